@@ -1,0 +1,94 @@
+"""Deeply immutable containers whose mutators fail with a message that says what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Generic, NoReturn, TypeVar
+
+from hookproof.errors import ImmutableError
+
+T = TypeVar("T")
+
+
+class FrozenList(tuple[T, ...], Generic[T]):
+    """A tuple that answers list mutators with ImmutableError instead of AttributeError."""
+
+    __slots__ = ()
+
+    def _refuse(self, *_args: object, **_kwargs: object) -> NoReturn:
+        raise ImmutableError(
+            "hookproof: this sequence is immutable, so changing it in place would silently "
+            "change the request other layers see. Build a new list and pass it to "
+            "request.override(...) instead."
+        )
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = _refuse
+
+    def __repr__(self) -> str:
+        return f"[{', '.join(repr(item) for item in self)}]"
+
+
+class FrozenDict(dict[str, Any]):
+    """A dict whose mutators raise ImmutableError; hashable by content."""
+
+    __slots__ = ()
+
+    def _refuse(self, *_args: object, **_kwargs: object) -> NoReturn:
+        raise ImmutableError(
+            "hookproof: this mapping is immutable, so changing it in place would silently "
+            "change what other layers see. Build a new dict ({**old, key: value}) and pass "
+            "it to override(...) or return it as a state update."
+        )
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refuse
+    __ior__ = _refuse
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted((key, _hashable(value)) for key, value in self.items())))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, _memo: dict[int, Any]) -> FrozenDict:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def thaw(self) -> dict[str, Any]:
+        """A plain, deep, mutable copy."""
+        return {key: thaw(value) for key, value in self.items()}
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return FrozenDict(value).__hash__()
+    if isinstance(value, list):
+        return tuple(_hashable(item) for item in value)
+    return value
+
+
+def freeze(value: Any) -> Any:
+    """Return value with every dict, list and tuple inside it made immutable."""
+    if isinstance(value, FrozenDict | FrozenList | str | bytes | int | float | bool | None):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenDict({str(key): freeze(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return FrozenList(freeze(item) for item in value)
+    return value
+
+
+def freeze_list(values: Iterable[T]) -> FrozenList[T]:
+    """A FrozenList of the given values (the values themselves are kept as they are)."""
+    return values if isinstance(values, FrozenList) else FrozenList(values)
+
+
+def thaw(value: Any) -> Any:
+    """Deep mutable copy of a frozen structure (for JSON output and user edits)."""
+    if isinstance(value, Mapping):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, FrozenList | list):
+        return [thaw(item) for item in value]
+    return value

@@ -1,0 +1,68 @@
+"""hookproof's exceptions: one base class, usage errors that are also builtin errors.
+
+Every message follows one shape: what happened (with values), why it matters, how to fix it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DuplicateMiddlewareError",
+    "DuplicateToolError",
+    "HookproofError",
+    "ImmutableError",
+    "InvalidInputError",
+    "MaxIterationsExceeded",
+    "MissingAsyncHookError",
+    "ScriptExhausted",
+    "ToolError",
+    "UnexecutableToolError",
+    "UsageError",
+]
+
+
+class HookproofError(Exception):
+    """Base class of every error hookproof raises on its own behalf."""
+
+
+class UsageError(HookproofError, TypeError):
+    """hookproof was called with arguments of the wrong kind."""
+
+
+class InvalidInputError(HookproofError, ValueError):
+    """A value handed to hookproof has the right type but cannot be used."""
+
+
+class ImmutableError(HookproofError, AttributeError):
+    """Something tried to change an immutable hookproof value in place."""
+
+
+class DuplicateToolError(InvalidInputError):
+    """Two tools with the same name were registered on one agent."""
+
+
+class DuplicateMiddlewareError(InvalidInputError):
+    """Two middleware with the same name were given to one agent."""
+
+
+class UnexecutableToolError(HookproofError):
+    """A model request shows the model a tool that nothing can execute."""
+
+
+class MaxIterationsExceeded(HookproofError):
+    """The agent loop called the model more often than max_iterations allows."""
+
+
+class MissingAsyncHookError(UsageError):
+    """A hook exists only in its async form but the agent was run synchronously."""
+
+
+class ScriptExhausted(HookproofError):
+    """A ScriptedModel was called after its last scripted turn."""
+
+
+class ToolError(HookproofError):
+    """Raise from a tool to report a failure the model should see and may correct.
+
+    The runtime turns it into a ToolMessage with status "error". Any other exception raised
+    by a tool propagates out of invoke(), because it is a defect, not an answer.
+    """

@@ -1,0 +1,269 @@
+"""Messages and content blocks: the immutable vocabulary every part of hookproof speaks.
+
+A message has a role (system, user, assistant, tool), a tuple of typed content blocks and
+metadata (id, name, additional_kwargs, response_metadata). Blocks carry their own id,
+cache_control and extras. Nothing here can be changed in place: ``model_copy(update=...)``
+and ``override(...)`` validate and return a new message, so metadata survives edits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from hookproof._frozen import FrozenDict, FrozenList, freeze
+from hookproof.errors import InvalidInputError, UsageError
+
+__all__ = [
+    "AIMessage",
+    "AssistantMessage",
+    "AudioBlock",
+    "ContentBlock",
+    "FileBlock",
+    "HumanMessage",
+    "ImageBlock",
+    "Message",
+    "ReasoningBlock",
+    "RemoveMessage",
+    "Role",
+    "SystemMessage",
+    "TextBlock",
+    "ToolCall",
+    "ToolCallBlock",
+    "ToolMessage",
+    "ToolResultBlock",
+    "UserMessage",
+    "VideoBlock",
+    "coerce_message",
+    "coerce_messages",
+]
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+FrozenMap = Annotated[Mapping[str, Any], AfterValidator(freeze)]
+_EMPTY = FrozenDict()
+
+
+class _Immutable(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A validated copy with ``update`` applied; unknown fields are an error."""
+        if not update:
+            return self
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data.update(update)
+        return type(self).model_validate(data)
+
+    def override(self, **changes: Any) -> Self:
+        """A new value with ``changes`` applied; this one stays as it was."""
+        return self.model_copy(update=changes)
+
+
+class _Block(_Immutable):
+    id: str | None = None
+    cache_control: FrozenMap | None = None
+    extras: FrozenMap = _EMPTY
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class _MediaBlock(_Block):
+    url: str | None = None
+    base64: str | None = None
+    file_id: str | None = None
+    mime_type: str | None = None
+
+
+class ImageBlock(_MediaBlock):
+    type: Literal["image"] = "image"
+
+
+class AudioBlock(_MediaBlock):
+    type: Literal["audio"] = "audio"
+
+
+class VideoBlock(_MediaBlock):
+    type: Literal["video"] = "video"
+
+
+class FileBlock(_MediaBlock):
+    type: Literal["file"] = "file"
+    name: str | None = None
+
+
+class ReasoningBlock(_Block):
+    type: Literal["reasoning"] = "reasoning"
+    reasoning: str
+
+
+class ToolCallBlock(_Block):
+    """A tool call inside content; ``id`` is the call id."""
+
+    type: Literal["tool_call"] = "tool_call"
+    name: str
+    args: FrozenMap = _EMPTY
+
+
+class ToolResultBlock(_Block):
+    type: Literal["tool_result"] = "tool_result"
+    tool_call_id: str
+    text: str = ""
+    status: Literal["success", "error"] = "success"
+
+
+ContentBlock: TypeAlias = Annotated[
+    TextBlock
+    | ImageBlock
+    | AudioBlock
+    | VideoBlock
+    | FileBlock
+    | ReasoningBlock
+    | ToolCallBlock
+    | ToolResultBlock,
+    Field(discriminator="type"),
+]
+
+
+class ToolCall(_Immutable):
+    """One tool call requested by the model. Subscriptable like a dict for familiarity."""
+
+    name: str
+    args: FrozenMap = _EMPTY
+    id: str | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in ("name", "args", "id"):
+            raise KeyError(key)
+        return getattr(self, key)
+
+
+def _content_blocks(value: Any) -> Any:
+    if isinstance(value, str):
+        return (TextBlock(text=value),) if value else ()
+    if isinstance(value, Iterable) and not isinstance(value, Mapping):
+        return tuple(TextBlock(text=item) if isinstance(item, str) else item for item in value)
+    return value
+
+
+class Message(_Immutable):
+    """Base of every message. ``content`` accepts a str, or a sequence of blocks or dicts."""
+
+    role: ClassVar[Role]
+    content: tuple[ContentBlock, ...] = ()
+    id: str | None = None
+    name: str | None = None
+    additional_kwargs: FrozenMap = _EMPTY
+    response_metadata: FrozenMap = _EMPTY
+
+    def __init__(self, content: Any = (), /, **data: Any) -> None:
+        super().__init__(content=data.pop("content", content), **data)
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _coerce_content(cls, value: Any) -> Any:
+        return _content_blocks(value)
+
+    @field_validator("content", mode="after")
+    @classmethod
+    def _freeze_content(cls, value: tuple[Any, ...]) -> Any:
+        return FrozenList(value)
+
+    def __repr_args__(self) -> Any:
+        yield "role", self.role
+        yield from super().__repr_args__()
+
+    @property
+    def text(self) -> str:
+        """The text blocks joined by newlines (other blocks are left out)."""
+        return "\n".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    @property
+    def content_blocks(self) -> tuple[ContentBlock, ...]:
+        return self.content
+
+
+class SystemMessage(Message):
+    role: ClassVar[Role] = "system"
+
+
+class UserMessage(Message):
+    role: ClassVar[Role] = "user"
+
+
+class AssistantMessage(Message):
+    role: ClassVar[Role] = "assistant"
+    tool_calls: tuple[ToolCall, ...] = ()
+
+    @field_validator("tool_calls", mode="after")
+    @classmethod
+    def _freeze_calls(cls, value: tuple[ToolCall, ...]) -> Any:
+        return FrozenList(value)
+
+
+class ToolMessage(Message):
+    role: ClassVar[Role] = "tool"
+    tool_call_id: str
+    status: Literal["success", "error"] = "success"
+
+
+HumanMessage = UserMessage
+AIMessage = AssistantMessage
+
+
+class RemoveMessage(_Immutable):
+    """A state update that removes the message with this id (``"*"`` removes all)."""
+
+    id: str
+
+    ALL: ClassVar[str] = "*"
+
+
+_ROLE_ALIASES: dict[str, type[Message]] = {
+    "system": SystemMessage,
+    "user": UserMessage,
+    "human": UserMessage,
+    "assistant": AssistantMessage,
+    "ai": AssistantMessage,
+    "tool": ToolMessage,
+}
+
+
+def _message_class(role: object, where: str) -> type[Message]:
+    cls = _ROLE_ALIASES.get(role) if isinstance(role, str) else None
+    if cls is None:
+        raise InvalidInputError(
+            f"hookproof: {where} has role {role!r}, which is not a message role. "
+            f"Use one of {sorted(_ROLE_ALIASES)}."
+        )
+    return cls
+
+
+def coerce_message(value: object, *, where: str = "a message") -> Message | RemoveMessage:
+    """Turn a ("role", "text") tuple, a {"role", "content", ...} dict or a message into one."""
+    if isinstance(value, Message | RemoveMessage):
+        return value
+    if isinstance(value, tuple) and len(value) == 2:
+        return _message_class(value[0], where)(value[1])
+    if isinstance(value, Mapping):
+        data = dict(value)
+        cls = _message_class(data.pop("role", None), where)
+        return cls(**data)
+    raise UsageError(
+        f"hookproof: {where} is a {type(value).__name__} ({value!r:.80}), which is not a "
+        "message. Pass a hookproof message, a (role, text) tuple or a "
+        '{"role": ..., "content": ...} dict.'
+    )
+
+
+def coerce_messages(values: Sequence[object], *, where: str) -> list[Message | RemoveMessage]:
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Sequence):
+        raise UsageError(
+            f"hookproof: {where} must be a list of messages, got {type(values).__name__}. "
+            'Wrap it in a list: {"messages": [("user", "hi")]}.'
+        )
+    return [coerce_message(item, where=f"{where}[{index}]") for index, item in enumerate(values)]

@@ -1,0 +1,17 @@
+"""Test models: ScriptedModel plays a script, RecordingModel shows the final request."""
+
+from hookproof.errors import ScriptExhausted
+from hookproof.models._recording import RecordingModel
+from hookproof.models._scripted import ScriptedCall, ScriptedModel, Turn, call
+from hookproof.runtime._requests import ChatModel, FinalRequest
+
+__all__ = [
+    "ChatModel",
+    "FinalRequest",
+    "RecordingModel",
+    "ScriptExhausted",
+    "ScriptedCall",
+    "ScriptedModel",
+    "Turn",
+    "call",
+]

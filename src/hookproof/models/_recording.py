@@ -1,0 +1,89 @@
+"""RecordingModel: wraps any model and keeps every FinalRequest it receives."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from hookproof.errors import InvalidInputError, UsageError
+from hookproof.messages import AssistantMessage
+from hookproof.runtime._requests import FinalRequest, model_name
+
+__all__ = ["RecordingModel"]
+
+
+class RecordingModel:
+    """Records the request exactly as the model receives it, after every layer, then
+    forwards it to ``inner``. Its identity (``name``) is the inner model's unless given.
+
+    Deliberately defines no ``__len__`` or ``__bool__``: a model must never be falsy by
+    accident. Recording is thread-safe; requests are kept in call order.
+    """
+
+    __test__ = False
+
+    def __init__(self, inner: Any, *, name: str | None = None) -> None:
+        if inner is None or not callable(getattr(inner, "invoke", None)):
+            raise UsageError(
+                f"hookproof: RecordingModel wraps a model with invoke(), got {inner!r:.60}. "
+                "Example: RecordingModel(ScriptedModel(['done']))."
+            )
+        self.inner = inner
+        self.name = name if name is not None else model_name(inner)
+        self._requests: list[FinalRequest] = []
+        self._responses: list[AssistantMessage] = []
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"RecordingModel(name={self.name!r}, requests={len(self._requests)})"
+
+    @property
+    def requests(self) -> tuple[FinalRequest, ...]:
+        """Every FinalRequest received so far, in order."""
+        with self._lock:
+            return tuple(self._requests)
+
+    @property
+    def responses(self) -> tuple[AssistantMessage, ...]:
+        with self._lock:
+            return tuple(self._responses)
+
+    @property
+    def last(self) -> FinalRequest:
+        """The most recent FinalRequest."""
+        with self._lock:
+            if not self._requests:
+                raise InvalidInputError(
+                    f"hookproof: RecordingModel {self.name!r} has recorded no request yet. "
+                    "Run the agent first; if you did, the agent used another model (check "
+                    "your model routing)."
+                )
+            return self._requests[-1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._requests.clear()
+            self._responses.clear()
+
+    def _record(self, request: FinalRequest) -> FinalRequest:
+        recorded = request.override(model=self.name) if request.model != self.name else request
+        with self._lock:
+            self._requests.append(recorded)
+        return recorded
+
+    def invoke(self, request: FinalRequest) -> AssistantMessage:
+        self._record(request)
+        response: AssistantMessage = self.inner.invoke(request)
+        with self._lock:
+            self._responses.append(response)
+        return response
+
+    async def ainvoke(self, request: FinalRequest) -> AssistantMessage:
+        self._record(request)
+        ainvoke = getattr(self.inner, "ainvoke", None)
+        response: AssistantMessage = (
+            await ainvoke(request) if ainvoke is not None else self.inner.invoke(request)
+        )
+        with self._lock:
+            self._responses.append(response)
+        return response

@@ -1,0 +1,72 @@
+"""The reference agent runtime: one engine and the LangChain-shaped middleware dialect."""
+
+from hookproof.context import Runtime, ToolRuntime
+from hookproof.messages import (
+    AIMessage,
+    AssistantMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from hookproof.runtime._agent import DEFAULT_MAX_ITERATIONS, Agent, create_agent
+from hookproof.runtime._engine import RunResult
+from hookproof.runtime._middleware import (
+    AgentMiddleware,
+    after_agent,
+    after_model,
+    before_agent,
+    before_model,
+    dynamic_prompt,
+    wrap_model_call,
+    wrap_tool_call,
+)
+from hookproof.runtime._requests import (
+    ChatModel,
+    Command,
+    ExtendedModelResponse,
+    FinalRequest,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+)
+from hookproof.runtime._state import add_messages
+from hookproof.tools import Tool, ToolSchema, tool
+
+__all__ = [
+    "DEFAULT_MAX_ITERATIONS",
+    "AIMessage",
+    "Agent",
+    "AgentMiddleware",
+    "AssistantMessage",
+    "ChatModel",
+    "Command",
+    "ExtendedModelResponse",
+    "FinalRequest",
+    "HumanMessage",
+    "ModelRequest",
+    "ModelResponse",
+    "RemoveMessage",
+    "RunResult",
+    "Runtime",
+    "SystemMessage",
+    "Tool",
+    "ToolCall",
+    "ToolCallRequest",
+    "ToolMessage",
+    "ToolRuntime",
+    "ToolSchema",
+    "UserMessage",
+    "add_messages",
+    "after_agent",
+    "after_model",
+    "before_agent",
+    "before_model",
+    "create_agent",
+    "dynamic_prompt",
+    "tool",
+    "wrap_model_call",
+    "wrap_tool_call",
+]

@@ -1,0 +1,154 @@
+"""create_agent: assemble tools, middleware and a model into an Agent on the one engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hookproof.errors import DuplicateToolError, InvalidInputError, UsageError
+from hookproof.messages import SystemMessage, coerce_messages
+from hookproof.runtime._engine import AsyncExec, Engine, RunResult, SyncExec, drive
+from hookproof.runtime._middleware import _name_of, compile_middleware
+from hookproof.runtime._state import StateSpec
+from hookproof.tools import Tool, as_tool
+
+__all__ = ["DEFAULT_MAX_ITERATIONS", "Agent", "create_agent"]
+
+DEFAULT_MAX_ITERATIONS = 25
+
+
+class Agent:
+    """A built agent. ``invoke`` and ``ainvoke`` return a RunResult; the agent keeps no
+    per-run data, so one agent can serve concurrent runs."""
+
+    def __init__(self, engine: Engine, *, middleware: tuple[object, ...], context_schema: Any):
+        self._engine = engine
+        self.middleware = middleware
+        self.context_schema = context_schema
+
+    @property
+    def name(self) -> str:
+        return self._engine.name
+
+    @property
+    def model(self) -> Any:
+        return self._engine.model
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """Every executable tool: middleware tools first, then ``tools=``."""
+        return self._engine.tools
+
+    @property
+    def system_message(self) -> SystemMessage | None:
+        return self._engine.system_message  # type: ignore[no-any-return]
+
+    def invoke(self, input: Mapping[str, Any], *, context: Any = None) -> RunResult:
+        """Run to completion synchronously."""
+        run = self._engine.run(_initial_state(input), context, SyncExec())
+        return drive(run)  # type: ignore[no-any-return]
+
+    async def ainvoke(self, input: Mapping[str, Any], *, context: Any = None) -> RunResult:
+        """Run to completion on the running event loop."""
+        return await self._engine.run(_initial_state(input), context, AsyncExec())
+
+    def __repr__(self) -> str:
+        names = [_name_of(item) for item in self.middleware]
+        return f"Agent(name={self.name!r}, tools={[t.name for t in self.tools]}, middleware={names})"
+
+
+def _initial_state(input: object) -> dict[str, Any]:
+    if not isinstance(input, Mapping) or "messages" not in input:
+        raise UsageError(
+            f"hookproof: invoke() takes a dict with a 'messages' list, got {input!r:.80}. "
+            'Example: agent.invoke({"messages": [("user", "hello")]}).'
+        )
+    state = dict(input)
+    state["messages"] = coerce_messages(input["messages"], where="input['messages']")
+    return state
+
+
+def _collect_tools(tools: Sequence[object], middleware: Sequence[object]) -> tuple[Tool, ...]:
+    collected: list[Tool] = []
+    for item in middleware:
+        owner = f"middleware {_name_of(item)!r}"
+        collected.extend(as_tool(value, source=owner) for value in getattr(item, "tools", ()))
+    collected.extend(as_tool(value, source=f"tools=[{i}]") for i, value in enumerate(tools))
+    _check_unique(collected)
+    return tuple(collected)
+
+
+def _check_unique(tools: list[Tool]) -> None:
+    seen: dict[str, Tool] = {}
+    for item in tools:
+        first = seen.setdefault(item.name, item)
+        if first is not item:
+            raise DuplicateToolError(
+                f"hookproof: two tools are named {item.name!r}: one from {first.source}, one "
+                f"from {item.source}. The model would see one schema while the runtime "
+                "executes the other. Rename one, or register it once."
+            )
+
+
+def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage | None:
+    if system_prompt is None or isinstance(system_prompt, SystemMessage):
+        return system_prompt
+    if isinstance(system_prompt, str):
+        return SystemMessage(system_prompt)
+    raise UsageError(
+        f"hookproof: system_prompt must be a str, a SystemMessage or None, not "
+        f"{type(system_prompt).__name__}."
+    )
+
+
+def _check_model(model: object) -> None:
+    if model is None:
+        raise UsageError(
+            "hookproof: create_agent() got model=None. Pass a model, e.g. "
+            "RecordingModel(ScriptedModel([...])) from hookproof.models."
+        )
+    if not callable(getattr(model, "invoke", None)) and not callable(
+        getattr(model, "ainvoke", None)
+    ):
+        raise UsageError(
+            f"hookproof: model {model!r:.60} has no invoke() method. The reference runtime "
+            "calls model.invoke(final_request); use hookproof.models.ScriptedModel, or the "
+            "LangChain adapters to run a LangChain model."
+        )
+
+
+def create_agent(
+    model: Any,
+    tools: Sequence[object] | None = None,
+    *,
+    system_prompt: str | SystemMessage | None = None,
+    middleware: Sequence[object] = (),
+    context_schema: Any = None,
+    state_schema: type | None = None,
+    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    name: str | None = None,
+) -> Agent:
+    """Build an agent on the reference runtime (LangChain v1 semantics; see the docs)."""
+    _check_model(model)
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
+        raise UsageError(f"hookproof: max_iterations must be an int, got {max_iterations!r}.")
+    if max_iterations < 1:
+        raise InvalidInputError(
+            f"hookproof: max_iterations={max_iterations} would forbid every model call; "
+            "use 1 or more."
+        )
+    middleware = tuple(middleware)
+    stack = compile_middleware(middleware)
+    schemas = [state_schema, *(getattr(item, "state_schema", None) for item in middleware)]
+    engine = Engine(
+        stack=stack,
+        model=model,
+        tools=_collect_tools(tools or (), middleware),
+        system_message=_system_message(system_prompt),
+        state=StateSpec(schemas),
+        max_iterations=max_iterations,
+        name=name or "agent",
+    )
+    return Agent(engine, middleware=middleware, context_schema=context_schema)
+
+

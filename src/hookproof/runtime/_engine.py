@@ -1,0 +1,524 @@
+"""The one agent engine: the model <-> tools loop and the onion composition of layers.
+
+Dialects (the LangChain-shaped middleware, later Eino handlers) compile their hooks into a
+Stack of NodeHooks and WrapLayers; the engine never knows which dialect it runs.
+
+The loop is written once, as coroutines. ``invoke`` drives it without an event loop through
+SyncExec, whose steps never suspend; ``ainvoke`` awaits it with AsyncExec. A sync wrap hook
+under ainvoke runs in a helper thread whose handler hands the inner layers back to the loop,
+so sync and async hooks mix freely. Tool calls of one model turn run one after another, in
+the order the model gave them, so the trace is the same on every run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from hookproof._frozen import FrozenDict, FrozenList
+from hookproof.context import Runtime, ToolRuntime
+from hookproof.errors import (
+    MaxIterationsExceeded,
+    MissingAsyncHookError,
+    ToolError,
+    UnexecutableToolError,
+    UsageError,
+)
+from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from hookproof.runtime._requests import (
+    Command,
+    ExtendedModelResponse,
+    FinalRequest,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+    model_name,
+)
+from hookproof.runtime._state import StateSpec
+from hookproof.tools import Tool, tool_result_text, validation_message
+from hookproof.trace import Trace, TraceRecorder
+
+Handler = Callable[[Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class NodeHook:
+    """A hook run at one point of the loop: (state, runtime) -> None | dict | Command."""
+
+    owner: str
+    hook: str
+    sync: Callable[..., Any] | None
+    async_: Callable[..., Awaitable[Any]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class WrapLayer:
+    """A layer around the model or tool call: (request, handler) -> response."""
+
+    owner: str
+    hook: str
+    sync: Callable[..., Any] | None
+    async_: Callable[..., Awaitable[Any]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """Compiled hooks, each tuple in the order it runs (model/tool layers: outermost first)."""
+
+    before_agent: tuple[NodeHook, ...] = ()
+    before_model: tuple[NodeHook, ...] = ()
+    after_model: tuple[NodeHook, ...] = ()
+    after_agent: tuple[NodeHook, ...] = ()
+    model_layers: tuple[WrapLayer, ...] = ()
+    tool_layers: tuple[WrapLayer, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What a run produced: final messages, final state, the trace and the final requests."""
+
+    messages: tuple[Message, ...]
+    state: FrozenDict
+    trace: Trace
+    final_requests: tuple[FinalRequest, ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        """The text of the last message (the agent's answer on a normal finish)."""
+        return self.messages[-1].text if self.messages else ""
+
+
+def drive(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine that never suspends, without an event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coroutine.close()
+    raise MissingAsyncHookError(
+        "hookproof: something awaited real asynchronous work during invoke(). invoke() runs "
+        "synchronously, so it cannot wait for it. Call `await agent.ainvoke(...)` instead."
+    )
+
+
+def _missing_sync(owner: str, hook: str) -> MissingAsyncHookError:
+    return MissingAsyncHookError(
+        f"hookproof: middleware {owner!r} defines only a{hook}, but the agent was run with "
+        f"invoke(), which is synchronous. Define {hook} as well, or run with ainvoke()."
+    )
+
+
+class SyncExec:
+    """Steps for invoke(): everything is called directly, nothing suspends."""
+
+    async def node(self, hook: NodeHook, state: FrozenDict, runtime: Runtime[Any]) -> Any:
+        if hook.sync is None:
+            raise _missing_sync(hook.owner, hook.hook)
+        return hook.sync(state, runtime)
+
+    async def wrap(self, layer: WrapLayer, request: Any, inner: Handler) -> Any:
+        if layer.sync is None:
+            raise _missing_sync(layer.owner, layer.hook)
+        return layer.sync(request, lambda changed: drive(inner(changed)))  # type: ignore[arg-type]
+
+    async def model(self, model: Any, request: FinalRequest) -> Any:
+        return model.invoke(request)
+
+    async def tool(self, tool: Tool, kwargs: dict[str, Any]) -> Any:
+        if tool.func is not None:
+            return tool.func(**kwargs)
+        assert tool.coroutine is not None
+        return asyncio.run(tool.coroutine(**kwargs))
+
+
+class AsyncExec(SyncExec):
+    """Steps for ainvoke(): async twins first, sync hooks still honoured."""
+
+    async def node(self, hook: NodeHook, state: FrozenDict, runtime: Runtime[Any]) -> Any:
+        if hook.async_ is not None:
+            return await hook.async_(state, runtime)
+        return hook.sync(state, runtime)  # type: ignore[misc]
+
+    async def wrap(self, layer: WrapLayer, request: Any, inner: Handler) -> Any:
+        if layer.async_ is not None:
+            return await layer.async_(request, inner)
+        loop = asyncio.get_running_loop()
+
+        def handler(changed: Any) -> Any:
+            return asyncio.run_coroutine_threadsafe(inner(changed), loop).result()  # type: ignore[arg-type]
+
+        return await _in_thread(layer.sync, request, handler)  # type: ignore[arg-type]
+
+    async def model(self, model: Any, request: FinalRequest) -> Any:
+        ainvoke = getattr(model, "ainvoke", None)
+        return await ainvoke(request) if ainvoke is not None else model.invoke(request)
+
+    async def tool(self, tool: Tool, kwargs: dict[str, Any]) -> Any:
+        if tool.coroutine is not None:
+            return await tool.coroutine(**kwargs)
+        return tool.func(**kwargs)  # type: ignore[misc]
+
+
+async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """Run func in its own thread (never a bounded pool: nested sync layers each block one)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            result = context.run(func, *args)
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting coroutine
+            loop.call_soon_threadsafe(_settle, future, None, error)
+        else:
+            loop.call_soon_threadsafe(_settle, future, result, None)
+
+    threading.Thread(target=work, name="hookproof-sync-layer", daemon=True).start()
+    return await future
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+class Engine:
+    """Runs one agent: the loop, the layers, the reducers and the trace."""
+
+    def __init__(
+        self,
+        *,
+        stack: Stack,
+        model: Any,
+        tools: tuple[Tool, ...],
+        system_message: Any,
+        state: StateSpec,
+        max_iterations: int,
+        name: str,
+    ) -> None:
+        self.stack = stack
+        self.model = model
+        self.tools = tools
+        self.tools_by_name = {item.name: item for item in tools}
+        self.system_message = system_message
+        self.state = state
+        self.max_iterations = max_iterations
+        self.name = name
+
+    async def run(
+        self, initial: dict[str, Any], context: Any, executor: SyncExec
+    ) -> RunResult:
+        run = _Run(self, executor, Runtime(context=context, agent_name=self.name))
+        run.trace.record("agent", "run", "enter", data={"agent": self.name})
+        run.update(initial, source="input")
+        await run.loop()
+        return run.result()
+
+
+class _Run:
+    """The state of one invocation (an engine is shared; a run is not)."""
+
+    def __init__(self, engine: Engine, executor: SyncExec, runtime: Runtime[Any]) -> None:
+        self.engine = engine
+        self.executor = executor
+        self.runtime = runtime
+        self.trace = TraceRecorder()
+        self.values: dict[str, Any] = {"messages": FrozenList()}
+        self.final_requests: list[FinalRequest] = []
+        self.model_commands: list[Command] = []
+        self.model_chain = self._chain(engine.stack.model_layers, self._call_model)
+        self.tool_chain = self._chain(engine.stack.tool_layers, self._call_tool)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def loop(self) -> None:
+        stack = self.engine.stack
+        jump = await self._nodes(stack.before_agent)
+        model_calls = 0
+        while jump != "end":
+            if jump != "tools":
+                jump = await self._nodes(stack.before_model)
+                if jump == "end":
+                    break
+                model_calls += 1
+                self._check_iterations(model_calls)
+                await self._model_step()
+                jump = await self._nodes(stack.after_model)
+                if jump in ("end", "model"):
+                    continue
+            jump = await self._tool_step()
+        await self._nodes(stack.after_agent)
+        self.trace.record("agent", "run", "exit", data={"agent": self.engine.name})
+
+    def _check_iterations(self, model_calls: int) -> None:
+        limit = self.engine.max_iterations
+        if model_calls > limit:
+            raise MaxIterationsExceeded(
+                f"hookproof: agent {self.engine.name!r} was about to call the model a "
+                f"{model_calls}th time, over max_iterations={limit}. The model keeps asking "
+                "for tools; check the script or the loop, or raise max_iterations."
+            )
+
+    async def _model_step(self) -> None:
+        request = ModelRequest(
+            model=self.engine.model,
+            messages=self.values["messages"],
+            system_message=self.engine.system_message,
+            tools=FrozenList(self.engine.tools),
+            state=self.snapshot(),
+            runtime=self.runtime,
+        )
+        self.model_commands.clear()
+        response = await self.model_chain(request)
+        self.update({"messages": list(response.result)}, source="model")
+        for command in self.model_commands:
+            if command.update:
+                self.update(command.update, source="wrap_model_call")
+
+    async def _tool_step(self) -> str | None:
+        calls = self._pending_calls()
+        if not calls:
+            return "end"
+        state = self.snapshot()
+        results = [await self.tool_chain(self._tool_request(call, state)) for call in calls]
+        jump: str | None = None
+        for result in results:
+            jump = self._apply_tool_result(result) or jump
+        return_direct = any(
+            (tool := self.engine.tools_by_name.get(call.name)) is not None and tool.return_direct
+            for call in calls
+        )
+        return "end" if return_direct else jump
+
+    def _pending_calls(self) -> list[ToolCall]:
+        messages = self.values["messages"]
+        answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
+        last_ai = next(
+            (item for item in reversed(messages) if isinstance(item, AssistantMessage)), None
+        )
+        if last_ai is None:
+            return []
+        return [call for call in last_ai.tool_calls if call.id not in answered]
+
+    def _tool_request(self, call: ToolCall, state: FrozenDict) -> ToolCallRequest:
+        runtime = ToolRuntime(
+            context=self.runtime.context, state=state, tool_call_id=call.id, tool_call=call
+        )
+        tool = self.engine.tools_by_name.get(call.name)
+        return ToolCallRequest(tool_call=call, tool=tool, state=state, runtime=runtime)
+
+    def _apply_tool_result(self, result: Any) -> str | None:
+        if isinstance(result, Command):
+            if result.update:
+                self.update(result.update, source="tool")
+            return result.goto
+        self.update({"messages": [result]}, source="tool")
+        return None
+
+    # -- node hooks and state -------------------------------------------------------------
+
+    async def _nodes(self, hooks: tuple[NodeHook, ...]) -> str | None:
+        jump: str | None = None
+        for hook in hooks:
+            self.trace.record("hook", hook.hook, "enter", hook.owner)
+            try:
+                outcome = await self.executor.node(hook, self.snapshot(), self.runtime)
+            except BaseException as error:
+                self.trace.record("hook", hook.hook, "error", hook.owner, _error_data(error))
+                raise
+            self.trace.record("hook", hook.hook, "exit", hook.owner)
+            jump = self._apply_node_outcome(outcome, hook.owner, hook.hook) or jump
+        return jump
+
+    def _apply_node_outcome(self, outcome: Any, owner: str, hook: str) -> str | None:
+        source = f"{owner}.{hook}"
+        if outcome is None:
+            return None
+        if isinstance(outcome, Command):
+            if outcome.update:
+                self.update(outcome.update, source=hook, owner=owner)
+            return outcome.goto
+        if isinstance(outcome, Mapping):
+            update = dict(outcome)
+            jump = update.pop("jump_to", None)
+            if update:
+                self.update(update, source=hook, owner=owner)
+            return jump
+        raise UsageError(
+            f"hookproof: {source} returned {type(outcome).__name__}; a node hook returns "
+            "None, a dict of state updates, or Command(update=...)."
+        )
+
+    def update(
+        self, update: Mapping[str, Any], *, source: str, owner: str | None = None
+    ) -> None:
+        where = f"{owner}.{source}" if owner else source
+        keys = self.engine.state.apply(self.values, update, where)
+        self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
+
+    def snapshot(self) -> FrozenDict:
+        return FrozenDict(self.values)
+
+    # -- wrap layers ----------------------------------------------------------------------
+
+    def _chain(self, layers: tuple[WrapLayer, ...], innermost: Handler) -> Handler:
+        handler = innermost
+        for layer in reversed(layers):
+            handler = self._wrap(layer, handler)
+        return handler
+
+    def _wrap(self, layer: WrapLayer, inner: Handler) -> Handler:
+        trace, executor = self.trace, self.executor
+        expected = ModelRequest if layer.hook == "wrap_model_call" else ToolCallRequest
+
+        async def checked_inner(request: Any) -> Any:
+            if not isinstance(request, expected):
+                raise UsageError(
+                    f"hookproof: {layer.owner}.{layer.hook} called its handler with a "
+                    f"{type(request).__name__}; pass the {expected.__name__} it received "
+                    "(or request.override(...))."
+                )
+            return await inner(request)
+
+        async def layer_call(request: Any) -> Any:
+            trace.record("layer", layer.hook, "enter", layer.owner)
+            try:
+                outcome = await executor.wrap(layer, request, checked_inner)
+            except BaseException as error:
+                trace.record("layer", layer.hook, "error", layer.owner, _error_data(error))
+                raise
+            trace.record("layer", layer.hook, "exit", layer.owner)
+            normalised = _normalise(layer, outcome)
+            if isinstance(normalised, ExtendedModelResponse):
+                if normalised.command is not None:
+                    self.model_commands.append(normalised.command)
+                return normalised.model_response
+            return normalised
+
+        return layer_call
+
+    # -- the innermost calls --------------------------------------------------------------
+
+    async def _call_model(self, request: ModelRequest) -> ModelResponse:
+        self._check_executable(request)
+        final = FinalRequest.from_request(request)
+        self.final_requests.append(final)
+        name = model_name(request.model)
+        data = {"model": name, "tools": tuple(final.tool_names)}
+        self.trace.record("model", "model", "enter", None, data)
+        try:
+            reply = await self.executor.model(request.model, final)
+        except BaseException as error:
+            self.trace.record("model", "model", "error", None, _error_data(error))
+            raise
+        response = _as_model_response(reply, name)
+        message = response.message
+        calls = tuple(call.name for call in message.tool_calls) if message else ()
+        self.trace.record("model", "model", "exit", None, {"model": name, "tool_calls": calls})
+        return response
+
+    def _check_executable(self, request: ModelRequest) -> None:
+        if self.engine.stack.tool_layers:
+            return
+        known = self.engine.tools_by_name
+        unknown = sorted(item.name for item in request.tools if item.name not in known)
+        if unknown:
+            owners = [layer.owner for layer in self.engine.stack.model_layers]
+            raise UnexecutableToolError(
+                f"hookproof: the model request shows tools {unknown} that this agent cannot "
+                f"execute: they are not registered in tools= and no middleware has "
+                f"wrap_tool_call (wrap_model_call layers: {owners}). The model could call them "
+                "and every call would fail. A tool added at run time needs both hooks: "
+                "wrap_model_call to show its schema and wrap_tool_call to execute it; or "
+                "register it in create_agent(tools=[...])."
+            )
+
+    async def _call_tool(self, request: ToolCallRequest) -> ToolMessage | Command:
+        call = request.tool_call
+        call_id = call.id or ""
+        data = {"tool": call.name, "call_id": call_id}
+        self.trace.record("tool", "tool", "enter", None, data)
+        try:
+            result = await self._execute(request, call_id)
+        except BaseException as error:
+            self.trace.record("tool", "tool", "error", None, {**data, **_error_data(error)})
+            raise
+        status = result.status if isinstance(result, ToolMessage) else "command"
+        self.trace.record("tool", "tool", "exit", None, {**data, "status": status})
+        return result
+
+    async def _execute(self, request: ToolCallRequest, call_id: str) -> ToolMessage | Command:
+        call, tool = request.tool_call, request.tool
+        if tool is None:
+            valid = ", ".join(sorted(self.engine.tools_by_name))
+            text = f"Error: {call.name} is not a valid tool, try one of [{valid}]."
+            return ToolMessage(text, tool_call_id=call_id, name=call.name, status="error")
+        runtime = request.runtime or ToolRuntime(state=request.state, tool_call_id=call_id)
+        try:
+            kwargs = tool.prepare(call.args, runtime)
+        except ValidationError as error:
+            text = validation_message(call.name, error)
+            return ToolMessage(text, tool_call_id=call_id, name=call.name, status="error")
+        try:
+            value = await self.executor.tool(tool, kwargs)
+        except ToolError as error:
+            return ToolMessage(str(error), tool_call_id=call_id, name=call.name, status="error")
+        return _tool_message(value, call_id, call.name)
+
+    def result(self) -> RunResult:
+        return RunResult(
+            messages=tuple(self.values["messages"]),
+            state=self.snapshot(),
+            trace=self.trace.freeze(),
+            final_requests=tuple(self.final_requests),
+        )
+
+
+def _error_data(error: BaseException) -> dict[str, str]:
+    return {"error": type(error).__name__}
+
+
+def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:
+    if isinstance(value, Command):
+        return value
+    if isinstance(value, ToolMessage):
+        return value if value.tool_call_id == call_id else value.override(tool_call_id=call_id)
+    return ToolMessage(tool_result_text(value), tool_call_id=call_id, name=name)
+
+
+def _as_model_response(reply: Any, model: str) -> ModelResponse:
+    if isinstance(reply, ModelResponse):
+        return reply
+    if isinstance(reply, AssistantMessage):
+        return ModelResponse(result=(reply,))
+    raise UsageError(
+        f"hookproof: model {model!r} returned {type(reply).__name__}; a model's invoke() "
+        "must return an AssistantMessage."
+    )
+
+
+def _normalise(layer: WrapLayer, outcome: Any) -> Any:
+    if layer.hook == "wrap_model_call":
+        if isinstance(outcome, ModelResponse | ExtendedModelResponse):
+            return outcome
+        if isinstance(outcome, AssistantMessage):
+            return ModelResponse(result=(outcome,))
+        expected = "a ModelResponse, an AssistantMessage or an ExtendedModelResponse"
+    else:
+        if isinstance(outcome, ToolMessage | Command):
+            return outcome
+        expected = "a ToolMessage or a Command"
+    raise UsageError(
+        f"hookproof: {layer.owner}.{layer.hook} returned {type(outcome).__name__}; it must "
+        f"return {expected} (usually what handler(request) returned)."
+    )

@@ -1,0 +1,218 @@
+"""The LangChain-shaped middleware dialect: AgentMiddleware, its decorators, and its compiler.
+
+Order (as LangChain v1): before_* hooks in list order, after_* hooks in reverse order, wrap_*
+hooks as an onion with the first middleware outermost. Every hook has an async twin named
+with an ``a`` prefix; under ainvoke the twin is preferred and a sync hook still runs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, overload
+
+from hookproof.errors import DuplicateMiddlewareError, UsageError
+from hookproof.messages import SystemMessage
+from hookproof.runtime._engine import NodeHook, Stack, WrapLayer
+from hookproof.runtime._requests import ModelRequest
+from hookproof.tools import Tool
+
+__all__ = [
+    "AgentMiddleware",
+    "after_agent",
+    "after_model",
+    "before_agent",
+    "before_model",
+    "compile_middleware",
+    "dynamic_prompt",
+    "wrap_model_call",
+    "wrap_tool_call",
+]
+
+NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+WRAP_HOOKS = ("wrap_model_call", "wrap_tool_call")
+ALL_HOOKS = NODE_HOOKS + WRAP_HOOKS
+_HOOK_PREFIXES = ("before_", "after_", "wrap_", "abefore_", "aafter_", "awrap_")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class AgentMiddleware:
+    """Base class for middleware. Define any of the hooks below (and their ``a`` twins).
+
+    Node hooks ``before_agent``, ``before_model``, ``after_model``, ``after_agent`` take
+    ``(self, state, runtime)`` and return None, a dict of state updates (``"jump_to"`` may
+    be "end", "model" or "tools") or ``Command(update=...)``. Wrap hooks
+    ``wrap_model_call(self, request, handler)`` and ``wrap_tool_call(self, request, handler)``
+    may call ``handler`` zero, one or several times. ``tools`` registers extra tools;
+    ``state_schema`` declares extra state keys (with reducers in ``Annotated`` metadata).
+    Keep no per-request data on ``self``: one instance serves every run.
+    """
+
+    name: str = "AgentMiddleware"
+    tools: Sequence[Tool] = ()
+    state_schema: type | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            cls.name = cls.__name__
+
+
+def _hooks_of(middleware: object, hook: str) -> tuple[Any, Any]:
+    sync = getattr(middleware, hook, None)
+    async_ = getattr(middleware, f"a{hook}", None)
+    return (sync if callable(sync) else None), (async_ if callable(async_) else None)
+
+
+def _check_hook_names(middleware: object) -> None:
+    known = [*ALL_HOOKS, *(f"a{hook}" for hook in ALL_HOOKS)]
+    for attribute in dir(type(middleware)):
+        if attribute.startswith(_HOOK_PREFIXES) and attribute not in known:
+            hint = difflib.get_close_matches(attribute, known, n=1)
+            suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
+            raise UsageError(
+                f"hookproof: middleware {_name_of(middleware)!r} defines {attribute!r}, which "
+                f"is not a hook, so it would never run.{suggestion} Hooks: {', '.join(ALL_HOOKS)}"
+                " (and their async twins prefixed with 'a')."
+            )
+
+
+def _name_of(middleware: object) -> str:
+    name = getattr(middleware, "name", None)
+    return name if isinstance(name, str) and name else type(middleware).__name__
+
+
+def _check_middleware(middleware: Sequence[object]) -> list[str]:
+    names: list[str] = []
+    for index, item in enumerate(middleware):
+        if isinstance(item, type):
+            raise UsageError(
+                f"hookproof: middleware[{index}] is the class {item.__name__}, not an instance. "
+                f"Pass {item.__name__}()."
+            )
+        _check_hook_names(item)
+        name = _name_of(item)
+        if name in names:
+            raise DuplicateMiddlewareError(
+                f"hookproof: two middleware are named {name!r} (positions {names.index(name)} "
+                f"and {index}). Names identify middleware in traces and contracts; give one a "
+                "distinct `name` attribute."
+            )
+        names.append(name)
+    return names
+
+
+def compile_middleware(middleware: Sequence[object]) -> Stack:
+    """Compile middleware instances into the engine's Stack, in LangChain v1 order."""
+    names = _check_middleware(middleware)
+    items = list(zip(names, middleware, strict=True))
+
+    def nodes(hook: str, order: list[tuple[str, object]]) -> tuple[NodeHook, ...]:
+        found = ((name, *_hooks_of(item, hook)) for name, item in order)
+        return tuple(NodeHook(name, hook, s, a) for name, s, a in found if s or a)
+
+    def layers(hook: str) -> tuple[WrapLayer, ...]:
+        found = ((name, *_hooks_of(item, hook)) for name, item in items)
+        return tuple(WrapLayer(name, hook, s, a) for name, s, a in found if s or a)
+
+    reverse = items[::-1]
+    return Stack(
+        before_agent=nodes("before_agent", items),
+        before_model=nodes("before_model", items),
+        after_model=nodes("after_model", reverse),
+        after_agent=nodes("after_agent", reverse),
+        model_layers=layers("wrap_model_call"),
+        tool_layers=layers("wrap_tool_call"),
+    )
+
+
+def _function_middleware(
+    hook: str, func: Callable[..., Any], name: str | None, tools: Sequence[Tool],
+    state_schema: type | None,
+) -> AgentMiddleware:
+    attribute = f"a{hook}" if inspect.iscoroutinefunction(func) else hook
+
+    def method(_self: object, *args: Any) -> Any:
+        return func(*args)
+
+    if attribute.startswith("a"):
+
+        async def method(_self: object, *args: Any) -> Any:  # type: ignore[misc]
+            return await func(*args)
+
+    namespace = {
+        attribute: method,
+        "name": name or getattr(func, "__name__", hook),
+        "tools": tuple(tools),
+        "state_schema": state_schema,
+        "__doc__": func.__doc__,
+    }
+    cls = type(namespace["name"], (AgentMiddleware,), namespace)
+    return cls()  # type: ignore[no-any-return]
+
+
+def _decorator(hook: str) -> Any:
+    @overload
+    def decorate(func: Callable[..., Any], /) -> AgentMiddleware: ...
+    @overload
+    def decorate(
+        *, name: str | None = None, tools: Sequence[Tool] = (), state_schema: type | None = None
+    ) -> Callable[[Callable[..., Any]], AgentMiddleware]: ...
+
+    def decorate(
+        func: Callable[..., Any] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        tools: Sequence[Tool] = (),
+        state_schema: type | None = None,
+    ) -> Any:
+        if func is not None:
+            return _function_middleware(hook, func, name, tools, state_schema)
+        return lambda inner: _function_middleware(hook, inner, name, tools, state_schema)
+
+    decorate.__name__ = decorate.__qualname__ = hook
+    decorate.__doc__ = (
+        f"Turn a function into a middleware whose {hook} hook it is. Use bare or with "
+        "name=, tools=, state_schema=. An async function becomes the async twin."
+    )
+    return decorate
+
+
+before_agent = _decorator("before_agent")
+before_model = _decorator("before_model")
+after_model = _decorator("after_model")
+after_agent = _decorator("after_agent")
+wrap_model_call = _decorator("wrap_model_call")
+wrap_tool_call = _decorator("wrap_tool_call")
+
+
+def _as_system_message(value: object, owner: str) -> SystemMessage:
+    if isinstance(value, SystemMessage):
+        return value
+    if isinstance(value, str):
+        return SystemMessage(value)
+    raise UsageError(
+        f"hookproof: dynamic_prompt {owner!r} returned {type(value).__name__}; return the "
+        "prompt as a str or a SystemMessage."
+    )
+
+
+def dynamic_prompt(func: Callable[[ModelRequest], Any]) -> AgentMiddleware:
+    """A middleware that replaces the system message with ``func(request)`` on every call."""
+    owner = getattr(func, "__name__", "dynamic_prompt")
+    if inspect.iscoroutinefunction(func):
+
+        async def awrap(request: ModelRequest, handler: Callable[..., Any]) -> Any:
+            prompt = _as_system_message(await func(request), owner)
+            return await handler(request.override(system_message=prompt))
+
+        return _function_middleware("wrap_model_call", awrap, owner, (), None)
+
+    def wrap(request: ModelRequest, handler: Callable[..., Any]) -> Any:
+        prompt = _as_system_message(func(request), owner)
+        return handler(request.override(system_message=prompt))
+
+    return _function_middleware("wrap_model_call", wrap, owner, (), None)

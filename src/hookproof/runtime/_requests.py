@@ -1,0 +1,273 @@
+"""Requests and responses that flow through wrap layers, and the FinalRequest a model receives.
+
+ModelRequest and ToolCallRequest are deeply immutable: ``override(**changes)`` returns a new
+request and the original stays equal to what it was; assignment or in-place list edits raise
+ImmutableError with the fix in the message.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, NoReturn, Protocol, runtime_checkable
+
+from pydantic import Field
+
+from hookproof._frozen import FrozenDict, FrozenList, freeze
+from hookproof.context import Runtime, ToolRuntime
+from hookproof.errors import ImmutableError, UsageError
+from hookproof.messages import (
+    AssistantMessage,
+    FrozenMap,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    _Immutable,
+    coerce_message,
+)
+from hookproof.tools import Tool, ToolSchema
+
+__all__ = [
+    "ChatModel",
+    "Command",
+    "ExtendedModelResponse",
+    "FinalRequest",
+    "ModelRequest",
+    "ModelResponse",
+    "ToolCallRequest",
+    "model_name",
+]
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """What the reference runtime calls: ``invoke(FinalRequest) -> AssistantMessage``.
+
+    ``ainvoke`` is used under ``agent.ainvoke`` when present. Truthiness is never consulted,
+    so a model whose ``__bool__`` is False is still a model.
+    """
+
+    def invoke(self, request: FinalRequest) -> AssistantMessage: ...
+
+
+def model_name(model: object) -> str:
+    """A model's identity as recorded in traces and FinalRequests."""
+    name = getattr(model, "name", None)
+    return name if isinstance(name, str) and name else type(model).__name__
+
+
+def _refuse_assignment(self: object, name: str, _value: object) -> NoReturn:
+    cls = type(self).__name__
+    raise ImmutableError(
+        f"hookproof: {cls}.{name} cannot be assigned: requests are shared by every layer, so "
+        f"an in-place change would leak into other layers. Use "
+        f"`new = request.override({name}=...)` and pass the new request on."
+    )
+
+
+def _refuse_deletion(self: object, name: str) -> NoReturn:
+    _refuse_assignment(self, name, None)
+
+
+def _immutable(cls: Any) -> Any:
+    cls.__setattr__ = _refuse_assignment
+    cls.__delattr__ = _refuse_deletion
+    return cls
+
+
+def _check_override_keys(cls: type, changes: Mapping[str, Any]) -> None:
+    known = [item.name for item in fields(cls)]
+    for key in changes:
+        if key not in known:
+            hint = difflib.get_close_matches(key, known, n=1)
+            suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
+            raise UsageError(
+                f"hookproof: {cls.__name__}.override() got unknown field {key!r}.{suggestion} "
+                f"Fields: {', '.join(known)}."
+            )
+
+
+def _as_tool(value: object) -> Tool | ToolSchema:
+    if isinstance(value, Tool | ToolSchema):
+        return value
+    if isinstance(value, Mapping):
+        return ToolSchema.model_validate(value)
+    raise UsageError(
+        f"hookproof: request.tools may hold Tool or ToolSchema values, not "
+        f"{type(value).__name__} ({value!r:.60}). Build tools with @tool."
+    )
+
+
+def _as_system(value: object) -> SystemMessage | None:
+    if value is None or isinstance(value, SystemMessage):
+        return value
+    if isinstance(value, str):
+        return SystemMessage(value)
+    raise UsageError(
+        f"hookproof: system_message must be a SystemMessage, a str or None, not "
+        f"{type(value).__name__}."
+    )
+
+
+def _as_messages(values: Sequence[object]) -> FrozenList[Message]:
+    result = [coerce_message(item, where="request.messages") for item in values]
+    return FrozenList(item for item in result if isinstance(item, Message))
+
+
+_MODEL_COERCE = {
+    "messages": _as_messages,
+    "tools": lambda values: FrozenList(_as_tool(item) for item in values),
+    "system_message": _as_system,
+    "state": freeze,
+    "model_settings": freeze,
+    "response_format": freeze,
+    "tool_choice": freeze,
+}
+
+
+@_immutable
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRequest:
+    """Everything a wrap_model_call layer may inspect or replace before the model is called."""
+
+    model: Any
+    messages: FrozenList[Message] = FrozenList()
+    system_message: SystemMessage | None = None
+    tools: FrozenList[Tool | ToolSchema] = FrozenList()
+    tool_choice: Any = None
+    response_format: Any = None
+    state: FrozenDict = FrozenDict()
+    runtime: Runtime[Any] | None = None
+    model_settings: FrozenDict = FrozenDict()
+
+    @classmethod
+    def create(cls, **values: Any) -> ModelRequest:
+        """Build a request, coercing lists, dicts and strings to their immutable forms."""
+        return cls(**{key: _MODEL_COERCE.get(key, _same)(value) for key, value in values.items()})
+
+    def override(self, **changes: Any) -> ModelRequest:
+        """A new request with ``changes``; this one is left exactly as it was."""
+        _check_override_keys(ModelRequest, changes)
+        coerced = {key: _MODEL_COERCE.get(key, _same)(value) for key, value in changes.items()}
+        return replace(self, **coerced)
+
+    @property
+    def system_prompt(self) -> str | None:
+        return None if self.system_message is None else self.system_message.text
+
+    @property
+    def tool_names(self) -> list[str]:
+        return sorted(item.name for item in self.tools)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@_immutable
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallRequest:
+    """One tool call on its way to execution; ``tool`` is None when the name is unknown."""
+
+    tool_call: ToolCall
+    tool: Tool | None
+    state: FrozenDict = FrozenDict()
+    runtime: ToolRuntime[Any] | None = None
+
+    def override(self, **changes: Any) -> ToolCallRequest:
+        _check_override_keys(ToolCallRequest, changes)
+        if "tool_call" in changes and isinstance(changes["tool_call"], Mapping):
+            changes["tool_call"] = ToolCall.model_validate(dict(changes["tool_call"]))
+        if "state" in changes:
+            changes["state"] = freeze(changes["state"])
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A state update (and optionally a jump) returned by a hook or a tool.
+
+    ``goto`` may be "end" (finish the run after after_agent hooks), "model" or "tools".
+    """
+
+    update: Mapping[str, Any] | None = None
+    goto: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    """What a model-call handler returns: the new messages (usually one assistant message)."""
+
+    result: tuple[Message, ...]
+    structured_response: Any = None
+
+    @property
+    def message(self) -> AssistantMessage | None:
+        for item in reversed(self.result):
+            if isinstance(item, AssistantMessage):
+                return item
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ExtendedModelResponse:
+    """A model response plus a Command, so a wrap_model_call can update state through reducers."""
+
+    model_response: ModelResponse
+    command: Command | None = None
+
+
+ToolResult = ToolMessage | Command
+
+
+class FinalRequest(_Immutable):
+    """Exactly what the innermost model received, after every layer.
+
+    ``tools`` hold schemas only (name, description, JSON Schema); ``tool_names`` is sorted.
+    """
+
+    model: str
+    system_message: SystemMessage | None = None
+    messages: tuple[Message, ...] = ()
+    tools: tuple[ToolSchema, ...] = ()
+    tool_choice: Any = None
+    response_format: Any = None
+    model_settings: FrozenMap = Field(default_factory=FrozenDict)
+
+    @classmethod
+    def from_request(cls, request: ModelRequest) -> FinalRequest:
+        return cls.model_construct(
+            model=model_name(request.model),
+            system_message=request.system_message,
+            messages=request.messages,
+            tools=FrozenList(item.schema for item in request.tools),
+            tool_choice=request.tool_choice,
+            response_format=request.response_format,
+            model_settings=request.model_settings,
+        )
+
+    @property
+    def tool_names(self) -> list[str]:
+        return sorted(item.name for item in self.tools)
+
+    @property
+    def system_text(self) -> str:
+        return "" if self.system_message is None else self.system_message.text
+
+    def tool(self, name: str) -> ToolSchema:
+        """The schema of the tool called ``name``; KeyError listing the names if absent."""
+        for item in self.tools:
+            if item.name == name:
+                return item
+        raise KeyError(f"no tool {name!r} in this request; tools: {self.tool_names}")
+
+    def summary(self, last: int = 4) -> str:
+        """A few lines for error messages: the last messages and the tool names."""
+        lines = [f"model={self.model!r} tools={self.tool_names}"]
+        for message in self.messages[-last:]:
+            calls = getattr(message, "tool_calls", ())
+            shown = message.text[:70] or ", ".join(f"call {c.name}" for c in calls)
+            lines.append(f"  {message.role}: {shown!r}")
+        return "\n".join(lines)

@@ -1,0 +1,204 @@
+"""Tools: a schema the model sees (ToolSchema) and, on a Tool, the code that executes it.
+
+``@tool`` builds a Tool from a function: the name from the function (or the argument), the
+description from the docstring, and the JSON Schema of the parameters from pydantic.
+Parameters annotated ``ToolRuntime`` are injected at call time and never reach the schema.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeAlias, get_origin, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from hookproof.context import ToolRuntime
+from hookproof.errors import InvalidInputError, UsageError
+from hookproof.messages import FrozenMap, ToolMessage, _Immutable
+
+__all__ = ["Tool", "ToolSchema", "tool"]
+
+ToolFunc: TypeAlias = Callable[..., Any]
+
+
+class ToolSchema(_Immutable):
+    """What the model is shown of a tool: name, description and a JSON Schema."""
+
+    name: str
+    description: str = ""
+    parameters: FrozenMap
+
+    @property
+    def schema(self) -> ToolSchema:
+        return self
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Tool:
+    """A tool the runtime can execute. ``schema`` is what the model sees."""
+
+    schema: ToolSchema
+    func: ToolFunc | None = None
+    coroutine: Callable[..., Awaitable[Any]] | None = None
+    args_model: type[BaseModel] | None = None
+    runtime_params: tuple[str, ...] = ()
+    return_direct: bool = False
+    source: str = field(default="tools=", compare=False)
+
+    @property
+    def name(self) -> str:
+        return self.schema.name
+
+    @property
+    def description(self) -> str:
+        return self.schema.description
+
+    @property
+    def parameters(self) -> Mapping[str, Any]:
+        return self.schema.parameters
+
+    def with_description(self, description: str) -> Tool:
+        """A copy shown to the model with another description; it executes the same code."""
+        return _replace(self, schema=self.schema.override(description=description))
+
+    def prepare(self, args: Mapping[str, Any], runtime: ToolRuntime[Any]) -> dict[str, Any]:
+        """Validate the model's arguments and add the injected runtime parameters."""
+        kwargs = dict(args)
+        if self.args_model is not None:
+            validated = self.args_model.model_validate(kwargs)
+            kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+        kwargs.update(dict.fromkeys(self.runtime_params, runtime))
+        return kwargs
+
+    def run(self, args: Mapping[str, Any], runtime: ToolRuntime[Any]) -> Any:
+        """Execute synchronously (validation errors are raised as pydantic ValidationError)."""
+        if self.func is None:
+            raise InvalidInputError(
+                f"hookproof: tool {self.name!r} has no synchronous function. "
+                "Run the agent with ainvoke(), or give the tool a sync implementation."
+            )
+        return self.func(**self.prepare(args, runtime))
+
+    async def arun(self, args: Mapping[str, Any], runtime: ToolRuntime[Any]) -> Any:
+        if self.coroutine is not None:
+            return await self.coroutine(**self.prepare(args, runtime))
+        return self.run(args, runtime)
+
+
+def _replace(value: Tool, **changes: Any) -> Tool:
+    return replace(value, **changes)
+
+
+def _is_runtime_annotation(annotation: Any) -> bool:
+    return annotation is ToolRuntime or get_origin(annotation) is ToolRuntime
+
+
+def _build_args_model(func: ToolFunc, name: str) -> tuple[type[BaseModel], tuple[str, ...]]:
+    hints = get_type_hints(func, include_extras=True)
+    fields: dict[str, Any] = {}
+    injected: list[str] = []
+    for param in inspect.signature(func).parameters.values():
+        annotation = hints.get(param.name, Any)
+        if _is_runtime_annotation(annotation):
+            injected.append(param.name)
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise UsageError(
+                f"hookproof: @tool {name!r} takes *{param.name}; a model can only fill named "
+                "parameters. Give the function explicit parameters."
+            )
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (annotation, default)
+    config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
+    model = create_model(f"{name}_arguments", __config__=config, **fields)
+    return model, tuple(injected)
+
+
+def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    schema.pop("additionalProperties", None)
+    schema.setdefault("properties", {})
+    return schema
+
+
+def _make_tool(func: ToolFunc, name: str | None, description: str | None) -> Tool:
+    tool_name = name or func.__name__
+    doc = description if description is not None else inspect.getdoc(func)
+    if not doc:
+        raise UsageError(
+            f"hookproof: @tool {tool_name!r} has no description. The model chooses tools by "
+            "their description: add a docstring or pass description=..."
+        )
+    model, injected = _build_args_model(func, tool_name)
+    schema = ToolSchema(name=tool_name, description=doc, parameters=_schema_of(model))
+    is_async = inspect.iscoroutinefunction(func)
+    return Tool(
+        schema=schema,
+        func=None if is_async else func,
+        coroutine=func if is_async else None,
+        args_model=model,
+        runtime_params=injected,
+    )
+
+
+@overload
+def tool(func: ToolFunc, /) -> Tool: ...
+@overload
+def tool(name: str, /, *, description: str | None = None) -> Callable[[ToolFunc], Tool]: ...
+@overload
+def tool(*, description: str | None = None) -> Callable[[ToolFunc], Tool]: ...
+
+
+def tool(
+    func_or_name: ToolFunc | str | None = None, /, *, description: str | None = None
+) -> Tool | Callable[[ToolFunc], Tool]:
+    """Make a Tool from a function: ``@tool``, ``@tool("name")`` or ``@tool(description=...)``."""
+    if callable(func_or_name):
+        return _make_tool(func_or_name, None, description)
+    if func_or_name is not None and not isinstance(func_or_name, str):
+        raise UsageError(
+            f"hookproof: @tool takes a function or a name, got {type(func_or_name).__name__}."
+        )
+
+    def decorate(func: ToolFunc) -> Tool:
+        return _make_tool(func, func_or_name, description)
+
+    return decorate
+
+
+def tool_result_text(value: Any) -> str:
+    """The text of a tool's return value as the model sees it (JSON for dicts and lists)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def validation_message(tool_name: str, error: ValidationError) -> str:
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or '(arguments)'}: {item['msg']}"
+        for item in error.errors(include_url=False)
+    )
+    return f"Error: invalid arguments for tool {tool_name!r}: {problems}. Fix them and call again."
+
+
+def error_message(call_id: str, name: str, text: str) -> ToolMessage:
+    return ToolMessage(text, tool_call_id=call_id, name=name, status="error")
+
+
+def as_tool(value: object, *, source: str) -> Tool:
+    """Accept a Tool, a plain function (converted with @tool) or fail clearly."""
+    if isinstance(value, Tool):
+        return value if value.source == source else _replace(value, source=source)
+    if callable(value):
+        return _replace(_make_tool(value, None, None), source=source)
+    raise UsageError(
+        f"hookproof: {source} contains {value!r:.80} ({type(value).__name__}), which is not a "
+        "tool. Pass functions decorated with @tool, or plain functions with a docstring."
+    )
+
