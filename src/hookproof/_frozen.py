@@ -25,6 +25,16 @@ class FrozenList(tuple[T, ...], Generic[T]):
     append = extend = insert = remove = pop = clear = sort = reverse = _refuse
     __setitem__ = __delitem__ = _refuse
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            return tuple.__eq__(self, tuple(other))
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
     def __repr__(self) -> str:
         return f"[{', '.join(repr(item) for item in self)}]"
 

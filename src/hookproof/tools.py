@@ -52,6 +52,12 @@ class Tool:
     def name(self) -> str:
         return self.schema.name
 
+    def __copy__(self) -> Tool:
+        return self
+
+    def __deepcopy__(self, _memo: dict[int, Any]) -> Tool:
+        return self
+
     @property
     def description(self) -> str:
         return self.schema.description

@@ -1,0 +1,1 @@
+"""Example agents shipped with hookproof, so the CLI and users' tests can run them."""

@@ -1,0 +1,148 @@
+"""The role-routed support agent: fail-closed tool filtering and model routing by context.
+
+The application the source article builds (sections 3-4): three business tools, a role
+whitelist, a model pool with a fast and a reasoning tier, a router middleware that reads
+the trusted context (and falls back to the least privilege when it is missing or unknown),
+protected tools that re-check the role, and a tool registered at run time with both hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from hookproof.runtime import (
+    Agent,
+    AgentMiddleware,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+    ToolRuntime,
+    create_agent,
+    tool,
+)
+
+Role = Literal["guest", "analyst", "admin"]
+ModelTier = Literal["fast", "reasoning"]
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """Identity and routing data supplied by the trusted application, never by the user."""
+
+    role: Role = "guest"
+    model_tier: ModelTier = "fast"
+
+
+def _role_of(context: object) -> str:
+    return context.role if isinstance(context, AgentContext) else "guest"
+
+
+def _require_role(runtime: ToolRuntime[AgentContext], allowed: set[str]) -> None:
+    role = _role_of(runtime.context)
+    if role not in allowed:
+        raise PermissionError(f"role {role!r} may not call this tool")
+
+
+@tool
+def public_search(query: str) -> str:
+    """Search the public knowledge base."""
+    return f"public:{query}"
+
+
+@tool
+def internal_lookup(customer_id: str, runtime: ToolRuntime[AgentContext]) -> str:
+    """Look up a customer record (analysts and admins only)."""
+    _require_role(runtime, {"analyst", "admin"})
+    return f"internal:{customer_id}"
+
+
+@tool
+def export_customer_report(customer_id: str, runtime: ToolRuntime[AgentContext]) -> str:
+    """Export a full customer report (admins only)."""
+    _require_role(runtime, {"admin"})
+    return f"report:{customer_id}"
+
+
+@tool
+def calculate_tip(amount: float, percentage: float = 15.0) -> str:
+    """Calculate a tip from a bill amount and a percentage."""
+    return f"{amount * percentage / 100:.2f}"
+
+
+BUSINESS_TOOLS = (public_search, internal_lookup, export_customer_report)
+BUSINESS_TOOL_NAMES = frozenset(item.name for item in BUSINESS_TOOLS)
+ROLE_TOOL_NAMES: Mapping[str, frozenset[str]] = {
+    "guest": frozenset({"public_search"}),
+    "analyst": frozenset({"public_search", "internal_lookup"}),
+    "admin": BUSINESS_TOOL_NAMES,
+}
+
+
+def visible_business_tools(role: str) -> frozenset[str]:
+    """The business tools a role may see; an unknown role gets the guest's."""
+    return ROLE_TOOL_NAMES.get(role, ROLE_TOOL_NAMES["guest"])
+
+
+class RequestRouter(AgentMiddleware):
+    """Choose the model tier and the visible business tools from the trusted context."""
+
+    def __init__(self, models: Mapping[str, Any]) -> None:
+        if "fast" not in models or "reasoning" not in models:
+            raise ValueError("models must contain both 'fast' and 'reasoning'")
+        self.models = dict(models)
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        runtime = request.runtime
+        context = runtime.context if runtime is not None else None
+        tier = context.model_tier if isinstance(context, AgentContext) else "fast"
+        allowed = visible_business_tools(_role_of(context))
+        tools = [
+            item for item in request.tools
+            if item.name not in BUSINESS_TOOL_NAMES or item.name in allowed
+        ]
+        model = self.models.get(tier, self.models["fast"])
+        return handler(request.override(model=model, tools=tools))
+
+
+class RuntimeToolRegistry(AgentMiddleware):
+    """Make calculate_tip visible (wrap_model_call) and executable (wrap_tool_call)."""
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        return handler(request.override(tools=[*request.tools, calculate_tip]))
+
+    def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[..., Any]) -> Any:
+        if request.tool_call.name == calculate_tip.name:
+            return handler(request.override(tool=calculate_tip))
+        return handler(request)
+
+
+def build_models(fast: Any = None, reasoning: Any = None) -> dict[str, Any]:
+    """The model pool; injected models are checked with ``is not None`` (a falsy model is valid)."""
+    from hookproof.models import RecordingModel, ScriptedModel
+
+    fast_model = fast if fast is not None else RecordingModel(ScriptedModel(["ok"], name="fast"))
+    reasoning_model = reasoning if reasoning is not None else fast_model
+    return {"fast": fast_model, "reasoning": reasoning_model}
+
+
+def build_support_agent(
+    models: Mapping[str, Any], *, middleware: tuple[object, ...] = (), runtime_tools: bool = True
+) -> Agent:
+    """The example agent: router first, then the runtime tool registry, then yours."""
+    stack: list[object] = [RequestRouter(models)]
+    if runtime_tools:
+        stack.append(RuntimeToolRegistry())
+    return create_agent(
+        models["fast"],
+        list(BUSINESS_TOOLS),
+        system_prompt="You are a support agent. Use tools to answer; cite the tool you used.",
+        middleware=[*stack, *middleware],
+        context_schema=AgentContext,
+        name="support",
+    )
