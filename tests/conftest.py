@@ -5,7 +5,11 @@ import os
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "ci", derandomize=True, deadline=None, print_blob=True, max_examples=60,
+    "ci",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    max_examples=60,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", deadline=None, max_examples=60)

@@ -7,8 +7,12 @@ from typing import Any
 from hookproof.runtime import AgentMiddleware, tool
 
 ALL_HOOKS = (
-    "before_agent", "before_model", "after_model", "after_agent",
-    "wrap_model_call", "wrap_tool_call",
+    "before_agent",
+    "before_model",
+    "after_model",
+    "after_agent",
+    "wrap_model_call",
+    "wrap_tool_call",
 )
 
 

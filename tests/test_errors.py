@@ -122,7 +122,8 @@ def test_tool_error_becomes_error_tool_message() -> None:
     model = ScriptedModel([call("fails_softly", {"customer_id": "c9"}), "sorry"])
     result = create_agent(model, [fails_softly]).invoke(HI)
     assert (result.messages[2].status, result.messages[2].text) == (
-        "error", "customer c9 does not exist",
+        "error",
+        "customer c9 does not exist",
     )
 
 
@@ -180,7 +181,7 @@ def test_async_only_hook_under_invoke_says_to_use_ainvoke() -> None:
             return None
 
     agent = create_agent(ScriptedModel(["done"]), middleware=[AsyncOnly()])
-    with pytest.raises(MissingAsyncHookError, match="defines only abefore_model.*ainvoke"):
+    with pytest.raises(MissingAsyncHookError, match=r"defines only abefore_model.*ainvoke"):
         agent.invoke(HI)
     assert asyncio.run(agent.ainvoke(HI)).text == "done"
 
@@ -211,7 +212,7 @@ def test_wrong_return_type_from_a_wrap_hook_is_explained() -> None:
     def returns_text(request: Any, handler: Any) -> Any:
         return "oops"
 
-    with pytest.raises(UsageError, match="returns_text.wrap_model_call returned str"):
+    with pytest.raises(UsageError, match=r"returns_text\.wrap_model_call returned str"):
         create_agent(ScriptedModel(["x"]), middleware=[returns_text]).invoke(HI)
 
 

@@ -23,24 +23,38 @@ def _run(middleware: list[Any], turns: list[Any] | None = None) -> Any:
 def test_order_table_for_two_middleware_and_one_tool_call() -> None:
     result = _run([Everything("A"), Everything("B")])
     one_model_turn = [
-        "A.before_model:enter", "A.before_model:exit",
-        "B.before_model:enter", "B.before_model:exit",
-        "A.wrap_model_call:enter", "B.wrap_model_call:enter",
-        "model:enter", "model:exit",
-        "B.wrap_model_call:exit", "A.wrap_model_call:exit",
-        "B.after_model:enter", "B.after_model:exit",
-        "A.after_model:enter", "A.after_model:exit",
+        "A.before_model:enter",
+        "A.before_model:exit",
+        "B.before_model:enter",
+        "B.before_model:exit",
+        "A.wrap_model_call:enter",
+        "B.wrap_model_call:enter",
+        "model:enter",
+        "model:exit",
+        "B.wrap_model_call:exit",
+        "A.wrap_model_call:exit",
+        "B.after_model:enter",
+        "B.after_model:exit",
+        "A.after_model:enter",
+        "A.after_model:exit",
     ]
     assert hook_labels(result) == [
-        "A.before_agent:enter", "A.before_agent:exit",
-        "B.before_agent:enter", "B.before_agent:exit",
+        "A.before_agent:enter",
+        "A.before_agent:exit",
+        "B.before_agent:enter",
+        "B.before_agent:exit",
         *one_model_turn,
-        "A.wrap_tool_call:enter", "B.wrap_tool_call:enter",
-        "tool:enter", "tool:exit",
-        "B.wrap_tool_call:exit", "A.wrap_tool_call:exit",
+        "A.wrap_tool_call:enter",
+        "B.wrap_tool_call:enter",
+        "tool:enter",
+        "tool:exit",
+        "B.wrap_tool_call:exit",
+        "A.wrap_tool_call:exit",
         *one_model_turn,
-        "B.after_agent:enter", "B.after_agent:exit",
-        "A.after_agent:enter", "A.after_agent:exit",
+        "B.after_agent:enter",
+        "B.after_agent:exit",
+        "A.after_agent:enter",
+        "A.after_agent:exit",
     ]
     assert result.text == "done"
 
@@ -62,7 +76,10 @@ def test_parallel_tool_calls_each_pass_through_the_tool_onion() -> None:
     result = _run([Everything("A")], turns)
     tool_events = [e for e in result.trace if e.kind in ("tool", "layer") and "tool" in e.hook]
     assert [e.label() for e in tool_events] == [
-        "A.wrap_tool_call:enter", "tool:enter", "tool:exit", "A.wrap_tool_call:exit",
+        "A.wrap_tool_call:enter",
+        "tool:enter",
+        "tool:exit",
+        "A.wrap_tool_call:exit",
     ] * 2
     assert [e.data["call_id"] for e in result.trace.tool_calls] == ["call_0", "call_1"]
     answers = [m.text for m in result.messages if m.role == "tool"]
@@ -100,7 +117,10 @@ def test_handler_called_zero_one_or_two_times(
     assert len(model.requests) == model_calls
     if model_calls == 2:
         assert [e.label() for e in result.trace.select("model")] == [
-            "model:enter", "model:error", "model:enter", "model:exit",
+            "model:enter",
+            "model:error",
+            "model:enter",
+            "model:exit",
         ]
 
 
@@ -157,15 +177,17 @@ def test_sync_hooks_work_under_ainvoke_with_a_suspending_model() -> None:
     assert result.trace.count("wrap_model_call", "S2") == 2
     wraps = [e.label() for e in result.trace.select("layer") if e.hook == "wrap_model_call"][:6]
     assert wraps == [
-        "S1.wrap_model_call:enter", "A.wrap_model_call:enter", "S2.wrap_model_call:enter",
-        "S2.wrap_model_call:exit", "A.wrap_model_call:exit", "S1.wrap_model_call:exit",
+        "S1.wrap_model_call:enter",
+        "A.wrap_model_call:enter",
+        "S2.wrap_model_call:enter",
+        "S2.wrap_model_call:exit",
+        "A.wrap_model_call:exit",
+        "S1.wrap_model_call:exit",
     ]
 
 
 def _is_onion(labels: list[str], names: list[str], hook: str) -> bool:
-    expected = [f"{n}.{hook}:enter" for n in names] + [
-        f"{n}.{hook}:exit" for n in reversed(names)
-    ]
+    expected = [f"{n}.{hook}:enter" for n in names] + [f"{n}.{hook}:exit" for n in reversed(names)]
     observed = [label for label in labels if f".{hook}:" in label]
     return observed == expected * (len(observed) // max(len(expected), 1))
 
@@ -193,5 +215,12 @@ def test_wrap_layers_nest_as_an_onion_for_any_stack(kinds: list[str], use_async:
     before = [label for label in labels if ".before_model:enter" in label]
     after = [label for label in labels if ".after_model:enter" in label]
     assert before == [f"{n}.before_model:enter" for n in names] * 2
-    assert after == [f"{n}.after_model:enter" for n in reversed(names) if n.startswith("m")
-                     and isinstance(stack[names.index(n)], Everything)] * 2
+    assert (
+        after
+        == [
+            f"{n}.after_model:enter"
+            for n in reversed(names)
+            if n.startswith("m") and isinstance(stack[names.index(n)], Everything)
+        ]
+        * 2
+    )

@@ -19,12 +19,18 @@ from tests.helpers import add, lookup
 def _rich_request() -> ModelRequest:
     system = SystemMessage(
         [TextBlock(text="base", cache_control={"type": "ephemeral"}), "more"],
-        id="sys-1", name="system", additional_kwargs={"k": [1, 2]},
+        id="sys-1",
+        name="system",
+        additional_kwargs={"k": [1, 2]},
         response_metadata={"r": {"deep": True}},
     )
     return ModelRequest.create(
-        model="m", messages=[UserMessage("hi", id="u1")], system_message=system,
-        tools=[lookup, add], tool_choice="auto", state={"messages": [], "n": {"a": [1]}},
+        model="m",
+        messages=[UserMessage("hi", id="u1")],
+        system_message=system,
+        tools=[lookup, add],
+        tool_choice="auto",
+        state={"messages": [], "n": {"a": [1]}},
         model_settings={"temperature": 0.2, "stop": ["x"]},
     )
 
@@ -33,7 +39,9 @@ def test_override_returns_new_request_and_leaves_original_deeply_equal() -> None
     original = _rich_request()
     before = copy.deepcopy(original)
     changed = original.override(
-        model="other", tools=[lookup], messages=[*original.messages, ("user", "again")],
+        model="other",
+        tools=[lookup],
+        messages=[*original.messages, ("user", "again")],
         model_settings={"temperature": 0.9},
     )
     assert original == before

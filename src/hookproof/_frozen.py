@@ -79,9 +79,12 @@ def _hashable(value: Any) -> Any:
     return value
 
 
+_ALREADY_FROZEN = (FrozenDict, FrozenList, str, bytes, int, float, bool, type(None))
+
+
 def freeze(value: Any) -> Any:
     """Return value with every dict, list and tuple inside it made immutable."""
-    if isinstance(value, FrozenDict | FrozenList | str | bytes | int | float | bool | None):
+    if isinstance(value, _ALREADY_FROZEN):
         return value
     if isinstance(value, Mapping):
         return FrozenDict({str(key): freeze(item) for key, item in value.items()})

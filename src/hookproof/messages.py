@@ -9,7 +9,7 @@ and ``override(...)`` validate and return a new message, so metadata survives ed
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+M = TypeVar("M", bound=BaseModel)
+MessageT = TypeVar("MessageT", bound="Message")
 FrozenMap = Annotated[Mapping[str, Any], AfterValidator(freeze)]
 _EMPTY = FrozenDict()
 
@@ -59,6 +61,42 @@ class _Immutable(BaseModel):
     def override(self, **changes: Any) -> Self:
         """A new value with ``changes`` applied; this one stays as it was."""
         return self.model_copy(update=changes)
+
+
+_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+# BaseModel keeps these in slots; setting them through their descriptors is what
+# model_construct does, minus its per-call field bookkeeping.
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def construct(cls: type[M], **values: Any) -> M:
+    """Build a model from values that are already valid and frozen, without validation.
+
+    For hookproof's hot paths only (the engine and the scripted model build millions of
+    messages in property tests); every value passed must already have its final type.
+    """
+    defaults = _DEFAULTS.get(cls)
+    if defaults is None:
+        defaults = _DEFAULTS[cls] = {
+            name: info.get_default(call_default_factory=True)
+            for name, info in cls.model_fields.items()
+            if not info.is_required()
+        }
+    instance = cls.__new__(cls)
+    _set_dict(instance, {**defaults, **values})
+    _set_fields_set(instance, set(values))
+    _set_extra(instance, None)
+    _set_private(instance, None)
+    return instance
+
+
+def text_message(cls: type[MessageT], text: str, **values: Any) -> MessageT:
+    """A message whose content is one text block (none for an empty text), unvalidated."""
+    content = FrozenList((construct(TextBlock, text=text),) if text else ())
+    return construct(cls, content=content, **values)
 
 
 class _Block(_Immutable):
@@ -161,7 +199,7 @@ class Message(_Immutable):
     response_metadata: FrozenMap = _EMPTY
 
     def __init__(self, content: Any = (), /, **data: Any) -> None:
-        super().__init__(content=data.pop("content", content), **data)
+        super().__init__(content=data.pop("content", content), **data)  # type: ignore[call-arg]
 
     @field_validator("content", mode="before")
     @classmethod
@@ -248,7 +286,10 @@ def coerce_message(value: object, *, where: str = "a message") -> Message | Remo
     if isinstance(value, Message | RemoveMessage):
         return value
     if isinstance(value, tuple) and len(value) == 2:
-        return _message_class(value[0], where)(value[1])
+        cls = _message_class(value[0], where)
+        if isinstance(value[1], str) and cls is not ToolMessage:
+            return text_message(cls, value[1])
+        return cls(content=value[1])
     if isinstance(value, Mapping):
         data = dict(value)
         cls = _message_class(data.pop("role", None), where)

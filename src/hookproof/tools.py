@@ -31,10 +31,6 @@ class ToolSchema(_Immutable):
     description: str = ""
     parameters: FrozenMap
 
-    @property
-    def schema(self) -> ToolSchema:
-        return self
-
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Tool:
@@ -176,6 +172,11 @@ def tool(
     return decorate
 
 
+def schema_of(item: Tool | ToolSchema) -> ToolSchema:
+    """The schema the model sees, for a Tool or a bare ToolSchema."""
+    return item.schema if isinstance(item, Tool) else item
+
+
 def tool_result_text(value: Any) -> str:
     """The text of a tool's return value as the model sees it (JSON for dicts and lists)."""
     if isinstance(value, str):
@@ -194,7 +195,7 @@ def validation_message(tool_name: str, error: ValidationError) -> str:
 
 
 def error_message(call_id: str, name: str, text: str) -> ToolMessage:
-    return ToolMessage(text, tool_call_id=call_id, name=name, status="error")
+    return ToolMessage(content=text, tool_call_id=call_id, name=name, status="error")
 
 
 def as_tool(value: object, *, source: str) -> Tool:
@@ -207,4 +208,3 @@ def as_tool(value: object, *, source: str) -> Tool:
         f"hookproof: {source} contains {value!r:.80} ({type(value).__name__}), which is not a "
         "tool. Pass functions decorated with @tool, or plain functions with a docstring."
     )
-

@@ -86,9 +86,7 @@ class Trace:
 
     def count(self, hook: str, middleware: str | None = None) -> int:
         return sum(
-            1
-            for event in self.select(hook=hook, middleware=middleware)
-            if event.phase == "enter"
+            1 for event in self.select(hook=hook, middleware=middleware) if event.phase == "enter"
         )
 
     @property
@@ -105,12 +103,12 @@ class Trace:
 
 
 class TraceRecorder:
-    """Collects events for one run; cheap enough to be always on."""
+    """Collects events for one run as plain tuples; TraceEvents are built once, at the end."""
 
-    __slots__ = ("depth", "events")
+    __slots__ = ("depth", "rows")
 
     def __init__(self) -> None:
-        self.events: list[TraceEvent] = []
+        self.rows: list[tuple[Any, ...]] = []
         self.depth = 0
 
     def record(
@@ -121,14 +119,18 @@ class TraceRecorder:
         middleware: str | None = None,
         data: Mapping[str, Any] | None = None,
     ) -> None:
-        if phase == "exit" or phase == "error":
-            self.depth -= 1
-        event = TraceEvent(
-            len(self.events), kind, hook, phase, middleware, self.depth, data or {}
-        )
-        self.events.append(event)
         if phase == "enter":
+            self.rows.append((kind, hook, phase, middleware, self.depth, data))
             self.depth += 1
+            return
+        if phase != "update":
+            self.depth -= 1
+        self.rows.append((kind, hook, phase, middleware, self.depth, data))
 
     def freeze(self) -> Trace:
-        return Trace(tuple(self.events))
+        return Trace(
+            tuple(
+                TraceEvent(seq, kind, hook, phase, owner, depth, data if data else {})
+                for seq, (kind, hook, phase, owner, depth, data) in enumerate(self.rows)
+            )
+        )

@@ -7,13 +7,13 @@ from hookproof.examples.support_agent import (
     AgentContext,
     build_support_agent,
 )
-from hookproof.models import RecordingModel, ScriptedModel, call
+from hookproof.models import RecordingModel, ScriptedModel, Turn, call
 from hookproof.runtime import RunResult
 
 
 def _run_as(context: AgentContext, tool_name: str) -> tuple[str, list[str], RunResult]:
-    script = [call(tool_name, {"customer_id": "c-42"} if tool_name != "public_search"
-                   else {"query": "refund policy"}), "Here is what I found."]
+    args = {"query": "refund policy"} if tool_name == "public_search" else {"customer_id": "c-42"}
+    script: list[Turn] = [call(tool_name, args), "Here is what I found."]
     fast = RecordingModel(ScriptedModel(list(script), name="fast"))
     reasoning = RecordingModel(ScriptedModel(list(script), name="reasoning"))
     agent = build_support_agent({"fast": fast, "reasoning": reasoning})

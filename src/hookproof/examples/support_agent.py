@@ -101,7 +101,8 @@ class RequestRouter(AgentMiddleware):
         tier = context.model_tier if isinstance(context, AgentContext) else "fast"
         allowed = visible_business_tools(_role_of(context))
         tools = [
-            item for item in request.tools
+            item
+            for item in request.tools
             if item.name not in BUSINESS_TOOL_NAMES or item.name in allowed
         ]
         model = self.models.get(tier, self.models["fast"])

@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from hookproof._frozen import FrozenDict, freeze
+from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import ScriptExhausted, UsageError
-from hookproof.messages import AssistantMessage, ToolCall
+from hookproof.messages import AssistantMessage, ToolCall, construct, text_message
 from hookproof.runtime._requests import FinalRequest
 
 __all__ = ["ScriptedCall", "ScriptedModel", "Turn", "call"]
@@ -24,7 +24,9 @@ class ScriptedCall:
     id: str | None = None
 
 
-def call(name: str, args: Mapping[str, Any] | None = None, *, id: str | None = None) -> ScriptedCall:
+def call(
+    name: str, args: Mapping[str, Any] | None = None, *, id: str | None = None
+) -> ScriptedCall:
     """A scripted tool call: ``call("search", {"query": "x"})``."""
     if not isinstance(name, str) or not name:
         raise UsageError(f"hookproof: call() needs a tool name, got {name!r}.")
@@ -36,9 +38,7 @@ def call(name: str, args: Mapping[str, Any] | None = None, *, id: str | None = N
     return ScriptedCall(name, freeze(dict(args or {})), id)
 
 
-Turn: TypeAlias = (
-    str | ScriptedCall | Sequence[ScriptedCall] | AssistantMessage | BaseException
-)
+Turn: TypeAlias = str | ScriptedCall | Sequence[ScriptedCall] | AssistantMessage | BaseException
 TurnFunction: TypeAlias = Callable[[FinalRequest], Turn]
 
 
@@ -114,11 +114,11 @@ class ScriptedModel:
         if isinstance(turn, AssistantMessage):
             return self._with_ids(turn)
         if isinstance(turn, str):
-            return AssistantMessage(turn)
+            return text_message(AssistantMessage, turn)
         if isinstance(turn, ScriptedCall):
-            return AssistantMessage("", tool_calls=[self._tool_call(turn)])
-        if isinstance(turn, Sequence) and all(isinstance(item, ScriptedCall) for item in turn):
-            return AssistantMessage("", tool_calls=[self._tool_call(item) for item in turn])
+            return self._calls_message([turn])
+        if isinstance(turn, list | tuple) and all(isinstance(item, ScriptedCall) for item in turn):
+            return self._calls_message(turn)
         raise _describe_turn_error(turn, index)
 
     def _new_id(self) -> str:
@@ -126,11 +126,20 @@ class ScriptedModel:
         self._next_id += 1
         return value
 
+    def _calls_message(self, calls: Sequence[ScriptedCall]) -> AssistantMessage:
+        return text_message(
+            AssistantMessage, "", tool_calls=FrozenList(map(self._tool_call, calls))
+        )
+
     def _tool_call(self, scripted: ScriptedCall) -> ToolCall:
-        return ToolCall(name=scripted.name, args=scripted.args, id=scripted.id or self._new_id())
+        return construct(
+            ToolCall, name=scripted.name, args=scripted.args, id=scripted.id or self._new_id()
+        )
 
     def _with_ids(self, message: AssistantMessage) -> AssistantMessage:
         if all(item.id for item in message.tool_calls):
             return message
-        calls = [item if item.id else item.override(id=self._new_id()) for item in message.tool_calls]
+        calls = [
+            item if item.id else item.override(id=self._new_id()) for item in message.tool_calls
+        ]
         return message.override(tool_calls=calls)

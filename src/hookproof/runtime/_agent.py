@@ -54,7 +54,9 @@ class Agent:
 
     def __repr__(self) -> str:
         names = [_name_of(item) for item in self.middleware]
-        return f"Agent(name={self.name!r}, tools={[t.name for t in self.tools]}, middleware={names})"
+        return (
+            f"Agent(name={self.name!r}, tools={[t.name for t in self.tools]}, middleware={names})"
+        )
 
 
 def _initial_state(input: object) -> dict[str, Any]:
@@ -94,7 +96,7 @@ def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage 
     if system_prompt is None or isinstance(system_prompt, SystemMessage):
         return system_prompt
     if isinstance(system_prompt, str):
-        return SystemMessage(system_prompt)
+        return SystemMessage(content=system_prompt)
     raise UsageError(
         f"hookproof: system_prompt must be a str, a SystemMessage or None, not "
         f"{type(system_prompt).__name__}."
@@ -150,5 +152,3 @@ def create_agent(
         name=name or "agent",
     )
     return Agent(engine, middleware=middleware, context_schema=context_schema)
-
-

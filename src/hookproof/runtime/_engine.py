@@ -16,8 +16,8 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -30,7 +30,7 @@ from hookproof.errors import (
     UnexecutableToolError,
     UsageError,
 )
-from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, text_message
 from hookproof.runtime._requests import (
     Command,
     ExtendedModelResponse,
@@ -38,10 +38,9 @@ from hookproof.runtime._requests import (
     ModelRequest,
     ModelResponse,
     ToolCallRequest,
-    model_name,
 )
 from hookproof.runtime._state import StateSpec
-from hookproof.tools import Tool, tool_result_text, validation_message
+from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
 from hookproof.trace import Trace, TraceRecorder
 
 Handler = Callable[[Any], Awaitable[Any]]
@@ -79,19 +78,42 @@ class Stack:
     tool_layers: tuple[WrapLayer, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
 class RunResult:
-    """What a run produced: final messages, final state, the trace and the final requests."""
+    """What a run produced: final messages, final state, the trace and the final requests.
 
-    messages: tuple[Message, ...]
-    state: FrozenDict
-    trace: Trace
-    final_requests: tuple[FinalRequest, ...] = field(default=())
+    The trace is recorded as plain rows during the run and turned into a Trace on first use.
+    """
+
+    __slots__ = ("_trace", "_trace_source", "final_requests", "messages", "state")
+
+    def __init__(
+        self,
+        messages: tuple[Message, ...],
+        state: FrozenDict,
+        trace: TraceRecorder,
+        final_requests: tuple[FinalRequest, ...] = (),
+    ) -> None:
+        self.messages = messages
+        self.state = state
+        self.final_requests = final_requests
+        self._trace_source: TraceRecorder | None = trace
+        self._trace: Trace | None = None
+
+    @property
+    def trace(self) -> Trace:
+        if self._trace is None:
+            assert self._trace_source is not None
+            self._trace = self._trace_source.freeze()
+            self._trace_source = None
+        return self._trace
 
     @property
     def text(self) -> str:
         """The text of the last message (the agent's answer on a normal finish)."""
         return self.messages[-1].text if self.messages else ""
+
+    def __repr__(self) -> str:
+        return f"RunResult(messages={len(self.messages)}, text={self.text!r:.60})"
 
 
 def drive(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -134,7 +156,7 @@ class SyncExec:
         if tool.func is not None:
             return tool.func(**kwargs)
         assert tool.coroutine is not None
-        return asyncio.run(tool.coroutine(**kwargs))
+        return asyncio.run(cast(Coroutine[Any, Any, Any], tool.coroutine(**kwargs)))
 
 
 class AsyncExec(SyncExec):
@@ -209,15 +231,14 @@ class Engine:
         self.stack = stack
         self.model = model
         self.tools = tools
+        self.request_tools: FrozenList[Tool | ToolSchema] = FrozenList(tools)
         self.tools_by_name = {item.name: item for item in tools}
         self.system_message = system_message
         self.state = state
         self.max_iterations = max_iterations
         self.name = name
 
-    async def run(
-        self, initial: dict[str, Any], context: Any, executor: SyncExec
-    ) -> RunResult:
+    async def run(self, initial: dict[str, Any], context: Any, executor: SyncExec) -> RunResult:
         run = _Run(self, executor, Runtime(context=context, agent_name=self.name))
         run.trace.record("agent", "run", "enter", data={"agent": self.name})
         run.update(initial, source="input")
@@ -234,6 +255,7 @@ class _Run:
         self.runtime = runtime
         self.trace = TraceRecorder()
         self.values: dict[str, Any] = {"messages": FrozenList()}
+        self._snapshot: FrozenDict | None = None
         self.final_requests: list[FinalRequest] = []
         self.model_commands: list[Command] = []
         self.model_chain = self._chain(engine.stack.model_layers, self._call_model)
@@ -274,7 +296,7 @@ class _Run:
             model=self.engine.model,
             messages=self.values["messages"],
             system_message=self.engine.system_message,
-            tools=FrozenList(self.engine.tools),
+            tools=self.engine.request_tools,
             state=self.snapshot(),
             runtime=self.runtime,
         )
@@ -353,21 +375,22 @@ class _Run:
             jump = update.pop("jump_to", None)
             if update:
                 self.update(update, source=hook, owner=owner)
-            return jump
+            return None if jump is None else str(jump)
         raise UsageError(
             f"hookproof: {source} returned {type(outcome).__name__}; a node hook returns "
             "None, a dict of state updates, or Command(update=...)."
         )
 
-    def update(
-        self, update: Mapping[str, Any], *, source: str, owner: str | None = None
-    ) -> None:
+    def update(self, update: Mapping[str, Any], *, source: str, owner: str | None = None) -> None:
         where = f"{owner}.{source}" if owner else source
         keys = self.engine.state.apply(self.values, update, where)
+        self._snapshot = None
         self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
 
     def snapshot(self) -> FrozenDict:
-        return FrozenDict(self.values)
+        if self._snapshot is None:
+            self._snapshot = FrozenDict(self.values)
+        return self._snapshot
 
     # -- wrap layers ----------------------------------------------------------------------
 
@@ -413,7 +436,7 @@ class _Run:
         self._check_executable(request)
         final = FinalRequest.from_request(request)
         self.final_requests.append(final)
-        name = model_name(request.model)
+        name = final.model
         data = {"model": name, "tools": tuple(final.tool_names)}
         self.trace.record("model", "model", "enter", None, data)
         try:
@@ -428,7 +451,7 @@ class _Run:
         return response
 
     def _check_executable(self, request: ModelRequest) -> None:
-        if self.engine.stack.tool_layers:
+        if request.tools is self.engine.request_tools or self.engine.stack.tool_layers:
             return
         known = self.engine.tools_by_name
         unknown = sorted(item.name for item in request.tools if item.name not in known)
@@ -462,24 +485,23 @@ class _Run:
         if tool is None:
             valid = ", ".join(sorted(self.engine.tools_by_name))
             text = f"Error: {call.name} is not a valid tool, try one of [{valid}]."
-            return ToolMessage(text, tool_call_id=call_id, name=call.name, status="error")
+            return _error_message(text, call_id, call.name)
         runtime = request.runtime or ToolRuntime(state=request.state, tool_call_id=call_id)
         try:
             kwargs = tool.prepare(call.args, runtime)
         except ValidationError as error:
-            text = validation_message(call.name, error)
-            return ToolMessage(text, tool_call_id=call_id, name=call.name, status="error")
+            return _error_message(validation_message(call.name, error), call_id, call.name)
         try:
             value = await self.executor.tool(tool, kwargs)
         except ToolError as error:
-            return ToolMessage(str(error), tool_call_id=call_id, name=call.name, status="error")
+            return _error_message(str(error), call_id, call.name)
         return _tool_message(value, call_id, call.name)
 
     def result(self) -> RunResult:
         return RunResult(
             messages=tuple(self.values["messages"]),
             state=self.snapshot(),
-            trace=self.trace.freeze(),
+            trace=self.trace,
             final_requests=tuple(self.final_requests),
         )
 
@@ -493,7 +515,11 @@ def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:
         return value
     if isinstance(value, ToolMessage):
         return value if value.tool_call_id == call_id else value.override(tool_call_id=call_id)
-    return ToolMessage(tool_result_text(value), tool_call_id=call_id, name=name)
+    return text_message(ToolMessage, tool_result_text(value), tool_call_id=call_id, name=name)
+
+
+def _error_message(text: str, call_id: str, name: str) -> ToolMessage:
+    return text_message(ToolMessage, text, tool_call_id=call_id, name=name, status="error")
 
 
 def _as_model_response(reply: Any, model: str) -> ModelResponse:

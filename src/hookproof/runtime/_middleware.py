@@ -129,27 +129,32 @@ def compile_middleware(middleware: Sequence[object]) -> Stack:
 
 
 def _function_middleware(
-    hook: str, func: Callable[..., Any], name: str | None, tools: Sequence[Tool],
+    hook: str,
+    func: Callable[..., Any],
+    name: str | None,
+    tools: Sequence[Tool],
     state_schema: type | None,
 ) -> AgentMiddleware:
-    attribute = f"a{hook}" if inspect.iscoroutinefunction(func) else hook
+    is_async = inspect.iscoroutinefunction(func)
+    attribute = f"a{hook}" if is_async else hook
 
     def method(_self: object, *args: Any) -> Any:
         return func(*args)
 
-    if attribute.startswith("a"):
+    if is_async:
 
         async def method(_self: object, *args: Any) -> Any:  # type: ignore[misc]
             return await func(*args)
 
-    namespace = {
+    class_name = str(name or getattr(func, "__name__", hook))
+    namespace: dict[str, Any] = {
         attribute: method,
-        "name": name or getattr(func, "__name__", hook),
+        "name": class_name,
         "tools": tuple(tools),
         "state_schema": state_schema,
         "__doc__": func.__doc__,
     }
-    cls = type(namespace["name"], (AgentMiddleware,), namespace)
+    cls = type(class_name, (AgentMiddleware,), namespace)
     return cls()  # type: ignore[no-any-return]
 
 
@@ -193,7 +198,7 @@ def _as_system_message(value: object, owner: str) -> SystemMessage:
     if isinstance(value, SystemMessage):
         return value
     if isinstance(value, str):
-        return SystemMessage(value)
+        return SystemMessage(content=value)
     raise UsageError(
         f"hookproof: dynamic_prompt {owner!r} returned {type(value).__name__}; return the "
         "prompt as a str or a SystemMessage."

@@ -8,7 +8,7 @@ ImmutableError with the fix in the message.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, NoReturn, Protocol, runtime_checkable
 
@@ -26,8 +26,9 @@ from hookproof.messages import (
     ToolMessage,
     _Immutable,
     coerce_message,
+    construct,
 )
-from hookproof.tools import Tool, ToolSchema
+from hookproof.tools import Tool, ToolSchema, schema_of
 
 __all__ = [
     "ChatModel",
@@ -104,7 +105,7 @@ def _as_system(value: object) -> SystemMessage | None:
     if value is None or isinstance(value, SystemMessage):
         return value
     if isinstance(value, str):
-        return SystemMessage(value)
+        return SystemMessage(content=value)
     raise UsageError(
         f"hookproof: system_message must be a SystemMessage, a str or None, not "
         f"{type(value).__name__}."
@@ -116,7 +117,7 @@ def _as_messages(values: Sequence[object]) -> FrozenList[Message]:
     return FrozenList(item for item in result if isinstance(item, Message))
 
 
-_MODEL_COERCE = {
+_MODEL_COERCE: dict[str, Callable[[Any], Any]] = {
     "messages": _as_messages,
     "tools": lambda values: FrozenList(_as_tool(item) for item in values),
     "system_message": _as_system,
@@ -127,20 +128,25 @@ _MODEL_COERCE = {
 }
 
 
+_NO_MESSAGES: FrozenList[Message] = FrozenList()
+_NO_TOOLS: FrozenList[Tool | ToolSchema] = FrozenList()
+_EMPTY = FrozenDict()
+
+
 @_immutable
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
     """Everything a wrap_model_call layer may inspect or replace before the model is called."""
 
     model: Any
-    messages: FrozenList[Message] = FrozenList()
+    messages: FrozenList[Message] = _NO_MESSAGES
     system_message: SystemMessage | None = None
-    tools: FrozenList[Tool | ToolSchema] = FrozenList()
+    tools: FrozenList[Tool | ToolSchema] = _NO_TOOLS
     tool_choice: Any = None
     response_format: Any = None
-    state: FrozenDict = FrozenDict()
+    state: FrozenDict = _EMPTY
     runtime: Runtime[Any] | None = None
-    model_settings: FrozenDict = FrozenDict()
+    model_settings: FrozenDict = _EMPTY
 
     @classmethod
     def create(cls, **values: Any) -> ModelRequest:
@@ -173,7 +179,7 @@ class ToolCallRequest:
 
     tool_call: ToolCall
     tool: Tool | None
-    state: FrozenDict = FrozenDict()
+    state: FrozenDict = _EMPTY
     runtime: ToolRuntime[Any] | None = None
 
     def override(self, **changes: Any) -> ToolCallRequest:
@@ -238,11 +244,12 @@ class FinalRequest(_Immutable):
 
     @classmethod
     def from_request(cls, request: ModelRequest) -> FinalRequest:
-        return cls.model_construct(
+        return construct(
+            cls,
             model=model_name(request.model),
             system_message=request.system_message,
             messages=request.messages,
-            tools=FrozenList(item.schema for item in request.tools),
+            tools=FrozenList(schema_of(item) for item in request.tools),
             tool_choice=request.tool_choice,
             response_format=request.response_format,
             model_settings=request.model_settings,

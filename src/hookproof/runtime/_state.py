@@ -16,11 +16,15 @@ Reducer = Callable[[Any, Any], Any]
 
 
 def add_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Message]:
-    """Append messages; one with the id of an existing message replaces it; RemoveMessage removes."""
+    """Append messages; a message with an existing id replaces it; RemoveMessage removes."""
     result = list(current or ())
     items = new if isinstance(new, list | tuple) else [new]
     for index, item in enumerate(items):
-        message = coerce_message(item, where=f"messages update [{index}]")
+        message = (
+            item
+            if isinstance(item, Message)
+            else coerce_message(item, where=f"messages update [{index}]")
+        )
         if isinstance(message, RemoveMessage):
             result = _remove(result, message.id)
             continue
@@ -86,7 +90,10 @@ class StateSpec:
         self.reducers["messages"] = add_messages
 
     def apply(self, state: dict[str, Any], update: Mapping[str, Any], source: str) -> list[str]:
-        """Apply an update in place on the run's private state; returns the keys written."""
+        """Apply an update in place on the run's private state; returns the keys written.
+
+        The first write of a key sets it as given; later writes go through its reducer.
+        """
         for key, value in update.items():
             reducer = self.reducers.get(key)
             if reducer is None:
@@ -97,7 +104,8 @@ class StateSpec:
                         "state_schema= or in the middleware's state_schema."
                     )
                 reducer = _replace
-            state[key] = freeze(reducer(state.get(key), value))
+            first_write = key not in state and reducer is not add_messages
+            state[key] = freeze(value if first_write else reducer(state[key], value))
         return list(update)
 
     def snapshot(self, state: dict[str, Any]) -> FrozenDict:

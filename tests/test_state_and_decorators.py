@@ -1,0 +1,195 @@
+"""State reducers, Command, jumps, decorators, dynamic_prompt and middleware tools."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Annotated, Any, TypedDict
+
+import pytest
+
+from hookproof.messages import RemoveMessage, UserMessage
+from hookproof.models import RecordingModel, ScriptedModel, call
+from hookproof.runtime import (
+    AgentMiddleware,
+    Command,
+    ExtendedModelResponse,
+    ModelResponse,
+    ToolMessage,
+    ToolRuntime,
+    after_agent,
+    after_model,
+    before_agent,
+    before_model,
+    create_agent,
+    dynamic_prompt,
+    tool,
+    wrap_model_call,
+    wrap_tool_call,
+)
+from tests.helpers import lookup
+
+HI = {"messages": [("user", "hi")]}
+
+
+class CountingState(TypedDict):
+    messages: list[Any]
+    model_calls: Annotated[int, operator.add]
+
+
+def test_custom_reducer_and_command_updates() -> None:
+    @before_model(state_schema=CountingState)
+    def count(state: Any, runtime: Any) -> Any:
+        return Command(update={"model_calls": 1})
+
+    model = ScriptedModel([call("lookup", {"query": "x"}), "done"])
+    result = create_agent(model, [lookup], middleware=[count]).invoke({**HI, "model_calls": 10})
+    assert result.state["model_calls"] == 12
+
+
+def test_state_is_read_only_inside_hooks() -> None:
+    @before_agent
+    def scribble(state: Any, runtime: Any) -> None:
+        state["messages"] = []
+
+    with pytest.raises(AttributeError, match="immutable"):
+        create_agent(ScriptedModel(["x"]), middleware=[scribble]).invoke(HI)
+
+
+def test_messages_reducer_replaces_by_id_and_removes() -> None:
+    @before_agent
+    def rewrite(state: Any, runtime: Any) -> Any:
+        return {"messages": [UserMessage("edited", id="u1"), RemoveMessage(id="u2")]}
+
+    model = RecordingModel(ScriptedModel(["x"]))
+    messages = [UserMessage("hi", id="u1"), UserMessage("drop me", id="u2")]
+    create_agent(model, middleware=[rewrite]).invoke({"messages": messages})
+    assert [m.text for m in model.last.messages] == ["edited"]
+
+
+def test_jump_to_end_from_before_model_skips_the_model_but_runs_after_agent() -> None:
+    @before_model
+    def stop(state: Any, runtime: Any) -> Any:
+        return {"jump_to": "end", "messages": [("assistant", "blocked")]}
+
+    @after_agent
+    def finish(state: Any, runtime: Any) -> None:
+        return None
+
+    model = RecordingModel(ScriptedModel([]))
+    result = create_agent(model, middleware=[stop, finish]).invoke(HI)
+    assert result.text == "blocked" and model.requests == ()
+    assert result.trace.count("after_agent", "finish") == 1
+
+
+def test_after_model_jump_to_model_calls_the_model_again() -> None:
+    @after_model
+    def again_once(state: Any, runtime: Any) -> Any:
+        return {"jump_to": "model"} if len(state["messages"]) == 2 else None
+
+    model = RecordingModel(ScriptedModel(["first", "second"]))
+    result = create_agent(model, middleware=[again_once]).invoke(HI)
+    assert result.text == "second" and len(model.requests) == 2
+
+
+def test_tool_returning_command_updates_state() -> None:
+    @tool
+    def remember(note: str, runtime: ToolRuntime[Any]) -> Command:
+        """Remember a note."""
+        reply = ToolMessage("saved", tool_call_id=runtime.tool_call_id or "")
+        return Command(update={"messages": [reply], "note": note})
+
+    model = ScriptedModel([call("remember", {"note": "n1"}), "done"])
+    result = create_agent(model, [remember]).invoke(HI)
+    assert result.state["note"] == "n1"
+    assert result.messages[2].text == "saved"
+
+
+def test_wrap_model_call_can_update_state_through_an_extended_response() -> None:
+    @wrap_model_call
+    def tag(request: Any, handler: Any) -> Any:
+        response = handler(request)
+        return ExtendedModelResponse(response, Command(update={"route": "fast"}))
+
+    @wrap_model_call
+    def outer(request: Any, handler: Any) -> Any:
+        response = handler(request)
+        assert isinstance(response, ModelResponse)
+        return response
+
+    result = create_agent(ScriptedModel(["x"]), middleware=[outer, tag]).invoke(HI)
+    assert result.state["route"] == "fast"
+
+
+def test_dynamic_prompt_replaces_the_system_message() -> None:
+    @dynamic_prompt
+    def by_context(request: Any) -> str:
+        return f"You help a {request.runtime.context}."
+
+    model = RecordingModel(ScriptedModel(["x"]))
+    create_agent(model, system_prompt="static", middleware=[by_context]).invoke(HI, context="guest")
+    assert model.last.system_text == "You help a guest."
+
+
+def test_async_decorated_hooks_and_async_tools_under_ainvoke() -> None:
+    @tool
+    async def fetch(url: str) -> str:
+        """Fetch a page."""
+        await asyncio.sleep(0)
+        return f"page:{url}"
+
+    @wrap_tool_call
+    async def audit(request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    @dynamic_prompt
+    async def prompt(request: Any) -> str:
+        return "async prompt"
+
+    model = RecordingModel(ScriptedModel([call("fetch", {"url": "u"}), "done"]))
+    agent = create_agent(model, [fetch], middleware=[audit, prompt])
+    result = asyncio.run(agent.ainvoke(HI))
+    assert result.messages[2].text == "page:u"
+    assert model.last.system_text == "async prompt"
+    assert result.trace.count("wrap_tool_call", "audit") == 1
+
+
+def test_async_tool_under_sync_invoke() -> None:
+    @tool
+    async def fetch(url: str) -> str:
+        """Fetch a page."""
+        return f"page:{url}"
+
+    model = ScriptedModel([call("fetch", {"url": "u"}), "done"])
+    assert create_agent(model, [fetch]).invoke(HI).messages[2].text == "page:u"
+
+
+def test_middleware_tools_are_registered_first() -> None:
+    @tool
+    def write_todos(todos: list[str]) -> str:
+        """Write the todo list."""
+        return "ok"
+
+    class Todo(AgentMiddleware):
+        tools = (write_todos,)
+
+    agent = create_agent(ScriptedModel(["x"]), [lookup], middleware=[Todo()])
+    assert [t.name for t in agent.tools] == ["write_todos", "lookup"]
+
+
+def test_one_agent_serves_concurrent_runs_without_sharing_state() -> None:
+    @tool
+    def whoami(runtime: ToolRuntime[str]) -> str:
+        """Tell the caller's role."""
+        return str(runtime.context)
+
+    def respond(request: Any) -> Any:
+        return call("whoami") if len(request.messages) == 1 else request.messages[-1].text
+
+    agent = create_agent(ScriptedModel(respond), [whoami])
+
+    async def both() -> list[str]:
+        runs = [agent.ainvoke(HI, context=role) for role in ("guest", "admin", "analyst")]
+        return [result.text for result in await asyncio.gather(*runs)]
+
+    assert asyncio.run(both()) == ["guest", "admin", "analyst"]
