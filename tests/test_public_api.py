@@ -1,0 +1,60 @@
+"""The names users import, and what importing them costs."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+PUBLIC = {
+    "hookproof": ["HookproofError"],
+    "hookproof.errors": ["HookproofError", "ToolError", "ScriptExhausted", "UsageError"],
+    "hookproof.runtime": [
+        "create_agent", "AgentMiddleware", "ModelRequest", "ModelResponse", "ToolCallRequest",
+        "Runtime", "ToolRuntime", "Command", "tool", "before_agent", "before_model",
+        "after_model", "after_agent", "wrap_model_call", "wrap_tool_call", "dynamic_prompt",
+    ],
+    "hookproof.models": [
+        "ScriptedModel", "RecordingModel", "FinalRequest", "ScriptExhausted", "call",
+    ],
+    "hookproof.trace": ["Trace", "TraceEvent"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC))
+def test_public_names_are_exported(module: str) -> None:
+    loaded = importlib.import_module(module)
+    assert set(PUBLIC[module]) <= set(loaded.__all__)
+    for name in loaded.__all__:
+        assert getattr(loaded, name) is not None
+
+
+def test_one_base_exception_and_builtin_usage_errors() -> None:
+    import hookproof
+    from hookproof import errors
+
+    assert hookproof.HookproofError is errors.HookproofError
+    assert issubclass(errors.UsageError, TypeError)
+    assert issubclass(errors.InvalidInputError, ValueError)
+    for name in errors.__all__:
+        assert issubclass(getattr(errors, name), errors.HookproofError)
+
+
+HEAVY = ["langchain", "langchain_core", "langgraph", "hypothesis", "syrupy", "jinja2"]
+
+
+@pytest.mark.parametrize(
+    "statement", ["import hookproof", "import hookproof.pytest_plugin", "import hookproof.runtime"]
+)
+def test_import_loads_no_heavy_dependency(statement: str) -> None:
+    code = f"{statement}; import sys, json; print(json.dumps(sorted(sys.modules)))"
+    loaded = json.loads(subprocess.check_output([sys.executable, "-c", code], text=True))
+    assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_import_hookproof_does_not_load_pydantic() -> None:
+    code = "import hookproof, sys; print('pydantic' in sys.modules)"
+    assert subprocess.check_output([sys.executable, "-c", code], text=True).strip() == "False"
