@@ -186,41 +186,70 @@ def test_sync_hooks_work_under_ainvoke_with_a_suspending_model() -> None:
     ]
 
 
-def _is_onion(labels: list[str], names: list[str], hook: str) -> bool:
-    expected = [f"{n}.{hook}:enter" for n in names] + [f"{n}.{hook}:exit" for n in reversed(names)]
-    observed = [label for label in labels if f".{hook}:" in label]
-    return observed == expected * (len(observed) // max(len(expected), 1))
+class NodeOnly(AgentMiddleware):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+    def after_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+class AsyncWrapOnly(AgentMiddleware):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+
+KINDS = {"everything": Everything, "sync": SyncOnly, "node": NodeOnly, "async": AsyncWrapOnly}
+
+
+def _has(middleware: Any, hook: str) -> bool:
+    return hasattr(middleware, hook) or hasattr(middleware, f"a{hook}")
+
+
+def _expected_onion(stack: list[Any], hook: str, calls: int) -> list[str]:
+    names = [m.name for m in stack if _has(m, hook)]
+    one = [f"{n}.{hook}:enter" for n in names] + [f"{n}.{hook}:exit" for n in reversed(names)]
+    return one * calls
 
 
 @given(
-    kinds=st.lists(st.sampled_from(["model", "tool", "both", "node"]), max_size=8),
+    kinds=st.lists(st.sampled_from(sorted(KINDS)), max_size=8),
     use_async=st.booleans(),
+    tool_calls=st.integers(min_value=0, max_value=3),
 )
-def test_wrap_layers_nest_as_an_onion_for_any_stack(kinds: list[str], use_async: bool) -> None:
-    stack: list[Any] = []
-    for index, kind in enumerate(kinds):
-        middleware = Everything(f"m{index}") if kind == "both" else SyncOnly(f"m{index}")
-        if kind == "node":
-            middleware = Everything(f"m{index}")
-        stack.append(middleware)
-    agent = create_agent(
-        ScriptedModel([call("lookup", {"query": "x"}), "done"]), [lookup], middleware=stack
-    )
+def test_any_stack_of_up_to_8_middleware_nests_as_an_onion(
+    kinds: list[str], use_async: bool, tool_calls: int
+) -> None:
+    if not use_async:
+        kinds = [kind for kind in kinds if kind != "async"]
+    stack = [KINDS[kind](f"m{index}") for index, kind in enumerate(kinds)]
+    turns: list[Any] = [call("lookup", {"query": str(n)}) for n in range(tool_calls)] + ["done"]
+    agent = create_agent(ScriptedModel(turns), [lookup], middleware=stack)
     request = {"messages": [("user", "hi")]}
     result = asyncio.run(agent.ainvoke(request)) if use_async else agent.invoke(request)
     labels = hook_labels(result)
-    names = [m.name for m in stack]
-    assert _is_onion(labels, names, "wrap_model_call")
-    assert _is_onion(labels, names, "wrap_tool_call")
-    before = [label for label in labels if ".before_model:enter" in label]
-    after = [label for label in labels if ".after_model:enter" in label]
-    assert before == [f"{n}.before_model:enter" for n in names] * 2
-    assert (
-        after
-        == [
-            f"{n}.after_model:enter"
-            for n in reversed(names)
-            if n.startswith("m") and isinstance(stack[names.index(n)], Everything)
-        ]
-        * 2
-    )
+    model_turns = tool_calls + 1
+
+    def only(hook: str) -> list[str]:
+        return [label for label in labels if f".{hook}:" in label]
+
+    assert only("wrap_model_call") == _expected_onion(stack, "wrap_model_call", model_turns)
+    assert only("wrap_tool_call") == _expected_onion(stack, "wrap_tool_call", tool_calls)
+    before = [m.name for m in stack if _has(m, "before_model")]
+    after = [m.name for m in reversed(stack) if _has(m, "after_model")]
+    assert [x for x in only("before_model") if x.endswith("enter")] == [
+        f"{n}.before_model:enter" for n in before
+    ] * model_turns
+    assert [x for x in only("after_model") if x.endswith("enter")] == [
+        f"{n}.after_model:enter" for n in after
+    ] * model_turns
+    assert result.text == "done"

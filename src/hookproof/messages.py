@@ -304,7 +304,9 @@ def coerce_message(value: object, *, where: str = "a message") -> Message | Remo
 
 
 def coerce_messages(values: Sequence[object], *, where: str) -> list[Message | RemoveMessage]:
-    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Sequence):
+    if not isinstance(values, list | tuple) and (
+        isinstance(values, str | bytes | Mapping) or not isinstance(values, Sequence)
+    ):
         raise UsageError(
             f"hookproof: {where} must be a list of messages, got {type(values).__name__}. "
             'Wrap it in a list: {"messages": [("user", "hi")]}.'
