@@ -157,6 +157,7 @@ class SlowAsyncModel:
     """A model that really suspends, so sync layers above it must not block the loop."""
 
     name = "slow"
+    hookproof_offline = True
 
     def __init__(self) -> None:
         self.inner = ScriptedModel([call("lookup", {"query": "x"}), "done"])

@@ -1,17 +1,134 @@
 """hookproof's pytest plugin (entry point ``hookproof``; disable with ``-p no:hookproof``).
 
-A thin layer over the library: it imports hookproof's internals, and never hypothesis,
-syrupy or langchain, only inside the hooks and fixtures that need them, so loading it costs
-nothing for test suites that do not use it. Fixtures and markers arrive with the snapshot
-work; today the plugin only makes hookproof's presence visible in pytest's header.
+A thin layer over the library. It imports hookproof's runtime, syrupy and the snapshot code
+only inside the fixtures that need them, so loading it costs almost nothing:
+
+- ``hookproof_snapshot``: ``assert recording_model.last == hookproof_snapshot`` writes or
+  compares one readable file under ``<rootdir>/snapshots/`` (ini ``hookproof_snapshot_dir``);
+- ``scripted_model``: a ScriptedModel playing the marker's ``script=``;
+- ``recording_model``: a RecordingModel over ``scripted_model``;
+- ``hookproof_options``: the merged options (see ``hookproof.config``);
+- marker ``@pytest.mark.hookproof(**options)``: the kwargs of ``HookproofOptions``;
+- real model calls are blocked in every test unless ``allow_real_models=True``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
 import pytest
+
+if TYPE_CHECKING:
+    from hookproof.config import HookproofOptions
+    from hookproof.models import RecordingModel, ScriptedModel
+
+_INI_OPTIONS = {
+    "hookproof_snapshot_dir": "directory for hookproof snapshot files, relative to rootdir",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("hookproof")
+    group.addoption(
+        "--hookproof-allow-real-models",
+        action="store_true",
+        default=None,
+        help="let models that are not declared offline run (the guard is on by default)",
+    )
+    for name, help_text in _INI_OPTIONS.items():
+        parser.addini(name, help_text, default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "hookproof(**options): hookproof options for this test (the fields of "
+        "hookproof.config.HookproofOptions: script, model_name, matchers, normalise_ids, "
+        "snapshot_dir, allow_real_models)",
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str:
     from hookproof import __version__
 
     return f"hookproof: {__version__}"
+
+
+@pytest.fixture
+def hookproof_options(request: pytest.FixtureRequest) -> HookproofOptions:
+    """The options in force for this test: defaults < ini < markers < command line."""
+    from hookproof.config import resolve_options
+
+    config = request.config
+    ini = {"snapshot_dir": config.getini("hookproof_snapshot_dir") or None}
+    markers = [mark.kwargs for mark in reversed(list(request.node.iter_markers("hookproof")))]
+    cli = {"allow_real_models": config.getoption("hookproof_allow_real_models")}
+    return resolve_options(ini=ini, markers=markers, cli=cli)
+
+
+@pytest.fixture(autouse=True)
+def _hookproof_model_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    from hookproof._guard import block_real_models
+
+    allowed = request.config.getoption("hookproof_allow_real_models") or any(
+        mark.kwargs.get("allow_real_models") for mark in request.node.iter_markers("hookproof")
+    )
+    with block_real_models(not allowed):
+        yield
+
+
+@pytest.fixture
+def scripted_model(hookproof_options: HookproofOptions) -> ScriptedModel:
+    """A ScriptedModel playing ``@pytest.mark.hookproof(script=[...])``."""
+    from hookproof.models import ScriptedModel
+
+    return ScriptedModel(list(hookproof_options.script), name=hookproof_options.model_name)
+
+
+@pytest.fixture
+def recording_model(scripted_model: ScriptedModel) -> RecordingModel:
+    """A RecordingModel over ``scripted_model``: ``.last`` is the final request."""
+    from hookproof.models import RecordingModel
+
+    return RecordingModel(scripted_model)
+
+
+@pytest.fixture
+def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: HookproofOptions) -> Any:
+    """syrupy's snapshot, writing hookproof's readable final-request files."""
+    try:
+        snapshot = request.getfixturevalue("snapshot")
+    except pytest.FixtureLookupError:
+        raise pytest.UsageError(
+            "hookproof: hookproof_snapshot needs syrupy. Install it with "
+            "`pip install 'hookproof[test]'` (or `pip install syrupy`)."
+        ) from None
+    from hookproof.snapshot.extension import extension_for
+
+    matchers = hookproof_options.matchers
+    extension = extension_for(
+        None if matchers is None else tuple(matchers),
+        hookproof_options.normalise_ids,
+        None if hookproof_options.snapshot_dir == "snapshots" else hookproof_options.snapshot_dir,
+    )
+    return snapshot.use_extension(extension)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_assertrepr_compare(
+    config: pytest.Config, op: str, left: object, right: object
+) -> list[str] | None:
+    """Explain a snapshot written in another format before syrupy's generic message."""
+    extension = getattr(right, "extension", None)
+    if op != "==" or extension is None or not _is_hookproof_extension(extension):
+        return None
+    from hookproof.snapshot.extension import tainted_message
+
+    return tainted_message(right)
+
+
+def _is_hookproof_extension(extension: object) -> bool:
+    from hookproof.snapshot.extension import HookproofSnapshotExtension
+
+    return isinstance(extension, HookproofSnapshotExtension)

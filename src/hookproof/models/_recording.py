@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from hookproof._guard import check_model
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import AssistantMessage
 from hookproof.runtime._requests import FinalRequest, model_name
@@ -21,6 +22,7 @@ class RecordingModel:
     """
 
     __test__ = False
+    hookproof_offline = True
 
     def __init__(self, inner: Any, *, name: str | None = None) -> None:
         if inner is None or not callable(getattr(inner, "invoke", None)):
@@ -72,6 +74,7 @@ class RecordingModel:
         return recorded
 
     def invoke(self, request: FinalRequest) -> AssistantMessage:
+        check_model(self.inner)
         self._record(request)
         response: AssistantMessage = self.inner.invoke(request)
         with self._lock:
@@ -79,6 +82,7 @@ class RecordingModel:
         return response
 
     async def ainvoke(self, request: FinalRequest) -> AssistantMessage:
+        check_model(self.inner)
         self._record(request)
         ainvoke = getattr(self.inner, "ainvoke", None)
         response: AssistantMessage = (

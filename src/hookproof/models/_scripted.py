@@ -59,6 +59,7 @@ class ScriptedModel:
     """
 
     __test__ = False
+    hookproof_offline = True
 
     def __init__(self, turns: Sequence[Turn] | TurnFunction, *, name: str = "scripted") -> None:
         if callable(turns):

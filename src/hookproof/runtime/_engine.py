@@ -22,6 +22,7 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._guard import check_model
 from hookproof.context import Runtime, ToolRuntime
 from hookproof.errors import (
     MaxIterationsExceeded,
@@ -434,6 +435,7 @@ class _Run:
 
     async def _call_model(self, request: ModelRequest) -> ModelResponse:
         self._check_executable(request)
+        check_model(request.model)
         final = FinalRequest.from_request(request)
         self.final_requests.append(final)
         name = final.model

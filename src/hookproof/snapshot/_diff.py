@@ -1,0 +1,230 @@
+"""The semantic diff of two final requests, each change classified.
+
+BREAKING  a tool removed; a parameter removed, retyped, or made (or newly) required.
+SECURITY  a tool visible now that was not before.
+REVIEW    prompt, description, message, tool_choice, settings or model text changed.
+COSMETIC  the same change up to whitespace.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from hookproof.errors import UsageError
+from hookproof.runtime._requests import FinalRequest
+from hookproof.snapshot._render import RequestView, ToolView, parse, view
+
+__all__ = ["Change", "ChangeClass", "SnapshotDiff", "diff"]
+
+
+class ChangeClass(StrEnum):
+    BREAKING = "BREAKING"
+    SECURITY = "SECURITY"
+    REVIEW = "REVIEW"
+    COSMETIC = "COSMETIC"
+
+
+_SEVERITY = {ChangeClass.BREAKING: 0, ChangeClass.SECURITY: 1, ChangeClass.REVIEW: 2}
+_DESCRIPTIVE_KEYS = frozenset({"description", "title", "default", "examples"})
+
+
+@dataclass(frozen=True)
+class Change:
+    """One classified change: ``kind`` is BREAKING/SECURITY/REVIEW/COSMETIC."""
+
+    kind: ChangeClass
+    subject: str
+    what: str
+    before: str | None = None
+    after: str | None = None
+
+    def describe(self) -> str:
+        return f"{self.kind.value:<8} {self.subject}: {self.what}"
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {
+            "class": self.kind.value,
+            "subject": self.subject,
+            "what": self.what,
+            "before": self.before,
+            "after": self.after,
+        }
+
+
+@dataclass(frozen=True)
+class SnapshotDiff:
+    """All changes between two requests, most severe first."""
+
+    changes: tuple[Change, ...]
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.changes
+
+    def of(self, *kinds: ChangeClass) -> list[Change]:
+        return [change for change in self.changes if change.kind in kinds]
+
+    @property
+    def kinds(self) -> set[ChangeClass]:
+        return {change.kind for change in self.changes}
+
+    def format(self) -> str:
+        return "\n".join(change.describe() for change in self.changes)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _text_kind(before: str, after: str) -> ChangeClass:
+    return ChangeClass.COSMETIC if _squash(before) == _squash(after) else ChangeClass.REVIEW
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _as_view(value: FinalRequest | RequestView | str, side: str) -> RequestView:
+    if isinstance(value, RequestView):
+        return value
+    if isinstance(value, FinalRequest):
+        return view(value)
+    if isinstance(value, str):
+        return parse(value, source=f"the {side} snapshot")
+    raise UsageError(
+        f"hookproof: diff() compares FinalRequests, RequestViews or snapshot texts, not "
+        f"{type(value).__name__} ({side})."
+    )
+
+
+def diff(
+    old: FinalRequest | RequestView | str, new: FinalRequest | RequestView | str
+) -> SnapshotDiff:
+    """Classify every change from ``old`` to ``new`` (see the module docstring)."""
+    before, after = _as_view(old, "old"), _as_view(new, "new")
+    changes = [
+        *_scalar_changes(before, after),
+        *_line_changes("system prompt", before.system, after.system),
+        *_line_changes("messages", before.messages, after.messages),
+        *_tool_changes(before, after),
+    ]
+    order = sorted(changes, key=lambda change: _SEVERITY.get(change.kind, 3))
+    return SnapshotDiff(tuple(order))
+
+
+def _scalar_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
+    for name in ("model", "tool_choice", "response_format", "settings"):
+        old, new = getattr(before, name), getattr(after, name)
+        if old != new:
+            yield Change(ChangeClass.REVIEW, name, "changed", _short(old), _short(new))
+
+
+def _line_changes(subject: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterator[Change]:
+    """One change per differing hunk, so a rewritten paragraph reads as one change."""
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        removed, added = "\n".join(old[i1:i2]), "\n".join(new[j1:j2])
+        if tag == "replace":
+            kind = _text_kind(removed, added)
+            what = "whitespace changed" if kind is ChangeClass.COSMETIC else "lines changed"
+            yield Change(kind, subject, what, removed, added)
+        elif tag == "delete":
+            yield Change(ChangeClass.REVIEW, subject, _count(i2 - i1, "removed"), before=removed)
+        else:
+            yield Change(ChangeClass.REVIEW, subject, _count(j2 - j1, "added"), after=added)
+
+
+def _count(lines: int, verb: str) -> str:
+    return f"{lines} line{'s' if lines != 1 else ''} {verb}"
+
+
+def _tool_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
+    old_names, new_names = set(before.tool_names), set(after.tool_names)
+    for name in sorted(old_names - new_names):
+        yield Change(ChangeClass.BREAKING, f"tool {name}", "removed")
+    for name in sorted(new_names - old_names):
+        yield Change(ChangeClass.SECURITY, f"tool {name}", "now visible to the model")
+    for name in sorted(old_names & new_names):
+        old, new = before.tool(name), after.tool(name)
+        assert old is not None and new is not None
+        yield from _one_tool(old, new)
+
+
+def _one_tool(old: ToolView, new: ToolView) -> Iterator[Change]:
+    subject = f"tool {old.name}"
+    if old.description != new.description:
+        kind = _text_kind(old.description, new.description)
+        yield Change(kind, subject, "description changed", old.description, new.description)
+    yield from _parameter_changes(subject, old.parameters, new.parameters)
+
+
+def _properties(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    properties = schema.get("properties", {})
+    return properties if isinstance(properties, Mapping) else {}
+
+
+def _required(schema: Mapping[str, Any]) -> set[str]:
+    required = schema.get("required", [])
+    return set(required) if isinstance(required, list) else set()
+
+
+def _type_part(schema: Any) -> Any:
+    if not isinstance(schema, Mapping):
+        return schema
+    return {key: value for key, value in schema.items() if key not in _DESCRIPTIVE_KEYS}
+
+
+def _parameter_changes(
+    subject: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> Iterator[Change]:
+    old_props, new_props = _properties(old), _properties(new)
+    old_req, new_req = _required(old), _required(new)
+    for name in sorted(set(old_props) - set(new_props)):
+        yield Change(ChangeClass.BREAKING, subject, f"parameter {name!r} removed")
+    for name in sorted(set(new_props) - set(old_props)):
+        required = name in new_req
+        kind = ChangeClass.BREAKING if required else ChangeClass.REVIEW
+        label = "required" if required else "optional"
+        yield Change(
+            kind, subject, f"{label} parameter {name!r} added", after=_short(new_props[name])
+        )
+    for name in sorted(set(old_props) & set(new_props)):
+        yield from _one_parameter(subject, name, old_props[name], new_props[name])
+        if (name in old_req) != (name in new_req):
+            now = "required" if name in new_req else "optional"
+            yield Change(ChangeClass.BREAKING, subject, f"parameter {name!r} is now {now}")
+    rest_old = {k: v for k, v in old.items() if k not in ("properties", "required")}
+    rest_new = {k: v for k, v in new.items() if k not in ("properties", "required")}
+    if rest_old != rest_new:
+        yield Change(
+            ChangeClass.REVIEW, subject, "schema changed", _short(rest_old), _short(rest_new)
+        )
+
+
+def _one_parameter(subject: str, name: str, old: Any, new: Any) -> Iterator[Change]:
+    if old == new:
+        return
+    if _type_part(old) != _type_part(new):
+        yield Change(
+            ChangeClass.BREAKING,
+            subject,
+            f"parameter {name!r} type changed",
+            _short(_type_part(old)),
+            _short(_type_part(new)),
+        )
+        return
+    yield Change(
+        ChangeClass.REVIEW,
+        subject,
+        f"parameter {name!r} description changed",
+        _short(old),
+        _short(new),
+    )

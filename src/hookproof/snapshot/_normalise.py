@@ -1,0 +1,77 @@
+"""Normalisation of volatile values (ids, uuids, timestamps, temp paths) before rendering.
+
+A matcher is either a ``(pattern, label)`` pair — every match is replaced by ``<label-N>``,
+numbered by first appearance within one request, so equal values stay equal — or a
+callable ``str -> str`` applied to every rendered text value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+__all__ = ["DEFAULT_MATCHERS", "Matcher", "Normaliser", "regex"]
+
+
+@dataclass(frozen=True)
+class RegexMatcher:
+    """Replace every match of ``pattern`` with ``<label-N>`` (N by first appearance)."""
+
+    pattern: re.Pattern[str]
+    label: str
+
+
+Matcher: TypeAlias = RegexMatcher | Callable[[str], str]
+
+
+def regex(pattern: str, label: str) -> RegexMatcher:
+    """A matcher replacing each distinct match of ``pattern`` by ``<label-N>``."""
+    return RegexMatcher(re.compile(pattern), label)
+
+
+DEFAULT_MATCHERS: tuple[Matcher, ...] = (
+    regex(
+        r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", "uuid"
+    ),
+    regex(
+        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b", "timestamp"
+    ),
+    regex(r"(?:/private)?(?:/tmp|/var/folders)(?:/[^\s\"'/]+)+", "tmp-path"),
+)
+
+
+@dataclass
+class Normaliser:
+    """Stable placeholders for one rendering: the same value always gets the same label."""
+
+    matchers: Sequence[Matcher] = DEFAULT_MATCHERS
+    normalise_ids: bool = True
+    _seen: dict[tuple[str, str], str] = field(default_factory=dict)
+    _counts: dict[str, int] = field(default_factory=dict)
+
+    def placeholder(self, label: str, value: str) -> str:
+        key = (label, value)
+        if key not in self._seen:
+            number = self._counts.get(label, 0)
+            self._counts[label] = number + 1
+            self._seen[key] = f"<{label}-{number}>"
+        return self._seen[key]
+
+    def ident(self, label: str, value: str | None) -> str | None:
+        """An id (message id, tool-call id): replaced when ids are normalised."""
+        if value is None or not self.normalise_ids:
+            return value
+        return self.placeholder(label, value)
+
+    def text(self, value: str) -> str:
+        for matcher in self.matchers:
+            if isinstance(matcher, RegexMatcher):
+                value = matcher.pattern.sub(self._replacer(matcher.label), value)
+            else:
+                value = matcher(value)
+        return value
+
+    def _replacer(self, label: str) -> Callable[[re.Match[str]], str]:
+        return lambda match: self.placeholder(label, match.group(0))

@@ -1,0 +1,342 @@
+"""The canonical, readable text of a FinalRequest, and its exact inverse.
+
+``view(request)`` reduces a FinalRequest to a RequestView (JSON-able values, volatile values
+normalised, tools sorted by name); ``render`` writes a view as text a person reviews in a
+diff; ``parse`` reads that text back into the same view. The first line carries the format
+version, so a file written by another format is recognised and regenerated, never misread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hookproof._frozen import thaw
+from hookproof.errors import InvalidInputError, UsageError
+from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, _Block
+from hookproof.runtime._requests import FinalRequest
+from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, Normaliser
+
+__all__ = [
+    "FORMAT_VERSION",
+    "RequestView",
+    "SnapshotFormatError",
+    "ToolView",
+    "content_hash",
+    "parse",
+    "render",
+    "view",
+]
+
+FORMAT_VERSION = 1
+_HEADER = "hookproof final request, format "
+_HEADER_PATTERN = re.compile(r"^hookproof final request, format (\d+)$")
+_SCALARS = ("model", "tool_choice", "response_format", "settings")
+_NONE = "(none)"
+
+
+class SnapshotFormatError(InvalidInputError):
+    """A snapshot file is not in the format this hookproof reads."""
+
+
+@dataclass(frozen=True)
+class ToolView:
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """A FinalRequest as plain, normalised data: what is rendered, parsed and diffed."""
+
+    model: str
+    tool_choice: Any
+    response_format: Any
+    settings: Mapping[str, Any]
+    system: tuple[str, ...]
+    messages: tuple[str, ...]
+    tools: tuple[ToolView, ...]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [item.name for item in self.tools]
+
+    def tool(self, name: str) -> ToolView | None:
+        return next((item for item in self.tools if item.name == name), None)
+
+    @property
+    def system_text(self) -> list[str]:
+        """The system prompt's text lines, without block headers."""
+        return [line[2:] for line in self.system if line.startswith("| ") or line == "|"]
+
+
+def _one_line(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _pretty(value: Any) -> list[str]:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2).split("\n")
+
+
+def _plain(value: Any, norm: Normaliser) -> Any:
+    """JSON-able data with every string normalised."""
+    value = thaw(value)
+    if isinstance(value, str):
+        return norm.text(value)
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item, norm) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item, norm) for item in value]
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if hasattr(value, "model_dump"):
+        return _plain(value.model_dump(mode="json"), norm)
+    return norm.text(repr(value))
+
+
+def _text_lines(text: str, norm: Normaliser) -> list[str]:
+    return [f"| {line}" if line else "|" for line in norm.text(text).split("\n")]
+
+
+def _block_lines(block: _Block, norm: Normaliser) -> list[str]:
+    data = block.model_dump(mode="json", exclude={"type"})
+    text = data.pop("text", None)
+    if "id" in data:
+        data["id"] = norm.ident("id", data["id"])
+    meta = {key: value for key, value in data.items() if value not in (None, {}, "")}
+    header = f"[{getattr(block, 'type', 'block')}]" + (
+        f" {_one_line(_plain(meta, norm))}" if meta else ""
+    )
+    return [header, *(_text_lines(text, norm) if isinstance(text, str) else [])]
+
+
+def _message_meta(message: Message, norm: Normaliser) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "id": norm.ident("id", message.id),
+        "name": message.name,
+        "additional_kwargs": _plain(message.additional_kwargs, norm),
+        "response_metadata": _plain(message.response_metadata, norm),
+    }
+    if isinstance(message, ToolMessage):
+        meta["tool_call_id"] = norm.ident("call", message.tool_call_id)
+        meta["status"] = message.status
+    return {key: value for key, value in meta.items() if value not in (None, {})}
+
+
+def _content_lines(message: Message, norm: Normaliser) -> list[str]:
+    """A lone plain text block is shown as its text alone; anything else block by block."""
+    blocks = message.content
+    lines = [line for block in blocks for line in _block_lines(block, norm)]
+    if len(blocks) == 1 and isinstance(blocks[0], TextBlock) and lines[0] == "[text]":
+        return lines[1:]
+    return lines
+
+
+def _message_lines(message: Message, norm: Normaliser) -> list[str]:
+    meta = _message_meta(message, norm)
+    lines = [f"<{message.role}>" + (f" {_one_line(meta)}" if meta else "")]
+    lines += _content_lines(message, norm)
+    if isinstance(message, AssistantMessage):
+        for item in message.tool_calls:
+            call_id = norm.ident("call", item.id)
+            lines.append(f"call {item.name} {call_id} {_one_line(_plain(item.args, norm))}")
+    return lines
+
+
+def _system_lines(request: FinalRequest, norm: Normaliser) -> tuple[str, ...]:
+    system = request.system_message
+    if system is None:
+        return ()
+    lines = [line for block in system.content for line in _block_lines(block, norm)]
+    meta = _message_meta(system, norm)
+    return tuple(lines + ([f"<metadata> {_one_line(meta)}"] if meta else []))
+
+
+def view(
+    request: FinalRequest,
+    *,
+    matchers: Sequence[Matcher] = DEFAULT_MATCHERS,
+    normalise_ids: bool = True,
+) -> RequestView:
+    """Reduce a FinalRequest to normalised plain data (see the module docstring)."""
+    if not isinstance(request, FinalRequest):
+        raise UsageError(
+            f"hookproof: a snapshot is taken of a FinalRequest (e.g. recording_model.last), "
+            f"not of a {type(request).__name__}."
+        )
+    norm = Normaliser(matchers=tuple(matchers), normalise_ids=normalise_ids)
+    system = _system_lines(request, norm)
+    messages = tuple(line for item in request.messages for line in _message_lines(item, norm))
+    tools = tuple(
+        ToolView(item.name, norm.text(item.description), _plain(item.parameters, norm))
+        for item in sorted(request.tools, key=lambda schema: schema.name)
+    )
+    return RequestView(
+        model=request.model,
+        tool_choice=_plain(request.tool_choice, norm),
+        response_format=_plain(request.response_format, norm),
+        settings=_plain(request.model_settings, norm),
+        system=system,
+        messages=messages,
+        tools=tools,
+    )
+
+
+def _indented(lines: Sequence[str], indent: str) -> list[str]:
+    return [f"{indent}{line}" for line in lines] if lines else [f"{indent}{_NONE}"]
+
+
+def _tool_lines(tool: ToolView) -> list[str]:
+    description = [f"| {line}" if line else "|" for line in tool.description.split("\n")]
+    parameters = [f"| {line}" for line in _pretty(thaw(tool.parameters))]
+    return [
+        f"  {tool.name}",
+        "    description:",
+        *(f"    {line}" for line in description),
+        "    parameters:",
+        *(f"    {line}" for line in parameters),
+    ]
+
+
+def render_view(data: RequestView) -> str:
+    lines = [f"{_HEADER}{FORMAT_VERSION}"]
+    lines += [
+        f"model: {_one_line(data.model)}",
+        f"tool_choice: {_one_line(data.tool_choice)}",
+        f"response_format: {_one_line(data.response_format)}",
+        f"settings: {_one_line(data.settings)}",
+        "",
+        "system:",
+        *_indented(data.system, "  "),
+        "",
+        "messages:",
+        *_indented(data.messages, "  "),
+        "",
+        f"tools: {len(data.tools)}",
+        *(line for item in data.tools for line in _tool_lines(item)),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render(
+    request: FinalRequest | RequestView,
+    *,
+    matchers: Sequence[Matcher] = DEFAULT_MATCHERS,
+    normalise_ids: bool = True,
+) -> str:
+    """The canonical text of a final request: stable order, normalised values, sorted JSON."""
+    if isinstance(request, RequestView):
+        return render_view(request)
+    return render_view(view(request, matchers=matchers, normalise_ids=normalise_ids))
+
+
+def content_hash(request: FinalRequest | RequestView, **options: Any) -> str:
+    """sha256 of the canonical text: equal across processes and PYTHONHASHSEED values."""
+    return hashlib.sha256(render(request, **options).encode("utf-8")).hexdigest()
+
+
+# -- parsing -------------------------------------------------------------------------------
+
+
+def _format_error(source: str, problem: str) -> SnapshotFormatError:
+    return SnapshotFormatError(
+        f"hookproof: {source} is not a readable hookproof snapshot: {problem}. Regenerate it "
+        "with `pytest --snapshot-update` (or delete it and run the tests again)."
+    )
+
+
+def check_version(text: str, source: str) -> None:
+    """Raise SnapshotFormatError unless text starts with this hookproof's format line."""
+    first = text.split("\n", 1)[0]
+    match = _HEADER_PATTERN.match(first)
+    if match is None:
+        raise _format_error(source, f"its first line is {first[:60]!r}")
+    if int(match.group(1)) != FORMAT_VERSION:
+        raise _format_error(
+            source,
+            f"it was written in format {match.group(1)}, this hookproof writes {FORMAT_VERSION}",
+        )
+
+
+class _Lines:
+    def __init__(self, text: str, source: str) -> None:
+        self.lines = text.rstrip("\n").split("\n")
+        self.index = 1
+        self.source = source
+
+    def take(self, prefix: str) -> str:
+        line = self.lines[self.index] if self.index < len(self.lines) else "<end of file>"
+        if not line.startswith(prefix) or (not prefix and line):
+            raise _format_error(self.source, f"line {self.index + 1} should start with {prefix!r}")
+        self.index += 1
+        return line[len(prefix) :]
+
+    def block(self, indent: str) -> list[str]:
+        taken: list[str] = []
+        while self.index < len(self.lines) and self.lines[self.index].startswith(indent):
+            taken.append(self.lines[self.index][len(indent) :])
+            self.index += 1
+        return taken
+
+    def json(self, prefix: str) -> Any:
+        raw = self.take(prefix)
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise _format_error(
+                self.source, f"{prefix.strip()} holds invalid JSON ({error})"
+            ) from None
+
+
+def _section(lines: _Lines, name: str) -> tuple[str, ...]:
+    lines.take(f"{name}:")
+    body = lines.block("  ")
+    lines.take("")
+    return () if body == [_NONE] else tuple(body)
+
+
+def _parse_tool(lines: _Lines) -> ToolView:
+    name = lines.take("  ")
+    lines.take("    description:")
+    description = "\n".join(_bars(lines))
+    lines.take("    parameters:")
+    try:
+        parameters = json.loads("\n".join(_bars(lines)))
+    except json.JSONDecodeError as error:
+        raise _format_error(
+            lines.source, f"tool {name!r} has invalid parameters ({error})"
+        ) from None
+    return ToolView(name, description, parameters)
+
+
+def _bars(lines: _Lines) -> list[str]:
+    """Text lines written as ``| text`` (or a bare ``|`` for an empty line)."""
+    return [line[1:] if line.startswith(" ") else line for line in lines.block("    |")]
+
+
+def parse(text: str, *, source: str = "snapshot") -> RequestView:
+    """Read a rendered snapshot back into the RequestView it was rendered from."""
+    check_version(text, source)
+    lines = _Lines(text, source)
+    scalars = {name: lines.json(f"{name}: ") for name in _SCALARS}
+    lines.take("")
+    system = _section(lines, "system")
+    messages = _section(lines, "messages")
+    count = int(lines.take("tools: "))
+    tools = tuple(_parse_tool(lines) for _ in range(count))
+    if lines.index != len(lines.lines):
+        raise _format_error(source, f"unexpected text at line {lines.index + 1}")
+    return RequestView(
+        model=scalars["model"],
+        tool_choice=scalars["tool_choice"],
+        response_format=scalars["response_format"],
+        settings=scalars["settings"],
+        system=system,
+        messages=messages,
+        tools=tools,
+    )

@@ -1,0 +1,163 @@
+"""The syrupy extension behind the ``hookproof_snapshot`` fixture.
+
+One readable text file per assertion, under ``<rootdir>/<snapshot_dir>/<test path>/``,
+written atomically. A file in another format version is reported as needing regeneration
+(``--snapshot-update``). A failing comparison shows the semantic diff first, then the text
+diff. Imported only when a test asks for the fixture: it imports syrupy.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from syrupy.exceptions import TaintedSnapshotError
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from hookproof.errors import UsageError
+from hookproof.runtime._requests import FinalRequest
+from hookproof.snapshot._diff import diff
+from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
+from hookproof.snapshot._render import RequestView, SnapshotFormatError, check_version, render
+
+if TYPE_CHECKING:
+    from syrupy.data import SnapshotCollection
+    from syrupy.location import PyTestLocation
+    from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
+
+__all__ = ["HookproofSnapshotExtension", "extension_for"]
+
+SNAPSHOT_DIR_INI = "hookproof_snapshot_dir"
+
+
+class HookproofSnapshotExtension(SingleFileSnapshotExtension):
+    """Final requests as hookproof's canonical text, one ``.txt`` file per assertion."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+    matchers: Sequence[Matcher] = DEFAULT_MATCHERS
+    normalise_ids: bool = True
+    snapshot_dir: str | None = None
+
+    def serialize(
+        self,
+        data: SerializableData,
+        *,
+        exclude: PropertyFilter | None = None,
+        include: PropertyFilter | None = None,
+        matcher: PropertyMatcher | None = None,
+    ) -> SerializedData:
+        if not isinstance(data, FinalRequest | RequestView):
+            raise UsageError(
+                "hookproof: hookproof_snapshot compares final requests, e.g. "
+                f"`assert recording_model.last == hookproof_snapshot`, not a "
+                f"{type(data).__name__}. Use syrupy's `snapshot` fixture for other data."
+            )
+        return render(data, matchers=self.matchers, normalise_ids=self.normalise_ids)
+
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        config = test_location.item.config
+        base = config.rootpath / (cls.snapshot_dir or _ini_dir(config))
+        test_file = Path(test_location.filepath)
+        try:
+            relative = test_file.relative_to(config.rootpath)
+        except ValueError:
+            relative = Path(test_file.name)
+        return str(base / relative.parent / test_location.basename)
+
+    def read_snapshot_data_from_location(
+        self, *, snapshot_location: str, snapshot_name: str, session_id: str
+    ) -> SerializableData | None:
+        data = super().read_snapshot_data_from_location(
+            snapshot_location=snapshot_location,
+            snapshot_name=snapshot_name,
+            session_id=session_id,
+        )
+        if isinstance(data, str):
+            try:
+                check_version(data, snapshot_location)
+            except SnapshotFormatError as error:
+                raise TaintedSnapshotError(snapshot_data=data) from error
+        return data
+
+    @classmethod
+    def write_snapshot_collection(
+        cls, *, snapshot_collection: SnapshotCollection, name_order: dict[str, int] | None = None
+    ) -> None:
+        data = next(iter(snapshot_collection)).data
+        if not isinstance(data, str):
+            raise UsageError(f"hookproof: cannot write {type(data).__name__} as a snapshot.")
+        _write_atomically(Path(snapshot_collection.location), data)
+
+    def diff_lines(
+        self, serialized_data: SerializedData, snapshot_data: SerializedData
+    ) -> Iterator[str]:
+        yield from semantic_lines(str(snapshot_data), str(serialized_data))
+        yield from super().diff_lines(serialized_data, snapshot_data)
+
+
+def semantic_lines(old: str, new: str) -> Iterator[str]:
+    """The semantic diff as report lines (nothing when a side cannot be parsed)."""
+    try:
+        changes = diff(old, new).changes
+    except SnapshotFormatError:
+        return
+    if changes:
+        yield "hookproof semantic diff (class, subject: what):"
+        yield from (f"  {change.describe()}" for change in changes)
+        yield "text diff (- snapshot, + received):"
+
+
+def _ini_dir(config: Any) -> str:
+    try:
+        value = config.getini(SNAPSHOT_DIR_INI)
+    except ValueError:
+        value = ""
+    return str(value) if value else "snapshots"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@cache
+def extension_for(
+    matchers: tuple[Matcher, ...] | None, normalise_ids: bool, snapshot_dir: str | None
+) -> type[HookproofSnapshotExtension]:
+    """The extension class for these options (one class per distinct set, reused)."""
+    if matchers is None and normalise_ids and snapshot_dir is None:
+        return HookproofSnapshotExtension
+    namespace = {
+        "matchers": DEFAULT_MATCHERS if matchers is None else matchers,
+        "normalise_ids": normalise_ids,
+        "snapshot_dir": snapshot_dir,
+    }
+    return type("HookproofSnapshotExtension", (HookproofSnapshotExtension,), namespace)
+
+
+def tainted_message(assertion: Any) -> list[str] | None:
+    """hookproof's explanation when the last comparison met a file in another format."""
+    results = getattr(assertion, "executions", None) or {}
+    if not results:
+        return None
+    result = results[max(results)]
+    if not isinstance(result.exception, TaintedSnapshotError):
+        return None
+    return [
+        f"hookproof: snapshot {result.snapshot_location} was not written in this hookproof's "
+        "snapshot format, so it cannot be compared.",
+        "Regenerate it with `pytest --snapshot-update` and review the new file in your diff.",
+    ]
