@@ -1,10 +1,19 @@
-"""The ``hookproof`` command. ``hookproof demo`` runs a real scripted agent and prints its trace."""
+"""The ``hookproof`` command.
+
+- ``hookproof check [PATHS]``: run contract suites through pytest, print a summary table;
+- ``hookproof gate BASELINE CANDIDATE``: classify snapshot changes, fail on the bad ones;
+- ``hookproof demo``: run the example agent on scripted models and print its trace.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hookproof.errors import HookproofError
 
 __all__ = ["main"]
 
@@ -14,6 +23,68 @@ def _demo(args: argparse.Namespace) -> int:
 
     print(run_demo(show_trace=not args.no_trace))
     return 0
+
+
+def _gate(args: argparse.Namespace) -> int:
+    from hookproof import gate
+
+    formatters = {
+        "text": gate.format_text,
+        "markdown": gate.format_markdown,
+        "json": gate.format_json,
+    }
+    report = gate.compare_directories(
+        Path(args.baseline), Path(args.candidate), fail_on=gate.parse_fail_on(args.fail_on)
+    )
+    print(formatters[args.format](report))
+    return report.exit_code
+
+
+def _check(args: argparse.Namespace) -> int:
+    from hookproof.check import format_summary, run_check
+
+    result = run_check(args.paths, pytest_args=args.pytest_args)
+    print(format_summary(result))
+    if result.exit_code == 5:
+        return 2
+    return 0 if result.exit_code == 0 else 1
+
+
+def _add_gate(commands: Any) -> None:
+    gate = commands.add_parser(
+        "gate",
+        help="compare two snapshot directories and fail on breaking or security changes",
+        description="Compare the snapshots of the same suite before (BASELINE) and after "
+        "(CANDIDATE) an upgrade. Exit 1 when a change of a failing class is found, 0 "
+        "otherwise, 2 on bad input.",
+    )
+    gate.add_argument("baseline", metavar="BASELINE_DIR")
+    gate.add_argument("candidate", metavar="CANDIDATE_DIR")
+    gate.add_argument(
+        "--fail-on",
+        default="breaking,security",
+        help="comma-separated classes that fail the gate: breaking, security, review, "
+        "cosmetic, or none (default: breaking,security)",
+    )
+    gate.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    gate.set_defaults(handler=_gate)
+
+
+def _add_check(commands: Any) -> None:
+    check = commands.add_parser(
+        "check",
+        help="run contract suites through pytest and print a summary table",
+        description="Run contract suites (default: ./contracts, else the bundled suite) "
+        "through pytest. Exit 0 when every contract holds, 1 when one fails, 2 on bad input.",
+    )
+    check.add_argument("paths", nargs="*", metavar="PATHS")
+    check.add_argument(
+        "--pytest-args",
+        nargs=argparse.REMAINDER,
+        default=[],
+        help="everything after this is passed to pytest",
+    )
+    check.set_defaults(handler=_check)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--no-trace", action="store_true", help="print only the summary lines")
     demo.set_defaults(handler=_demo)
+    _add_check(commands)
+    _add_gate(commands)
     return parser
 
 
@@ -39,7 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    result: int = args.handler(args)
+    try:
+        result: int = args.handler(args)
+    except HookproofError as error:
+        print(error, file=sys.stderr)
+        return 2
     return result
 
 

@@ -1,0 +1,118 @@
+"""``hookproof check``: run contract suites through pytest and summarise them per file.
+
+pytest's own progress is streamed while the suites run (to stderr); the summary table comes
+last (to stdout). Without paths it runs ``./contracts`` when present, else the suite bundled
+with hookproof (run from the current directory, writing nothing into the installation).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from hookproof.errors import InvalidInputError
+
+__all__ = ["CheckResult", "bundled_contracts", "format_summary", "run_check"]
+
+_OUTCOMES = ("passed", "failed", "error", "skipped")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    exit_code: int
+    rows: tuple[tuple[str, Counter[str]], ...]
+
+    def total(self) -> Counter[str]:
+        total: Counter[str] = Counter()
+        for _, counts in self.rows:
+            total.update(counts)
+        return total
+
+
+def bundled_contracts() -> Path:
+    from hookproof.examples import contracts
+
+    return Path(contracts.__file__).parent
+
+
+def _default_paths() -> list[str]:
+    local = Path("contracts")
+    return [str(local)] if local.is_dir() else [str(bundled_contracts())]
+
+
+def _outcome(case: ElementTree.Element) -> str:
+    for child in case:
+        if child.tag == "failure":
+            return "failed"
+        if child.tag == "error":
+            return "error"
+        if child.tag == "skipped":
+            return "skipped"
+    return "passed"
+
+
+def _rows(report: Path) -> tuple[tuple[str, Counter[str]], ...]:
+    if not report.exists():
+        return ()
+    per_file: dict[str, Counter[str]] = {}
+    for case in ElementTree.parse(report).getroot().iter("testcase"):
+        name = case.get("file") or case.get("classname") or "?"
+        per_file.setdefault(name, Counter())[_outcome(case)] += 1
+    return tuple(sorted(per_file.items()))
+
+
+def _command(paths: Sequence[str], report: Path, extra: Sequence[str]) -> list[str]:
+    command = [sys.executable, "-m", "pytest", *paths, f"--junitxml={report}"]
+    command += ["-o", "junit_family=xunit1", "-q", "-p", "no:cacheprovider"]
+    if any(Path(path).resolve().is_relative_to(bundled_contracts()) for path in paths):
+        command += ["--rootdir", str(Path.cwd())]
+    return [*command, *extra]
+
+
+def run_check(
+    paths: Sequence[str] = (), *, pytest_args: Sequence[str] = (), progress: TextIO | None = None
+) -> CheckResult:
+    """Run the suites; pytest's output goes to ``progress`` (stderr by default)."""
+    targets = list(paths) or _default_paths()
+    missing = [path for path in targets if not Path(path).exists()]
+    if missing:
+        raise InvalidInputError(
+            f"hookproof: check was given paths that do not exist: {missing}. Pass contract "
+            "test files or directories (default: ./contracts)."
+        )
+    with tempfile.TemporaryDirectory(prefix="hookproof-check-") as scratch:
+        report = Path(scratch) / "report.xml"
+        code = _stream(_command(targets, report, pytest_args), progress or sys.stderr)
+        return CheckResult(code, _rows(report))
+
+
+def _stream(command: list[str], progress: TextIO) -> int:
+    """Run command, copying its output line by line as it comes (the progress display)."""
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            progress.write(line)
+            progress.flush()
+    return process.returncode
+
+
+def format_summary(result: CheckResult) -> str:
+    width = max([len("suite"), *(len(name) for name, _ in result.rows)])
+    header = f"{'suite':<{width}}  " + "  ".join(f"{name:>7}" for name in _OUTCOMES)
+    lines = [header, "-" * len(header)]
+    for name, counts in [*result.rows, ("total", result.total())]:
+        lines.append(f"{name:<{width}}  " + "  ".join(f"{counts[o]:>7}" for o in _OUTCOMES))
+    verdict = {0: "all contracts hold", 5: "no contracts were collected"}
+    lines.append(
+        verdict.get(result.exit_code, f"contracts failed (pytest exit {result.exit_code})")
+    )
+    return "\n".join(lines)
