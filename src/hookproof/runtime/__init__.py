@@ -12,6 +12,7 @@ from hookproof.messages import (
     UserMessage,
 )
 from hookproof.runtime._agent import DEFAULT_MAX_ITERATIONS, Agent, create_agent
+from hookproof.runtime._checkpoint import Checkpoint, InMemoryCheckpointer, Interrupt, interrupt
 from hookproof.runtime._engine import RunResult
 from hookproof.runtime._middleware import (
     AgentMiddleware,
@@ -42,10 +43,13 @@ __all__ = [
     "AgentMiddleware",
     "AssistantMessage",
     "ChatModel",
+    "Checkpoint",
     "Command",
     "ExtendedModelResponse",
     "FinalRequest",
     "HumanMessage",
+    "InMemoryCheckpointer",
+    "Interrupt",
     "ModelRequest",
     "ModelResponse",
     "RemoveMessage",
@@ -66,6 +70,7 @@ __all__ = [
     "before_model",
     "create_agent",
     "dynamic_prompt",
+    "interrupt",
     "tool",
     "wrap_model_call",
     "wrap_tool_call",

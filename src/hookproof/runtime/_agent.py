@@ -9,6 +9,7 @@ from hookproof.errors import DuplicateToolError, InvalidInputError, UsageError
 from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.runtime._engine import AsyncExec, Engine, RunResult, SyncExec, drive
 from hookproof.runtime._middleware import _name_of, compile_middleware
+from hookproof.runtime._requests import NO_RESUME, Command
 from hookproof.runtime._state import StateSpec
 from hookproof.tools import Tool, as_tool
 
@@ -43,20 +44,57 @@ class Agent:
     def system_message(self) -> SystemMessage | None:
         return self._engine.system_message  # type: ignore[no-any-return]
 
-    def invoke(self, input: Mapping[str, Any], *, context: Any = None) -> RunResult:
-        """Run to completion synchronously."""
-        run = self._engine.run(_initial_state(input), context, SyncExec())
+    def invoke(
+        self,
+        input: Mapping[str, Any] | Command,
+        *,
+        context: Any = None,
+        thread_id: str | None = None,
+    ) -> RunResult:
+        """Run to completion (or to an interrupt) synchronously.
+
+        ``input`` is ``{"messages": [...], ...}``, or ``Command(resume=answer)`` to resume a
+        paused thread. With a checkpointer, ``thread_id`` keeps the conversation between calls.
+        """
+        initial = _arguments(input, thread_id)[0]
+        run = self._engine.run(
+            initial, context, SyncExec(), thread_id=thread_id, resume=_resume_of(input)
+        )
         return drive(run)  # type: ignore[no-any-return]
 
-    async def ainvoke(self, input: Mapping[str, Any], *, context: Any = None) -> RunResult:
-        """Run to completion on the running event loop."""
-        return await self._engine.run(_initial_state(input), context, AsyncExec())
+    async def ainvoke(
+        self,
+        input: Mapping[str, Any] | Command,
+        *,
+        context: Any = None,
+        thread_id: str | None = None,
+    ) -> RunResult:
+        """Like invoke, on the running event loop."""
+        initial = _arguments(input, thread_id)[0]
+        return await self._engine.run(
+            initial, context, AsyncExec(), thread_id=thread_id, resume=_resume_of(input)
+        )
 
     def __repr__(self) -> str:
         names = [_name_of(item) for item in self.middleware]
         return (
             f"Agent(name={self.name!r}, tools={[t.name for t in self.tools]}, middleware={names})"
         )
+
+
+def _resume_of(input: object) -> Any:
+    return input.resume if isinstance(input, Command) else NO_RESUME
+
+
+def _arguments(input: object, thread_id: str | None) -> tuple[dict[str, Any] | None]:
+    if isinstance(input, Command):
+        if input.resume is NO_RESUME or thread_id is None:
+            raise UsageError(
+                "hookproof: invoke() takes a Command only to resume a paused thread: "
+                "agent.invoke(Command(resume=answer), thread_id=...)."
+            )
+        return (None,)
+    return (_initial_state(input),)
 
 
 def _initial_state(input: object) -> dict[str, Any]:
@@ -129,6 +167,7 @@ def create_agent(
     state_schema: type | None = None,
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
     name: str | None = None,
+    checkpointer: Any = None,
 ) -> Agent:
     """Build an agent on the reference runtime (LangChain v1 semantics; see the docs)."""
     _check_model(model)
@@ -150,5 +189,6 @@ def create_agent(
         state=StateSpec(schemas),
         max_iterations=max_iterations,
         name=name or "agent",
+        checkpointer=checkpointer,
     )
     return Agent(engine, middleware=middleware, context_schema=context_schema)

@@ -25,6 +25,7 @@ from hookproof._frozen import FrozenDict, FrozenList
 from hookproof._guard import check_model
 from hookproof.context import Runtime, ToolRuntime
 from hookproof.errors import (
+    InvalidInputError,
     MaxIterationsExceeded,
     MissingAsyncHookError,
     ToolError,
@@ -32,7 +33,14 @@ from hookproof.errors import (
     UsageError,
 )
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, text_message
+from hookproof.runtime._checkpoint import (
+    Checkpoint,
+    Interrupt,
+    InterruptRaised,
+    resuming,
+)
 from hookproof.runtime._requests import (
+    NO_RESUME,
     Command,
     ExtendedModelResponse,
     FinalRequest,
@@ -85,7 +93,15 @@ class RunResult:
     The trace is recorded as plain rows during the run and turned into a Trace on first use.
     """
 
-    __slots__ = ("_trace", "_trace_source", "final_requests", "messages", "state")
+    __slots__ = (
+        "_trace",
+        "_trace_source",
+        "final_requests",
+        "interrupts",
+        "messages",
+        "state",
+        "thread_id",
+    )
 
     def __init__(
         self,
@@ -93,7 +109,12 @@ class RunResult:
         state: FrozenDict,
         trace: TraceRecorder,
         final_requests: tuple[FinalRequest, ...] = (),
+        interrupts: tuple[Interrupt, ...] = (),
+        thread_id: str | None = None,
     ) -> None:
+        """``interrupts`` is non-empty when the run paused; resume it on ``thread_id``."""
+        self.interrupts = interrupts
+        self.thread_id = thread_id
         self.messages = messages
         self.state = state
         self.final_requests = final_requests
@@ -228,6 +249,7 @@ class Engine:
         state: StateSpec,
         max_iterations: int,
         name: str,
+        checkpointer: Any = None,
     ) -> None:
         self.stack = stack
         self.model = model
@@ -238,13 +260,54 @@ class Engine:
         self.state = state
         self.max_iterations = max_iterations
         self.name = name
+        self.checkpointer = checkpointer
 
-    async def run(self, initial: dict[str, Any], context: Any, executor: SyncExec) -> RunResult:
+    async def run(
+        self,
+        initial: dict[str, Any] | None,
+        context: Any,
+        executor: SyncExec,
+        *,
+        thread_id: str | None = None,
+        resume: Any = NO_RESUME,
+    ) -> RunResult:
+        """Run from ``initial`` input, or resume a paused thread with ``resume``."""
         run = _Run(self, executor, Runtime(context=context, agent_name=self.name))
+        run.thread_id = thread_id
         run.trace.record("agent", "run", "enter", data={"agent": self.name})
-        run.update(initial, source="input")
-        await run.loop()
+        phase, index = self._start(run, initial, resume)
+        with resuming(resume, active=resume is not NO_RESUME):
+            await run.loop(phase, index)
+        if not run.interrupts:
+            run.save()
         return run.result()
+
+    def _start(self, run: _Run, initial: dict[str, Any] | None, resume: Any) -> tuple[str, int]:
+        checkpoint = self._checkpoint(run.thread_id)
+        if resume is not NO_RESUME:
+            if checkpoint is None or not checkpoint.pending:
+                raise InvalidInputError(
+                    f"hookproof: Command(resume=...) was given for thread {run.thread_id!r}, "
+                    "which has no pending interrupt. Resume only a run that returned "
+                    "interrupts, on the same agent, checkpointer and thread_id."
+                )
+            run.restore(checkpoint)
+            return checkpoint.phase, checkpoint.hook_index
+        if checkpoint is not None:
+            if checkpoint.pending:
+                raise InvalidInputError(
+                    f"hookproof: thread {run.thread_id!r} is paused at an interrupt; resume it "
+                    "with agent.invoke(Command(resume=...), thread_id=...) before sending new "
+                    "input."
+                )
+            run.restore(checkpoint)
+        run.update(initial or {}, source="input")
+        return "before_agent", 0
+
+    def _checkpoint(self, thread_id: str | None) -> Checkpoint | None:
+        if thread_id is None or self.checkpointer is None:
+            return None
+        return self.checkpointer.get(thread_id)  # type: ignore[no-any-return]
 
 
 class _Run:
@@ -259,29 +322,89 @@ class _Run:
         self._snapshot: FrozenDict | None = None
         self.final_requests: list[FinalRequest] = []
         self.model_commands: list[Command] = []
+        self.thread_id: str | None = None
+        self.phase, self.hook_index, self.model_calls = "before_agent", 0, 0
+        self.source = "agent"
+        self.interrupts: tuple[Interrupt, ...] = ()
         self.model_chain = self._chain(engine.stack.model_layers, self._call_model)
         self.tool_chain = self._chain(engine.stack.tool_layers, self._call_tool)
 
     # -- the loop -------------------------------------------------------------------------
 
-    async def loop(self) -> None:
-        stack = self.engine.stack
-        jump = await self._nodes(stack.before_agent)
-        model_calls = 0
-        while jump != "end":
-            if jump != "tools":
-                jump = await self._nodes(stack.before_model)
-                if jump == "end":
-                    break
-                model_calls += 1
-                self._check_iterations(model_calls)
-                await self._model_step()
-                jump = await self._nodes(stack.after_model)
-                if jump in ("end", "model"):
-                    continue
-            jump = await self._tool_step()
-        await self._nodes(stack.after_agent)
+    async def loop(self, phase: str = "before_agent", index: int = 0) -> None:
+        steps = {
+            "before_agent": self._before_agent,
+            "before_model": self._before_model,
+            "model": self._model_phase,
+            "after_model": self._after_model,
+            "tools": self._tools_phase,
+            "after_agent": self._after_agent,
+        }
+        try:
+            while phase != "done":
+                self.phase, self.hook_index = phase, index
+                phase, index = await steps[phase](index), 0
+        except InterruptRaised as raised:
+            if not self.can_pause:
+                raise
+            self.pause(raised.value)
+            return
         self.trace.record("agent", "run", "exit", data={"agent": self.engine.name})
+
+    async def _before_agent(self, index: int) -> str:
+        jump = await self._nodes(self.engine.stack.before_agent, index)
+        return "after_agent" if jump == "end" else "before_model"
+
+    async def _before_model(self, index: int) -> str:
+        jump = await self._nodes(self.engine.stack.before_model, index)
+        return {"end": "after_agent", "tools": "tools"}.get(jump or "", "model")
+
+    async def _model_phase(self, _index: int) -> str:
+        self._check_iterations(self.model_calls + 1)
+        await self._model_step()
+        self.model_calls += 1
+        return "after_model"
+
+    async def _after_model(self, index: int) -> str:
+        jump = await self._nodes(self.engine.stack.after_model, index)
+        return {"end": "after_agent", "model": "before_model"}.get(jump or "", "tools")
+
+    async def _tools_phase(self, _index: int) -> str:
+        jump = await self._tool_step()
+        return "after_agent" if jump == "end" else "before_model"
+
+    async def _after_agent(self, index: int) -> str:
+        await self._nodes(self.engine.stack.after_agent, index)
+        return "done"
+
+    # -- pausing and resuming ---------------------------------------------------------------
+
+    @property
+    def can_pause(self) -> bool:
+        return self.thread_id is not None and self.engine.checkpointer is not None
+
+    def pause(self, value: Any) -> None:
+        pending = Interrupt(value=value, source=self.source)
+        self.interrupts = (pending,)
+        self.trace.record("agent", "interrupt", "update", None, {"source": self.source})
+        self.save(phase=self.phase, index=self.hook_index)
+
+    def save(self, *, phase: str = "done", index: int = 0) -> None:
+        if not self.can_pause:
+            return
+        checkpoint = Checkpoint(
+            values=self.snapshot(),
+            phase=phase,
+            hook_index=index,
+            model_calls=self.model_calls,
+            interrupts=self.interrupts,
+        )
+        self.engine.checkpointer.put(self.thread_id, checkpoint)
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        self.values = dict(checkpoint.values)
+        self._snapshot = None
+        self.model_calls = checkpoint.model_calls if checkpoint.pending else 0
 
     def _check_iterations(self, model_calls: int) -> None:
         limit = self.engine.max_iterations
@@ -350,9 +473,11 @@ class _Run:
 
     # -- node hooks and state -------------------------------------------------------------
 
-    async def _nodes(self, hooks: tuple[NodeHook, ...]) -> str | None:
+    async def _nodes(self, hooks: tuple[NodeHook, ...], start: int = 0) -> str | None:
         jump: str | None = None
-        for hook in hooks:
+        for index in range(start, len(hooks)):
+            hook = hooks[index]
+            self.hook_index, self.source = index, f"{hook.owner}.{hook.hook}"
             self.trace.record("hook", hook.hook, "enter", hook.owner)
             try:
                 outcome = await self.executor.node(hook, self.snapshot(), self.runtime)
@@ -415,6 +540,7 @@ class _Run:
             return await inner(request)
 
         async def layer_call(request: Any) -> Any:
+            self.source = f"{layer.owner}.{layer.hook}"
             trace.record("layer", layer.hook, "enter", layer.owner)
             try:
                 outcome = await executor.wrap(layer, request, checked_inner)
@@ -471,6 +597,7 @@ class _Run:
     async def _call_tool(self, request: ToolCallRequest) -> ToolMessage | Command:
         call = request.tool_call
         call_id = call.id or ""
+        self.source = f"tool {call.name}"
         data = {"tool": call.name, "call_id": call_id}
         self.trace.record("tool", "tool", "enter", None, data)
         try:
@@ -505,6 +632,8 @@ class _Run:
             state=self.snapshot(),
             trace=self.trace,
             final_requests=tuple(self.final_requests),
+            interrupts=self.interrupts,
+            thread_id=self.thread_id,
         )
 
 

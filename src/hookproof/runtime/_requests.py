@@ -191,15 +191,25 @@ class ToolCallRequest:
         return replace(self, **changes)
 
 
+class _NoResume:
+    def __repr__(self) -> str:
+        return "NO_RESUME"
+
+
+NO_RESUME: Any = _NoResume()
+
+
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A state update (and optionally a jump) returned by a hook or a tool.
+    """A state update (and optionally a jump) returned by a hook or a tool; or, passed to
+    ``invoke`` as the input, the answer that resumes a paused thread.
 
     ``goto`` may be "end" (finish the run after after_agent hooks), "model" or "tools".
     """
 
     update: Mapping[str, Any] | None = None
     goto: str | None = None
+    resume: Any = NO_RESUME
 
 
 @dataclass(frozen=True, slots=True)

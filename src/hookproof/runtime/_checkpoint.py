@@ -1,0 +1,105 @@
+"""Interrupt and resume: the one mechanism every dialect uses to pause a run for a human.
+
+A hook or tool calls ``interrupt(value)``. The first time, the run stops: its state and
+position are saved in the agent's checkpointer under the thread id, and invoke returns a
+RunResult whose ``interrupts`` hold the value. ``invoke(Command(resume=answer), thread_id=...)``
+restores the state, re-runs the step that interrupted, and this time ``interrupt`` returns
+``answer``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookproof._frozen import FrozenDict
+from hookproof.errors import HookproofError
+
+__all__ = ["Checkpoint", "InMemoryCheckpointer", "Interrupt", "interrupt"]
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """A pause requested by ``interrupt(value)``; ``source`` names the hook or tool."""
+
+    value: Any
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A thread's saved state; ``phase`` and ``hook_index`` say where a paused run resumes."""
+
+    values: FrozenDict
+    phase: str = "done"
+    hook_index: int = 0
+    model_calls: int = 0
+    interrupts: tuple[Interrupt, ...] = ()
+    extra: FrozenDict = field(default_factory=FrozenDict)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.interrupts)
+
+
+class InMemoryCheckpointer:
+    """Keeps the latest checkpoint of each thread in memory (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._threads: dict[str, Checkpoint] = {}
+        self._lock = threading.Lock()
+
+    def get(self, thread_id: str) -> Checkpoint | None:
+        with self._lock:
+            return self._threads.get(thread_id)
+
+    def put(self, thread_id: str, checkpoint: Checkpoint) -> None:
+        with self._lock:
+            self._threads[thread_id] = checkpoint
+
+    def threads(self) -> list[str]:
+        with self._lock:
+            return sorted(self._threads)
+
+
+class InterruptRaised(HookproofError):
+    """Raised by ``interrupt`` to stop the run; the engine turns it into a checkpoint."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__(
+            "hookproof: interrupt() was called outside an agent run, or the run has no "
+            "checkpointer and thread_id to save its place. Build the agent with "
+            "checkpointer=InMemoryCheckpointer() and invoke it with thread_id=..."
+        )
+        self.value = value
+
+
+@dataclass
+class _ResumeSlot:
+    value: Any
+    used: bool = False
+
+
+_RESUME: ContextVar[_ResumeSlot | None] = ContextVar("hookproof_resume", default=None)
+
+
+def interrupt(value: Any) -> Any:
+    """Pause the run with ``value``; after ``Command(resume=answer)`` this returns ``answer``."""
+    slot = _RESUME.get()
+    if slot is not None and not slot.used:
+        slot.used = True
+        return slot.value
+    raise InterruptRaised(value)
+
+
+@contextmanager
+def resuming(value: Any, active: bool) -> Iterator[None]:
+    token = _RESUME.set(_ResumeSlot(value) if active else None)
+    try:
+        yield
+    finally:
+        _RESUME.reset(token)
