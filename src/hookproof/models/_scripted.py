@@ -61,7 +61,16 @@ class ScriptedModel:
     __test__ = False
     hookproof_offline = True
 
-    def __init__(self, turns: Sequence[Turn] | TurnFunction, *, name: str = "scripted") -> None:
+    def __init__(
+        self,
+        turns: Sequence[Turn] | TurnFunction,
+        *,
+        name: str = "scripted",
+        provider: str | None = None,
+        profile: Mapping[str, Any] | None = None,
+    ) -> None:
+        """``provider`` and ``name`` identify the model to harness profiles; ``profile`` is
+        model metadata such as ``{"max_input_tokens": 8000}``."""
         if callable(turns):
             self._function: TurnFunction | None = turns
             self._turns: tuple[Turn, ...] = ()
@@ -74,6 +83,8 @@ class ScriptedModel:
             self._function = None
             self._turns = tuple(turns)
         self.name = name
+        self.provider = provider
+        self.profile = dict(profile or {})
         self.calls = 0
         self._next_id = 0
         self._lock = threading.Lock()
