@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from hookproof.examples.contracts.test_support_agent import *  # noqa: F403
-from hookproof.examples.support_agent import AgentContext, build_support_agent
+from hookproof.examples.dynamic_routing import AgentContext, build_support_agent
 from hookproof.models import RecordingModel, ScriptedModel, call
 
 

@@ -2,7 +2,7 @@
 
 - ``hookproof check [PATHS]``: run contract suites through pytest, print a summary table;
 - ``hookproof gate BASELINE CANDIDATE``: classify snapshot changes, fail on the bad ones;
-- ``hookproof demo``: run the example agent on scripted models and print its trace.
+- ``hookproof demo``: run the example application on scripted models (``--trace`` for a trace).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ __all__ = ["main"]
 def _demo(args: argparse.Namespace) -> int:
     from hookproof.examples.demo import run_demo
 
-    print(run_demo(show_trace=not args.no_trace))
+    print(run_demo(show_trace=args.trace))
     return 0
 
 
@@ -97,9 +97,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hookproof {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
-        "demo", help="run the role-routed example agent on scripted models and print its trace"
+        "demo",
+        help="run the example application (routing, harness, profiles) on scripted models",
     )
-    demo.add_argument("--no-trace", action="store_true", help="print only the summary lines")
+    demo.add_argument("--trace", action="store_true", help="also print the guest run's trace")
     demo.set_defaults(handler=_demo)
     _add_check(commands)
     _add_gate(commands)

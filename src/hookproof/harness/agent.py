@@ -143,13 +143,17 @@ def _subagents(build: _Build, subagents: Sequence[SubAgent | Mapping[str, Any]])
 
 def _head(build: _Build, subagents: Sequence[Any], skills: Sequence[str] | None) -> list[object]:
     task_override = build.profile.tool_description_overrides.get("task")
+    specs = _subagents(build, subagents)
+    delegation = (
+        [SubAgentMiddleware(specs, build=_subagent_builder(build), description=task_override)]
+        if specs
+        else []
+    )
     return [
         TodoListMiddleware(),
         *([SkillsMiddleware(skills)] if skills else []),
         FilesystemMiddleware(build.backend),
-        SubAgentMiddleware(
-            _subagents(build, subagents), build=_subagent_builder(build), description=task_override
-        ),
+        *delegation,
         SummarizationMiddleware(model=build.model),
         PatchToolCallsMiddleware(),
     ]

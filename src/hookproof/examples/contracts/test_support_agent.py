@@ -12,7 +12,7 @@ import pytest
 
 from hookproof.context import ToolRuntime
 from hookproof.errors import DuplicateToolError
-from hookproof.examples.support_agent import (
+from hookproof.examples.dynamic_routing import (
     BUSINESS_TOOL_NAMES,
     AgentContext,
     RequestRouter,

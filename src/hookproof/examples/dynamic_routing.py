@@ -71,6 +71,7 @@ def calculate_tip(amount: float, percentage: float = 15.0) -> str:
     return f"{amount * percentage / 100:.2f}"
 
 
+SYSTEM_PROMPT = "You are a support agent. Use tools to answer; cite the tool you used."
 BUSINESS_TOOLS = (public_search, internal_lookup, export_customer_report)
 BUSINESS_TOOL_NAMES = frozenset(item.name for item in BUSINESS_TOOLS)
 ROLE_TOOL_NAMES: Mapping[str, frozenset[str]] = {
@@ -98,7 +99,8 @@ class RequestRouter(AgentMiddleware):
     ) -> ModelResponse:
         runtime = request.runtime
         context = runtime.context if runtime is not None else None
-        tier = context.model_tier if isinstance(context, AgentContext) else "fast"
+        trusted = isinstance(context, AgentContext) and context.role in ROLE_TOOL_NAMES
+        tier = context.model_tier if trusted else "fast"  # type: ignore[union-attr]
         allowed = visible_business_tools(_role_of(context))
         tools = [
             item
@@ -142,8 +144,65 @@ def build_support_agent(
     return create_agent(
         models["fast"],
         list(BUSINESS_TOOLS),
-        system_prompt="You are a support agent. Use tools to answer; cite the tool you used.",
+        system_prompt=SYSTEM_PROMPT,
         middleware=[*stack, *middleware],
         context_schema=AgentContext,
         name="support",
     )
+
+
+def build_deep_support_agent(
+    models: Mapping[str, Any],
+    *,
+    middleware: tuple[object, ...] = (),
+    runtime_tools: bool = True,
+    model: Any = None,
+    **harness: Any,
+) -> Agent:
+    """The same application on the deep-agent harness: harness tools stay visible.
+
+    ``model`` is the agent's initial model (profiles are resolved from it); it defaults to
+    the fast tier. ``harness`` is passed to create_deep_agent (profiles=, checkpointer=, ...).
+    """
+    from hookproof.harness import create_deep_agent
+
+    stack: list[object] = [RequestRouter(models)]
+    if runtime_tools:
+        stack.append(RuntimeToolRegistry())
+    return create_deep_agent(
+        model if model is not None else models["fast"],
+        list(BUSINESS_TOOLS),
+        system_prompt=SYSTEM_PROMPT,
+        middleware=[*stack, *middleware],
+        context_schema=AgentContext,
+        name="support",
+        **harness,
+    )
+
+
+def validate_unique_tool_names(tools: list[object]) -> None:
+    """Start-up check: two tools with one name would split schema and executor."""
+    names = [str(getattr(candidate, "name", "")) for candidate in tools]
+    duplicates = sorted({name for name in names if name and names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate tool names: {', '.join(duplicates)}")
+
+
+class ScopeNoteMiddleware(AgentMiddleware):
+    """Append a scope note to the system message, keeping its blocks and metadata."""
+
+    def __init__(self, note: str = "Answer only about the current customer.") -> None:
+        self.note = note
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        from hookproof.messages import SystemMessage
+
+        current = request.system_message
+        if current is None:
+            updated = SystemMessage(content=self.note)
+        else:
+            note = {"type": "text", "text": self.note}
+            updated = current.model_copy(update={"content": [*current.content, note]})
+        return handler(request.override(system_message=updated))
