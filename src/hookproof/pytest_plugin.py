@@ -8,6 +8,7 @@ only inside the fixtures that need them, so loading it costs almost nothing:
 - ``scripted_model``: a ScriptedModel playing the marker's ``script=``;
 - ``recording_model``: a RecordingModel over ``scripted_model``;
 - ``hookproof_options``: the merged options (see ``hookproof.config``);
+- ``hookproof_profiles``: an isolated harness-profile registry for the test;
 - marker ``@pytest.mark.hookproof(**options)``: the kwargs of ``HookproofOptions``;
 - real model calls are blocked in every test unless ``allow_real_models=True``.
 """
@@ -113,6 +114,15 @@ def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: Hookpr
         None if hookproof_options.snapshot_dir == "snapshots" else hookproof_options.snapshot_dir,
     )
     return snapshot.use_extension(extension)
+
+
+@pytest.fixture
+def hookproof_profiles() -> Iterator[Any]:
+    """A fresh harness-profile registry for this test: registrations never leak."""
+    from hookproof.harness.profiles import isolated_profiles
+
+    with isolated_profiles() as registry:
+        yield registry
 
 
 @pytest.hookimpl(tryfirst=True)
