@@ -39,6 +39,7 @@ from hookproof.runtime._checkpoint import (
     InterruptRaised,
     resuming,
 )
+from hookproof.runtime._probe import PROBE, Probe
 from hookproof.runtime._requests import (
     NO_RESUME,
     Command,
@@ -180,6 +181,9 @@ class SyncExec:
         assert tool.coroutine is not None
         return asyncio.run(cast(Coroutine[Any, Any, Any], tool.coroutine(**kwargs)))
 
+    async def pause(self, probe: Probe, label: str) -> None:
+        probe.reached(label)
+
 
 class AsyncExec(SyncExec):
     """Steps for ainvoke(): async twins first, sync hooks still honoured."""
@@ -207,6 +211,9 @@ class AsyncExec(SyncExec):
         if tool.coroutine is not None:
             return await tool.coroutine(**kwargs)
         return tool.func(**kwargs)  # type: ignore[misc]
+
+    async def pause(self, probe: Probe, label: str) -> None:
+        await probe.areached(label)
 
 
 async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
@@ -326,6 +333,7 @@ class _Run:
         self.phase, self.hook_index, self.model_calls = "before_agent", 0, 0
         self.source = "agent"
         self.interrupts: tuple[Interrupt, ...] = ()
+        self.probe = PROBE.get()
         self.model_chain = self._chain(engine.stack.model_layers, self._call_model)
         self.tool_chain = self._chain(engine.stack.tool_layers, self._call_tool)
 
@@ -478,6 +486,8 @@ class _Run:
         for index in range(start, len(hooks)):
             hook = hooks[index]
             self.hook_index, self.source = index, f"{hook.owner}.{hook.hook}"
+            if self.probe is not None:
+                await self.executor.pause(self.probe, self.source)
             self.trace.record("hook", hook.hook, "enter", hook.owner)
             try:
                 outcome = await self.executor.node(hook, self.snapshot(), self.runtime)
@@ -541,6 +551,8 @@ class _Run:
 
         async def layer_call(request: Any) -> Any:
             self.source = f"{layer.owner}.{layer.hook}"
+            if self.probe is not None:
+                await executor.pause(self.probe, self.source)
             trace.record("layer", layer.hook, "enter", layer.owner)
             try:
                 outcome = await executor.wrap(layer, request, checked_inner)
@@ -565,6 +577,8 @@ class _Run:
         final = FinalRequest.from_request(request)
         self.final_requests.append(final)
         name = final.model
+        if self.probe is not None:
+            await self.executor.pause(self.probe, f"model {name}")
         data = {"model": name, "tools": tuple(final.tool_names)}
         self.trace.record("model", "model", "enter", None, data)
         try:
@@ -598,6 +612,8 @@ class _Run:
         call = request.tool_call
         call_id = call.id or ""
         self.source = f"tool {call.name}"
+        if self.probe is not None:
+            await self.executor.pause(self.probe, self.source)
         data = {"tool": call.name, "call_id": call_id}
         self.trace.record("tool", "tool", "enter", None, data)
         try:

@@ -1,0 +1,62 @@
+"""Property-based contracts for agent middleware.
+
+Each ``check_*`` raises ContractViolation (an AssertionError) that states the invariant, the
+counterexample, a trace excerpt, the fix and a replay snippet. Use them in plain tests or in
+hypothesis tests with ``hookproof.contracts.strategies`` (imported on first use: it needs
+hypothesis). Agent checks take your factory ``build(model) -> agent``; pass
+``tiers=("fast", "reasoning")`` to receive a dict of models instead, for routers.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from hookproof.contracts._agent_checks import (
+    check_exclusion_holds,
+    check_fail_closed,
+    check_injected_model_used,
+    check_tool_closure,
+)
+from hookproof.contracts._args import example_args
+from hookproof.contracts._isolation import check_isolation
+from hookproof.contracts._middleware_checks import (
+    check_bounded_retry,
+    check_metadata_preserved,
+    check_request_not_mutated,
+    check_tool_errors_surface,
+    sample_request,
+    sample_system_message,
+)
+from hookproof.contracts._target import ReferenceTarget, Target, TargetRun, as_target
+from hookproof.contracts._trace_checks import check_hook_order, check_unique_tool_names
+from hookproof.contracts._violation import ContractViolation
+
+__all__ = [
+    "ContractViolation",
+    "ReferenceTarget",
+    "Target",
+    "TargetRun",
+    "as_target",
+    "check_bounded_retry",
+    "check_exclusion_holds",
+    "check_fail_closed",
+    "check_hook_order",
+    "check_injected_model_used",
+    "check_isolation",
+    "check_metadata_preserved",
+    "check_request_not_mutated",
+    "check_tool_closure",
+    "check_tool_errors_surface",
+    "check_unique_tool_names",
+    "example_args",
+    "sample_request",
+    "sample_system_message",
+    "strategies",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "strategies":
+        return importlib.import_module("hookproof.contracts.strategies")
+    raise AttributeError(f"module 'hookproof.contracts' has no attribute {name!r}")

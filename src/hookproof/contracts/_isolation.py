@@ -1,0 +1,169 @@
+"""check_isolation: concurrent runs through one agent must see exactly their own requests.
+
+Luck does not find races, so the check forces them. It first runs each context alone and
+records its final requests. Then, for each hook boundary k (before a hook, a wrap layer, a
+model call or a tool call), it starts every context at once, on threads and on asyncio, and
+holds each run at its k-th boundary until all runs have reached theirs. A middleware that
+keeps request data on ``self`` is then caught in the act, and the report names the boundary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookproof.contracts._target import DEFAULT_INPUT, Build, ReferenceTarget
+from hookproof.contracts._violation import violation
+from hookproof.runtime import Agent, RunResult
+from hookproof.runtime._probe import PROBE
+from hookproof.snapshot import diff, render
+
+__all__ = ["check_isolation"]
+
+_WAIT_SECONDS = 5.0
+
+
+@dataclass
+class _Counter:
+    labels: list[str] = field(default_factory=list)
+
+    def reached(self, label: str) -> None:
+        self.labels.append(label)
+
+    async def areached(self, label: str) -> None:
+        self.labels.append(label)
+
+
+@dataclass
+class _HoldAt:
+    """Holds a run at its k-th boundary until every run has reached its own k-th."""
+
+    point: int
+    barrier: Any
+    seen: int = 0
+
+    def reached(self, label: str) -> None:
+        self.seen += 1
+        if self.seen == self.point:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                self.barrier.wait(timeout=_WAIT_SECONDS)
+
+    async def areached(self, label: str) -> None:
+        self.seen += 1
+        if self.seen == self.point:
+            with contextlib.suppress(TimeoutError, asyncio.BrokenBarrierError):
+                await asyncio.wait_for(self.barrier.wait(), _WAIT_SECONDS)
+
+
+def _fingerprint(outcome: RunResult | BaseException) -> tuple[str, ...]:
+    if isinstance(outcome, BaseException):
+        return (f"raised {type(outcome).__name__}: {outcome}",)
+    return tuple(render(request) for request in outcome.final_requests)
+
+
+def _invoke(agent: Agent, input: Mapping[str, Any], context: Any, probe: Any) -> Any:
+    token = PROBE.set(probe)
+    try:
+        return agent.invoke(dict(input), context=context)
+    except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
+        return error
+    finally:
+        PROBE.reset(token)
+
+
+async def _ainvoke(agent: Agent, input: Mapping[str, Any], context: Any, probe: Any) -> Any:
+    PROBE.set(probe)
+    try:
+        return await agent.ainvoke(dict(input), context=context)
+    except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
+        return error
+
+
+def _threads(
+    agent: Agent, input: Mapping[str, Any], contexts: Sequence[Any], point: int
+) -> list[Any]:
+    barrier = threading.Barrier(len(contexts))
+    with ThreadPoolExecutor(max_workers=len(contexts)) as pool:
+        futures = [
+            pool.submit(_invoke, agent, input, context, _HoldAt(point, barrier))
+            for context in contexts
+        ]
+        return [future.result() for future in futures]
+
+
+def _asyncio(
+    agent: Agent, input: Mapping[str, Any], contexts: Sequence[Any], point: int
+) -> list[Any]:
+    async def main() -> list[Any]:
+        barrier = asyncio.Barrier(len(contexts))
+        runs = [_ainvoke(agent, input, context, _HoldAt(point, barrier)) for context in contexts]
+        return list(await asyncio.gather(*runs))
+
+    return asyncio.run(main())
+
+
+_MODES = {"threads": _threads, "asyncio": _asyncio}
+
+
+def _leak_lines(
+    contexts: Sequence[Any], expected: list[tuple[str, ...]], got: list[Any]
+) -> list[str]:
+    found = []
+    for context, want, outcome in zip(contexts, expected, got, strict=True):
+        have = _fingerprint(outcome)
+        if have == want:
+            continue
+        if isinstance(outcome, BaseException) or len(have) != len(want):
+            first = have[0][:120] if have else "no request"
+            found.append(f"context {context!r}: {first} (alone: {len(want)} request(s))")
+            continue
+        changes = [
+            c.describe()
+            for old, new in zip(want, have, strict=True)
+            for c in diff(old, new).changes
+        ]
+        found.append(f"context {context!r} saw another run's request: {'; '.join(changes)[:300]}")
+    return found
+
+
+def check_isolation(
+    build: Build,
+    contexts: Sequence[Any],
+    *,
+    tiers: Sequence[str] | None = None,
+    script: Any = None,
+    input: Mapping[str, Any] | None = None,
+    modes: Sequence[str] = ("threads", "asyncio"),
+) -> None:
+    """Concurrent runs through ONE built agent each get exactly their sequential requests."""
+    __tracebackhide__ = True
+    if len(contexts) < 2:
+        raise ValueError("hookproof: check_isolation needs at least two contexts to run together.")
+    target = ReferenceTarget(build, tiers=tiers)
+    agent = target.agent(target.models(script if script is not None else (lambda request: "done")))
+    payload = input or DEFAULT_INPUT
+    counters = [_Counter() for _ in contexts]
+    expected = [
+        _fingerprint(_invoke(agent, payload, c, n)) for c, n in zip(contexts, counters, strict=True)
+    ]
+    points = min(len(counter.labels) for counter in counters)
+    for mode in modes:
+        for point in range(1, points + 1):
+            found = _leak_lines(contexts, expected, _MODES[mode](agent, payload, contexts, point))
+            if found:
+                label = counters[0].labels[point - 1]
+                raise violation(
+                    "check_isolation",
+                    invariant="concurrent runs through one agent see exactly what they see alone",
+                    counterexample=f"{mode}: all {len(contexts)} runs held at boundary {point} "
+                    f"(before {label}) until every run reached it",
+                    found=found,
+                    fix="keep request data in hook locals, the runtime context or state, never "
+                    "on the middleware instance (self); one instance serves every run",
+                    replay=f"check_isolation(build, {list(contexts)!r}, modes=[{mode!r}])",
+                )

@@ -1,0 +1,139 @@
+"""Targets: how a check builds a user's agent with injected models and runs it.
+
+The user's side is a plain factory. ``build(model) -> agent`` receives one RecordingModel;
+with ``tiers=("fast", "reasoning")`` it receives a dict of them instead, which is how a
+router that chooses among model tiers is checked. A Target turns that factory into runs
+that report messages, the trace, the final requests and which models were called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from hookproof.errors import UsageError
+from hookproof.messages import Message
+from hookproof.models import FinalRequest, RecordingModel, ScriptedModel
+from hookproof.runtime import Agent
+from hookproof.trace import Trace
+
+__all__ = ["DEFAULT_INPUT", "ReferenceTarget", "Target", "TargetRun", "as_target"]
+
+DEFAULT_INPUT: Mapping[str, Any] = {"messages": [("user", "Please help with my request.")]}
+Build = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class TargetRun:
+    """One run's observable result. ``error`` is set (and the rest partial) when it raised."""
+
+    messages: tuple[Message, ...] = ()
+    trace: Trace | None = None
+    final_requests: tuple[FinalRequest, ...] = ()
+    called: tuple[str, ...] = ()
+    error: BaseException | None = None
+    models: Mapping[str, RecordingModel] = field(default_factory=dict)
+
+    @property
+    def visible_tools(self) -> set[str]:
+        return {name for request in self.final_requests for name in request.tool_names}
+
+
+@runtime_checkable
+class Target(Protocol):
+    """What checks need from a framework: build with injected models, run, report."""
+
+    def run(
+        self, *, context: Any = None, script: Any = None, input: Mapping[str, Any] | None = None
+    ) -> TargetRun: ...
+
+    def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]: ...
+
+
+def _first_then_done(turn: Any) -> Callable[[FinalRequest], Any]:
+    """A stateless script: the given turn while no tool has answered, then a final answer."""
+
+    def script(request: FinalRequest) -> Any:
+        answered = any(message.role == "tool" for message in request.messages)
+        return "done" if answered else turn
+
+    return script
+
+
+class ReferenceTarget:
+    """Runs a factory whose agents are hookproof runtime (or harness) agents."""
+
+    def __init__(self, build: Build, *, tiers: Sequence[str] | None = None) -> None:
+        if not callable(build):
+            raise UsageError(
+                f"hookproof: a contract takes a factory build(model) -> agent, got "
+                f"{type(build).__name__}."
+            )
+        self.build = build
+        self.tiers = tuple(tiers) if tiers else None
+
+    def models(self, script: Any = None) -> dict[str, RecordingModel]:
+        names = self.tiers or ("model",)
+        turns = script if script is not None else ["done"]
+        if callable(turns):
+            return {n: RecordingModel(ScriptedModel(turns, name=n)) for n in names}
+        return {n: RecordingModel(ScriptedModel(list(turns), name=n)) for n in names}
+
+    def agent(self, models: Mapping[str, Any]) -> Agent:
+        agent = self.build(dict(models) if self.tiers else models["model"])
+        if not isinstance(agent, Agent):
+            raise UsageError(
+                f"hookproof: the factory returned {type(agent).__name__}, which the reference "
+                "target cannot run. Return an agent from hookproof.runtime.create_agent or "
+                "hookproof.harness.create_deep_agent (LangChain agents need the LangChain "
+                "adapter's target)."
+            )
+        return agent
+
+    def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
+        agent = self.agent(self.models())
+        return {tool.name: tool.parameters for tool in agent.tools}
+
+    def run(
+        self,
+        *,
+        context: Any = None,
+        script: Any = None,
+        input: Mapping[str, Any] | None = None,
+        models: Mapping[str, RecordingModel] | None = None,
+    ) -> TargetRun:
+        models = dict(models) if models is not None else self.models(script)
+        agent = self.agent(models)
+        try:
+            result = agent.invoke(dict(input or DEFAULT_INPUT), context=context)
+        except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
+            return TargetRun(
+                final_requests=tuple(r for m in models.values() for r in m.requests),
+                called=_called(models),
+                error=error,
+                models=models,
+            )
+        return TargetRun(
+            messages=result.messages,
+            trace=result.trace,
+            final_requests=result.final_requests,
+            called=_called(models),
+            models=models,
+        )
+
+
+def _called(models: Mapping[str, RecordingModel]) -> tuple[str, ...]:
+    return tuple(name for name, model in models.items() if model.requests)
+
+
+def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Target:
+    """The Target for a factory (or the Target itself)."""
+    if isinstance(build, ReferenceTarget | Target) and not callable(build):
+        return build
+    if isinstance(build, ReferenceTarget):
+        return build
+    return ReferenceTarget(build, tiers=tiers)
+
+
+call_once_then_done = _first_then_done

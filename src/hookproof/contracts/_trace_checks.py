@@ -1,0 +1,141 @@
+"""Checks on a recorded trace and on a tool list."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from hookproof.contracts._violation import violation
+from hookproof.trace import Trace, TraceEvent
+
+__all__ = ["check_hook_order", "check_unique_tool_names"]
+
+_NESTED = ("agent", "hook", "layer", "model", "tool")
+
+
+def _nesting_problems(trace: Trace) -> tuple[list[str], list[TraceEvent]]:
+    stack: list[TraceEvent] = []
+    found: list[str] = []
+    for event in trace:
+        if event.kind not in _NESTED or event.phase == "update":
+            continue
+        if event.phase == "enter":
+            stack.append(event)
+            continue
+        top = stack.pop() if stack else None
+        if top is None or (top.kind, top.hook, top.middleware) != (
+            event.kind,
+            event.hook,
+            event.middleware,
+        ):
+            opened = top.label() if top else "nothing"
+            found.append(f"event {event.seq} {event.label()} closes {opened}: layers do not nest")
+    return found, stack
+
+
+def _open_layers(trace: Trace, hook: str, inner: str) -> list[tuple[str | None, ...]]:
+    """For each ``inner`` call (model or tool), the wrap layers open around it, outermost first."""
+    open_: list[str | None] = []
+    stacks = []
+    for event in trace:
+        if event.kind == "layer" and event.hook == hook:
+            if event.phase == "enter":
+                open_.append(event.middleware)
+            elif open_:
+                open_.pop()
+        elif event.kind == inner and event.phase == "enter":
+            stacks.append(tuple(open_))
+    return stacks
+
+
+def _groups(trace: Trace, hook: str) -> list[list[str | None]]:
+    groups: list[list[str | None]] = []
+    previous_was_hook = False
+    for event in trace:
+        if event.kind == "state" or (event.kind == "hook" and event.phase != "enter"):
+            continue
+        is_hook = event.kind == "hook" and event.hook == hook
+        if is_hook and not previous_was_hook:
+            groups.append([])
+        if is_hook:
+            groups[-1].append(event.middleware)
+        previous_was_hook = is_hook
+    return groups
+
+
+def _order_problems(trace: Trace) -> list[str]:
+    found = []
+    for hook, inner in (("wrap_model_call", "model"), ("wrap_tool_call", "tool")):
+        stacks = set(_open_layers(trace, hook, inner))
+        if len(stacks) > 1:
+            found.append(f"{inner} calls were wrapped by different {hook} onions: {sorted(stacks)}")
+    for before, after in (("before_model", "after_model"), ("before_agent", "after_agent")):
+        found += _before_after(trace, before, after)
+    return found
+
+
+def _before_after(trace: Trace, before: str, after: str) -> list[str]:
+    found = []
+    for hook in (before, after):
+        orders = {tuple(group) for group in _groups(trace, hook)}
+        if len(orders) > 1:
+            found.append(f"{hook} hooks ran in different orders: {sorted(orders)}")
+    befores, afters = _groups(trace, before), _groups(trace, after)
+    if befores and afters:
+        common = set(befores[0]) & set(afters[0])
+        forward = [name for name in befores[0] if name in common]
+        backward = [name for name in afters[0] if name in common]
+        if backward != forward[::-1]:
+            found.append(f"{after} order {backward} is not the reverse of {before} order {forward}")
+    counts = Counter(
+        e.middleware for e in trace if e.kind == "hook" and e.hook == before and e.phase == "enter"
+    )
+    if len(set(counts.values())) > 1:
+        found.append(f"{before} ran a different number of times per middleware: {dict(counts)}")
+    return found
+
+
+def check_hook_order(trace: Trace) -> None:
+    """Layers nest as an onion, before_* run in one order and after_* in its reverse, every
+    model and tool call sits inside the same layers, and hooks run once per turn."""
+    __tracebackhide__ = True
+    found, unclosed = _nesting_problems(trace)
+    interrupted = any(e.kind == "agent" and e.hook == "interrupt" for e in trace)
+    if unclosed and not interrupted:
+        found.append(f"{[e.label() for e in unclosed]} never exited")
+    found += _order_problems(trace)
+    if found:
+        raise violation(
+            "check_hook_order",
+            invariant="wrap layers nest (first middleware outermost), before_* in list order, "
+            "after_* reversed, once per model turn",
+            counterexample="the trace below",
+            found=found,
+            fix="call handler(request) from inside the wrap hook (not after returning), and "
+            "register each middleware once",
+            trace=trace,
+        )
+
+
+def _names(tools: Iterable[Any]) -> list[str]:
+    names = []
+    for item in tools:
+        name = item.get("name") if isinstance(item, dict) else getattr(item, "name", None)
+        names.append(str(name))
+    return names
+
+
+def check_unique_tool_names(tools: Sequence[Any]) -> None:
+    """No two tools share a name (the model would see one schema, another would run)."""
+    __tracebackhide__ = True
+    counts = Counter(_names(tools))
+    duplicates = sorted(name for name, count in counts.items() if count > 1)
+    if duplicates:
+        raise violation(
+            "check_unique_tool_names",
+            invariant="tool names are unique",
+            counterexample=f"tools named {_names(tools)}",
+            found=[f"{name!r} appears {counts[name]} times" for name in duplicates],
+            fix="rename one of each pair, or register the tool once",
+        )

@@ -1,0 +1,56 @@
+"""ContractViolation: an assertion failure that explains itself and shows how to replay it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hookproof.errors import HookproofError
+from hookproof.trace import Trace
+
+__all__ = ["ContractViolation", "violation"]
+
+
+class ContractViolation(HookproofError, AssertionError):
+    """A contract does not hold. The message gives the invariant, the counterexample, a trace
+    excerpt, how to fix it, and a snippet that replays the case."""
+
+    def __init__(self, message: str, *, check: str, counterexample: str) -> None:
+        super().__init__(message)
+        self.check = check
+        self.counterexample = counterexample
+
+
+def excerpt(trace: Trace | None, *, limit: int = 40) -> str:
+    if trace is None or not len(trace):
+        return "  (no trace)"
+    lines = trace.format().split("\n")
+    shown = lines[:limit] + (
+        [f"  ... {len(lines) - limit} more events"] if len(lines) > limit else []
+    )
+    return "\n".join(f"  {line}" for line in shown)
+
+
+def violation(
+    check: str,
+    *,
+    invariant: str,
+    counterexample: str,
+    found: Sequence[str],
+    fix: str,
+    trace: Trace | None = None,
+    replay: str | None = None,
+) -> ContractViolation:
+    """Build the violation; raise it from the check (``__tracebackhide__`` keeps it short)."""
+    parts = [
+        f"hookproof: contract {check} does not hold.",
+        f"Invariant: {invariant}",
+        f"Counterexample: {counterexample}",
+        "Found:",
+        *(f"  - {line}" for line in found),
+        f"Fix: {fix}",
+    ]
+    if trace is not None:
+        parts += ["Trace excerpt:", excerpt(trace)]
+    if replay:
+        parts += ["Replay:", *(f"    {line}" for line in replay.split("\n"))]
+    return ContractViolation("\n".join(parts), check=check, counterexample=counterexample)
