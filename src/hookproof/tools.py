@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, get_origin, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -42,7 +42,6 @@ class Tool:
     args_model: type[BaseModel] | None = None
     runtime_params: tuple[str, ...] = ()
     return_direct: bool = False
-    source: str = field(default="tools=", compare=False)
 
     @property
     def name(self) -> str:
@@ -201,9 +200,9 @@ def error_message(call_id: str, name: str, text: str) -> ToolMessage:
 def as_tool(value: object, *, source: str) -> Tool:
     """Accept a Tool, a plain function (converted with @tool) or fail clearly."""
     if isinstance(value, Tool):
-        return value if value.source == source else _replace(value, source=source)
+        return value
     if callable(value):
-        return _replace(_make_tool(value, None, None), source=source)
+        return _make_tool(value, None, None)
     raise UsageError(
         f"hookproof: {source} contains {value!r:.80} ({type(value).__name__}), which is not a "
         "tool. Pass functions decorated with @tool, or plain functions with a docstring."

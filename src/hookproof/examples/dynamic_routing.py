@@ -86,6 +86,15 @@ def visible_business_tools(role: str) -> frozenset[str]:
     return ROLE_TOOL_NAMES.get(role, ROLE_TOOL_NAMES["guest"])
 
 
+def _trusted(context: object, models: Mapping[str, Any]) -> bool:
+    """A context is trusted only when every field is one the application issues."""
+    return (
+        isinstance(context, AgentContext)
+        and context.role in ROLE_TOOL_NAMES
+        and context.model_tier in models
+    )
+
+
 class RequestRouter(AgentMiddleware):
     """Choose the model tier and the visible business tools from the trusted context."""
 
@@ -99,9 +108,9 @@ class RequestRouter(AgentMiddleware):
     ) -> ModelResponse:
         runtime = request.runtime
         context = runtime.context if runtime is not None else None
-        trusted = isinstance(context, AgentContext) and context.role in ROLE_TOOL_NAMES
+        trusted = _trusted(context, self.models)
         tier = context.model_tier if trusted else "fast"  # type: ignore[union-attr]
-        allowed = visible_business_tools(_role_of(context))
+        allowed = visible_business_tools(context.role if trusted else "guest")  # type: ignore[union-attr]
         tools = [
             item
             for item in request.tools

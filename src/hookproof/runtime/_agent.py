@@ -109,23 +109,25 @@ def _initial_state(input: object) -> dict[str, Any]:
 
 
 def _collect_tools(tools: Sequence[object], middleware: Sequence[object]) -> tuple[Tool, ...]:
-    collected: list[Tool] = []
+    collected: list[tuple[Tool, str]] = []
     for item in middleware:
         owner = f"middleware {_name_of(item)!r}"
-        collected.extend(as_tool(value, source=owner) for value in getattr(item, "tools", ()))
-    collected.extend(as_tool(value, source=f"tools=[{i}]") for i, value in enumerate(tools))
+        collected += [(as_tool(value, source=owner), owner) for value in getattr(item, "tools", ())]
+    collected += [
+        (as_tool(value, source=f"tools=[{i}]"), f"tools=[{i}]") for i, value in enumerate(tools)
+    ]
     _check_unique(collected)
-    return tuple(collected)
+    return tuple(tool for tool, _ in collected)
 
 
-def _check_unique(tools: list[Tool]) -> None:
-    seen: dict[str, Tool] = {}
-    for item in tools:
-        first = seen.setdefault(item.name, item)
-        if first is not item:
+def _check_unique(tools: list[tuple[Tool, str]]) -> None:
+    seen: dict[str, str] = {}
+    for item, source in tools:
+        first = seen.setdefault(item.name, source)
+        if first is not source:
             raise DuplicateToolError(
-                f"hookproof: two tools are named {item.name!r}: one from {first.source}, one "
-                f"from {item.source}. The model would see one schema while the runtime "
+                f"hookproof: two tools are named {item.name!r}: one from {first}, one "
+                f"from {source}. The model would see one schema while the runtime "
                 "executes the other. Rename one, or register it once."
             )
 

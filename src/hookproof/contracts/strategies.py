@@ -1,0 +1,229 @@
+"""Hypothesis strategies for contracts: contexts, system messages, tools, scripts, stacks.
+
+``contexts(AgentContext, trusted=False)`` draws what an attacker or a bug can hand your
+router: unknown values in every field, None, malformed objects of other types. Contexts are
+built from the dataclass's own fields: Literal fields give the trusted values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import keyword
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, get_args, get_origin
+
+from hypothesis import strategies as st
+
+from hookproof.contracts._args import example_args
+from hookproof.errors import UsageError
+from hookproof.messages import ImageBlock, ReasoningBlock, SystemMessage, TextBlock
+from hookproof.models import ScriptedCall, call
+from hookproof.runtime import AgentMiddleware
+from hookproof.tools import ToolSchema
+
+__all__ = [
+    "contexts",
+    "middleware_stacks",
+    "scripts",
+    "system_messages",
+    "tool_sets",
+    "trusted_values",
+]
+
+_text = st.text(alphabet=st.characters(blacklist_categories=["Cs", "Cc"]), max_size=20)
+_json_scalars = st.none() | st.booleans() | st.integers(-5, 5) | _text
+
+
+def _fields(context_type: type) -> dict[str, Any]:
+    if not dataclasses.is_dataclass(context_type):
+        raise UsageError(
+            f"hookproof: contexts() builds dataclass contexts; {context_type!r} is not one. "
+            "Pass your frozen dataclass, or build contexts with hypothesis yourself."
+        )
+    hints = typing.get_type_hints(context_type)
+    return {item.name: hints[item.name] for item in dataclasses.fields(context_type)}
+
+
+def trusted_values(annotation: Any) -> st.SearchStrategy[Any]:
+    """The values a field may legitimately hold (Literal choices, or the annotated type)."""
+    if get_origin(annotation) is Literal:
+        return st.sampled_from(get_args(annotation))
+    return st.from_type(annotation)
+
+
+_HOSTILE = ("", "ADMIN", "root", "admin ", "*", "guest\n", "null", "None", "🙂")
+
+
+def _untrusted_value(annotation: Any) -> st.SearchStrategy[Any]:
+    legal = set(get_args(annotation)) if get_origin(annotation) is Literal else set()
+    strange = _text.filter(lambda value: value not in legal)
+    hostile = st.sampled_from([value for value in _HOSTILE if value not in legal])
+    return strange | st.none() | st.integers() | hostile
+
+
+def _forged(context_type: type, values: Mapping[str, Any]) -> Any:
+    """An instance carrying values its type would never be built with (frozen included)."""
+    instance: Any = object.__new__(context_type)
+    for name, value in values.items():
+        object.__setattr__(instance, name, value)
+    return instance
+
+
+def _out_of_domain(fields: Mapping[str, Any], values: Mapping[str, Any]) -> bool:
+    """At least one Literal field holds a value outside its choices (or no field is Literal)."""
+    literal = {n: t for n, t in fields.items() if get_origin(t) is Literal}
+    return not literal or any(values[n] not in get_args(t) for n, t in literal.items())
+
+
+def contexts(context_type: type, *, trusted: bool | None = None) -> st.SearchStrategy[Any]:
+    """Contexts of ``context_type``: trusted ones (``trusted=True``), hostile ones
+    (``False``: out-of-domain field values, None, other types), or both (``None``)."""
+    fields = _fields(context_type)
+    good = st.fixed_dictionaries({n: trusted_values(t) for n, t in fields.items()}).map(
+        lambda values: context_type(**values)
+    )
+    if trusted:
+        return good
+    bad_fields = (
+        st.fixed_dictionaries(
+            {n: st.one_of(trusted_values(t), _untrusted_value(t)) for n, t in fields.items()}
+        )
+        .filter(lambda values: _out_of_domain(fields, values))
+        .map(lambda values: _forged(context_type, values))
+    )
+    malformed = st.one_of(
+        st.none(),
+        st.dictionaries(st.sampled_from(sorted(fields)), _json_scalars),
+        _text,
+        st.integers(),
+    )
+    hostile = st.one_of(bad_fields, malformed)
+    return hostile if trusted is False else st.one_of(good, hostile)
+
+
+def _block() -> st.SearchStrategy[Any]:
+    cache = st.none() | st.just({"type": "ephemeral"})
+    ids = st.none() | _text.map(lambda s: f"b-{s}")
+    text = st.builds(TextBlock, text=_text, id=ids, cache_control=cache)
+    image = st.builds(ImageBlock, url=st.just("https://example.invalid/i.png"), id=ids)
+    reasoning = st.builds(ReasoningBlock, reasoning=_text)
+    return st.one_of(text, text, image, reasoning)
+
+
+def system_messages() -> st.SearchStrategy[SystemMessage]:
+    """System messages with random blocks and metadata (ids, names, kwargs, metadata)."""
+    metadata = st.dictionaries(st.sampled_from(["a", "b", "tenant"]), _json_scalars, max_size=3)
+    return st.builds(
+        SystemMessage,
+        content=st.lists(_block(), min_size=1, max_size=4),
+        id=st.none() | _text.map(lambda s: f"sys-{s}"),
+        name=st.none() | _text,
+        additional_kwargs=metadata,
+        response_metadata=metadata,
+    )
+
+
+_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True).filter(
+    lambda name: not keyword.iskeyword(name)
+)
+_PARAM_TYPES = st.sampled_from(["string", "integer", "number", "boolean"])
+
+
+def _parameters() -> st.SearchStrategy[dict[str, Any]]:
+    def schema(props: dict[str, str], required: list[str]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {name: {"type": kind} for name, kind in props.items()},
+            "required": sorted(set(required) & set(props)),
+        }
+
+    props = st.dictionaries(_NAMES, _PARAM_TYPES, max_size=4)
+    return props.flatmap(
+        lambda p: st.lists(st.sampled_from(sorted(p) or ["_"])).map(lambda r: schema(p, r))
+    )
+
+
+def tool_sets(*, min_size: int = 1, max_size: int = 5) -> st.SearchStrategy[list[ToolSchema]]:
+    """Tools with unique names and valid JSON Schemas for their parameters."""
+    tool = st.builds(ToolSchema, name=_NAMES, description=_text, parameters=_parameters())
+    return st.lists(tool, min_size=min_size, max_size=max_size, unique_by=lambda t: t.name)
+
+
+def _value(kind: str) -> st.SearchStrategy[Any]:
+    return {
+        "string": _text,
+        "integer": st.integers(-100, 100),
+        "number": st.floats(-100, 100, allow_nan=False),
+        "boolean": st.booleans(),
+    }.get(kind, st.just(None))
+
+
+def _args(schema: Mapping[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    properties = schema.get("properties", {})
+    required = {
+        n: _value(p.get("type", "string"))
+        for n, p in properties.items()
+        if n in schema.get("required", [])
+    }
+    simple = all(
+        p.get("type") in ("string", "integer", "number", "boolean") for p in properties.values()
+    )
+    if not simple:
+        return st.just(example_args(schema))
+    return st.fixed_dictionaries(required)
+
+
+def _call_of(tool: Any) -> st.SearchStrategy[ScriptedCall]:
+    name = tool.name
+    return _args(tool.parameters).map(lambda args: call(name, args))
+
+
+def scripts(
+    tools: Sequence[Any], *, max_calls: int = 4, answer: str = "done"
+) -> st.SearchStrategy[list[Any]]:
+    """Tool-call trajectories whose arguments respect the tools' schemas, then an answer."""
+    if not tools:
+        return st.just([answer])
+    one = st.sampled_from(list(tools)).flatmap(_call_of)
+    turn: st.SearchStrategy[ScriptedCall | list[ScriptedCall]] = one | st.lists(
+        one, min_size=2, max_size=3
+    )
+    return st.lists(turn, max_size=max_calls).map(lambda turns: [*turns, answer])
+
+
+class ProbeMiddleware(AgentMiddleware):
+    """A well-behaved middleware with a chosen set of hooks (each passes through)."""
+
+    def __init__(self, name: str, hooks: frozenset[str]) -> None:
+        self.name = name
+        self.hooks = hooks
+
+    def __repr__(self) -> str:
+        return f"ProbeMiddleware({self.name!r}, {sorted(self.hooks)})"
+
+
+def _probe_class(hooks: frozenset[str]) -> type[ProbeMiddleware]:
+    namespace: dict[str, Any] = {}
+    if "before_model" in hooks:
+        namespace["before_model"] = lambda self, state, runtime: None
+    if "after_model" in hooks:
+        namespace["after_model"] = lambda self, state, runtime: None
+    if "wrap_model_call" in hooks:
+        namespace["wrap_model_call"] = lambda self, request, handler: handler(request)
+    if "wrap_tool_call" in hooks:
+        namespace["wrap_tool_call"] = lambda self, request, handler: handler(request)
+    return type("ProbeMiddleware", (ProbeMiddleware,), namespace)
+
+
+_HOOK_SETS = st.frozensets(
+    st.sampled_from(["before_model", "after_model", "wrap_model_call", "wrap_tool_call"]),
+    min_size=1,
+)
+
+
+def middleware_stacks(*, max_size: int = 8) -> st.SearchStrategy[list[ProbeMiddleware]]:
+    """Stacks of well-behaved probe middleware with random hook sets (0 to ``max_size``)."""
+    return st.lists(_HOOK_SETS, max_size=max_size).map(
+        lambda sets: [_probe_class(hooks)(f"probe{i}", hooks) for i, hooks in enumerate(sets)]
+    )
