@@ -1,16 +1,14 @@
+"""hookproof's own suite: the plugin registers and selects the hypothesis profiles
+(``ci`` under CI, or HYPOTHESIS_PROFILE / --hypothesis-profile); locally, ``dev`` is used."""
+
 from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    deadline=None,
-    print_blob=True,
-    max_examples=60,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile("dev", deadline=None, max_examples=60)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+from hookproof.contracts.profiles import register_profiles
+
+if not os.environ.get("CI") and not os.environ.get("HYPOTHESIS_PROFILE"):
+    register_profiles()
+    settings.load_profile("dev")

@@ -18,7 +18,6 @@ from hookproof.examples.dynamic_routing import (
     RequestRouter,
     RuntimeToolRegistry,
     ScopeNoteMiddleware,
-    build_support_agent,
     calculate_tip,
     visible_business_tools,
 )
@@ -273,7 +272,7 @@ class RetryForever(AgentMiddleware):
         while True:
             try:
                 return handler(request)
-            except Exception:  # noqa: BLE001, S112 - the bug under test
+            except Exception:  # noqa: BLE001 - the bug under test
                 continue
 
 

@@ -252,7 +252,11 @@ def test_real_models_are_blocked_unless_the_test_opts_in(pytester: pytest.Pytest
     pytester.runpytest_subprocess("-p", "no:hookproof").assert_outcomes(passed=2)
 
 
-def test_plugin_load_imports_no_heavy_module(pytester: pytest.Pytester) -> None:
+def test_plugin_load_imports_no_heavy_module(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CI", raising=False)  # under CI the plugin selects the ci profile
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
     pytester.makeconftest(
         "import sys\n"
         "def pytest_sessionfinish(session):\n"

@@ -10,11 +10,14 @@ only inside the fixtures that need them, so loading it costs almost nothing:
 - ``hookproof_options``: the merged options (see ``hookproof.config``);
 - ``hookproof_profiles``: an isolated harness-profile registry for the test;
 - marker ``@pytest.mark.hookproof(**options)``: the kwargs of ``HookproofOptions``;
-- real model calls are blocked in every test unless ``allow_real_models=True``.
+- real model calls are blocked in every test unless ``allow_real_models=True``;
+- hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +44,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(name, help_text, default="")
 
 
+def _requested_profile(config: pytest.Config) -> str | None:
+    explicit = os.environ.get("HYPOTHESIS_PROFILE")
+    try:
+        option = config.getoption("hypothesis_profile")
+    except ValueError:
+        option = None
+    return option or explicit or ("ci" if os.environ.get("CI") else None)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    profile = _requested_profile(config)
+    if profile in ("ci", "dev", "deep") and importlib.util.find_spec("hypothesis") is not None:
+        # Only here is hypothesis imported: a profile was asked for, so it is in use.
+        from hypothesis import settings
+
+        from hookproof.contracts.profiles import register_profiles
+
+        register_profiles()
+        settings.load_profile(profile)
     config.addinivalue_line(
         "markers",
         "hookproof(**options): hookproof options for this test (the fields of "
