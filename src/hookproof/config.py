@@ -12,12 +12,11 @@ give ``snapshot_dir="snaps"`` and ``model_name="reasoning"``.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookproof.errors import UsageError
+from hookproof.errors import UsageError, did_you_mean
 
 __all__ = ["HookproofOptions", "resolve_options"]
 
@@ -47,10 +46,8 @@ _FIELDS = [item.name for item in dataclasses.fields(HookproofOptions) if item.na
 def _check_keys(source: str, values: Mapping[str, Any]) -> None:
     for key in values:
         if key not in _FIELDS:
-            hint = difflib.get_close_matches(key, _FIELDS, n=1)
-            suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
             raise UsageError(
-                f"hookproof: {source} has unknown option {key!r}.{suggestion} "
+                f"hookproof: {source} has unknown option {key!r}.{did_you_mean(key, _FIELDS)} "
                 f"Valid options: {', '.join(_FIELDS)}."
             )
 

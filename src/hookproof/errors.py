@@ -5,6 +5,9 @@ Every message follows one shape: what happened (with values), why it matters, ho
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
+
 __all__ = [
     "DuplicateMiddlewareError",
     "DuplicateToolError",
@@ -66,3 +69,9 @@ class ToolError(HookproofError):
     The runtime turns it into a ToolMessage with status "error". Any other exception raised
     by a tool propagates out of invoke(), because it is a defect, not an answer.
     """
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """`` Did you mean 'x'?`` for the closest known name, or an empty string."""
+    hint = difflib.get_close_matches(name, list(known), n=1)
+    return f" Did you mean {hint[0]!r}?" if hint else ""

@@ -9,7 +9,7 @@ from hookproof.errors import DuplicateToolError, InvalidInputError, UsageError
 from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.runtime._engine import AsyncExec, Engine, RunResult, SyncExec, drive
 from hookproof.runtime._middleware import _name_of, compile_middleware
-from hookproof.runtime._requests import NO_RESUME, Command
+from hookproof.runtime._requests import NO_RESUME, Command, as_system_message
 from hookproof.runtime._state import StateSpec
 from hookproof.tools import Tool, as_tool
 
@@ -132,17 +132,6 @@ def _check_unique(tools: list[tuple[Tool, str]]) -> None:
             )
 
 
-def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage | None:
-    if system_prompt is None or isinstance(system_prompt, SystemMessage):
-        return system_prompt
-    if isinstance(system_prompt, str):
-        return SystemMessage(content=system_prompt)
-    raise UsageError(
-        f"hookproof: system_prompt must be a str, a SystemMessage or None, not "
-        f"{type(system_prompt).__name__}."
-    )
-
-
 def _check_model(model: object) -> None:
     if model is None:
         raise UsageError(
@@ -187,7 +176,7 @@ def create_agent(
         stack=stack,
         model=model,
         tools=_collect_tools(tools or (), middleware),
-        system_message=_system_message(system_prompt),
+        system_message=as_system_message(system_prompt, "system_prompt"),
         state=StateSpec(schemas),
         max_iterations=max_iterations,
         name=name or "agent",

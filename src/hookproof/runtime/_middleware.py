@@ -7,12 +7,11 @@ with an ``a`` prefix; under ainvoke the twin is preferred and a sync hook still 
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
 
-from hookproof.errors import DuplicateMiddlewareError, UsageError
+from hookproof.errors import DuplicateMiddlewareError, UsageError, did_you_mean
 from hookproof.messages import SystemMessage
 from hookproof.runtime._engine import NodeHook, Stack, WrapLayer
 from hookproof.runtime._requests import ModelRequest
@@ -70,8 +69,7 @@ def _check_hook_names(middleware: object) -> None:
     known = [*ALL_HOOKS, *(f"a{hook}" for hook in ALL_HOOKS)]
     for attribute in dir(type(middleware)):
         if attribute.startswith(_HOOK_PREFIXES) and attribute not in known:
-            hint = difflib.get_close_matches(attribute, known, n=1)
-            suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
+            suggestion = did_you_mean(attribute, known)
             raise UsageError(
                 f"hookproof: middleware {_name_of(middleware)!r} defines {attribute!r}, which "
                 f"is not a hook, so it would never run.{suggestion} Hooks: {', '.join(ALL_HOOKS)}"

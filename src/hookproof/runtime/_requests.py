@@ -7,7 +7,6 @@ ImmutableError with the fix in the message.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, NoReturn, Protocol, runtime_checkable
@@ -16,7 +15,7 @@ from pydantic import Field
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.context import Runtime, ToolRuntime
-from hookproof.errors import ImmutableError, UsageError
+from hookproof.errors import ImmutableError, UsageError, did_you_mean
 from hookproof.messages import (
     AssistantMessage,
     FrozenMap,
@@ -82,11 +81,9 @@ def _check_override_keys(cls: type, changes: Mapping[str, Any]) -> None:
     known = [item.name for item in fields(cls)]
     for key in changes:
         if key not in known:
-            hint = difflib.get_close_matches(key, known, n=1)
-            suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
             raise UsageError(
-                f"hookproof: {cls.__name__}.override() got unknown field {key!r}.{suggestion} "
-                f"Fields: {', '.join(known)}."
+                f"hookproof: {cls.__name__}.override() got unknown field {key!r}."
+                f"{did_you_mean(key, known)} Fields: {', '.join(known)}."
             )
 
 
@@ -101,14 +98,14 @@ def _as_tool(value: object) -> Tool | ToolSchema:
     )
 
 
-def _as_system(value: object) -> SystemMessage | None:
+def as_system_message(value: object, what: str = "system_message") -> SystemMessage | None:
+    """A SystemMessage from a str, a SystemMessage or None; anything else is an error."""
     if value is None or isinstance(value, SystemMessage):
         return value
     if isinstance(value, str):
         return SystemMessage(content=value)
     raise UsageError(
-        f"hookproof: system_message must be a SystemMessage, a str or None, not "
-        f"{type(value).__name__}."
+        f"hookproof: {what} must be a str, a SystemMessage or None, not {type(value).__name__}."
     )
 
 
@@ -120,7 +117,7 @@ def _as_messages(values: Sequence[object]) -> FrozenList[Message]:
 _MODEL_COERCE: dict[str, Callable[[Any], Any]] = {
     "messages": _as_messages,
     "tools": lambda values: FrozenList(_as_tool(item) for item in values),
-    "system_message": _as_system,
+    "system_message": as_system_message,
     "state": freeze,
     "model_settings": freeze,
     "response_format": freeze,
