@@ -5,7 +5,6 @@ Every message follows one shape: what happened (with values), why it matters, ho
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 __all__ = [
@@ -73,5 +72,7 @@ class ToolError(HookproofError):
 
 def did_you_mean(name: str, known: Sequence[str]) -> str:
     """`` Did you mean 'x'?`` for the closest known name, or an empty string."""
+    import difflib  # only on the error path: it costs `import hookproof` several ms
+
     hint = difflib.get_close_matches(name, list(known), n=1)
     return f" Did you mean {hint[0]!r}?" if hint else ""
