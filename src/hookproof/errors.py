@@ -5,7 +5,10 @@ Every message follows one shape: what happened (with values), why it matters, ho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "DuplicateMiddlewareError",
