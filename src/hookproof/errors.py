@@ -5,10 +5,6 @@ Every message follows one shape: what happened (with values), why it matters, ho
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 __all__ = [
     "DuplicateMiddlewareError",
@@ -73,7 +69,7 @@ class ToolError(HookproofError):
     """
 
 
-def did_you_mean(name: str, known: Sequence[str]) -> str:
+def did_you_mean(name: str, known: list[str] | tuple[str, ...]) -> str:
     """`` Did you mean 'x'?`` for the closest known name, or an empty string."""
     import difflib  # only on the error path: it costs `import hookproof` several ms
 
