@@ -5,7 +5,6 @@ Every message follows one shape: what happened (with values), why it matters, ho
 
 from __future__ import annotations
 
-
 __all__ = [
     "DuplicateMiddlewareError",
     "DuplicateToolError",

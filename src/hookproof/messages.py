@@ -287,6 +287,11 @@ def coerce_message(value: object, *, where: str = "a message") -> Message | Remo
     """Turn a ("role", "text") tuple, a {"role", "content", ...} dict or a message into one."""
     if isinstance(value, Message | RemoveMessage):
         return value
+    convert = getattr(value, "to_message", None)
+    if callable(convert):  # agentic messages (hookproof.templates) convert themselves
+        converted = convert()
+        if isinstance(converted, Message):
+            return converted
     if isinstance(value, tuple) and len(value) == 2:
         cls = _message_class(value[0], where)
         if isinstance(value[1], str) and cls is not ToolMessage:

@@ -1,0 +1,58 @@
+"""FString templates: ``{name}`` substitution, ``{{`` and ``}}`` escapes, nothing else."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from hookproof.templates._errors import TemplateSyntaxError, TemplateVariableError
+
+__all__ = ["render_fstring"]
+
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _field_end(text: str, start: int, name: str) -> int:
+    end = text.find("}", start)
+    if end < 0:
+        raise TemplateSyntaxError(name, "Single '{' encountered in format string")
+    return end
+
+
+def render_fstring(text: str, variables: Mapping[str, Any], name: str) -> str:
+    """Render ``text``; a lone brace or a missing key raises an error naming it."""
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        pair = text[index : index + 2]
+        if pair in ("{{", "}}"):
+            out.append(char)
+            index += 2
+        elif char == "}":
+            raise TemplateSyntaxError(name, "Single '}' encountered in format string")
+        elif char == "{":
+            end = _field_end(text, index + 1, name)
+            out.append(_value(text[index + 1 : end], variables, name))
+            index = end + 1
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def _value(field: str, variables: Mapping[str, Any], name: str) -> str:
+    if not _FIELD.fullmatch(field):
+        problem = (
+            "Single '{' encountered in format string"
+            if "{" in field or not field
+            else (
+                f"field {{{field}}} is not a plain variable name (attribute access, indexing and "
+                "format specs are not supported)"
+            )
+        )
+        raise TemplateSyntaxError(name, problem, variable=field or None)
+    if field not in variables:
+        raise TemplateVariableError(name, f"could not find key: {field}", variable=field)
+    return str(variables[field])

@@ -1,0 +1,271 @@
+"""The subset of Go's text/template that prompts use, with missingkey=error semantics.
+
+Supported: ``{{.name}}``, ``{{.a.b}}``, ``{{.}}``, string / number / bool literals,
+``{{if X}}...{{else if Y}}...{{else}}...{{end}}``, ``{{range X}}...{{else}}...{{end}}`` over
+lists and maps (maps in sorted key order, as Go does), ``{{- `` / `` -}}`` whitespace trimming
+and ``{{/* comments */}}``. Values print as Go's fmt does (true, <no value>, [a b], map[k:v]).
+Anything else — pipelines, functions, variables, with, define, template, block — is rejected
+with an error naming the construct.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hookproof.templates._errors import (
+    TemplateSyntaxError,
+    TemplateVariableError,
+    UnsupportedTemplateConstruct,
+)
+
+__all__ = ["render_go_template"]
+
+_ACTION = re.compile(r"\{\{(-\s)?(.*?)(\s-)?\}\}", re.S)
+_FIELD_CHAIN = re.compile(r"^(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+_STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
+_KEYWORDS = ("with", "define", "template", "block", "break", "continue")
+
+
+@dataclass
+class _Text:
+    text: str
+
+
+@dataclass
+class _Print:
+    expr: str
+
+
+@dataclass
+class _If:
+    branches: list[tuple[str, list[Any]]]
+    otherwise: list[Any]
+
+
+@dataclass
+class _Range:
+    expr: str
+    body: list[Any]
+    otherwise: list[Any]
+
+
+def _tokens(source: str, name: str) -> list[tuple[str, str]]:
+    """("text", ...) and ("action", ...) tokens, trim markers already applied."""
+    tokens: list[tuple[str, str]] = []
+    position = 0
+    trim_next = False
+    for match in _ACTION.finditer(source):
+        text = source[position : match.start()]
+        text = text.lstrip() if trim_next else text
+        text = text.rstrip() if match.group(1) else text
+        tokens.append(("text", text))
+        tokens.append(("action", match.group(2).strip()))
+        trim_next = bool(match.group(3))
+        position = match.end()
+    rest = source[position:]
+    if "{{" in rest:
+        raise TemplateSyntaxError(name, "unclosed action: '{{' without a matching '}}'")
+    tokens.append(("text", rest.lstrip() if trim_next else rest))
+    return [token for token in tokens if token != ("text", "")]
+
+
+class _Parser:
+    def __init__(self, tokens: list[tuple[str, str]], name: str) -> None:
+        self.tokens = tokens
+        self.index = 0
+        self.name = name
+
+    def parse(self, stops: Sequence[str] = ()) -> tuple[list[Any], str | None]:
+        nodes: list[Any] = []
+        while self.index < len(self.tokens):
+            kind, value = self.tokens[self.index]
+            self.index += 1
+            if kind == "text":
+                nodes.append(_Text(value))
+                continue
+            keyword = value.split(" ", 1)[0]
+            if keyword in stops or value in stops:
+                return nodes, value
+            nodes.append(self._action(value, keyword))
+        if stops:
+            raise TemplateSyntaxError(
+                self.name, f"missing {{{{end}}}} (expected one of {list(stops)})"
+            )
+        return nodes, None
+
+    def _action(self, value: str, keyword: str) -> Any:
+        if value.startswith("/*"):
+            if not value.endswith("*/"):
+                raise TemplateSyntaxError(self.name, "unclosed comment")
+            return _Text("")
+        if keyword == "if":
+            return self._if(value[2:].strip())
+        if keyword == "range":
+            return self._range(value[5:].strip())
+        if keyword in ("else", "end"):
+            raise TemplateSyntaxError(self.name, f"unexpected {{{{{value}}}}}")
+        _check_expression(value, self.name)
+        return _Print(value)
+
+    def _if(self, condition: str) -> _If:
+        _check_expression(condition, self.name)
+        branches: list[tuple[str, list[Any]]] = []
+        otherwise: list[Any] = []
+        while True:
+            body, stop = self.parse(("else", "end"))
+            branches.append((condition, body))
+            if stop == "end":
+                return _If(branches, otherwise)
+            assert stop is not None
+            if stop.startswith("else if "):
+                condition = stop[len("else if ") :].strip()
+                _check_expression(condition, self.name)
+                continue
+            otherwise, _ = self.parse(("end",))
+            return _If(branches, otherwise)
+
+    def _range(self, expression: str) -> _Range:
+        _check_expression(expression, self.name)
+        body, stop = self.parse(("else", "end"))
+        otherwise: list[Any] = []
+        if stop == "else":
+            otherwise, _ = self.parse(("end",))
+        return _Range(expression, body, otherwise)
+
+
+def _check_expression(expression: str, name: str) -> None:
+    if "|" in expression:
+        raise UnsupportedTemplateConstruct(
+            name, f"pipelines ('|') are not supported: {{{{{expression}}}}}"
+        )
+    if expression.startswith("$"):
+        raise UnsupportedTemplateConstruct(
+            name, f"variables ($) are not supported: {{{{{expression}}}}}"
+        )
+    keyword = expression.split(" ", 1)[0]
+    if keyword in _KEYWORDS:
+        raise UnsupportedTemplateConstruct(name, f"{{{{{keyword}}}}} is not supported")
+    if (
+        expression == "."
+        or _FIELD_CHAIN.match(expression)
+        or _literal(expression) is not _NOT_LITERAL
+    ):
+        return
+    raise UnsupportedTemplateConstruct(
+        name,
+        f"{{{{{expression}}}}} is outside the supported subset (fields like .name or .a.b, "
+        "literals, if/else/range/end, comments); functions and calls are not supported",
+    )
+
+
+_NOT_LITERAL = object()
+
+
+def _literal(expression: str) -> Any:
+    if expression in ("true", "false"):
+        return expression == "true"
+    if _NUMBER.match(expression):
+        return float(expression) if "." in expression else int(expression)
+    match = _STRING.match(expression)
+    if match:
+        return bytes(match.group(1), "utf-8").decode("unicode_escape")
+    return _NOT_LITERAL
+
+
+def _evaluate(expression: str, dot: Any, name: str) -> Any:
+    if expression == ".":
+        return dot
+    literal = _literal(expression)
+    if literal is not _NOT_LITERAL:
+        return literal
+    value = dot
+    for key in expression[1:].split("."):
+        value = _field(value, key, expression, name)
+    return value
+
+
+def _field(value: Any, key: str, expression: str, name: str) -> Any:
+    if isinstance(value, Mapping):
+        if key not in value:
+            raise TemplateVariableError(
+                name, f'executing at <{expression}>: map has no entry for key "{key}"', variable=key
+            )
+        return value[key]
+    if value is not None and hasattr(value, key) and not key.startswith("_"):
+        return getattr(value, key)
+    raise TemplateVariableError(
+        name,
+        f"executing at <{expression}>: can't evaluate field {key} in {type(value).__name__}",
+        variable=key,
+    )
+
+
+def go_format(value: Any) -> str:
+    """How Go's fmt prints a value with %v."""
+    if value is None:
+        return "<no value>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return "map[" + " ".join(f"{k}:{go_format(value[k])}" for k in sorted(value)) + "]"
+    if isinstance(value, list | tuple):
+        return "[" + " ".join(go_format(item) for item in value) + "]"
+    return str(value)
+
+
+def _truthy(value: Any) -> bool:
+    if value is None or value is False:
+        return False
+    if isinstance(value, int | float | str | list | tuple | Mapping):
+        return bool(value)
+    return True
+
+
+def _items(value: Any, expression: str, name: str) -> list[Any]:
+    if isinstance(value, Mapping):
+        return [value[key] for key in sorted(value)]
+    if isinstance(value, list | tuple):
+        return list(value)
+    if value is None:
+        return []
+    raise TemplateVariableError(
+        name,
+        f"range can't iterate over {go_format(value)} ({type(value).__name__})",
+        variable=expression,
+    )
+
+
+def _execute(nodes: list[Any], dot: Any, out: list[str], name: str) -> None:
+    for node in nodes:
+        if isinstance(node, _Text):
+            out.append(node.text)
+        elif isinstance(node, _Print):
+            out.append(go_format(_evaluate(node.expr, dot, name)))
+        elif isinstance(node, _If):
+            chosen = next(
+                (body for cond, body in node.branches if _truthy(_evaluate(cond, dot, name))),
+                node.otherwise,
+            )
+            _execute(chosen, dot, out, name)
+        else:
+            items = _items(_evaluate(node.expr, dot, name), node.expr, name)
+            for item in items:
+                _execute(node.body, item, out, name)
+            if not items:
+                _execute(node.otherwise, dot, out, name)
+
+
+def render_go_template(text: str, variables: Mapping[str, Any], name: str) -> str:
+    """Render ``text`` with ``variables`` as the dot."""
+    nodes, _ = _Parser(_tokens(text, name), name).parse()
+    out: list[str] = []
+    _execute(nodes, variables, out, name)
+    return "".join(out)
