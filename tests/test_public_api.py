@@ -38,6 +38,26 @@ PUBLIC = {
         "call",
     ],
     "hookproof.trace": ["Trace", "TraceEvent"],
+    "hookproof.templates": [
+        "AgenticMessage",
+        "FormatType",
+        "from_agentic_messages",
+        "system_agentic_message",
+        "user_agentic_message",
+        "agentic_messages_placeholder",
+        "new_content_block",
+    ],
+    "hookproof.snapshot": ["render", "content_hash", "diff"],
+    "hookproof.harness": [
+        "create_deep_agent",
+        "HarnessProfile",
+        "HarnessProfileConfig",
+        "GeneralPurposeSubagentProfile",
+        "ProviderProfile",
+        "register_harness_profile",
+        "register_provider_profile",
+    ],
+    "hookproof.contracts": ["ContractViolation", "check_fail_closed", "check_isolation"],
 }
 
 
@@ -64,7 +84,14 @@ HEAVY = ["langchain", "langchain_core", "langgraph", "hypothesis", "syrupy", "ji
 
 
 @pytest.mark.parametrize(
-    "statement", ["import hookproof", "import hookproof.pytest_plugin", "import hookproof.runtime"]
+    "statement",
+    [
+        "import hookproof",
+        "import hookproof.pytest_plugin",
+        "import hookproof.runtime",
+        "import hookproof.templates",
+        "import hookproof.harness",
+    ],
 )
 def test_import_loads_no_heavy_dependency(statement: str) -> None:
     code = f"{statement}; import sys, json; print(json.dumps(sorted(sys.modules)))"

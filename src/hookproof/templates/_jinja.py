@@ -57,6 +57,8 @@ def render_jinja2(text: str, variables: Mapping[str, Any], name: str) -> str:
     except SecurityError as error:
         raise TemplateSecurityError(name, f"the sandbox refused: {error}") from None
     except jinja2.UndefinedError as error:
+        if "unsafe" in str(error):
+            raise TemplateSecurityError(name, f"the sandbox refused: {error}") from None
         missing = str(error).split("'")[1] if "'" in str(error) else None
         raise TemplateVariableError(
             name, f"undefined variable: {error}", variable=missing
