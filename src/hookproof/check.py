@@ -7,6 +7,7 @@ with hookproof (run from the current directory, writing nothing into the install
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import tempfile
@@ -80,6 +81,11 @@ def run_check(
     paths: Sequence[str] = (), *, pytest_args: Sequence[str] = (), progress: TextIO | None = None
 ) -> CheckResult:
     """Run the suites; pytest's output goes to ``progress`` (stderr by default)."""
+    if importlib.util.find_spec("pytest") is None:
+        raise InvalidInputError(
+            "hookproof: check runs contract suites with pytest, which is not installed. "
+            "Install it with `pip install 'hookproof[test]'`."
+        )
     targets = list(paths) or _default_paths()
     missing = [path for path in targets if not Path(path).exists()]
     if missing:
