@@ -34,6 +34,19 @@ def test_duplicate_tool_names_name_both_sources() -> None:
         create_agent(ScriptedModel([]), [lookup, lookup])
 
 
+def test_duplicate_tool_names_inside_one_middleware_fail() -> None:
+    @tool("lookup")
+    def other_lookup(query: str) -> str:
+        """Another lookup."""
+        return query
+
+    class Both(AgentMiddleware):
+        tools = (lookup, other_lookup)
+
+    with pytest.raises(DuplicateToolError, match="middleware 'Both', one from middleware 'Both'"):
+        create_agent(ScriptedModel([]), middleware=[Both()])
+
+
 def test_duplicate_middleware_names_fail_at_build() -> None:
     with pytest.raises(DuplicateMiddlewareError, match=r"named 'A' \(positions 0 and 1\)"):
         create_agent(ScriptedModel([]), middleware=[Everything("A"), Everything("A")])

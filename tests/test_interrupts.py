@@ -148,3 +148,65 @@ def test_resume_reruns_only_the_interrupting_hook_onwards() -> None:
     agent.invoke(Command(resume="yes"), thread_id="t")
     assert counter.seen == ["before_model", "before_model"]
     assert model.calls == 2
+
+
+def test_a_step_may_interrupt_twice_and_each_resume_answers_the_next() -> None:
+    answers: list[Any] = []
+
+    class TwoQuestions(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> None:
+            answers.append((interrupt("name?"), interrupt("age?")))
+
+    agent = create_agent(
+        ScriptedModel(["done"]), middleware=[TwoQuestions()], checkpointer=InMemoryCheckpointer()
+    )
+    assert agent.invoke(HI, thread_id="t").interrupts[0].value == "name?"
+    assert agent.invoke(Command(resume="Ada"), thread_id="t").interrupts[0].value == "age?"
+    final = agent.invoke(Command(resume=36), thread_id="t")
+    assert final.interrupts == ()
+    assert final.text == "done"
+    assert answers == [("Ada", 36)]
+
+
+def test_resume_does_not_rerun_tool_calls_that_finished() -> None:
+    charged: list[int] = []
+
+    @tool
+    def charge(amount: int) -> str:
+        """Charge the card."""
+        charged.append(amount)
+        return "charged"
+
+    @tool
+    def ask(question: str) -> str:
+        """Ask the human."""
+        return str(interrupt(question))
+
+    agent = create_agent(
+        ScriptedModel([[call("charge", {"amount": 5}), call("ask", {"question": "ok?"})], "done"]),
+        [charge, ask],
+        checkpointer=InMemoryCheckpointer(),
+    )
+    agent.invoke(HI, thread_id="t")
+    result = agent.invoke(Command(resume="yes"), thread_id="t")
+    assert charged == [5]
+    assert [m.text for m in result.messages if m.role == "tool"] == ["charged", "yes"]
+
+
+def test_answered_calls_send_the_run_back_to_the_model() -> None:
+    from hookproof.messages import ToolMessage
+
+    class AnswerAll(AgentMiddleware):
+        def after_model(self, state: Any, runtime: Any) -> Any:
+            last = state["messages"][-1]
+            replies = [
+                ToolMessage(content="skipped", tool_call_id=c.id or "", status="error")
+                for c in last.tool_calls
+            ]
+            return {"messages": replies} if replies else None
+
+    model = RecordingModel(ScriptedModel([call("lookup", {"query": "x"}), "after skip"]))
+    result = create_agent(model, [lookup], middleware=[AnswerAll()]).invoke(HI)
+    assert result.text == "after skip"
+    assert len(model.requests) == 2
+    assert result.trace.count("tool") == 0

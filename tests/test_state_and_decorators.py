@@ -8,6 +8,7 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
+from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import RemoveMessage, UserMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import (
@@ -193,3 +194,64 @@ def test_one_agent_serves_concurrent_runs_without_sharing_state() -> None:
         return [result.text for result in await asyncio.gather(*runs)]
 
     assert asyncio.run(both()) == ["guest", "admin", "analyst"]
+
+
+def test_a_jump_leaves_the_phase_before_later_hooks() -> None:
+    @before_model
+    def first(state: Any, runtime: Any) -> Any:
+        return {"jump_to": "end", "messages": [("assistant", "stopped")]}
+
+    @before_model
+    def second(state: Any, runtime: Any) -> Any:
+        raise AssertionError("must not run after a jump")
+
+    model = RecordingModel(ScriptedModel([]))
+    result = create_agent(model, middleware=[first, second]).invoke(HI)
+    assert result.text == "stopped"
+    assert result.trace.count("before_model", "second") == 0
+
+
+def test_a_retry_discards_state_updates_of_the_failed_attempt() -> None:
+    @wrap_model_call
+    def retry(request: Any, handler: Any) -> Any:
+        try:
+            return handler(request)
+        except ConnectionError:
+            return handler(request)
+
+    @wrap_model_call
+    def note(request: Any, handler: Any) -> Any:
+        response = handler(request)
+        return ExtendedModelResponse(response, Command(update={"messages": [("user", "note")]}))
+
+    turns: list[Any] = [ConnectionError("503"), "ok"]
+
+    @wrap_model_call
+    def flaky(request: Any, handler: Any) -> Any:
+        response = handler(request)
+        if turns and isinstance(turns[0], ConnectionError):
+            turns.pop(0)
+            raise ConnectionError("503")
+        return response
+
+    result = create_agent(ScriptedModel(["a", "b"]), middleware=[retry, flaky, note]).invoke(HI)
+    assert [m.text for m in result.messages].count("note") == 1
+
+
+def test_goto_from_a_wrap_model_call_command_is_refused() -> None:
+    @wrap_model_call
+    def jumpy(request: Any, handler: Any) -> Any:
+        return ExtendedModelResponse(handler(request), Command(goto="end"))
+
+    with pytest.raises(UsageError, match="can update state but not jump"):
+        create_agent(ScriptedModel(["x"]), middleware=[jumpy]).invoke(HI)
+
+
+def test_a_tool_command_must_answer_its_call() -> None:
+    @tool
+    def flag(runtime: ToolRuntime[Any]) -> Command:
+        """Set a flag."""
+        return Command(update={"flag": True})
+
+    with pytest.raises(InvalidInputError, match="without a ToolMessage for its call 'call_0'"):
+        create_agent(ScriptedModel([call("flag"), "done"]), [flag]).invoke(HI)

@@ -123,13 +123,13 @@ def _collect_tools(tools: Sequence[object], middleware: Sequence[object]) -> tup
 def _check_unique(tools: list[tuple[Tool, str]]) -> None:
     seen: dict[str, str] = {}
     for item, source in tools:
-        first = seen.setdefault(item.name, source)
-        if first is not source:
+        if item.name in seen:
             raise DuplicateToolError(
-                f"hookproof: two tools are named {item.name!r}: one from {first}, one "
+                f"hookproof: two tools are named {item.name!r}: one from {seen[item.name]}, one "
                 f"from {source}. The model would see one schema while the runtime "
                 "executes the other. Rename one, or register it once."
             )
+        seen[item.name] = source
 
 
 def _check_model(model: object) -> None:

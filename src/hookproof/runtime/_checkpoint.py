@@ -79,26 +79,40 @@ class InterruptRaised(HookproofError):
 
 
 @dataclass
-class _ResumeSlot:
-    value: Any
-    used: bool = False
+class ResumeValues:
+    """The answers given to the interrupts of the current step, matched by position: the
+    n-th ``interrupt()`` of a step returns the n-th answer once there is one."""
+
+    values: list[Any] = field(default_factory=list)
+    used: int = 0
+
+    def next(self) -> tuple[bool, Any]:
+        if self.used < len(self.values):
+            self.used += 1
+            return True, self.values[self.used - 1]
+        return False, None
+
+    def reset(self) -> None:
+        self.values, self.used = [], 0
 
 
-_RESUME: ContextVar[_ResumeSlot | None] = ContextVar("hookproof_resume", default=None)
+_RESUME: ContextVar[ResumeValues | None] = ContextVar("hookproof_resume", default=None)
 
 
 def interrupt(value: Any) -> Any:
-    """Pause the run with ``value``; after ``Command(resume=answer)`` this returns ``answer``."""
+    """Pause the run with ``value``; after ``Command(resume=answer)`` this returns ``answer``.
+    A step may interrupt several times: each resume answers the next one."""
     slot = _RESUME.get()
-    if slot is not None and not slot.used:
-        slot.used = True
-        return slot.value
+    if slot is not None:
+        found, answer = slot.next()
+        if found:
+            return answer
     raise InterruptRaised(value)
 
 
 @contextmanager
-def resuming(value: Any, active: bool) -> Iterator[None]:
-    token = _RESUME.set(_ResumeSlot(value) if active else None)
+def resuming(slot: ResumeValues) -> Iterator[None]:
+    token = _RESUME.set(slot)
     try:
         yield
     finally:

@@ -37,6 +37,7 @@ from hookproof.runtime._checkpoint import (
     Checkpoint,
     Interrupt,
     InterruptRaised,
+    ResumeValues,
     resuming,
 )
 from hookproof.runtime._probe import PROBE, Probe
@@ -283,7 +284,7 @@ class Engine:
         run.thread_id = thread_id
         run.trace.record("agent", "run", "enter", data={"agent": self.name})
         phase, index = self._start(run, initial, resume)
-        with resuming(resume, active=resume is not NO_RESUME):
+        with resuming(run.resume_values):
             await run.loop(phase, index)
         if not run.interrupts:
             run.save()
@@ -299,6 +300,9 @@ class Engine:
                     "interrupts, on the same agent, checkpointer and thread_id."
                 )
             run.restore(checkpoint)
+            answered = list(checkpoint.extra.get("resume_values", ()))
+            run.resume_values = ResumeValues([*answered, resume])
+            run.resume_step = (checkpoint.phase, checkpoint.hook_index)
             return checkpoint.phase, checkpoint.hook_index
         if checkpoint is not None:
             if checkpoint.pending:
@@ -333,6 +337,9 @@ class _Run:
         self.phase, self.hook_index, self.model_calls = "before_agent", 0, 0
         self.source = "agent"
         self.interrupts: tuple[Interrupt, ...] = ()
+        self.finished_tools: dict[str, Any] = {}
+        self.resume_values = ResumeValues()
+        self.resume_step: tuple[str, int] | None = None
         self.probe = PROBE.get()
         self.model_chain = self._chain(engine.stack.model_layers, self._call_model)
         self.tool_chain = self._chain(engine.stack.tool_layers, self._call_tool)
@@ -351,6 +358,7 @@ class _Run:
         try:
             while phase != "done":
                 self.phase, self.hook_index = phase, index
+                self.step_started(phase, index)
                 phase, index = await steps[phase](index), 0
         except InterruptRaised as raised:
             if not self.can_pause:
@@ -387,6 +395,12 @@ class _Run:
 
     # -- pausing and resuming ---------------------------------------------------------------
 
+    def step_started(self, phase: str, index: int) -> None:
+        """Answers belong to the step that was paused; any other step starts without them."""
+        if self.resume_step != (phase, index):
+            self.resume_values.reset()
+            self.resume_step = None
+
     @property
     def can_pause(self) -> bool:
         return self.thread_id is not None and self.engine.checkpointer is not None
@@ -406,13 +420,22 @@ class _Run:
             hook_index=index,
             model_calls=self.model_calls,
             interrupts=self.interrupts,
+            extra=self._pause_extra() if self.interrupts else FrozenDict(),
         )
         self.engine.checkpointer.put(self.thread_id, checkpoint)
+
+    def _pause_extra(self) -> FrozenDict:
+        answered = self.resume_values.values[: self.resume_values.used]
+        return FrozenDict(
+            {"finished_tools": dict(self.finished_tools), "resume_values": list(answered)}
+        )
 
     def restore(self, checkpoint: Checkpoint) -> None:
         self.values = dict(checkpoint.values)
         self._snapshot = None
         self.model_calls = checkpoint.model_calls if checkpoint.pending else 0
+        if checkpoint.pending:
+            self.finished_tools = dict(checkpoint.extra.get("finished_tools", {}))
 
     def _check_iterations(self, model_calls: int) -> None:
         limit = self.engine.max_iterations
@@ -440,11 +463,13 @@ class _Run:
                 self.update(command.update, source="wrap_model_call")
 
     async def _tool_step(self) -> str | None:
-        calls = self._pending_calls()
-        if not calls:
+        last_ai = self._last_assistant()
+        if last_ai is None or not last_ai.tool_calls:
             return "end"
+        calls = self._pending_calls(last_ai)
         state = self.snapshot()
-        results = [await self.tool_chain(self._tool_request(call, state)) for call in calls]
+        results = [await self._tool_result(call, state) for call in calls]
+        self.finished_tools.clear()
         jump: str | None = None
         for result in results:
             jump = self._apply_tool_result(result) or jump
@@ -454,14 +479,25 @@ class _Run:
         )
         return "end" if return_direct else jump
 
-    def _pending_calls(self) -> list[ToolCall]:
+    async def _tool_result(self, call: ToolCall, state: FrozenDict) -> Any:
+        """Run one call, or reuse its result when a resumed step already ran it."""
+        key = call.id or call.name
+        if key not in self.finished_tools:
+            result = await self.tool_chain(self._tool_request(call, state))
+            self.finished_tools[key] = _checked_tool_result(result, call)
+        return self.finished_tools[key]
+
+    def _last_assistant(self) -> AssistantMessage | None:
+        for item in reversed(self.values["messages"]):
+            if isinstance(item, AssistantMessage):
+                return item
+        return None
+
+    def _pending_calls(self, last_ai: AssistantMessage) -> list[ToolCall]:
+        """Calls of the last assistant message without an answer. When a hook answered all of
+        them (a human rejected a call, say), none run and the model is asked again."""
         messages = self.values["messages"]
         answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
-        last_ai = next(
-            (item for item in reversed(messages) if isinstance(item, AssistantMessage)), None
-        )
-        if last_ai is None:
-            return []
         return [call for call in last_ai.tool_calls if call.id not in answered]
 
     def _tool_request(self, call: ToolCall, state: FrozenDict) -> ToolCallRequest:
@@ -482,10 +518,10 @@ class _Run:
     # -- node hooks and state -------------------------------------------------------------
 
     async def _nodes(self, hooks: tuple[NodeHook, ...], start: int = 0) -> str | None:
-        jump: str | None = None
         for index in range(start, len(hooks)):
             hook = hooks[index]
             self.hook_index, self.source = index, f"{hook.owner}.{hook.hook}"
+            self.step_started(self.phase, index)
             if self.probe is not None:
                 await self.executor.pause(self.probe, self.source)
             self.trace.record("hook", hook.hook, "enter", hook.owner)
@@ -495,8 +531,10 @@ class _Run:
                 self.trace.record("hook", hook.hook, "error", hook.owner, _error_data(error))
                 raise
             self.trace.record("hook", hook.hook, "exit", hook.owner)
-            jump = self._apply_node_outcome(outcome, hook.owner, hook.hook) or jump
-        return jump
+            jump = self._apply_node_outcome(outcome, hook.owner, hook.hook)
+            if jump is not None:
+                return jump  # a jump leaves the phase: later hooks of this phase do not run
+        return None
 
     def _apply_node_outcome(self, outcome: Any, owner: str, hook: str) -> str | None:
         source = f"{owner}.{hook}"
@@ -539,6 +577,7 @@ class _Run:
     def _wrap(self, layer: WrapLayer, inner: Handler) -> Handler:
         trace, executor = self.trace, self.executor
         expected = ModelRequest if layer.hook == "wrap_model_call" else ToolCallRequest
+        origin = [0]  # commands recorded before this layer's current call
 
         async def checked_inner(request: Any) -> Any:
             if not isinstance(request, expected):
@@ -547,9 +586,12 @@ class _Run:
                     f"{type(request).__name__}; pass the {expected.__name__} it received "
                     "(or request.override(...))."
                 )
+            # A retry discards what inner layers said during the failed attempt.
+            del self.model_commands[origin[0] :]
             return await inner(request)
 
         async def layer_call(request: Any) -> Any:
+            origin[0] = len(self.model_commands)
             self.source = f"{layer.owner}.{layer.hook}"
             if self.probe is not None:
                 await executor.pause(self.probe, self.source)
@@ -563,6 +605,7 @@ class _Run:
             normalised = _normalise(layer, outcome)
             if isinstance(normalised, ExtendedModelResponse):
                 if normalised.command is not None:
+                    _check_no_goto(normalised.command, layer.owner)
                     self.model_commands.append(normalised.command)
                 return normalised.model_response
             return normalised
@@ -655,6 +698,32 @@ class _Run:
 
 def _error_data(error: BaseException) -> dict[str, str]:
     return {"error": type(error).__name__}
+
+
+def _check_no_goto(command: Command, owner: str) -> None:
+    if command.goto is not None:
+        raise UsageError(
+            f"hookproof: {owner}.wrap_model_call returned a Command with goto={command.goto!r}; "
+            "a wrap hook can update state but not jump. Return {'jump_to': ...} from an "
+            "after_model hook instead."
+        )
+
+
+def _checked_tool_result(result: Any, call: ToolCall) -> Any:
+    """A Command from a tool must answer the call with a ToolMessage, or the conversation
+    would hold a tool call without a result (providers reject that)."""
+    if not isinstance(result, Command):
+        return result
+    messages = (result.update or {}).get("messages", ())
+    items = messages if isinstance(messages, list | tuple) else [messages]
+    if any(isinstance(m, ToolMessage) and m.tool_call_id == call.id for m in items):
+        return result
+    raise InvalidInputError(
+        f"hookproof: tool {call.name!r} returned a Command without a ToolMessage for its call "
+        f"{call.id!r}. The model's tool call would stay unanswered. Put "
+        f"ToolMessage(content=..., tool_call_id=runtime.tool_call_id) in "
+        "Command(update={'messages': [...]})."
+    )
 
 
 def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:
