@@ -462,3 +462,37 @@ def test_strategies_reject_non_dataclass_contexts() -> None:
 
     with pytest.raises(UsageError, match="not one"):
         strategies.contexts(dict)
+
+
+def test_async_only_middleware_is_checked_through_its_twin() -> None:
+    class AsyncRebuild(AgentMiddleware):
+        async def awrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
+            return await handler(request.override(system_message=SystemMessage(content="new")))
+
+    class AsyncRetryForever(AgentMiddleware):
+        async def awrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
+            while True:
+                try:
+                    return await handler(request)
+                except Exception:  # noqa: BLE001 - the bug under test
+                    continue
+
+    class AsyncSwallow(AgentMiddleware):
+        async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+            try:
+                return await handler(request)
+            except Exception:  # noqa: BLE001 - the bug under test
+                return ToolMessage(content="failed", tool_call_id="x")
+
+    assert "id 'system-1' became None" in _violates(
+        contracts.check_metadata_preserved, AsyncRebuild()
+    )
+    assert "(no bound)" in _violates(contracts.check_bounded_retry, AsyncRetryForever())
+    assert "success ToolMessage" in _violates(contracts.check_tool_errors_surface, AsyncSwallow())
+
+
+def test_isolation_refuses_a_list_script() -> None:
+    from hookproof.errors import UsageError
+
+    with pytest.raises(UsageError, match="must be a function of the request"):
+        contracts.check_isolation(lambda m: create_agent(m), ["a", "b"], script=["done"])

@@ -200,3 +200,35 @@ def test_diff_orders_changes_by_severity_and_reads_snapshot_texts() -> None:
         ChangeClass.REVIEW,
     ]
     assert diff(old, old).is_empty
+
+
+def test_odd_text_round_trips_through_a_file(tmp_path: Any) -> None:
+    odd = _request(
+        system_message=SystemMessage(content="line one\r\nline two"),
+        tools=(_schema("we\nird name", "desc\r\nwith CR", q={"type": "string"}),),
+    )
+    path = tmp_path / "snap.txt"
+    path.write_text(render(odd), encoding="utf-8", newline="\n")
+    assert parse(path.read_text(encoding="utf-8")) == view(odd)
+    assert "| line one\\r" in render(odd)
+
+
+def test_empty_system_message_differs_from_none() -> None:
+    empty = _request(system_message=SystemMessage(content=""))
+    none = _request(system_message=None)
+    assert render(empty) != render(none)
+    assert [c.subject for c in diff(empty, none).changes] == ["system prompt"]
+
+
+def test_nested_description_change_is_review_and_blank_lines_are_cosmetic() -> None:
+    nested = {"type": "object", "properties": {"x": {"type": "string"}}}
+    described = {"type": "object", "properties": {"x": {"type": "string", "description": "an x"}}}
+    old = _request(tools=(_schema("t", q={"type": "array", "items": nested}),))
+    new = _request(tools=(_schema("t", q={"type": "array", "items": described}),))
+    assert [(c.kind.value, c.what) for c in diff(old, new).changes] == [
+        ("REVIEW", "parameter 'q' description changed")
+    ]
+    system = SystemMessage(content="Rule one.")
+    spaced = SystemMessage(content="Rule one.\n")
+    changes = diff(_request(system_message=system), _request(system_message=spaced)).changes
+    assert [c.kind.value for c in changes] == ["COSMETIC"]

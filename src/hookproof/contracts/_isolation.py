@@ -19,6 +19,7 @@ from typing import Any
 
 from hookproof.contracts._target import DEFAULT_INPUT, Build, ReferenceTarget
 from hookproof.contracts._violation import violation
+from hookproof.errors import UsageError
 from hookproof.runtime import Agent, RunResult
 from hookproof.runtime._probe import PROBE
 from hookproof.snapshot import diff, render
@@ -143,7 +144,13 @@ def check_isolation(
     """Concurrent runs through ONE built agent each get exactly their sequential requests."""
     __tracebackhide__ = True
     if len(contexts) < 2:
-        raise ValueError("hookproof: check_isolation needs at least two contexts to run together.")
+        raise UsageError("hookproof: check_isolation needs at least two contexts to run together.")
+    if script is not None and not callable(script):
+        raise UsageError(
+            "hookproof: check_isolation shares one model between concurrent runs, so its script "
+            "must be a function of the request (e.g. lambda request: 'done'), not a list of "
+            "turns that the runs would consume from each other."
+        )
     target = ReferenceTarget(build, tiers=tiers)
     agent = target.agent(target.models(script if script is not None else (lambda request: "done")))
     payload = input or DEFAULT_INPUT

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Callable
 from typing import Any
@@ -99,6 +100,24 @@ def _tool_reply(request: ToolCallRequest) -> ToolMessage:
     )
 
 
+def _hook(middleware: object, name: str) -> Callable[[Any, Callable[..., Any]], Any] | None:
+    """The middleware's wrap hook as a plain call; an async-only hook runs on its own loop."""
+    sync = getattr(middleware, name, None)
+    if callable(sync):
+        return sync  # type: ignore[no-any-return]
+    async_ = getattr(middleware, f"a{name}", None)
+    if not callable(async_):
+        return None
+
+    def run(request: Any, handler: Callable[..., Any]) -> Any:
+        async def async_handler(changed: Any) -> Any:
+            return handler(changed)
+
+        return asyncio.run(async_(request, async_handler))
+
+    return run
+
+
 def _name(middleware: object) -> str:
     return str(getattr(middleware, "name", type(middleware).__name__))
 
@@ -146,7 +165,7 @@ def _passed_on(middleware: object, request: ModelRequest) -> ModelRequest | None
         seen.append(changed)
         return _reply(changed)
 
-    middleware.wrap_model_call(request, handler)  # type: ignore[attr-defined]
+    _hook(middleware, "wrap_model_call")(request, handler)  # type: ignore[misc]
     return seen[-1] if seen else None
 
 
@@ -172,7 +191,7 @@ def check_metadata_preserved(
     response_metadata, block cache_control and every other block."""
     __tracebackhide__ = True
     original = system_message if system_message is not None else sample_system_message()
-    if not hasattr(middleware, "wrap_model_call"):
+    if _hook(middleware, "wrap_model_call") is None:
         return
     request = sample_request().override(system_message=original)
     passed = _passed_on(middleware, request)
@@ -212,7 +231,7 @@ def _count_calls(
 
     outcome: BaseException | None = None
     try:
-        middleware.wrap_model_call(sample_request(), handler)  # type: ignore[attr-defined]
+        _hook(middleware, "wrap_model_call")(sample_request(), handler)  # type: ignore[misc]
     except _Budget:
         outcome = _Budget()
     except Exception as raised:  # noqa: BLE001 - whatever escapes is what we judge
@@ -233,7 +252,7 @@ def check_bounded_retry(
     """A wrap hook that re-calls its handler does so at most ``max_attempts`` times, only for
     retryable errors, and lets the last error through instead of inventing a success."""
     __tracebackhide__ = True
-    if not hasattr(middleware, "wrap_model_call"):
+    if _hook(middleware, "wrap_model_call") is None:
         return
     found: list[str] = []
     error = retryable[0]("transient failure")
@@ -268,14 +287,15 @@ def check_bounded_retry(
 
 
 def _surfaced(middleware: object, error: BaseException) -> str | None:
-    if not hasattr(middleware, "wrap_tool_call"):
+    method = _hook(middleware, "wrap_tool_call")
+    if method is None:
         return None
 
     def handler(_request: Any) -> Any:
         raise error
 
     try:
-        result = middleware.wrap_tool_call(_tool_request(), handler)
+        result = method(_tool_request(), handler)
     except BaseException as raised:  # noqa: BLE001 - re-raising is the accepted outcome
         return (
             None

@@ -1,6 +1,7 @@
 """The semantic diff of two final requests, each change classified.
 
-BREAKING  a tool removed; a parameter removed, retyped, or made (or newly) required.
+BREAKING  a tool removed; a parameter removed or retyped; a parameter's requiredness changed
+          (a new required parameter included).
 SECURITY  a tool visible now that was not before.
 REVIEW    prompt, description, message, tool_choice, settings or model text changed.
 COSMETIC  the same change up to whitespace.
@@ -137,9 +138,17 @@ def _line_changes(subject: str, old: tuple[str, ...], new: tuple[str, ...]) -> I
             what = "whitespace changed" if kind is ChangeClass.COSMETIC else "lines changed"
             yield Change(kind, subject, what, removed, added)
         elif tag == "delete":
-            yield Change(ChangeClass.REVIEW, subject, _count(i2 - i1, "removed"), before=removed)
+            kind = _blank_kind(old[i1:i2])
+            yield Change(kind, subject, _count(i2 - i1, "removed"), before=removed)
         else:
-            yield Change(ChangeClass.REVIEW, subject, _count(j2 - j1, "added"), after=added)
+            kind = _blank_kind(new[j1:j2])
+            yield Change(kind, subject, _count(j2 - j1, "added"), after=added)
+
+
+def _blank_kind(lines: tuple[str, ...]) -> ChangeClass:
+    """Adding or removing only blank text lines is whitespace."""
+    blank = all(line.strip() in ("|", "") for line in lines)
+    return ChangeClass.COSMETIC if blank else ChangeClass.REVIEW
 
 
 def _count(lines: int, verb: str) -> str:
@@ -177,9 +186,12 @@ def _required(schema: Mapping[str, Any]) -> set[str]:
 
 
 def _type_part(schema: Any) -> Any:
-    if not isinstance(schema, Mapping):
-        return schema
-    return {key: value for key, value in schema.items() if key not in _DESCRIPTIVE_KEYS}
+    """The schema without descriptive keys, at every depth (a nested description is text)."""
+    if isinstance(schema, Mapping):
+        return {k: _type_part(v) for k, v in schema.items() if k not in _DESCRIPTIVE_KEYS}
+    if isinstance(schema, list):
+        return [_type_part(item) for item in schema]
+    return schema
 
 
 def _parameter_changes(

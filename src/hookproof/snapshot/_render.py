@@ -37,6 +37,7 @@ _HEADER = "hookproof final request, format "
 _HEADER_PATTERN = re.compile(r"^hookproof final request, format (\d+)$")
 _SCALARS = ("model", "tool_choice", "response_format", "settings")
 _NONE = "(none)"
+_EMPTY = "(empty system message)"
 
 
 class SnapshotFormatError(InvalidInputError):
@@ -99,8 +100,13 @@ def _plain(value: Any, norm: Normaliser) -> Any:
     return norm.text(repr(value))
 
 
+def _visible(text: str) -> str:
+    """Carriage returns are shown as \\r: a text-mode read would otherwise drop them."""
+    return text.replace("\r", "\\r")
+
+
 def _text_lines(text: str, norm: Normaliser) -> list[str]:
-    return [f"| {line}" if line else "|" for line in norm.text(text).split("\n")]
+    return [f"| {line}" if line else "|" for line in _visible(norm.text(text)).split("\n")]
 
 
 def _block_lines(block: _Block, norm: Normaliser) -> list[str]:
@@ -113,6 +119,15 @@ def _block_lines(block: _Block, norm: Normaliser) -> list[str]:
         f" {_one_line(_plain(meta, norm))}" if meta else ""
     )
     return [header, *(_text_lines(text, norm) if isinstance(text, str) else [])]
+
+
+def _needs_quotes(name: str) -> bool:
+    return not name or any(char.isspace() for char in name) or name.startswith('"')
+
+
+def _tool_name(name: str) -> str:
+    """Names with spaces or line breaks are shown JSON-quoted, so every name fits one line."""
+    return _one_line(name) if _needs_quotes(name) else name
 
 
 def _message_meta(message: Message, norm: Normaliser) -> dict[str, Any]:
@@ -144,7 +159,8 @@ def _message_lines(message: Message, norm: Normaliser) -> list[str]:
     if isinstance(message, AssistantMessage):
         for item in message.tool_calls:
             call_id = norm.ident("call", item.id)
-            lines.append(f"call {item.name} {call_id} {_one_line(_plain(item.args, norm))}")
+            name = _one_line(item.name) if _needs_quotes(item.name) else item.name
+            lines.append(f"call {name} {call_id} {_one_line(_plain(item.args, norm))}")
     return lines
 
 
@@ -152,7 +168,7 @@ def _system_lines(request: FinalRequest, norm: Normaliser) -> tuple[str, ...]:
     system = request.system_message
     if system is None:
         return ()
-    lines = [line for block in system.content for line in _block_lines(block, norm)]
+    lines = [line for block in system.content for line in _block_lines(block, norm)] or [_EMPTY]
     meta = _message_meta(system, norm)
     return tuple(lines + ([f"<metadata> {_one_line(meta)}"] if meta else []))
 
@@ -173,7 +189,11 @@ def view(
     system = _system_lines(request, norm)
     messages = tuple(line for item in request.messages for line in _message_lines(item, norm))
     tools = tuple(
-        ToolView(item.name, norm.text(item.description), _plain(item.parameters, norm))
+        ToolView(
+            _tool_name(item.name),
+            _visible(norm.text(item.description)),
+            _plain(item.parameters, norm),
+        )
         for item in sorted(request.tools, key=lambda schema: schema.name)
     )
     return RequestView(
