@@ -8,15 +8,19 @@ imports: the plugin loads it for every test.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 
 from hookproof.errors import HookproofError
 
 __all__ = ["RealModelBlocked", "block_real_models", "check_model", "is_offline"]
 
-_BLOCKING: ContextVar[bool] = ContextVar("hookproof_block_real_models", default=False)
+# Process-wide on purpose: a model called from a thread the test started must be blocked too.
+# pytest runs one test at a time per process (xdist uses processes), and the plugin restores
+# the previous value after each test.
+_STATE = {"blocking": False}
+_LOCK = threading.Lock()
 
 
 class RealModelBlocked(HookproofError):
@@ -29,7 +33,7 @@ def is_offline(model: object) -> bool:
 
 def check_model(model: object) -> None:
     """Raise RealModelBlocked if the guard is on and ``model`` is not declared offline."""
-    if _BLOCKING.get() and not is_offline(model):
+    if _STATE["blocking"] and not is_offline(model):
         name = getattr(model, "name", None) or type(model).__name__
         raise RealModelBlocked(
             f"hookproof: the test called model {name!r} ({type(model).__name__}), which may "
@@ -42,8 +46,10 @@ def check_model(model: object) -> None:
 @contextmanager
 def block_real_models(active: bool = True) -> Iterator[None]:
     """Turn the guard on (or off) for the code inside the ``with`` block."""
-    token = _BLOCKING.set(active)
+    with _LOCK:
+        previous, _STATE["blocking"] = _STATE["blocking"], active
     try:
         yield
     finally:
-        _BLOCKING.reset(token)
+        with _LOCK:
+            _STATE["blocking"] = previous

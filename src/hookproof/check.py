@@ -117,7 +117,12 @@ def format_summary(result: CheckResult) -> str:
     lines = [header, "-" * len(header)]
     for name, counts in [*result.rows, ("total", result.total())]:
         lines.append(f"{name:<{width}}  " + "  ".join(f"{counts[o]:>7}" for o in _OUTCOMES))
-    verdict = {0: "all contracts hold", 5: "no contracts were collected"}
+    verdict = {
+        0: "all contracts hold",
+        2: "the run was interrupted (collection error?)",
+        4: "pytest rejected its arguments",
+        5: "no contracts were collected",
+    }
     lines.append(
         verdict.get(result.exit_code, f"contracts failed (pytest exit {result.exit_code})")
     )

@@ -91,14 +91,21 @@ def _snapshots(directory: Path, role: str) -> dict[str, Path]:
         )
     found = {}
     for path in sorted(directory.rglob("*.txt")):
-        with path.open(encoding="utf-8") as stream:
+        with path.open(encoding="utf-8", errors="replace") as stream:
             if stream.readline().startswith(_SNAPSHOT_PREFIX):
                 found[path.relative_to(directory).as_posix()] = path
     return found
 
 
 def _read(path: Path) -> RequestView:
-    return parse(path.read_text(encoding="utf-8"), source=str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInputError(
+            f"hookproof: cannot read snapshot {str(path)!r} ({error}). Regenerate it with "
+            "--snapshot-update."
+        ) from None
+    return parse(text, source=str(path))
 
 
 def _compare(name: str, old: Path | None, new: Path | None) -> FileReport:

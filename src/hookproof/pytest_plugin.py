@@ -90,14 +90,21 @@ def hookproof_options(request: pytest.FixtureRequest) -> HookproofOptions:
     return resolve_options(ini=ini, markers=markers, cli=cli)
 
 
+def _allowed(request: pytest.FixtureRequest) -> bool:
+    """Command line first, then the closest marker that says anything about it."""
+    if request.config.getoption("hookproof_allow_real_models"):
+        return True
+    for mark in request.node.iter_markers("hookproof"):
+        if "allow_real_models" in mark.kwargs:
+            return bool(mark.kwargs["allow_real_models"])
+    return False
+
+
 @pytest.fixture(autouse=True)
 def _hookproof_model_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     from hookproof._guard import block_real_models
 
-    allowed = request.config.getoption("hookproof_allow_real_models") or any(
-        mark.kwargs.get("allow_real_models") for mark in request.node.iter_markers("hookproof")
-    )
-    with block_real_models(not allowed):
+    with block_real_models(not _allowed(request)):
         yield
 
 
@@ -133,7 +140,7 @@ def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: Hookpr
     extension = extension_for(
         None if matchers is None else tuple(matchers),
         hookproof_options.normalise_ids,
-        None if hookproof_options.snapshot_dir == "snapshots" else hookproof_options.snapshot_dir,
+        hookproof_options.snapshot_dir,
     )
     return snapshot.use_extension(extension)
 

@@ -6,7 +6,6 @@ backend a command runner, which is what makes the ``execute`` tool appear.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +29,27 @@ def merge_files(
     return merged
 
 
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    parts, index = [], 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            parts.append("(?:.*/)?")
+            index += 3
+        elif pattern.startswith("**", index):
+            parts.append(".*")
+            index += 2
+        elif pattern[index] == "*":
+            parts.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            parts.append("[^/]")
+            index += 1
+        else:
+            parts.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("".join(parts))
+
+
 def _normalise(path: str) -> str:
     if not path.startswith("/"):
         raise ToolError(f"Error: path {path!r} must be absolute (start with /).")
@@ -48,6 +68,8 @@ class StateBackend:
         return self.execute is not None
 
     def ls(self, files: Mapping[str, str], path: str) -> list[str]:
+        if _normalise(path) in files:
+            return [_normalise(path)]
         base = _normalise(path).rstrip("/") + "/"
         entries = {
             base + rest.split("/", 1)[0] + ("/" if "/" in rest else "")
@@ -57,6 +79,8 @@ class StateBackend:
         return sorted(entries)
 
     def read(self, files: Mapping[str, str], path: str, offset: int, limit: int) -> str:
+        if offset < 0 or limit < 1:
+            raise ToolError(f"Error: offset must be >= 0 and limit >= 1 (got {offset}, {limit}).")
         content = self._content(files, path)
         lines = content.split("\n")
         if offset >= len(lines) and lines != [""]:
@@ -75,6 +99,8 @@ class StateBackend:
     def edit(
         self, files: Mapping[str, str], path: str, old: str, new: str, replace_all: bool
     ) -> dict[str, str]:
+        if not old:
+            raise ToolError("Error: old_string is empty; give the exact text to replace.")
         content = self._content(files, path)
         count = content.count(old)
         if count == 0:
@@ -87,11 +113,11 @@ class StateBackend:
         return {_normalise(path): content.replace(old, new, -1 if replace_all else 1)}
 
     def glob(self, files: Mapping[str, str], pattern: str, path: str) -> list[str]:
+        """Shell-style: ``*`` stays within a directory, ``**/`` spans any number of them."""
         base = _normalise(path).rstrip("/") + "/"
+        regex = _glob_regex(pattern)
         return sorted(
-            name
-            for name in files
-            if name.startswith(base) and fnmatch.fnmatch(name[len(base) :], pattern)
+            name for name in files if name.startswith(base) and regex.fullmatch(name[len(base) :])
         )
 
     def grep(
@@ -101,11 +127,11 @@ class StateBackend:
             regex = re.compile(pattern)
         except re.error as error:
             raise ToolError(f"Error: invalid regular expression {pattern!r}: {error}.") from None
-        names = self.glob(files, glob, path) if glob else sorted(files)
+        target = _normalise(path)
+        names = [target] if target in files else self.glob(files, glob or "**", path)
         return [
             f"{name}:{number}: {line}"
             for name in names
-            if name.startswith(_normalise(path).rstrip("/") + "/") or path == "/"
             for number, line in enumerate(files[name].split("\n"), start=1)
             if regex.search(line)
         ]

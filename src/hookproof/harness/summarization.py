@@ -76,7 +76,7 @@ class SummarizationMiddleware(AgentMiddleware):
 
     def _cut(self, messages: list[Message]) -> int:
         cut = max(len(messages) - self.keep_messages, 0)
-        while cut > 0 and isinstance(messages[cut], ToolMessage):
+        while 0 < cut < len(messages) and isinstance(messages[cut], ToolMessage):
             cut -= 1
         while cut > 0 and _calls_tools(messages[cut - 1]):
             cut -= 1

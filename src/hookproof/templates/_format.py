@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -164,7 +165,19 @@ def _format_part(
         return [format_message(part, variables, format_type, name)]
     if isinstance(part, MessagesPlaceholder):
         return part.format_messages(variables, name)
+    if isinstance(part, DefaultAgenticChatTemplate) or not _takes_format_type(part.format):
+        return list(part.format(variables))
     return list(part.format(variables, format_type))
+
+
+def _takes_format_type(method: Callable[..., Any]) -> bool:
+    """Custom templates may define format(variables) or format(variables, format_type)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
 
 def _call(callbacks: Any, hook: str, *args: Any) -> None:

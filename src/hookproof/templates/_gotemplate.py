@@ -10,9 +10,11 @@ with an error naming the construct.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from hookproof.templates._errors import (
@@ -87,8 +89,8 @@ class _Parser:
             if kind == "text":
                 nodes.append(_Text(value))
                 continue
-            keyword = value.split(" ", 1)[0]
-            if keyword in stops or value in stops:
+            keyword = _keyword(value)
+            if keyword in stops:
                 return nodes, value
             nodes.append(self._action(value, keyword))
         if stops:
@@ -103,9 +105,9 @@ class _Parser:
                 raise TemplateSyntaxError(self.name, "unclosed comment")
             return _Text("")
         if keyword == "if":
-            return self._if(value[2:].strip())
+            return self._if(_operand(value, self.name))
         if keyword == "range":
-            return self._range(value[5:].strip())
+            return self._range(_operand(value, self.name))
         if keyword in ("else", "end"):
             raise TemplateSyntaxError(self.name, f"unexpected {{{{{value}}}}}")
         _check_expression(value, self.name)
@@ -118,23 +120,54 @@ class _Parser:
         while True:
             body, stop = self.parse(("else", "end"))
             branches.append((condition, body))
-            if stop == "end":
+            kind, rest = _stop(stop, self.name)
+            if kind == "end":
                 return _If(branches, otherwise)
-            assert stop is not None
-            if stop.startswith("else if "):
-                condition = stop[len("else if ") :].strip()
+            if kind == "else if":
+                condition = rest
                 _check_expression(condition, self.name)
                 continue
-            otherwise, _ = self.parse(("end",))
+            otherwise, stop = self.parse(("end",))
+            _stop(stop, self.name, allowed=("end",))
             return _If(branches, otherwise)
 
     def _range(self, expression: str) -> _Range:
         _check_expression(expression, self.name)
         body, stop = self.parse(("else", "end"))
+        kind, _ = _stop(stop, self.name, allowed=("else", "end"))
         otherwise: list[Any] = []
-        if stop == "else":
-            otherwise, _ = self.parse(("end",))
+        if kind == "else":
+            otherwise, stop = self.parse(("end",))
+            _stop(stop, self.name, allowed=("end",))
         return _Range(expression, body, otherwise)
+
+
+def _keyword(action: str) -> str:
+    parts = action.split(None, 1)
+    return parts[0] if parts else ""
+
+
+def _operand(action: str, name: str) -> str:
+    parts = action.split(None, 1)
+    if len(parts) < 2:
+        raise TemplateSyntaxError(name, f"missing value for {{{{{action}}}}}")
+    return parts[1].strip()
+
+
+def _stop(
+    action: str | None, name: str, allowed: Sequence[str] = ("else", "else if", "end")
+) -> tuple[str, str]:
+    """Classify {{else}}, {{else if X}} and {{end}}; anything else there is a syntax error."""
+    parts = (action or "").split(None, 2)
+    if parts == ["end"] or parts == ["else"]:
+        kind, rest = parts[0], ""
+    elif len(parts) >= 2 and parts[:2] == ["else", "if"] and len(parts) == 3:
+        kind, rest = "else if", parts[2].strip()
+    else:
+        raise TemplateSyntaxError(name, f"unexpected {{{{{action}}}}}")
+    if kind not in allowed:
+        raise TemplateSyntaxError(name, f"{{{{{action}}}}} is not allowed here")
+    return kind, rest
 
 
 def _check_expression(expression: str, name: str) -> None:
@@ -146,7 +179,7 @@ def _check_expression(expression: str, name: str) -> None:
         raise UnsupportedTemplateConstruct(
             name, f"variables ($) are not supported: {{{{{expression}}}}}"
         )
-    keyword = expression.split(" ", 1)[0]
+    keyword = _keyword(expression)
     if keyword in _KEYWORDS:
         raise UnsupportedTemplateConstruct(name, f"{{{{{keyword}}}}} is not supported")
     if (
@@ -170,9 +203,8 @@ def _literal(expression: str) -> Any:
         return expression == "true"
     if _NUMBER.match(expression):
         return float(expression) if "." in expression else int(expression)
-    match = _STRING.match(expression)
-    if match:
-        return bytes(match.group(1), "utf-8").decode("unicode_escape")
+    if _STRING.match(expression):
+        return ast.literal_eval(expression)
     return _NOT_LITERAL
 
 
@@ -196,7 +228,14 @@ def _field(value: Any, key: str, expression: str, name: str) -> Any:
             )
         return value[key]
     if value is not None and hasattr(value, key) and not key.startswith("_"):
-        return getattr(value, key)
+        found = getattr(value, key)
+        if callable(found):
+            raise TemplateVariableError(
+                name,
+                f"executing at <{expression}>: {key} is a method; methods are not supported",
+                variable=key,
+            )
+        return found
     raise TemplateVariableError(
         name,
         f"executing at <{expression}>: can't evaluate field {key} in {type(value).__name__}",
@@ -204,20 +243,56 @@ def _field(value: Any, key: str, expression: str, name: str) -> Any:
     )
 
 
-def go_format(value: Any) -> str:
-    """How Go's fmt prints a value with %v."""
+def _go_float(value: float) -> str:
+    """Go's %v for a float64: strconv's shortest 'g' (exponent form when the decimal exponent
+    is below -4 or at least 6, with at least two exponent digits)."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if repr(value).startswith("-") else "0"
+    sign, digit_tuple, exponent = Decimal(repr(value)).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    point = len(digits) + int(exponent)
+    prefix = "-" if sign else ""
+    power = point - 1
+    if power < -4 or power >= 6:
+        mantissa = digits[0] + (f".{digits[1:]}" if len(digits) > 1 else "")
+        return f"{prefix}{mantissa}e{'+' if power >= 0 else '-'}{abs(power):02d}"
+    if point <= 0:
+        return f"{prefix}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return prefix + digits + "0" * (point - len(digits))
+    return f"{prefix}{digits[:point]}.{digits[point:]}"
+
+
+def _sorted_keys(value: Mapping[Any, Any]) -> list[Any]:
+    try:
+        return sorted(value)
+    except TypeError:
+        return sorted(value, key=lambda key: (type(key).__name__, str(key)))
+
+
+def go_format(value: Any, nested: bool = False) -> str:
+    """How Go's fmt prints a value with %v (a missing value is <no value>, a nil one <nil>)."""
     if value is None:
-        return "<no value>"
+        return "<nil>" if nested else "<no value>"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else repr(value)
+        return _go_float(value)
     if isinstance(value, str):
         return value
     if isinstance(value, Mapping):
-        return "map[" + " ".join(f"{k}:{go_format(value[k])}" for k in sorted(value)) + "]"
+        keys = _sorted_keys(value)
+        return (
+            "map["
+            + " ".join(f"{go_format(k, True)}:{go_format(value[k], True)}" for k in keys)
+            + "]"
+        )
     if isinstance(value, list | tuple):
-        return "[" + " ".join(go_format(item) for item in value) + "]"
+        return "[" + " ".join(go_format(item, True) for item in value) + "]"
     return str(value)
 
 
@@ -231,7 +306,7 @@ def _truthy(value: Any) -> bool:
 
 def _items(value: Any, expression: str, name: str) -> list[Any]:
     if isinstance(value, Mapping):
-        return [value[key] for key in sorted(value)]
+        return [value[key] for key in _sorted_keys(value)]
     if isinstance(value, list | tuple):
         return list(value)
     if value is None:

@@ -21,9 +21,10 @@ __all__ = ["render_jinja2"]
 @cache
 def _environment() -> Any:
     from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    return SandboxedEnvironment(
+    # Immutable: a template must not change the caller's lists and dicts (items.pop()).
+    return ImmutableSandboxedEnvironment(
         undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
     )
 
@@ -54,7 +55,7 @@ def render_jinja2(text: str, variables: Mapping[str, Any], name: str) -> str:
         return str(environment.from_string(text).render(**variables))
     except TemplateError:
         raise
-    except SecurityError as error:
+    except (SecurityError, OverflowError) as error:
         raise TemplateSecurityError(name, f"the sandbox refused: {error}") from None
     except jinja2.UndefinedError as error:
         if "unsafe" in str(error):
