@@ -496,3 +496,30 @@ def test_isolation_refuses_a_list_script() -> None:
 
     with pytest.raises(UsageError, match="must be a function of the request"):
         contracts.check_isolation(lambda m: create_agent(m), ["a", "b"], script=["done"])
+
+
+def test_example_args_follow_refs_choices_and_types() -> None:
+    schema = {
+        "type": "object",
+        "$defs": {
+            "Item": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+        },
+        "properties": {
+            "item": {"$ref": "#/$defs/Item"},
+            "mode": {"enum": ["fast", "slow"]},
+            "fixed": {"const": 3},
+            "maybe": {"anyOf": [{"type": "null"}, {"type": "number"}]},
+            "tags": {"type": ["null", "array"]},
+            "flag": {"type": "boolean"},
+            "optional": {"type": "string"},
+        },
+        "required": ["item", "mode", "fixed", "maybe", "tags", "flag"],
+    }
+    assert contracts.example_args(schema) == {
+        "item": {"n": 1},
+        "mode": "fast",
+        "fixed": 3,
+        "maybe": 1.0,
+        "tags": [],
+        "flag": True,
+    }

@@ -318,3 +318,13 @@ def test_model_strings_resolve_through_registered_factories() -> None:
         agent = create_deep_agent("acme:m1", profiles=registry)
         assert agent.model.name == "m1"
         assert "[M1]" in agent.system_message.text  # type: ignore[union-attr]
+
+
+def test_subagents_can_be_given_as_dicts_and_bad_ones_are_explained() -> None:
+    spec = {"name": "critic", "description": "Reviews drafts.", "system_prompt": "Critique."}
+    model, _ = _run(["ok"], subagents=[spec])
+    assert "- critic: Reviews drafts." in model.last.tool("task").description
+    with pytest.raises(InvalidInputError, match="subagent 'x' is malformed"):
+        create_deep_agent(ScriptedModel([]), subagents=[{"name": "x"}])
+    with pytest.raises(InvalidInputError, match="not int"):
+        create_deep_agent(ScriptedModel([]), subagents=[3])  # type: ignore[list-item]
