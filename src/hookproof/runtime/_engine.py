@@ -263,6 +263,7 @@ class Engine:
         self.model = model
         self.tools = tools
         self.request_tools: FrozenList[Tool | ToolSchema] = FrozenList(tools)
+        self.sorted_tool_names = tuple(sorted(item.name for item in tools))
         self.tools_by_name = {item.name: item for item in tools}
         self.system_message = system_message
         self.state = state
@@ -397,6 +398,8 @@ class _Run:
 
     def step_started(self, phase: str, index: int) -> None:
         """Answers belong to the step that was paused; any other step starts without them."""
+        if self.resume_step is None and not self.resume_values.values:
+            return
         if self.resume_step != (phase, index):
             self.resume_values.reset()
             self.resume_step = None
@@ -518,6 +521,8 @@ class _Run:
     # -- node hooks and state -------------------------------------------------------------
 
     async def _nodes(self, hooks: tuple[NodeHook, ...], start: int = 0) -> str | None:
+        if not hooks:
+            return None
         for index in range(start, len(hooks)):
             hook = hooks[index]
             self.hook_index, self.source = index, f"{hook.owner}.{hook.hook}"
@@ -622,7 +627,7 @@ class _Run:
         name = final.model
         if self.probe is not None:
             await self.executor.pause(self.probe, f"model {name}")
-        data = {"model": name, "tools": tuple(final.tool_names)}
+        data = {"model": name, "tools": self._tool_names(request)}
         self.trace.record("model", "model", "enter", None, data)
         try:
             reply = await self.executor.model(request.model, final)
@@ -634,6 +639,11 @@ class _Run:
         calls = tuple(call.name for call in message.tool_calls) if message else ()
         self.trace.record("model", "model", "exit", None, {"model": name, "tool_calls": calls})
         return response
+
+    def _tool_names(self, request: ModelRequest) -> tuple[str, ...]:
+        if request.tools is self.engine.request_tools:
+            return self.engine.sorted_tool_names
+        return tuple(sorted(item.name for item in request.tools))
 
     def _check_executable(self, request: ModelRequest) -> None:
         if request.tools is self.engine.request_tools or self.engine.stack.tool_layers:
