@@ -35,3 +35,28 @@ def test_final_request_per_role(
     agent = build_support_agent(pool)
     agent.invoke({"messages": [("user", "Help me, please.")]}, context=AgentContext(role, tier))
     assert pool[tier].last == hookproof_snapshot
+
+
+@pytest.mark.parametrize(
+    ("role", "tier", "tool", "args"),
+    [
+        ("guest", "fast", "public_search", {"query": "refund policy"}),
+        ("analyst", "reasoning", "internal_lookup", {"customer_id": "c-42"}),
+        ("admin", "fast", "export_customer_report", {"customer_id": "c-42"}),
+    ],
+    ids=["guest", "analyst", "admin"],
+)
+def test_harness_final_request_per_role(
+    role: Any, tier: Any, tool: str, args: dict[str, str], hookproof_snapshot: Any
+) -> None:
+    """The same application on the deep-agent harness: prompt sections and harness tools."""
+    from hookproof.examples.dynamic_routing import build_deep_support_agent
+
+    script = [call(tool, args), "Here is what I found."]
+    pool = {
+        name: RecordingModel(ScriptedModel(list(script), name=name))
+        for name in ("fast", "reasoning")
+    }
+    agent = build_deep_support_agent(pool)
+    agent.invoke({"messages": [("user", "Help me, please.")]}, context=AgentContext(role, tier))
+    assert pool[tier].last == hookproof_snapshot

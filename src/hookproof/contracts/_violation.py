@@ -52,5 +52,7 @@ def violation(
     if trace is not None:
         parts += ["Trace excerpt:", excerpt(trace)]
     if replay:
-        parts += ["Replay:", *(f"    {line}" for line in replay.split("\n"))]
+        name = check.removeprefix("check_")
+        snippet = [f"def test_replay_{name}():", *(f"    {line}" for line in replay.split("\n"))]
+        parts += ["Replay (pytest; `build` is your factory):", *(f"    {line}" for line in snippet)]
     return ContractViolation("\n".join(parts), check=check, counterexample=counterexample)
