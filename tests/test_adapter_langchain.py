@@ -1,0 +1,101 @@
+"""The LangChain chat models record the same FinalRequest on real create_agent runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain", reason="install hookproof[langchain] to test the adapter")
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.tools import tool
+
+from hookproof._guard import RealModelBlocked
+from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
+from hookproof.errors import ScriptExhausted
+from hookproof.models import FinalRequest, call
+from hookproof.snapshot import diff, render
+
+
+@tool
+def lookup(query: str, limit: int = 3) -> str:
+    """Look something up."""
+    return f"found:{query}"
+
+
+@tool
+def export(customer_id: str) -> str:
+    """Export a report."""
+    return "exported"
+
+
+class OnlyLookup(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(request.override(tools=[t for t in request.tools if t.name == "lookup"]))
+
+
+def _recording(*turns: Any) -> RecordingChatModel:
+    return RecordingChatModel(inner=ScriptedChatModel(script=list(turns), model_name="fast"))
+
+
+def test_create_agent_run_records_final_requests() -> None:
+    model = _recording(call("lookup", {"query": "x"}), "done")
+    agent = create_agent(
+        model, [lookup, export], system_prompt="Be brief.", middleware=[OnlyLookup()]
+    )
+    result = agent.invoke({"messages": [("user", "hi")]})
+    assert result["messages"][-1].content == "done"
+    assert [m.type for m in result["messages"]] == ["human", "ai", "tool", "ai"]
+    first, second = model.requests
+    assert isinstance(first, FinalRequest)
+    assert first.tool_names == ["lookup"]
+    assert first.system_text == "Be brief."
+    assert first.tool("lookup").parameters["properties"]["limit"]["default"] == 3
+    assert [m.role for m in second.messages] == ["user", "assistant", "tool"]
+    assert second.messages[2].text == "found:x"
+
+
+def test_bind_tools_keeps_schema_choice_and_settings() -> None:
+    model = _recording("ok")
+    model.bind_tools([lookup], tool_choice="any", temperature=0.2).invoke("hi")
+    final = model.last
+    assert final.tool_choice == "any"
+    assert final.model_settings == {"temperature": 0.2}
+    assert final.tool("lookup").parameters["required"] == ["query"]
+
+
+def test_snapshots_and_diffs_work_on_langchain_requests() -> None:
+    before, after = _recording("ok"), _recording("ok")
+    create_agent(before, [lookup, export]).invoke({"messages": [("user", "hi")]})
+    create_agent(after, [lookup]).invoke({"messages": [("user", "hi")]})
+    assert render(before.last).startswith('hookproof final request, format 1\nmodel: "fast"')
+    assert [(c.kind.value, c.subject) for c in diff(before.last, after.last).changes] == [
+        ("BREAKING", "tool export")
+    ]
+
+
+def test_streaming_yields_the_scripted_turn() -> None:
+    chunks = list(ScriptedChatModel(script=[call("lookup", {"query": "q"})]).stream("hi"))
+    calls = [c for chunk in chunks for c in chunk.tool_call_chunks]
+    assert calls[0]["name"] == "lookup"
+    assert calls[0]["id"] == "call_0"
+
+
+def test_function_scripts_exhaustion_and_identity() -> None:
+    model = ScriptedChatModel(
+        script=lambda request: f"{len(request.messages)} message(s)", provider="acme"
+    )
+    assert model.invoke("hi").content == "1 message(s)"
+    assert model._get_ls_params()["ls_provider"] == "acme"
+    with pytest.raises(ScriptExhausted, match="script has 0 turns"):
+        ScriptedChatModel(script=[]).invoke("hi")
+
+
+def test_the_real_model_guard_covers_langchain_models() -> None:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    recording = RecordingChatModel(inner=FakeListChatModel(responses=["live"]))
+    with pytest.raises(RealModelBlocked, match="FakeListChatModel"):
+        recording.invoke("hi")
