@@ -253,3 +253,241 @@ class RecordingChatModel(_ToolBinding):
         check_model(self.inner)
         self._requests.append(final_request(messages, kwargs, model=self.model_name, stop=stop))
         return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+# -- contracts on LangChain agents and middleware -------------------------------------------
+
+
+def is_langchain_object(value: object) -> bool:
+    """True for LangChain / LangGraph agents and middleware (checked by their module)."""
+    return any(
+        getattr(cls, "__module__", "").startswith(("langchain", "langgraph"))
+        for cls in type(value).__mro__
+    )
+
+
+def models_for(tiers: Sequence[str], script: Any) -> dict[str, RecordingChatModel]:
+    turns = script if script is not None else ["done"]
+    return {
+        tier: RecordingChatModel(
+            inner=ScriptedChatModel(
+                script=turns if callable(turns) else list(turns), model_name=tier
+            )
+        )
+        for tier in tiers
+    }
+
+
+def run_agent(
+    agent: Any, models: Mapping[str, RecordingChatModel], context: Any, input: Mapping[str, Any]
+) -> Any:
+    """Run a LangChain / deepagents graph and report it as a contracts TargetRun."""
+    from hookproof.contracts._target import TargetRun
+
+    def requests() -> tuple[FinalRequest, ...]:
+        return tuple(r for m in models.values() for r in m.requests)
+
+    called = tuple(name for name, model in models.items() if model.requests)
+    try:
+        result = agent.invoke(dict(input), context=context)
+    except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
+        return TargetRun(final_requests=requests(), called=called, error=error)
+    messages = tuple(_message(m) for m in result.get("messages", ()))
+    called = tuple(name for name, model in models.items() if model.requests)
+    return TargetRun(messages=messages, final_requests=requests(), called=called)
+
+
+def _sample_tools() -> list[Any]:
+    from langchain_core.tools import tool
+
+    @tool
+    def sample_search(query: str, limit: int = 5) -> str:
+        """Search the sample knowledge base."""
+        return f"results for {query}"
+
+    @tool
+    def sample_export(customer_id: str) -> str:
+        """Export a sample report."""
+        return f"report {customer_id}"
+
+    return [sample_search, sample_export]
+
+
+def sample_system_message() -> Any:
+    from langchain_core.messages import SystemMessage as LCSystemMessage
+
+    return LCSystemMessage(
+        content=[
+            {
+                "type": "text",
+                "text": "You are a careful assistant.",
+                "cache_control": {"type": "ephemeral"},
+            },
+            {"type": "text", "text": "Cite your sources."},
+        ],
+        id="system-1",
+        name="base-prompt",
+        additional_kwargs={"tenant": "t-1", "tags": ["a", "b"]},
+        response_metadata={"revision": 7},
+    )
+
+
+def sample_model_request(system_message: Any = None) -> Any:
+    """A rich LangChain ModelRequest (whose override is shallow: in-place changes leak)."""
+    from langchain.agents.middleware.types import ModelRequest as LCModelRequest
+    from langchain_core.messages import AIMessage as LCAIMessage
+    from langchain_core.messages import HumanMessage
+    from langchain_core.messages import ToolMessage as LCToolMessage
+
+    messages: list[Any] = [
+        HumanMessage(content="Find the refund policy.", id="u1"),
+        LCAIMessage(
+            content="",
+            tool_calls=[{"name": "sample_search", "args": {"query": "refund"}, "id": "c1"}],
+        ),
+        LCToolMessage(content="results for refund", tool_call_id="c1", name="sample_search"),
+    ]
+    return LCModelRequest(
+        model=ScriptedChatModel(script=["ok"]),
+        messages=messages,
+        system_message=system_message if system_message is not None else sample_system_message(),
+        tool_choice="auto",
+        tools=_sample_tools(),
+        state={"messages": list(messages), "notes": {"k": [1, 2]}},  # type: ignore[arg-type]
+        runtime=None,
+        model_settings={"temperature": 0.2, "stop": ["END"]},
+    )
+
+
+def model_reply(_request: Any) -> Any:
+    from langchain.agents.middleware.types import ModelResponse as LCModelResponse
+
+    return LCModelResponse(result=[AIMessage(content="ok")])
+
+
+_FIELDS = ("messages", "system_message", "tool_choice", "tools", "state", "model_settings")
+
+
+def request_fingerprint(request: Any) -> dict[str, Any]:
+    """What must not change: every field but the model and runtime, deep-copied."""
+    import copy
+
+    return {name: copy.deepcopy(getattr(request, name, None)) for name in _FIELDS}
+
+
+def overridden(middleware: object, hook: str) -> Any:
+    """The middleware's own hook, or None when it only inherits LangChain's default."""
+    from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
+
+    method = getattr(type(middleware), hook, None)
+    if method is None or method is getattr(LCAgentMiddleware, hook, None):
+        return None
+    return getattr(middleware, hook)
+
+
+def mutation_findings(middleware: object, request: Any = None) -> list[str]:
+    """Run wrap_model_call on a rich LangChain request; report any in-place change."""
+    import warnings
+
+    method = overridden(middleware, "wrap_model_call")
+    if method is None:
+        return []
+    sample = request if request is not None else sample_model_request()
+    before = request_fingerprint(sample)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            method(sample, model_reply)
+        except Warning as warning:
+            return [f"wrap_model_call assigned to the request in place ({warning})"]
+    after = request_fingerprint(sample)
+    return [
+        f"wrap_model_call changed request.{name} in place (LangChain's override is shallow, "
+        "so the original request and every other layer see the change)"
+        for name in _FIELDS
+        if before[name] != after[name]
+    ]
+
+
+def metadata_findings(middleware: object, system_message: Any = None) -> list[str]:
+    """Run the system-message edit on a LangChain request; report lost metadata or blocks."""
+    method = overridden(middleware, "wrap_model_call")
+    if method is None:
+        return []
+    original = system_message if system_message is not None else sample_system_message()
+    seen: list[Any] = []
+
+    def handler(request: Any) -> Any:
+        seen.append(request)
+        return model_reply(request)
+
+    method(sample_model_request(system_message=original), handler)
+    if not seen:
+        return ["wrap_model_call never called its handler, so the edit cannot be checked"]
+    after = seen[-1].system_message
+    if after is None:
+        return ["the system message was removed"]
+    found = [
+        f"{field} {getattr(original, field)!r} became {getattr(after, field)!r}"
+        for field in ("id", "name", "additional_kwargs", "response_metadata")
+        if getattr(original, field) != getattr(after, field)
+    ]
+    kept = after.content if isinstance(after.content, list) else [after.content]
+    blocks = original.content if isinstance(original.content, list) else [original.content]
+    found += [
+        f"block {i} was lost or altered: {b!r:.100}" for i, b in enumerate(blocks) if b not in kept
+    ]
+    return found
+
+
+def graph_tool_schemas(agent: Any) -> dict[str, Any]:
+    """Parameter schemas of the tools a LangChain agent graph can execute (best effort)."""
+    node = getattr(agent, "nodes", {}).get("tools")
+    tool_node = getattr(node, "bound", None)
+    tools = getattr(tool_node, "tools_by_name", {}) or {}
+    return {
+        name: convert_to_openai_tool(item)["function"].get("parameters", {})
+        for name, item in tools.items()
+    }
+
+
+class LangChainTarget:
+    """Runs a factory whose agents are LangChain ``create_agent`` or deepagents graphs."""
+
+    def __init__(self, build: Any, *, tiers: Sequence[str] | None = None) -> None:
+        self.build = build
+        self.tiers = tuple(tiers) if tiers else None
+
+    def models(self, script: Any = None) -> dict[str, RecordingChatModel]:
+        return models_for(self.tiers or ("model",), script)
+
+    def agent(self, models: Mapping[str, Any]) -> Any:
+        return self.build(dict(models) if self.tiers else models["model"])
+
+    def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
+        return graph_tool_schemas(self.agent(self.models()))
+
+    def run(
+        self,
+        *,
+        context: Any = None,
+        script: Any = None,
+        input: Mapping[str, Any] | None = None,
+        models: Mapping[str, Any] | None = None,
+    ) -> Any:
+        from hookproof.contracts._target import DEFAULT_INPUT
+
+        chosen = dict(models) if models is not None else self.models(script)
+        if any(not isinstance(m, RecordingChatModel) for m in chosen.values()):
+            chosen = {
+                name: RecordingChatModel(inner=ScriptedChatModel(script=["done"], model_name=name))
+                for name in chosen
+            }
+        return run_agent(self.agent(chosen), chosen, context, input or DEFAULT_INPUT)
+
+
+class FalsyRecordingChatModel(RecordingChatModel):
+    """A valid model whose truth value is False (for check_injected_model_used)."""
+
+    def __bool__(self) -> bool:
+        return False

@@ -9,6 +9,7 @@ from typing import Any
 from hookproof.contracts._args import example_args
 from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
 from hookproof.contracts._violation import violation
+from hookproof.messages import ToolMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
 
 __all__ = [
@@ -143,8 +144,12 @@ def check_exclusion_holds(
 
 
 def _executed_tools(run: TargetRun) -> set[str]:
-    if run.trace is None:
-        return set()
+    if run.trace is None:  # foreign frameworks: read successful tool answers instead
+        return {
+            str(message.name)
+            for message in run.messages
+            if isinstance(message, ToolMessage) and message.status == "success"
+        }
     return {
         str(event.data.get("tool"))
         for event in run.trace
@@ -224,9 +229,16 @@ def check_injected_model_used(build: Build, *, tiers: Sequence[str] | None = Non
     """A falsy but valid injected model is still the one called."""
     __tracebackhide__ = True
     names = tuple(tiers) if tiers else ("model",)
-    models = {name: _FalsyModel(ScriptedModel(["done"], name=name)) for name in names}
+    models: dict[str, Any] = {name: _FalsyModel(ScriptedModel(["done"], name=name)) for name in names}
     target = as_target(build, tiers)
-    run = target.run(models=models) if hasattr(target, "agent") else target.run()  # type: ignore[call-arg]
+    if type(target).__name__ == "LangChainTarget":
+        from hookproof.adapters.langchain import FalsyRecordingChatModel, ScriptedChatModel
+
+        models = {
+            n: FalsyRecordingChatModel(inner=ScriptedChatModel(script=["done"], model_name=n))
+            for n in names
+        }
+    run = target.run(models=models)  # type: ignore[call-arg]
     if run.called:
         return
     raise violation(

@@ -118,6 +118,14 @@ def _hook(middleware: object, name: str) -> Callable[[Any, Callable[..., Any]], 
     return run
 
 
+def _foreign(middleware: object) -> bool:
+    """LangChain middleware get LangChain requests (checked by module, importing nothing)."""
+    return any(
+        getattr(cls, "__module__", "").startswith(("langchain", "langgraph", "deepagents"))
+        for cls in type(middleware).__mro__
+    )
+
+
 def _name(middleware: object) -> str:
     return str(getattr(middleware, "name", type(middleware).__name__))
 
@@ -142,9 +150,14 @@ def _mutation_found(
 def check_request_not_mutated(middleware: object, request: ModelRequest | None = None) -> None:
     """The middleware's wrap hooks leave the request they receive exactly as it was."""
     __tracebackhide__ = True
-    sample = request if request is not None else sample_request()
-    found = _mutation_found(middleware, "wrap_model_call", sample, _reply)
-    found += _mutation_found(middleware, "wrap_tool_call", _tool_request(), _tool_reply)
+    if _foreign(middleware):
+        from hookproof.adapters.langchain import mutation_findings
+
+        found = mutation_findings(middleware, request)
+    else:
+        sample = request if request is not None else sample_request()
+        found = _mutation_found(middleware, "wrap_model_call", sample, _reply)
+        found += _mutation_found(middleware, "wrap_tool_call", _tool_request(), _tool_reply)
     if found:
         raise violation(
             "check_request_not_mutated",
@@ -190,16 +203,22 @@ def check_metadata_preserved(
     """The middleware's system-message edit keeps ids, names, additional_kwargs,
     response_metadata, block cache_control and every other block."""
     __tracebackhide__ = True
-    original = system_message if system_message is not None else sample_system_message()
-    if _hook(middleware, "wrap_model_call") is None:
-        return
-    request = sample_request().override(system_message=original)
-    passed = _passed_on(middleware, request)
-    found = (
-        ["wrap_model_call never called its handler, so the edit cannot be checked"]
-        if passed is None
-        else _metadata_losses(original, passed.system_message)
-    )
+    if _foreign(middleware):
+        from hookproof.adapters.langchain import metadata_findings
+
+        found = metadata_findings(middleware, system_message)
+        original: Any = system_message
+    else:
+        original = system_message if system_message is not None else sample_system_message()
+        if _hook(middleware, "wrap_model_call") is None:
+            return
+        request = sample_request().override(system_message=original)
+        passed = _passed_on(middleware, request)
+        found = (
+            ["wrap_model_call never called its handler, so the edit cannot be checked"]
+            if passed is None
+            else _metadata_losses(original, passed.system_message)
+        )
     if found:
         raise violation(
             "check_metadata_preserved",

@@ -128,12 +128,34 @@ def _called(models: Mapping[str, RecordingModel]) -> tuple[str, ...]:
 
 
 def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Target:
-    """The Target for a factory (or the Target itself)."""
-    if isinstance(build, ReferenceTarget | Target) and not callable(build):
+    """The Target for a factory (or the Target itself): the reference runtime's, or the
+    LangChain adapter's when the factory builds LangChain or deepagents graphs."""
+    if not callable(build) or isinstance(build, ReferenceTarget):
         return build
-    if isinstance(build, ReferenceTarget):
-        return build
-    return ReferenceTarget(build, tiers=tiers)
+    reference = ReferenceTarget(build, tiers=tiers)
+    try:
+        reference.agent(reference.models())
+    except Exception as error:
+        langchain = _langchain_target(build, tiers)
+        if langchain is None:
+            raise error from None
+        return langchain
+    return reference
+
+
+def _langchain_target(build: Build, tiers: Sequence[str] | None) -> Target | None:
+    import importlib.util
+
+    if importlib.util.find_spec("langchain_core") is None:
+        return None
+    from hookproof.adapters.langchain import LangChainTarget
+
+    target = LangChainTarget(build, tiers=tiers)
+    try:
+        agent = target.agent(target.models())
+    except Exception:  # noqa: BLE001 - the factory builds neither kind: report the first error
+        return None
+    return target if callable(getattr(agent, "invoke", None)) else None
 
 
 call_once_then_done = _first_then_done

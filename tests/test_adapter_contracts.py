@@ -1,0 +1,189 @@
+"""Contracts on real LangChain agents and middleware, through the adapter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain", reason="install hookproof[langchain] to test the adapter")
+
+from hypothesis import given, settings
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import SystemMessage
+from langchain_core.tools import tool
+
+from hookproof import contracts
+from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
+from hookproof.contracts import ContractViolation
+from hookproof.contracts.strategies import contexts
+
+
+@dataclass(frozen=True)
+class Ctx:
+    role: str = "guest"
+
+
+@tool
+def public_search(query: str) -> str:
+    """Search public data."""
+    return f"public:{query}"
+
+
+@tool
+def internal_lookup(customer_id: str) -> str:
+    """Look up a customer."""
+    return f"internal:{customer_id}"
+
+
+ROLES = {"guest": {"public_search"}, "admin": {"public_search", "internal_lookup"}}
+
+
+class Router(AgentMiddleware):
+    def __init__(self, admin_by_default: bool = False) -> None:
+        self.admin_by_default = admin_by_default
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        runtime = request.runtime
+        context = runtime.context if runtime is not None else None
+        fallback = "admin" if self.admin_by_default else "guest"
+        role = context.role if isinstance(context, Ctx) and context.role in ROLES else fallback
+        tools = [t for t in request.tools if t.name in ROLES[role]]
+        return handler(request.override(tools=tools))
+
+
+def _build(router: Router) -> Any:
+    def build(model: Any) -> Any:
+        return create_agent(
+            model, [public_search, internal_lookup], middleware=[router], context_schema=Ctx
+        )
+
+    return build
+
+
+def _violates(check: Any, *args: Any, **kwargs: Any) -> str:
+    with pytest.raises(ContractViolation) as caught:
+        check(*args, **kwargs)
+    return str(caught.value)
+
+
+def test_fail_closed_on_create_agent() -> None:
+    message = _violates(
+        contracts.check_fail_closed,
+        _build(Router(admin_by_default=True)),
+        Ctx("root"),
+        least_privileged_context=Ctx("guest"),
+    )
+    assert "tools beyond the least-privileged set: ['internal_lookup']" in message
+    contracts.check_fail_closed(
+        _build(Router()), Ctx("root"), least_privileged_context=Ctx("guest")
+    )
+
+
+@settings(max_examples=20)
+@given(context=contexts(Ctx, trusted=False))
+def test_fail_closed_property_on_create_agent(context: Any) -> None:
+    contracts.check_fail_closed(_build(Router()), context, least_privileged_context=Ctx("guest"))
+
+
+class MutatingFilter(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        request.tools.clear()
+        return handler(request)
+
+
+class ShallowOverride(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        changed = request.override(tools=[])
+        changed.messages.append(changed.messages[0])  # shared with the original: a real leak
+        return handler(changed)
+
+
+def test_request_not_mutated_catches_in_place_changes_on_langchain_requests() -> None:
+    message = _violates(contracts.check_request_not_mutated, MutatingFilter())
+    assert "changed request.tools in place" in message
+    assert "changed request.messages in place" in _violates(
+        contracts.check_request_not_mutated, ShallowOverride()
+    )
+    contracts.check_request_not_mutated(Router())
+
+
+class RebuildPrompt(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        text = request.system_message.text + "\nScope: c-1."
+        return handler(request.override(system_message=SystemMessage(content=text)))
+
+
+class AppendBlock(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        current = request.system_message
+        updated = current.model_copy(
+            update={"content": [*current.content, {"type": "text", "text": "Scope."}]}
+        )
+        return handler(request.override(system_message=updated))
+
+
+def test_metadata_preserved_on_langchain_system_messages() -> None:
+    message = _violates(contracts.check_metadata_preserved, RebuildPrompt())
+    assert "id 'system-1' became None" in message
+    contracts.check_metadata_preserved(AppendBlock())
+
+
+class ReAdd(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(request.override(tools=[*request.tools, internal_lookup]))
+
+
+class Exclude(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(
+            request.override(tools=[t for t in request.tools if t.name != "internal_lookup"])
+        )
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        if request.tool_call["name"] == "internal_lookup":
+            from langchain_core.messages import ToolMessage
+
+            return ToolMessage(
+                content="unavailable", tool_call_id=request.tool_call["id"], status="error"
+            )
+        return handler(request)
+
+
+def test_exclusion_holds_on_create_agent() -> None:
+    def first(model: Any) -> Any:
+        return create_agent(
+            model, [public_search, internal_lookup], middleware=[Exclude(), ReAdd()]
+        )
+
+    def last(model: Any) -> Any:
+        return create_agent(
+            model, [public_search, internal_lookup], middleware=[ReAdd(), Exclude()]
+        )
+
+    message = _violates(contracts.check_exclusion_holds, first, {"internal_lookup"})
+    assert "was shown excluded tool(s) ['internal_lookup']" in message
+    contracts.check_exclusion_holds(last, {"internal_lookup"})
+
+
+def test_injected_model_used_and_tool_closure_on_create_agent() -> None:
+    def careless(model: Any) -> Any:
+        return create_agent(
+            model or ScriptedChatModel(script=["x"], model_name="default"), [public_search]
+        )
+
+    def careful(model: Any) -> Any:
+        return create_agent(model, [public_search])
+
+    assert "`is not None`" in _violates(contracts.check_injected_model_used, careless)
+    contracts.check_injected_model_used(careful)
+    contracts.check_tool_closure(careful)
+
+
+def test_recording_model_shows_final_schemas_after_a_filtering_middleware() -> None:
+    model = RecordingChatModel(inner=ScriptedChatModel(script=["ok"]))
+    _build(Router())(model).invoke({"messages": [("user", "hi")]}, context=Ctx("guest"))
+    assert model.last.tool_names == ["public_search"]
+    assert model.last.tool("public_search").parameters["required"] == ["query"]
