@@ -229,7 +229,9 @@ def check_injected_model_used(build: Build, *, tiers: Sequence[str] | None = Non
     """A falsy but valid injected model is still the one called."""
     __tracebackhide__ = True
     names = tuple(tiers) if tiers else ("model",)
-    models: dict[str, Any] = {name: _FalsyModel(ScriptedModel(["done"], name=name)) for name in names}
+    models: dict[str, Any] = {
+        name: _FalsyModel(ScriptedModel(["done"], name=name)) for name in names
+    }
     target = as_target(build, tiers)
     if type(target).__name__ == "LangChainTarget":
         from hookproof.adapters.langchain import FalsyRecordingChatModel, ScriptedChatModel
