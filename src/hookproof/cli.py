@@ -49,6 +49,29 @@ def _check(args: argparse.Namespace) -> int:
     return {0: 0, 1: 1}.get(result.exit_code, 2)
 
 
+def _conformance(args: argparse.Namespace) -> int:
+    from hookproof import conformance
+
+    selected = [args.target] if args.target else None
+    results = conformance.run_conformance(selected)
+    formatter = conformance.format_json if args.format == "json" else conformance.format_text
+    print(formatter(results))
+    return 0
+
+
+def _add_conformance(commands: Any) -> None:
+    parser = commands.add_parser(
+        "conformance",
+        help="which framework semantics hold on each installed target (reference, langchain)",
+        description="Run small scripted probes on each installed framework and report, per "
+        "semantic, whether it behaves as the reference runtime (holds / differs / n/a) and "
+        "what was observed. A difference is information; exit status is 0.",
+    )
+    parser.add_argument("--target", choices=("reference", "langchain", "deepagents"))
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(handler=_conformance)
+
+
 def _add_gate(commands: Any) -> None:
     gate = commands.add_parser(
         "gate",
@@ -103,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_demo)
     _add_check(commands)
     _add_gate(commands)
+    _add_conformance(commands)
     return parser
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, Protocol, TypeVar, overload
 
 from hookproof.errors import DuplicateMiddlewareError, UsageError, did_you_mean
 from hookproof.messages import SystemMessage
@@ -156,7 +156,22 @@ def _function_middleware(
     return cls()  # type: ignore[no-any-return]
 
 
-def _decorator(hook: str) -> Any:
+class HookDecorator(Protocol):
+    """``@before_model`` or ``@before_model(name=..., tools=..., state_schema=...)``."""
+
+    @overload
+    def __call__(self, func: Callable[..., Any], /) -> AgentMiddleware: ...
+    @overload
+    def __call__(
+        self,
+        *,
+        name: str | None = None,
+        tools: Sequence[Tool] = (),
+        state_schema: type | None = None,
+    ) -> Callable[[Callable[..., Any]], AgentMiddleware]: ...
+
+
+def _decorator(hook: str) -> HookDecorator:
     @overload
     def decorate(func: Callable[..., Any], /) -> AgentMiddleware: ...
     @overload
