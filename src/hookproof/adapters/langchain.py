@@ -138,6 +138,9 @@ def final_request(
     )
 
 
+_PLACEHOLDER = FinalRequest(model="unused")
+
+
 def _ai_message(reply: AssistantMessage) -> AIMessage:
     calls = [
         {"name": c.name, "args": dict(c.args), "id": c.id, "type": "tool_call"}
@@ -206,7 +209,13 @@ class ScriptedChatModel(_ToolBinding):
         if self._scripted is None:
             script = self.script if callable(self.script) else list(self.script)
             self._scripted = ScriptedModel(script, name=self.model_name)
-        request = final_request(messages, kwargs, model=self.model_name, stop=stop)
+        # A list script needs the request only to explain running out; build it only then.
+        needs_request = callable(self.script) or self._scripted.remaining == 0
+        request = (
+            final_request(messages, kwargs, model=self.model_name, stop=stop)
+            if needs_request
+            else _PLACEHOLDER
+        )
         reply = self._scripted.invoke(request)
         return ChatResult(generations=[ChatGeneration(message=_ai_message(reply))])
 
@@ -217,6 +226,8 @@ class RecordingChatModel(_ToolBinding):
     __test__: ClassVar[bool] = False
     hookproof_offline: ClassVar[bool] = True
     inner: BaseChatModel
+    # Calls are kept raw and converted on first read, so recording costs almost nothing.
+    _raw: list[tuple[list[BaseMessage], dict[str, Any], Any]] = PrivateAttr(default_factory=list)
     _requests: list[FinalRequest] = PrivateAttr(default_factory=list)
 
     @property
@@ -227,13 +238,18 @@ class RecordingChatModel(_ToolBinding):
     def model_name(self) -> str:
         return str(getattr(self.inner, "model_name", None) or type(self.inner).__name__)
 
+    def _converted(self) -> list[FinalRequest]:
+        for messages, kwargs, stop in self._raw[len(self._requests) :]:
+            self._requests.append(final_request(messages, kwargs, model=self.model_name, stop=stop))
+        return self._requests
+
     @property
     def requests(self) -> tuple[FinalRequest, ...]:
-        return tuple(self._requests)
+        return tuple(self._converted())
 
     @property
     def last(self) -> FinalRequest:
-        if not self._requests:
+        if not self._converted():
             raise InvalidInputError(
                 f"hookproof: RecordingChatModel {self.model_name!r} has recorded no request yet. "
                 "Run the agent first; if you did, it used another model."
@@ -251,7 +267,7 @@ class RecordingChatModel(_ToolBinding):
         **kwargs: Any,
     ) -> ChatResult:
         check_model(self.inner)
-        self._requests.append(final_request(messages, kwargs, model=self.model_name, stop=stop))
+        self._raw.append((list(messages), dict(kwargs), stop))
         return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
 
