@@ -1,0 +1,101 @@
+"""The example application on the real frameworks: LangChain create_agent and deepagents.
+
+The same contracts as on the reference runtime, through the LangChain adapter, with the
+final requests snapshotted per target (snapshots/contracts/test_langchain_app/).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain", reason="install hookproof[langchain] for the framework targets")
+
+from hypothesis import given, settings
+
+from hookproof import contracts
+from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
+from hookproof.contracts import strategies
+from hookproof.examples.dynamic_routing import BUSINESS_TOOL_NAMES, AgentContext
+from hookproof.examples.langchain_routing import (
+    LangChainRouter,
+    LangChainToolRegistry,
+    build_langchain_agent,
+    build_langchain_deep_agent,
+)
+from hookproof.models import call
+
+TIERS = ("fast", "reasoning")
+GUEST = AgentContext("guest", "fast")
+DEEPAGENTS = pytest.mark.skipif(
+    importlib.util.find_spec("deepagents") is None, reason="install hookproof[deepagents]"
+)
+TARGETS = [
+    pytest.param(build_langchain_agent, id="langchain"),
+    pytest.param(build_langchain_deep_agent, id="deepagents", marks=DEEPAGENTS),
+]
+
+
+def _pool(*turns: Any) -> dict[str, RecordingChatModel]:
+    return {
+        tier: RecordingChatModel(inner=ScriptedChatModel(script=list(turns), model_name=tier))
+        for tier in TIERS
+    }
+
+
+@pytest.mark.parametrize("build", TARGETS)
+@pytest.mark.parametrize(
+    ("context", "tier", "tools"),
+    [
+        (AgentContext("guest", "fast"), "fast", ["public_search"]),
+        (AgentContext("analyst", "reasoning"), "reasoning", ["internal_lookup", "public_search"]),
+        (None, "fast", ["public_search"]),
+    ],
+    ids=["guest", "analyst", "missing-context"],
+)
+def test_role_routing(build: Any, context: Any, tier: str, tools: list[str]) -> None:
+    pool = _pool("ok")
+    build(pool).invoke({"messages": [("user", "help")]}, context=context)
+    assert sorted(set(pool[tier].last.tool_names) & BUSINESS_TOOL_NAMES) == tools
+
+
+@pytest.mark.parametrize("build", TARGETS)
+def test_fails_closed_for_hostile_contexts(build: Any) -> None:
+    @settings(max_examples=15, deadline=None)
+    @given(context=strategies.contexts(AgentContext, trusted=False))
+    def check(context: Any) -> None:
+        contracts.check_fail_closed(build, context, least_privileged_context=GUEST, tiers=TIERS)
+
+    check()
+
+
+@pytest.mark.parametrize("build", TARGETS)
+def test_runtime_tool_executes_and_guest_is_denied(build: Any) -> None:
+    pool = _pool(call("calculate_tip", {"amount": 20}), "The tip is 3.00.")
+    result = build(pool).invoke({"messages": [("user", "tip?")]}, context=GUEST)
+    assert [m.content for m in result["messages"] if m.type == "tool"] == ["3.00"]
+    denied = _pool(call("internal_lookup", {"customer_id": "c1"}), "never")
+    with pytest.raises(PermissionError, match="'guest'"):
+        build(denied).invoke({"messages": [("user", "look")]}, context=GUEST)
+
+
+@pytest.mark.parametrize("build", TARGETS)
+def test_injected_falsy_models_and_tool_closure(build: Any) -> None:
+    contracts.check_injected_model_used(build, tiers=TIERS)
+    contracts.check_tool_closure(build, context=AgentContext("admin"), tiers=TIERS)
+
+
+def test_langchain_middleware_keep_requests_intact() -> None:
+    pool = _pool("ok")
+    for middleware in (LangChainRouter(pool), LangChainToolRegistry()):
+        contracts.check_request_not_mutated(middleware)
+
+
+@pytest.mark.parametrize("build", TARGETS)
+@pytest.mark.parametrize("role", ["guest", "admin"])
+def test_final_request_snapshot(build: Any, role: str, hookproof_snapshot: Any) -> None:
+    pool = _pool(call("public_search", {"query": "refunds"}), "Here is what I found.")
+    build(pool).invoke({"messages": [("user", "Help me, please.")]}, context=AgentContext(role))
+    assert pool["fast"].last == hookproof_snapshot
