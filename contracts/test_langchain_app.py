@@ -99,3 +99,19 @@ def test_final_request_snapshot(build: Any, role: str, hookproof_snapshot: Any) 
     pool = _pool(call("public_search", {"query": "refunds"}), "Here is what I found.")
     build(pool).invoke({"messages": [("user", "Help me, please.")]}, context=AgentContext(role))
     assert pool["fast"].last == hookproof_snapshot
+
+
+@pytest.mark.parametrize("build", TARGETS)
+def test_node_hook_order_on_the_framework(build: Any) -> None:
+    from hookproof.contracts import as_target
+
+    run = as_target(build, TIERS).run(
+        context=AgentContext("admin"), script=[call("public_search", {"query": "q"}), "ok"]
+    )
+    assert run.trace is not None
+    assert [e.label() for e in run.trace.select("model", "tool") if e.phase == "enter"] == [
+        "model:enter",
+        "tool:enter",
+        "model:enter",
+    ]
+    contracts.check_hook_order(run.trace)

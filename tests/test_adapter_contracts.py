@@ -187,3 +187,34 @@ def test_recording_model_shows_final_schemas_after_a_filtering_middleware() -> N
     _build(Router())(model).invoke({"messages": [("user", "hi")]}, context=Ctx("guest"))
     assert model.last.tool_names == ["public_search"]
     assert model.last.tool("public_search").parameters["required"] == ["query"]
+
+
+class NodeA(AgentMiddleware):
+    def before_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+    def after_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+class NodeB(NodeA):
+    pass
+
+
+def test_trace_of_a_langchain_run_shows_node_hooks_in_order() -> None:
+    def build(model: Any) -> Any:
+        return create_agent(model, [public_search], middleware=[NodeA(), NodeB()])
+
+    run = contracts.as_target(build).run(script=["done"])
+    assert run.trace is not None
+    assert run.trace.labels("hook") == [
+        "NodeA.before_model:enter",
+        "NodeA.before_model:exit",
+        "NodeB.before_model:enter",
+        "NodeB.before_model:exit",
+        "NodeB.after_model:enter",
+        "NodeB.after_model:exit",
+        "NodeA.after_model:enter",
+        "NodeA.after_model:exit",
+    ]
+    contracts.check_hook_order(run.trace)

@@ -304,13 +304,20 @@ def run_agent(
         return tuple(r for m in models.values() for r in m.requests)
 
     called = tuple(name for name, model in models.items() if model.requests)
+    tracer = TraceHandler()
     try:
-        result = agent.invoke(dict(input), context=context)
+        result = agent.invoke(
+            dict(input), context=context, config={"callbacks": [tracer.handler()]}
+        )
     except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
-        return TargetRun(final_requests=requests(), called=called, error=error)
+        return TargetRun(
+            final_requests=requests(), called=called, error=error, trace=tracer.trace()
+        )
     messages = tuple(_message(m) for m in result.get("messages", ()))
     called = tuple(name for name, model in models.items() if model.requests)
-    return TargetRun(messages=messages, final_requests=requests(), called=called)
+    return TargetRun(
+        messages=messages, final_requests=requests(), called=called, trace=tracer.trace()
+    )
 
 
 def _sample_tools() -> list[Any]:
@@ -507,3 +514,68 @@ class FalsyRecordingChatModel(RecordingChatModel):
 
     def __bool__(self) -> bool:
         return False
+
+
+_NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+
+
+class TraceHandler:
+    """A LangChain callback handler that records node hooks, model calls and tool calls as
+    a hookproof Trace. Wrap hooks run inside LangChain's model node and leave no callbacks, so
+    they are not in this trace (hook order is checked for node hooks only)."""
+
+    def __init__(self) -> None:
+        from hookproof.trace import TraceRecorder
+
+        self.recorder = TraceRecorder()
+        self.open: dict[Any, tuple[str, str, str | None]] = {}
+
+    def handler(self) -> Any:
+        from langchain_core.callbacks import BaseCallbackHandler
+
+        outer = self
+
+        class _Handler(BaseCallbackHandler):
+            def on_chain_start(
+                self, serialized: Any, inputs: Any, *, run_id: Any, **kw: Any
+            ) -> None:
+                outer.started(str(kw.get("name") or ""), run_id)
+
+            def on_chain_end(self, outputs: Any, *, run_id: Any, **kw: Any) -> None:
+                outer.ended(run_id, "exit")
+
+            def on_chain_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
+                outer.ended(run_id, "error")
+
+            def on_tool_start(
+                self, serialized: Any, input_str: str, *, run_id: Any, **kw: Any
+            ) -> None:
+                name = (serialized or {}).get("name") or kw.get("name") or "tool"
+                outer.recorder.record("tool", "tool", "enter", None, {"tool": str(name)})
+                outer.open[run_id] = ("tool", "tool", None)
+
+            def on_tool_end(self, output: Any, *, run_id: Any, **kw: Any) -> None:
+                outer.ended(run_id, "exit")
+
+            def on_tool_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
+                outer.ended(run_id, "error")
+
+        return _Handler()
+
+    def started(self, name: str, run_id: Any) -> None:
+        owner, _, hook = name.rpartition(".")
+        if hook in _NODE_HOOKS and owner:
+            self.recorder.record("hook", hook, "enter", owner)
+            self.open[run_id] = ("hook", hook, owner)
+        elif name == "model":
+            self.recorder.record("model", "model", "enter")
+            self.open[run_id] = ("model", "model", None)
+
+    def ended(self, run_id: Any, phase: str) -> None:
+        opened = self.open.pop(run_id, None)
+        if opened is not None:
+            kind, hook, owner = opened
+            self.recorder.record(kind, hook, phase, owner)  # type: ignore[arg-type]
+
+    def trace(self) -> Any:
+        return self.recorder.freeze()
