@@ -36,11 +36,33 @@ def test_langchain_differences_are_reported_not_failed() -> None:
     assert results["sync_wrap_under_ainvoke"][0] == "differs"
 
 
-def test_cli_formats_and_missing_targets(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_formats_and_missing_targets(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hookproof import conformance
+
     assert main(["conformance", "--target", "reference"]) == 0
     text = capsys.readouterr().out
     assert text.splitlines()[0].split() == ["semantic", "target", "status", "observed"]
+    monkeypatch.setattr(conformance, "targets", lambda: ["reference"])
     assert main(["conformance", "--target", "deepagents", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert {row["status"] for row in data} == {"n/a"}
+    assert {(row["status"], row["observed"]) for row in data} == {("n/a", "not installed")}
     assert len(data) == len(PROBES)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("deepagents") is None, reason="deepagents not installed"
+)
+def test_deepagents_keeps_the_articles_profile_semantics() -> None:
+    results = _by_probe("deepagents")
+    assert results["profile_exclusion_after_user_middleware"] == ("holds", "excluded")
+    assert results["profile_resolved_at_build"] == ("holds", "at build ([FIRST] kept)")
+    assert results["unknown_tool_message"][0] == "holds"
+
+
+def test_langchain_has_no_harness_probes() -> None:
+    if importlib.util.find_spec("langchain") is None:
+        pytest.skip("langchain not installed")
+    results = _by_probe("langchain")
+    assert results["profile_resolved_at_build"] == ("n/a", "does not apply to this target")

@@ -62,7 +62,7 @@ def _conformance(args: argparse.Namespace) -> int:
 def _add_conformance(commands: Any) -> None:
     parser = commands.add_parser(
         "conformance",
-        help="which framework semantics hold on each installed target (reference, langchain)",
+        help="which framework semantics hold on each installed target",
         description="Run small scripted probes on each installed framework and report, per "
         "semantic, whether it behaves as the reference runtime (holds / differs / n/a) and "
         "what was observed. A difference is information; exit status is 0.",

@@ -28,6 +28,12 @@ class ProbeResult:
     observed: str
 
 
+def _tool_list_elided(text: str) -> str:
+    """The message's wording, with the (target-specific) list of valid tools elided."""
+    head, bracket, _ = text.partition("[")
+    return f"{head}[...]" if bracket else text
+
+
 def _outcome(action: Callable[[], Any]) -> str:
     try:
         return str(action())
@@ -104,7 +110,7 @@ def _ref_probes() -> dict[str, Callable[[], str]]:
 
     def unknown_tool() -> str:
         result = rt.create_agent(m.ScriptedModel([m.call("ghost"), "ok"]), [echo]).invoke(_HI)
-        return next(msg.text for msg in result.messages if msg.role == "tool")
+        return _tool_list_elided(next(msg.text for msg in result.messages if msg.role == "tool"))
 
     def tool_error() -> str:
         return _outcome(
@@ -132,16 +138,144 @@ def _ref_probes() -> dict[str, Callable[[], str]]:
     }
 
 
+# -- harness probes (the reference harness and deepagents) ---------------------------------
+
+_HARNESS_PROBES = ("profile_exclusion_after_user_middleware", "profile_resolved_at_build")
+
+
+def _ref_harness_probes() -> dict[str, Callable[[], str]]:
+    from hookproof import runtime as rt
+    from hookproof.harness import HarnessProfile, create_deep_agent, isolated_profiles
+    from hookproof.models import RecordingModel, ScriptedModel
+
+    @rt.tool
+    def lookup(query: str) -> str:
+        """Look up."""
+        return query
+
+    def re_adds(model: Any = None) -> Any:
+        @rt.wrap_model_call(name="ReAdd")
+        def wrap(request: Any, handler: Any) -> Any:
+            changed = request.override(tools=[*request.tools, lookup])
+            return handler(changed if model is None else changed.override(model=model))
+
+        return wrap
+
+    def exclusion() -> str:
+        with isolated_profiles() as profiles:
+            profiles.register_harness_profile(
+                "conf", HarnessProfile(excluded_tools=frozenset({"lookup"}))
+            )
+            model = RecordingModel(ScriptedModel(["ok"], provider="conf"))
+            create_deep_agent(model, [lookup], middleware=[re_adds()], profiles=profiles).invoke(
+                _HI
+            )
+        return "excluded" if "lookup" not in model.last.tool_names else "visible"
+
+    def resolution() -> str:
+        with isolated_profiles() as profiles:
+            profiles.register_harness_profile(
+                "conf:first", HarnessProfile(system_prompt_suffix="[FIRST]")
+            )
+            profiles.register_harness_profile(
+                "conf:second", HarnessProfile(system_prompt_suffix="[SECOND]")
+            )
+            first = ScriptedModel([], name="first", provider="conf")
+            second = RecordingModel(ScriptedModel(["ok"], name="second", provider="conf"))
+            create_deep_agent(
+                first, [lookup], middleware=[re_adds(second)], profiles=profiles
+            ).invoke(_HI)
+        text = second.last.system_text
+        return (
+            "at build ([FIRST] kept)"
+            if "[FIRST]" in text and "[SECOND]" not in text
+            else "re-resolved"
+        )
+
+    return {
+        "profile_exclusion_after_user_middleware": exclusion,
+        "profile_resolved_at_build": resolution,
+    }
+
+
+def _deepagents_probes() -> dict[str, Callable[[], str]]:
+    from deepagents import HarnessProfile, create_deep_agent, register_harness_profile
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.tools import tool
+
+    from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
+
+    @tool
+    def lookup(query: str) -> str:
+        """Look up."""
+        return query
+
+    class ReAdd(AgentMiddleware):
+        def __init__(self, model: Any = None) -> None:
+            super().__init__()
+            self.model = model
+
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            changed = request.override(tools=[*request.tools, lookup])
+            return handler(changed if self.model is None else changed.override(model=self.model))
+
+    def recording(name: str, *turns: Any) -> Any:
+        return RecordingChatModel(
+            inner=ScriptedChatModel(
+                script=list(turns), model_name=name, provider="hookproof-conformance"
+            )
+        )
+
+    def exclusion() -> str:
+        register_harness_profile(
+            "hookproof-conformance:excluding", HarnessProfile(excluded_tools=frozenset({"lookup"}))
+        )
+        model = recording("excluding", "ok")
+        create_deep_agent(model=model, tools=[lookup], middleware=[ReAdd()]).invoke(_HI)
+        return "excluded" if "lookup" not in model.last.tool_names else "visible"
+
+    def resolution() -> str:
+        register_harness_profile(
+            "hookproof-conformance:first", HarnessProfile(system_prompt_suffix="[FIRST]")
+        )
+        register_harness_profile(
+            "hookproof-conformance:second", HarnessProfile(system_prompt_suffix="[SECOND]")
+        )
+        second = recording("second", "ok")
+        create_deep_agent(
+            model=recording("first"), tools=[lookup], middleware=[ReAdd(second)]
+        ).invoke(_HI)
+        text = second.last.system_text
+        return (
+            "at build ([FIRST] kept)"
+            if "[FIRST]" in text and "[SECOND]" not in text
+            else "re-resolved"
+        )
+
+    probes = _lc_probes(
+        builder=lambda model, tools, **kw: create_deep_agent(model=model, tools=tools, **kw)
+    )
+    probes.update(
+        {
+            "profile_exclusion_after_user_middleware": exclusion,
+            "profile_resolved_at_build": resolution,
+        }
+    )
+    return probes
+
+
 # -- LangChain create_agent -----------------------------------------------------------------
 
 
-def _lc_probes() -> dict[str, Callable[[], str]]:
-    from langchain.agents import create_agent
+def _lc_probes(builder: Callable[..., Any] | None = None) -> dict[str, Callable[[], str]]:
+    from langchain.agents import create_agent as langchain_create_agent
     from langchain.agents.middleware import AgentMiddleware, ModelRequest
     from langchain_core.tools import tool
 
     from hookproof.adapters.langchain import ScriptedChatModel, sample_model_request
     from hookproof.models import call
+
+    create_agent = builder or langchain_create_agent
 
     @tool
     def echo(text: str) -> str:
@@ -179,12 +313,12 @@ def _lc_probes() -> dict[str, Callable[[], str]]:
 
     def onion() -> str:
         events.clear()
-        create_agent(model("ok"), middleware=[layer("A"), layer("B")]).invoke(_HI)
+        create_agent(model("ok"), [], middleware=[layer("A"), layer("B")]).invoke(_HI)
         return " ".join(events)
 
     def reversed_after() -> str:
         events.clear()
-        create_agent(model("ok"), middleware=[after("A"), after("B")]).invoke(_HI)
+        create_agent(model("ok"), [], middleware=[after("A"), after("B")]).invoke(_HI)
         return ",".join(events)
 
     def override() -> str:
@@ -199,13 +333,14 @@ def _lc_probes() -> dict[str, Callable[[], str]]:
             return handler(request.override(tools=[*request.tools, boom]))
 
     def schema_only() -> str:
-        return _outcome(
-            lambda: create_agent(model("ok"), [echo], middleware=[AddsTool()]).invoke(_HI)
-        )
+        agent = create_agent(model("ok"), [echo], middleware=[AddsTool()])
+        return _outcome(lambda: agent.invoke(_HI) and "runs without error")
 
     def unknown_tool() -> str:
         result = create_agent(model(call("ghost"), "ok"), [echo]).invoke(_HI)
-        return next(str(msg.content) for msg in result["messages"] if msg.type == "tool")
+        return _tool_list_elided(
+            next(str(m.content) for m in result["messages"] if m.type == "tool")
+        )
 
     def tool_error() -> str:
         return _outcome(
@@ -216,7 +351,7 @@ def _lc_probes() -> dict[str, Callable[[], str]]:
         return _outcome(lambda: create_agent(model("ok"), [echo, echo]) and "builds")
 
     def sync_under_ainvoke() -> str:
-        agent = create_agent(model("ok"), middleware=[layer("S")])
+        agent = create_agent(model("ok"), [], middleware=[layer("S")])
         return _outcome(lambda: asyncio.run(agent.ainvoke(_HI))["messages"][-1].content)
 
     return {
@@ -241,15 +376,23 @@ PROBES = (
     "tool_exception",
     "duplicate_tool_names",
     "sync_wrap_under_ainvoke",
+    *_HARNESS_PROBES,
 )
+
+
+def _reference_probes() -> dict[str, Callable[[], str]]:
+    return {**_ref_probes(), **_ref_harness_probes()}
+
+
 _TARGETS: dict[str, tuple[str, Callable[[], dict[str, Callable[[], str]]]]] = {
-    "reference": ("hookproof", _ref_probes),
+    "reference": ("hookproof", _reference_probes),
     "langchain": ("langchain", _lc_probes),
+    "deepagents": ("deepagents", _deepagents_probes),
 }
 
 
 def targets() -> list[str]:
-    """The targets whose framework is installed (deepagents probes are not written yet)."""
+    """The targets whose framework is installed."""
     return [name for name, (module, _) in _TARGETS.items() if importlib.util.find_spec(module)]
 
 
@@ -274,14 +417,19 @@ def run_conformance(selected: list[str] | None = None) -> list[ProbeResult]:
             if name == "reference"
             else {p: _outcome(fn) for p, fn in _TARGETS[name][1]().items()}
         )
-        for probe in PROBES:
-            status = (
-                "baseline"
-                if name == "reference"
-                else ("holds" if _same(baseline[probe], observed[probe]) else "differs")
-            )
-            results.append(ProbeResult(probe, name, status, observed[probe]))
+        results += [_judge(probe, name, baseline, observed) for probe in PROBES]
     return results
+
+
+def _judge(
+    probe: str, target: str, baseline: dict[str, str], observed: dict[str, str]
+) -> ProbeResult:
+    if probe not in observed:
+        return ProbeResult(probe, target, NOT_APPLICABLE, "does not apply to this target")
+    if target == "reference":
+        return ProbeResult(probe, target, "baseline", observed[probe])
+    same = _same(baseline[probe], observed[probe])
+    return ProbeResult(probe, target, "holds" if same else "differs", observed[probe])
 
 
 def format_text(results: list[ProbeResult]) -> str:
