@@ -115,3 +115,9 @@ def test_node_hook_order_on_the_framework(build: Any) -> None:
         "model:enter",
     ]
     contracts.check_hook_order(run.trace)
+
+
+@pytest.mark.parametrize("build", TARGETS)
+def test_concurrent_runs_stay_isolated(build: Any) -> None:
+    contexts = [AgentContext("guest"), AgentContext("admin"), AgentContext("analyst", "reasoning")]
+    contracts.check_isolation(build, contexts, tiers=TIERS, modes=["threads"])

@@ -218,3 +218,24 @@ def test_trace_of_a_langchain_run_shows_node_hooks_in_order() -> None:
         "NodeA.after_model:exit",
     ]
     contracts.check_hook_order(run.trace)
+
+
+class InstanceStateRouter(AgentMiddleware):
+    def before_agent(self, state: Any, runtime: Any) -> None:
+        self.role = runtime.context.role if isinstance(runtime.context, Ctx) else "guest"
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        allowed = ROLES.get(self.role, ROLES["guest"])
+        return handler(request.override(tools=[t for t in request.tools if t.name in allowed]))
+
+
+def test_isolation_on_create_agent_is_forced_at_node_boundaries() -> None:
+    def unsafe(model: Any) -> Any:
+        return create_agent(
+            model, [public_search, internal_lookup], middleware=[InstanceStateRouter()]
+        )
+
+    message = _violates(contracts.check_isolation, unsafe, [Ctx("guest"), Ctx("admin")])
+    assert "saw another run's request" in message
+    assert "threads: all 2 runs held before" in message
+    contracts.check_isolation(_build(Router()), [Ctx("guest"), Ctx("admin")])

@@ -295,7 +295,11 @@ def models_for(tiers: Sequence[str], script: Any) -> dict[str, RecordingChatMode
 
 
 def run_agent(
-    agent: Any, models: Mapping[str, RecordingChatModel], context: Any, input: Mapping[str, Any]
+    agent: Any,
+    models: Mapping[str, RecordingChatModel],
+    context: Any,
+    input: Mapping[str, Any],
+    probe: Any = None,
 ) -> Any:
     """Run a LangChain / deepagents graph and report it as a contracts TargetRun."""
     from hookproof.contracts._target import TargetRun
@@ -304,7 +308,7 @@ def run_agent(
         return tuple(r for m in models.values() for r in m.requests)
 
     called = tuple(name for name, model in models.items() if model.requests)
-    tracer = TraceHandler()
+    tracer = TraceHandler(probe)
     try:
         result = agent.invoke(
             dict(input), context=context, config={"callbacks": [tracer.handler()]}
@@ -315,6 +319,10 @@ def run_agent(
         )
     messages = tuple(_message(m) for m in result.get("messages", ()))
     called = tuple(name for name, model in models.items() if model.requests)
+    if probe is not None:  # concurrent runs share the models: use this run's own requests
+        return TargetRun(
+            messages=messages, final_requests=tuple(tracer.requests), trace=tracer.trace()
+        )
     return TargetRun(
         messages=messages, final_requests=requests(), called=called, trace=tracer.trace()
     )
@@ -524,10 +532,12 @@ class TraceHandler:
     a hookproof Trace. Wrap hooks run inside LangChain's model node and leave no callbacks, so
     they are not in this trace (hook order is checked for node hooks only)."""
 
-    def __init__(self) -> None:
+    def __init__(self, probe: Any = None) -> None:
         from hookproof.trace import TraceRecorder
 
         self.recorder = TraceRecorder()
+        self.probe = probe  # check_isolation holds runs here, at node boundaries
+        self.requests: list[FinalRequest] = []
         self.open: dict[Any, tuple[str, str, str | None]] = {}
 
     def handler(self) -> Any:
@@ -547,6 +557,11 @@ class TraceHandler:
             def on_chain_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
                 outer.ended(run_id, "error")
 
+            def on_chat_model_start(
+                self, serialized: Any, messages: Any, *, run_id: Any, **kw: Any
+            ) -> None:
+                outer.model_called(messages[0] if messages else [], kw)
+
             def on_tool_start(
                 self, serialized: Any, input_str: str, *, run_id: Any, **kw: Any
             ) -> None:
@@ -564,12 +579,22 @@ class TraceHandler:
 
     def started(self, name: str, run_id: Any) -> None:
         owner, _, hook = name.rpartition(".")
+        if self.probe is not None and ((hook in _NODE_HOOKS and owner) or name == "model"):
+            self.probe.reached(name)
         if hook in _NODE_HOOKS and owner:
             self.recorder.record("hook", hook, "enter", owner)
             self.open[run_id] = ("hook", hook, owner)
         elif name == "model":
             self.recorder.record("model", "model", "enter")
             self.open[run_id] = ("model", "model", None)
+
+    def model_called(self, messages: Sequence[BaseMessage], details: Mapping[str, Any]) -> None:
+        """This run's own FinalRequest (a shared model's records mix concurrent runs)."""
+        params = dict(details.get("invocation_params") or {})
+        name = (details.get("metadata") or {}).get("ls_model_name") or params.get("_type", "model")
+        stop = params.pop("stop", None)
+        params.pop("_type", None)
+        self.requests.append(final_request(messages, params, model=str(name), stop=stop))
 
     def ended(self, run_id: Any, phase: str) -> None:
         opened = self.open.pop(run_id, None)

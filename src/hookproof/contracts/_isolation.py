@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookproof.contracts._target import DEFAULT_INPUT, Build, ReferenceTarget
+from hookproof.contracts._target import DEFAULT_INPUT, Build, ReferenceTarget, as_target
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
 from hookproof.runtime import Agent, RunResult
@@ -132,6 +132,60 @@ def _leak_lines(
     return found
 
 
+def _langchain_isolation(
+    target: Any,
+    contexts: Sequence[Any],
+    script: Any,
+    payload: Mapping[str, Any],
+    modes: Sequence[str],
+) -> None:
+    """Threads only: LangChain calls its callbacks, where runs are held, on the run's thread."""
+    from hookproof.adapters.langchain import run_agent
+
+    if "threads" not in modes:
+        raise UsageError(
+            "hookproof: check_isolation holds LangChain runs in their callbacks, which needs "
+            "threads; use modes=['threads'] for LangChain and deepagents agents."
+        )
+    models = target.models(script if script is not None else (lambda request: "done"))
+    agent = target.agent(models)
+
+    def fingerprint(run: Any) -> tuple[str, ...]:
+        if run.error is not None:
+            return (f"raised {type(run.error).__name__}: {run.error}",)
+        return tuple(render(request) for request in run.final_requests)
+
+    counters = [_Counter() for _ in contexts]
+    expected = [
+        fingerprint(run_agent(agent, models, context, payload, counter))
+        for context, counter in zip(contexts, counters, strict=True)
+    ]
+    for point in range(1, min(len(c.labels) for c in counters) + 1):
+        barrier = threading.Barrier(len(contexts))
+        with ThreadPoolExecutor(max_workers=len(contexts)) as pool:
+            futures = [
+                pool.submit(run_agent, agent, models, c, payload, _HoldAt(point, barrier))
+                for c in contexts
+            ]
+            got = [fingerprint(future.result()) for future in futures]
+        found = [
+            f"context {context!r} saw another run's request"
+            for context, want, have in zip(contexts, expected, got, strict=True)
+            if want != have
+        ]
+        if found:
+            raise violation(
+                "check_isolation",
+                invariant="concurrent runs through one agent see exactly what they see alone",
+                counterexample=f"threads: all {len(contexts)} runs held before "
+                f"{counters[0].labels[point - 1]} (boundary {point}) until every run reached it",
+                found=found,
+                fix="keep request data in hook locals, the runtime context or state, never "
+                "on the middleware instance (self); one instance serves every run",
+                replay=f"check_isolation(build, {list(contexts)!r}, modes=['threads'])",
+            )
+
+
 def check_isolation(
     build: Build,
     contexts: Sequence[Any],
@@ -151,9 +205,13 @@ def check_isolation(
             "must be a function of the request (e.g. lambda request: 'done'), not a list of "
             "turns that the runs would consume from each other."
         )
+    payload = input or DEFAULT_INPUT
+    detected = as_target(build, tiers)
+    if not isinstance(detected, ReferenceTarget):
+        _langchain_isolation(detected, contexts, script, payload, modes)
+        return
     target = ReferenceTarget(build, tiers=tiers)
     agent = target.agent(target.models(script if script is not None else (lambda request: "done")))
-    payload = input or DEFAULT_INPUT
     counters = [_Counter() for _ in contexts]
     expected = [
         _fingerprint(_invoke(agent, payload, c, n)) for c, n in zip(contexts, counters, strict=True)
