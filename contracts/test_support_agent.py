@@ -11,52 +11,36 @@ from typing import Any
 import pytest
 
 from hookproof.examples.contracts.test_support_agent import *  # noqa: F403
-from hookproof.examples.dynamic_routing import AgentContext, build_support_agent
+from hookproof.examples.dynamic_routing import (
+    AgentContext,
+    build_deep_support_agent,
+    build_support_agent,
+)
 from hookproof.models import RecordingModel, ScriptedModel, call
 
+ROLES = [
+    pytest.param("guest", "fast", "public_search", {"query": "refund policy"}, id="guest"),
+    pytest.param("analyst", "reasoning", "internal_lookup", {"customer_id": "c-42"}, id="analyst"),
+    pytest.param("admin", "fast", "export_customer_report", {"customer_id": "c-42"}, id="admin"),
+]
+BUILDERS = [
+    pytest.param(build_support_agent, id="runtime"),
+    pytest.param(build_deep_support_agent, id="harness"),
+]
 
-@pytest.mark.parametrize(
-    ("role", "tier", "tool", "args"),
-    [
-        ("guest", "fast", "public_search", {"query": "refund policy"}),
-        ("analyst", "reasoning", "internal_lookup", {"customer_id": "c-42"}),
-        ("admin", "fast", "export_customer_report", {"customer_id": "c-42"}),
-    ],
-    ids=["guest", "analyst", "admin"],
-)
+
+@pytest.mark.parametrize("build", BUILDERS)
+@pytest.mark.parametrize(("role", "tier", "tool", "args"), ROLES)
 def test_final_request_per_role(
-    role: Any, tier: Any, tool: str, args: dict[str, str], hookproof_snapshot: Any
+    build: Any, role: Any, tier: Any, tool: str, args: dict[str, str], hookproof_snapshot: Any
 ) -> None:
+    """What the model finally receives, per role, on the plain runtime and on the harness."""
     script = [call(tool, args), "Here is what I found."]
     pool = {
         name: RecordingModel(ScriptedModel(list(script), name=name))
         for name in ("fast", "reasoning")
     }
-    agent = build_support_agent(pool)
-    agent.invoke({"messages": [("user", "Help me, please.")]}, context=AgentContext(role, tier))
-    assert pool[tier].last == hookproof_snapshot
-
-
-@pytest.mark.parametrize(
-    ("role", "tier", "tool", "args"),
-    [
-        ("guest", "fast", "public_search", {"query": "refund policy"}),
-        ("analyst", "reasoning", "internal_lookup", {"customer_id": "c-42"}),
-        ("admin", "fast", "export_customer_report", {"customer_id": "c-42"}),
-    ],
-    ids=["guest", "analyst", "admin"],
-)
-def test_harness_final_request_per_role(
-    role: Any, tier: Any, tool: str, args: dict[str, str], hookproof_snapshot: Any
-) -> None:
-    """The same application on the deep-agent harness: prompt sections and harness tools."""
-    from hookproof.examples.dynamic_routing import build_deep_support_agent
-
-    script = [call(tool, args), "Here is what I found."]
-    pool = {
-        name: RecordingModel(ScriptedModel(list(script), name=name))
-        for name in ("fast", "reasoning")
-    }
-    agent = build_deep_support_agent(pool)
-    agent.invoke({"messages": [("user", "Help me, please.")]}, context=AgentContext(role, tier))
+    build(pool).invoke(
+        {"messages": [("user", "Help me, please.")]}, context=AgentContext(role, tier)
+    )
     assert pool[tier].last == hookproof_snapshot
