@@ -114,6 +114,12 @@ def test_node_hook_order_on_the_framework(build: Any) -> None:
         "tool:enter",
         "model:enter",
     ]
+    layers = [
+        e.middleware
+        for e in run.trace.select("layer", hook="wrap_model_call")
+        if e.phase == "enter"
+    ]
+    assert layers.index("LangChainRouter") < layers.index("LangChainToolRegistry")
     contracts.check_hook_order(run.trace)
 
 

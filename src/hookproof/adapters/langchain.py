@@ -12,6 +12,7 @@ Importing this module imports langchain-core (install ``hookproof[langchain]``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
@@ -309,6 +310,7 @@ def run_agent(
 
     called = tuple(name for name, model in models.items() if model.requests)
     tracer = TraceHandler(probe)
+    token = _tracer_var().set(tracer)
     try:
         result = agent.invoke(
             dict(input), context=context, config={"callbacks": [tracer.handler()]}
@@ -317,6 +319,8 @@ def run_agent(
         return TargetRun(
             final_requests=requests(), called=called, error=error, trace=tracer.trace()
         )
+    finally:
+        _tracer_var().reset(token)
     messages = tuple(_message(m) for m in result.get("messages", ()))
     called = tuple(name for name, model in models.items() if model.requests)
     if probe is not None:  # concurrent runs share the models: use this run's own requests
@@ -493,7 +497,7 @@ class LangChainTarget:
         return models_for(self.tiers or ("model",), script)
 
     def agent(self, models: Mapping[str, Any]) -> Any:
-        return self.build(dict(models) if self.tiers else models["model"])
+        return build_instrumented(self.build, dict(models) if self.tiers else models["model"])
 
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
         return graph_tool_schemas(self.agent(self.models()))
@@ -561,6 +565,15 @@ class TraceHandler:
                 self, serialized: Any, messages: Any, *, run_id: Any, **kw: Any
             ) -> None:
                 outer.model_called(messages[0] if messages else [], kw)
+                name = (kw.get("metadata") or {}).get("ls_model_name") or "model"
+                outer.recorder.record("model", "model", "enter", None, {"model": str(name)})
+                outer.open[run_id] = ("model", "model", None)
+
+            def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
+                outer.ended(run_id, "exit")
+
+            def on_llm_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
+                outer.ended(run_id, "error")
 
             def on_tool_start(
                 self, serialized: Any, input_str: str, *, run_id: Any, **kw: Any
@@ -584,9 +597,6 @@ class TraceHandler:
         if hook in _NODE_HOOKS and owner:
             self.recorder.record("hook", hook, "enter", owner)
             self.open[run_id] = ("hook", hook, owner)
-        elif name == "model":
-            self.recorder.record("model", "model", "enter")
-            self.open[run_id] = ("model", "model", None)
 
     def model_called(self, messages: Sequence[BaseMessage], details: Mapping[str, Any]) -> None:
         """This run's own FinalRequest (a shared model's records mix concurrent runs)."""
@@ -604,3 +614,76 @@ class TraceHandler:
 
     def trace(self) -> Any:
         return self.recorder.freeze()
+
+
+# -- wrap-hook tracing: LangChain composes wrap hooks at build time, leaving no callbacks ---
+
+_ACTIVE_TRACER: Any = None  # set per run by run_agent through a ContextVar below
+
+
+def _tracer_var() -> Any:
+    global _ACTIVE_TRACER
+    if _ACTIVE_TRACER is None:
+        from contextvars import ContextVar
+
+        _ACTIVE_TRACER = ContextVar("hookproof_langchain_tracer", default=None)
+    return _ACTIVE_TRACER
+
+
+def _owner_name(handler: Any) -> str:
+    bound = getattr(handler, "__wrapped__", handler)
+    owner = getattr(bound, "__self__", None)
+    return str(getattr(owner, "name", None) or type(owner).__name__)
+
+
+def _traced(handler: Any, hook: str) -> Any:
+    """The same wrap hook, recording its enter and exit in the run's trace."""
+    name = _owner_name(handler)
+
+    def traced(request: Any, inner: Any) -> Any:
+        tracer = _tracer_var().get()
+        if tracer is None:
+            return handler(request, inner)
+        tracer.recorder.record("layer", hook, "enter", name)
+        try:
+            result = handler(request, inner)
+        except BaseException:
+            tracer.recorder.record("layer", hook, "error", name)
+            raise
+        tracer.recorder.record("layer", hook, "exit", name)
+        return result
+
+    return traced
+
+
+def _instrumented(compose: Any, hook: str) -> Any:
+    def compose_traced(handlers: Sequence[Any]) -> Any:
+        return compose([_traced(handler, hook) for handler in handlers])
+
+    return compose_traced
+
+
+def build_instrumented(build: Any, argument: Any) -> Any:
+    """Call the user's factory with LangChain's wrap-hook composition instrumented, so runs of
+    the agent it builds record their wrap layers. Behaviour is unchanged; on a LangChain
+    version without these internals, the agent is built as is (node hooks are still traced)."""
+    from unittest import mock
+
+    try:
+        from langchain.agents import factory
+    except ImportError:
+        return build(argument)
+    patches = [
+        (name, hook)
+        for name, hook in (
+            ("_chain_model_call_handlers", "wrap_model_call"),
+            ("_chain_tool_call_wrappers", "wrap_tool_call"),
+        )
+        if callable(getattr(factory, name, None))
+    ]
+    with contextlib.ExitStack() as stack:
+        for name, hook in patches:
+            stack.enter_context(
+                mock.patch.object(factory, name, _instrumented(getattr(factory, name), hook))
+            )
+        return build(argument)
