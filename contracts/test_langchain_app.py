@@ -127,3 +127,43 @@ def test_node_hook_order_on_the_framework(build: Any) -> None:
 def test_concurrent_runs_stay_isolated(build: Any) -> None:
     contexts = [AgentContext("guest"), AgentContext("admin"), AgentContext("analyst", "reasoning")]
     contracts.check_isolation(build, contexts, tiers=TIERS, modes=["threads"])
+
+
+def test_scope_note_keeps_system_metadata() -> None:
+    from hookproof.examples.langchain_routing import LangChainScopeNote
+
+    contracts.check_metadata_preserved(LangChainScopeNote())
+
+
+@DEEPAGENTS
+def test_deepagents_profile_exclusion_holds_against_a_re_adding_middleware() -> None:
+    from deepagents import HarnessProfile, register_harness_profile
+    from langchain.agents.middleware import AgentMiddleware
+
+    from hookproof.examples.langchain_routing import internal_lookup
+
+    # A key no other test uses: deepagents' profile registry is process-wide.
+    register_harness_profile(
+        "hookproof-exclusion-contract",
+        HarnessProfile(excluded_tools=frozenset({"internal_lookup"})),
+    )
+
+    class ReAdd(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return handler(request.override(tools=[*request.tools, internal_lookup]))
+
+    def build(models: Any) -> Any:
+        from deepagents import create_deep_agent
+
+        for model in models.values():
+            model.inner.provider = "hookproof-exclusion-contract"
+        return create_deep_agent(
+            model=models["fast"],
+            tools=[internal_lookup],
+            middleware=[ReAdd()],
+            context_schema=AgentContext,
+        )
+
+    contracts.check_exclusion_holds(
+        build, {"internal_lookup"}, context=AgentContext("admin"), tiers=TIERS
+    )

@@ -27,6 +27,7 @@ from hookproof.examples.dynamic_routing import (
 __all__ = [
     "LANGCHAIN_BUSINESS_TOOLS",
     "LangChainRouter",
+    "LangChainScopeNote",
     "LangChainToolRegistry",
     "build_langchain_agent",
     "build_langchain_deep_agent",
@@ -131,3 +132,22 @@ def build_langchain_deep_agent(models: Mapping[str, Any], **options: Any) -> Any
         context_schema=AgentContext,
         **options,
     )
+
+
+class LangChainScopeNote(AgentMiddleware):
+    """Append a scope note to the system message, keeping its blocks and metadata."""
+
+    def __init__(self, note: str = "Answer only about the current customer.") -> None:
+        super().__init__()
+        self.note = note
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        from langchain_core.messages import SystemMessage
+
+        current = request.system_message
+        if current is None:
+            return handler(request.override(system_message=SystemMessage(content=self.note)))
+        blocks = current.content if isinstance(current.content, list) else [current.content]
+        note = {"type": "text", "text": self.note}
+        updated = current.model_copy(update={"content": [*blocks, note]})
+        return handler(request.override(system_message=updated))
