@@ -239,3 +239,53 @@ def test_isolation_on_create_agent_is_forced_at_node_boundaries() -> None:
     assert "saw another run's request" in message
     assert "threads: all 2 runs held before" in message
     contracts.check_isolation(_build(Router()), [Ctx("guest"), Ctx("admin")])
+
+
+class HideOnly(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(
+            request.override(tools=[t for t in request.tools if t.name != "internal_lookup"])
+        )
+
+
+def test_exclusion_sees_an_excluded_tool_that_ran_on_create_agent() -> None:
+    def build(model: Any) -> Any:
+        return create_agent(model, [public_search, internal_lookup], middleware=[HideOnly()])
+
+    message = _violates(contracts.check_exclusion_holds, build, {"internal_lookup"})
+    assert "excluded tool(s) ['internal_lookup'] executed" in message
+
+
+class Leaky(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        context = request.runtime.context if request.runtime else None
+        self.user = getattr(context, "role", "guest")
+        return handler(request)
+
+
+class Reader(AgentMiddleware):
+    def __init__(self, leaky: Leaky) -> None:
+        super().__init__()
+        self.leaky = leaky
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(
+            request.override(system_message=SystemMessage(content=f"user {self.leaky.user}"))
+        )
+
+
+def test_isolation_holds_runs_between_wrap_layers_too() -> None:
+    def build(model: Any) -> Any:
+        leaky = Leaky()
+        return create_agent(model, [public_search], middleware=[leaky, Reader(leaky)])
+
+    message = _violates(contracts.check_isolation, build, [Ctx("guest"), Ctx("admin")])
+    assert "before Reader.wrap_model_call" in message
+
+
+def test_injected_model_counts_calls_even_when_the_run_fails_later() -> None:
+    class Boom(AgentMiddleware):
+        def after_model(self, state: Any, runtime: Any) -> None:
+            raise RuntimeError("after the model")
+
+    contracts.check_injected_model_used(lambda model: create_agent(model, middleware=[Boom()]))

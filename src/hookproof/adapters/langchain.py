@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -48,7 +49,9 @@ _ROLES: dict[str, type[Message]] = {
     "ai": AssistantMessage,
     "tool": ToolMessage,
 }
-_NOT_SETTINGS = frozenset({"tools", "tool_choice", "run_manager", "ls_structured_output_format"})
+_NOT_SETTINGS = frozenset(
+    {"tools", "tool_choice", "run_manager", "ls_structured_output_format", "response_format"}
+)
 
 
 def _block(raw: Any) -> Any:
@@ -134,7 +137,7 @@ def final_request(
         messages=tuple(m for m in converted if m is not system),
         tools=tuple(_tool(item) for item in kwargs.get("tools", ()) or ()),
         tool_choice=kwargs.get("tool_choice"),
-        response_format=kwargs.get("ls_structured_output_format"),
+        response_format=kwargs.get("response_format", kwargs.get("ls_structured_output_format")),
         model_settings=settings,
     )
 
@@ -316,6 +319,7 @@ def run_agent(
             dict(input), context=context, config={"callbacks": [tracer.handler()]}
         )
     except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
+        called = tuple(name for name, model in models.items() if model.requests)
         return TargetRun(
             final_requests=requests(), called=called, error=error, trace=tracer.trace()
         )
@@ -542,7 +546,7 @@ class TraceHandler:
         self.recorder = TraceRecorder()
         self.probe = probe  # check_isolation holds runs here, at node boundaries
         self.requests: list[FinalRequest] = []
-        self.open: dict[Any, tuple[str, str, str | None]] = {}
+        self.open: dict[Any, tuple[str, str, str | None, Any]] = {}
 
     def handler(self) -> Any:
         from langchain_core.callbacks import BaseCallbackHandler
@@ -567,7 +571,7 @@ class TraceHandler:
                 outer.model_called(messages[0] if messages else [], kw)
                 name = (kw.get("metadata") or {}).get("ls_model_name") or "model"
                 outer.recorder.record("model", "model", "enter", None, {"model": str(name)})
-                outer.open[run_id] = ("model", "model", None)
+                outer.open[run_id] = ("model", "model", None, {"model": str(name)})
 
             def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
                 outer.ended(run_id, "exit")
@@ -579,8 +583,9 @@ class TraceHandler:
                 self, serialized: Any, input_str: str, *, run_id: Any, **kw: Any
             ) -> None:
                 name = (serialized or {}).get("name") or kw.get("name") or "tool"
-                outer.recorder.record("tool", "tool", "enter", None, {"tool": str(name)})
-                outer.open[run_id] = ("tool", "tool", None)
+                data = {"tool": str(name)}
+                outer.recorder.record("tool", "tool", "enter", None, data)
+                outer.open[run_id] = ("tool", "tool", None, data)
 
             def on_tool_end(self, output: Any, *, run_id: Any, **kw: Any) -> None:
                 outer.ended(run_id, "exit")
@@ -596,7 +601,7 @@ class TraceHandler:
             self.probe.reached(name)
         if hook in _NODE_HOOKS and owner:
             self.recorder.record("hook", hook, "enter", owner)
-            self.open[run_id] = ("hook", hook, owner)
+            self.open[run_id] = ("hook", hook, owner, None)
 
     def model_called(self, messages: Sequence[BaseMessage], details: Mapping[str, Any]) -> None:
         """This run's own FinalRequest (a shared model's records mix concurrent runs)."""
@@ -609,8 +614,8 @@ class TraceHandler:
     def ended(self, run_id: Any, phase: str) -> None:
         opened = self.open.pop(run_id, None)
         if opened is not None:
-            kind, hook, owner = opened
-            self.recorder.record(kind, hook, phase, owner)  # type: ignore[arg-type]
+            kind, hook, owner, data = opened
+            self.recorder.record(kind, hook, phase, owner, data)  # type: ignore[arg-type]
 
     def trace(self) -> Any:
         return self.recorder.freeze()
@@ -630,20 +635,26 @@ def _tracer_var() -> Any:
     return _ACTIVE_TRACER
 
 
-def _owner_name(handler: Any) -> str:
+def _owner_name(handler: Any) -> str | None:
     bound = getattr(handler, "__wrapped__", handler)
     owner = getattr(bound, "__self__", None)
+    if owner is None:
+        return None
     return str(getattr(owner, "name", None) or type(owner).__name__)
 
 
 def _traced(handler: Any, hook: str) -> Any:
     """The same wrap hook, recording its enter and exit in the run's trace."""
     name = _owner_name(handler)
+    if name is None:  # not a middleware's bound hook: leave it exactly as it is
+        return handler
 
     def traced(request: Any, inner: Any) -> Any:
         tracer = _tracer_var().get()
         if tracer is None:
             return handler(request, inner)
+        if tracer.probe is not None:
+            tracer.probe.reached(f"{name}.{hook}")
         tracer.recorder.record("layer", hook, "enter", name)
         try:
             result = handler(request, inner)
@@ -661,6 +672,9 @@ def _instrumented(compose: Any, hook: str) -> Any:
         return compose([_traced(handler, hook) for handler in handlers])
 
     return compose_traced
+
+
+_PATCH_LOCK = threading.Lock()  # one build at a time touches the factory's module globals
 
 
 def build_instrumented(build: Any, argument: Any) -> Any:
@@ -681,7 +695,7 @@ def build_instrumented(build: Any, argument: Any) -> Any:
         )
         if callable(getattr(factory, name, None))
     ]
-    with contextlib.ExitStack() as stack:
+    with _PATCH_LOCK, contextlib.ExitStack() as stack:
         for name, hook in patches:
             stack.enter_context(
                 mock.patch.object(factory, name, _instrumented(getattr(factory, name), hook))
