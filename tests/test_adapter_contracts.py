@@ -289,3 +289,61 @@ def test_injected_model_counts_calls_even_when_the_run_fails_later() -> None:
             raise RuntimeError("after the model")
 
     contracts.check_injected_model_used(lambda model: create_agent(model, middleware=[Boom()]))
+
+
+class TranslatePermission(AgentMiddleware):
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        from langchain_core.messages import ToolMessage
+
+        try:
+            return handler(request)
+        except PermissionError as error:
+            text = f"{type(error).__name__}: {error}"
+            return ToolMessage(content=text, tool_call_id=request.tool_call["id"], status="error")
+
+
+class SwallowAll(AgentMiddleware):
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        from langchain_core.messages import ToolMessage
+
+        try:
+            return handler(request)
+        except Exception:  # noqa: BLE001 - the bug under test
+            return ToolMessage(content="failed", tool_call_id=request.tool_call["id"])
+
+
+class RetryAll(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        for attempt in range(3):
+            try:
+                return handler(request)
+            except Exception:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def test_tool_error_and_retry_checks_on_langchain_middleware() -> None:
+    contracts.check_tool_errors_surface(TranslatePermission())
+    assert "success ToolMessage 'failed'" in _violates(
+        contracts.check_tool_errors_surface, SwallowAll()
+    )
+    assert "(not retryable) was tried 3 times" in _violates(
+        contracts.check_bounded_retry, RetryAll()
+    )
+
+
+def test_images_and_string_image_urls_convert() -> None:
+    from langchain_core.messages import HumanMessage
+
+    from hookproof.adapters.langchain import final_request
+
+    message = HumanMessage(
+        content=[
+            {"type": "image", "source_type": "base64", "data": "AAAA", "mime_type": "image/png"},
+            {"type": "image_url", "image_url": "https://x.invalid/a.png"},
+        ]
+    )
+    blocks = final_request([message], {}, model="m").messages[0].content
+    assert (blocks[0].base64, blocks[0].mime_type) == ("AAAA", "image/png")
+    assert blocks[1].url == "https://x.invalid/a.png"

@@ -71,9 +71,16 @@ def _block(raw: Any) -> Any:
         text = data.pop("reasoning", None) or data.pop("thinking", "")
         return ReasoningBlock(reasoning=str(text), id=block_id, extras=data)
     if kind in ("image", "image_url"):
-        url = data.pop("url", None) or (data.pop("image_url", {}) or {}).get("url")
+        image_url = data.pop("image_url", None)
+        nested = image_url.get("url") if isinstance(image_url, Mapping) else image_url
+        data.pop("source_type", None)
         return ImageBlock(
-            url=url, base64=data.pop("base64", None), id=block_id, cache_control=cache
+            url=data.pop("url", None) or nested,
+            base64=data.pop("base64", None) or data.pop("data", None),
+            mime_type=data.pop("mime_type", None),
+            id=block_id,
+            cache_control=cache,
+            extras=data,
         )
     text = json.dumps(raw, sort_keys=True, default=str)
     return TextBlock(text=text, extras={"kind": str(kind)})
@@ -396,6 +403,20 @@ def sample_model_request(system_message: Any = None) -> Any:
         runtime=None,
         model_settings={"temperature": 0.2, "stop": ["END"]},
     )
+
+
+def sample_tool_call_request() -> Any:
+    """A LangChain ToolCallRequest for one sample_search call."""
+    from langgraph.prebuilt.tool_node import ToolCallRequest as LCToolCallRequest
+
+    search = _sample_tools()[0]
+    call_spec = {
+        "name": "sample_search",
+        "args": {"query": "refund"},
+        "id": "c9",
+        "type": "tool_call",
+    }
+    return LCToolCallRequest(tool_call=call_spec, tool=search, state={"messages": []}, runtime=None)  # type: ignore[arg-type]
 
 
 def model_reply(_request: Any) -> Any:

@@ -250,7 +250,7 @@ def _count_calls(
 
     outcome: BaseException | None = None
     try:
-        _hook(middleware, "wrap_model_call")(sample_request(), handler)  # type: ignore[misc]
+        _hook(middleware, "wrap_model_call")(_model_request_for(middleware), handler)  # type: ignore[misc]
     except _Budget:
         outcome = _Budget()
     except Exception as raised:  # noqa: BLE001 - whatever escapes is what we judge
@@ -314,21 +314,47 @@ def _surfaced(middleware: object, error: BaseException) -> str | None:
         raise error
 
     try:
-        result = method(_tool_request(), handler)
+        result = method(_tool_request_for(middleware), handler)
     except BaseException as raised:  # noqa: BLE001 - re-raising is the accepted outcome
         return (
             None
             if raised is error or isinstance(raised, type(error))
             else (f"{type(error).__name__} came out as {type(raised).__name__}: {raised}")
         )
-    if not isinstance(result, ToolMessage):
+    status = getattr(result, "status", None)
+    text = _message_text(result)
+    if status is None:
         return f"{type(error).__name__} became a {type(result).__name__}"
-    if result.status != "error":
-        return f"{type(error).__name__} became a success ToolMessage {result.text!r:.80}"
-    if type(error).__name__ not in result.text:
+    if status != "error":
+        return f"{type(error).__name__} became a success ToolMessage {text!r:.80}"
+    if type(error).__name__ not in text:
         kind = type(error).__name__
-        return f"{kind} became an error ToolMessage that does not name it: {result.text!r:.80}"
+        return f"{kind} became an error ToolMessage that does not name it: {text!r:.80}"
     return None
+
+
+def _message_text(message: Any) -> str:
+    """Text of a hookproof or LangChain ToolMessage."""
+    if isinstance(message, ToolMessage):
+        return message.text
+    content = getattr(message, "content", "")
+    return content if isinstance(content, str) else str(content)
+
+
+def _model_request_for(middleware: object) -> Any:
+    if _foreign(middleware):
+        from hookproof.adapters.langchain import sample_model_request
+
+        return sample_model_request()
+    return sample_request()
+
+
+def _tool_request_for(middleware: object) -> Any:
+    if _foreign(middleware):
+        from hookproof.adapters.langchain import sample_tool_call_request
+
+        return sample_tool_call_request()
+    return _tool_request()
 
 
 def check_tool_errors_surface(middleware: object) -> None:
