@@ -347,3 +347,12 @@ def test_images_and_string_image_urls_convert() -> None:
     blocks = final_request([message], {}, model="m").messages[0].content
     assert (blocks[0].base64, blocks[0].mime_type) == ("AAAA", "image/png")
     assert blocks[1].url == "https://x.invalid/a.png"
+
+
+def test_a_broken_langchain_factory_reports_its_own_error() -> None:
+    def broken(model: Any) -> Any:
+        bound = model.bind(temperature=0)
+        raise NameError(f"name 'PROMT' is not defined ({bound!r:.10})")
+
+    with pytest.raises(NameError, match="PROMT"):
+        contracts.check_tool_closure(broken)

@@ -135,27 +135,28 @@ def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Targ
     reference = ReferenceTarget(build, tiers=tiers)
     try:
         reference.agent(reference.models())
-    except Exception as error:
-        langchain = _langchain_target(build, tiers)
-        if langchain is None:
-            raise error from None
-        return langchain
+    except Exception as reference_error:  # noqa: BLE001 - any refusal means: try LangChain
+        return _langchain_target(build, tiers, reference_error)
     return reference
 
 
-def _langchain_target(build: Build, tiers: Sequence[str] | None) -> Target | None:
+def _langchain_target(build: Build, tiers: Sequence[str] | None, first: Exception) -> Target:
+    """The LangChain target, or the build error that shows what went wrong: when both
+    attempts fail, the LangChain build's own error is the informative one."""
     import importlib.util
 
     if importlib.util.find_spec("langchain_core") is None:
-        return None
+        raise first
     from hookproof.adapters.langchain import LangChainTarget
 
     target = LangChainTarget(build, tiers=tiers)
     try:
         agent = target.agent(target.models())
-    except Exception:  # noqa: BLE001 - the factory builds neither kind: report the first error
-        return None
-    return target if callable(getattr(agent, "invoke", None)) else None
+    except Exception as error:
+        raise error from first
+    if not callable(getattr(agent, "invoke", None)):
+        raise first
+    return target
 
 
 call_once_then_done = _first_then_done
