@@ -11,6 +11,7 @@ pytest.importorskip("langchain", reason="install hookproof[langchain] to test th
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import tool
+from pydantic import Field
 
 from hookproof._guard import RealModelBlocked
 from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
@@ -99,3 +100,34 @@ def test_the_real_model_guard_covers_langchain_models() -> None:
     recording = RecordingChatModel(inner=FakeListChatModel(responses=["live"]))
     with pytest.raises(RealModelBlocked, match="FakeListChatModel"):
         recording.invoke("hi")
+
+
+class ProviderLike(ScriptedChatModel):
+    """A provider whose own bind_tools sends tools in its own format."""
+
+    model: str = "provider-large-1"
+    seen: list[Any] = Field(default_factory=list)
+
+    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        native = [
+            {"name": t["function"]["name"], "input_schema": t["function"]["parameters"]}
+            for t in map(convert_to_openai_tool, tools)
+        ]
+        return self.bind(tools=native, **kwargs)
+
+    def _generate(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        self.seen.append(kwargs.get("tools"))
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+def test_recording_a_provider_model_keeps_its_native_tool_format() -> None:
+    inner = ProviderLike(script=["ok"], model_name="")
+    recording = RecordingChatModel(inner=inner)
+    create_agent(recording, [lookup]).invoke({"messages": [("user", "hi")]})
+    assert inner.seen[-1][0]["input_schema"]["required"] == ["query"]
+    assert recording.last.tool("lookup").parameters["required"] == ["query"]
+    assert recording.last.model == "provider-large-1"

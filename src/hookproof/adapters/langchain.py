@@ -152,6 +152,17 @@ def final_request(
 _PLACEHOLDER = FinalRequest(model="unused")
 
 
+def _portable(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Bound arguments with the portable tool schemas in place of a provider's own format."""
+    portable = {k: v for k, v in kwargs.items() if not k.startswith("_hookproof_")}
+    if "_hookproof_tools" in kwargs:
+        portable["tools"] = kwargs["_hookproof_tools"]
+        portable.pop("tool_choice", None)
+        if kwargs.get("_hookproof_tool_choice") is not None:
+            portable["tool_choice"] = kwargs["_hookproof_tool_choice"]
+    return portable
+
+
 def _ai_message(reply: AssistantMessage) -> AIMessage:
     calls = [
         {"name": c.name, "args": dict(c.args), "id": c.id, "type": "tool_call"}
@@ -247,7 +258,21 @@ class RecordingChatModel(_ToolBinding):
 
     @property
     def model_name(self) -> str:
-        return str(getattr(self.inner, "model_name", None) or type(self.inner).__name__)
+        inner = self.inner
+        name = getattr(inner, "model_name", None) or getattr(inner, "model", None)
+        return str(name or type(inner).__name__)
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        """Let the inner model format the tools its own way (a provider needs its format);
+        keep the portable schemas aside for the recorded FinalRequest."""
+        formatted = [convert_to_openai_tool(item) for item in tools]
+        choice = {"tool_choice": tool_choice} if tool_choice is not None else {}
+        try:
+            bound = self.inner.bind_tools(tools, **choice, **kwargs)
+            native = dict(getattr(bound, "kwargs", {}) or {})
+        except NotImplementedError:
+            native = {"tools": formatted, **choice, **kwargs}
+        return self.bind(_hookproof_tools=formatted, _hookproof_tool_choice=tool_choice, **native)
 
     def _converted(self) -> list[FinalRequest]:
         for messages, kwargs, stop in self._raw[len(self._requests) :]:
@@ -278,8 +303,9 @@ class RecordingChatModel(_ToolBinding):
         **kwargs: Any,
     ) -> ChatResult:
         check_model(self.inner)
-        self._raw.append((list(messages), dict(kwargs), stop))
-        return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        forward = {k: v for k, v in kwargs.items() if not k.startswith("_hookproof_")}
+        self._raw.append((list(messages), _portable(kwargs), stop))
+        return self.inner._generate(messages, stop=stop, run_manager=run_manager, **forward)
 
 
 # -- contracts on LangChain agents and middleware -------------------------------------------
@@ -626,7 +652,7 @@ class TraceHandler:
 
     def model_called(self, messages: Sequence[BaseMessage], details: Mapping[str, Any]) -> None:
         """This run's own FinalRequest (a shared model's records mix concurrent runs)."""
-        params = dict(details.get("invocation_params") or {})
+        params = _portable(details.get("invocation_params") or {})
         name = (details.get("metadata") or {}).get("ls_model_name") or params.get("_type", "model")
         stop = params.pop("stop", None)
         params.pop("_type", None)
