@@ -356,3 +356,32 @@ def test_a_broken_langchain_factory_reports_its_own_error() -> None:
 
     with pytest.raises(NameError, match="PROMT"):
         contracts.check_tool_closure(broken)
+
+
+class AsyncMutator(AgentMiddleware):
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        request.tools.clear()
+        return await handler(request)
+
+
+class ToolArgsMutator(AgentMiddleware):
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        request.tool_call["args"]["query"] = "pwned"
+        return handler(request)
+
+
+class AsyncFlatPrompt(AgentMiddleware):
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request.override(system_message=SystemMessage(content="flat")))
+
+
+def test_async_and_tool_hooks_of_langchain_middleware_are_checked() -> None:
+    assert "wrap_model_call changed request.tools" in _violates(
+        contracts.check_request_not_mutated, AsyncMutator()
+    )
+    assert "wrap_tool_call changed request.tool_call" in _violates(
+        contracts.check_request_not_mutated, ToolArgsMutator()
+    )
+    assert "id 'system-1' became None" in _violates(
+        contracts.check_metadata_preserved, AsyncFlatPrompt()
+    )

@@ -462,37 +462,72 @@ def request_fingerprint(request: Any) -> dict[str, Any]:
 
 
 def overridden(middleware: object, hook: str) -> Any:
-    """The middleware's own hook, or None when it only inherits LangChain's default."""
+    """The middleware's own hook as a plain call (an async-only hook runs on its own loop),
+    or None when it only inherits LangChain's default."""
+    import asyncio
+
     from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
 
-    method = getattr(type(middleware), hook, None)
-    if method is None or method is getattr(LCAgentMiddleware, hook, None):
-        return None
-    return getattr(middleware, hook)
+    def own(name: str) -> Any:
+        method = getattr(type(middleware), name, None)
+        if method is None or method is getattr(LCAgentMiddleware, name, None):
+            return None
+        return getattr(middleware, name)
+
+    sync, async_ = own(hook), own(f"a{hook}")
+    if sync is not None or async_ is None:
+        return sync
+
+    def run(request: Any, handler: Any) -> Any:
+        async def async_handler(changed: Any) -> Any:
+            return handler(changed)
+
+        return asyncio.run(async_(request, async_handler))
+
+    return run
 
 
-def mutation_findings(middleware: object, request: Any = None) -> list[str]:
-    """Run wrap_model_call on a rich LangChain request; report any in-place change."""
+def _tool_reply(request: Any) -> Any:
+    from langchain_core.messages import ToolMessage as LCToolMessage
+
+    return LCToolMessage(content="ok", tool_call_id=request.tool_call["id"])
+
+
+def _in_place_changes(
+    hook: str, method: Any, sample: Any, reply: Any, fields: Sequence[str]
+) -> list[str]:
+    import copy
     import warnings
 
-    method = overridden(middleware, "wrap_model_call")
-    if method is None:
-        return []
-    sample = request if request is not None else sample_model_request()
-    before = request_fingerprint(sample)
+    before = {name: copy.deepcopy(getattr(sample, name, None)) for name in fields}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
-            method(sample, model_reply)
+            method(sample, reply)
         except Warning as warning:
-            return [f"wrap_model_call assigned to the request in place ({warning})"]
-    after = request_fingerprint(sample)
+            return [f"{hook} assigned to the request in place ({warning})"]
     return [
-        f"wrap_model_call changed request.{name} in place (LangChain's override is shallow, "
+        f"{hook} changed request.{name} in place (LangChain's override is shallow, "
         "so the original request and every other layer see the change)"
-        for name in _FIELDS
-        if before[name] != after[name]
+        for name in fields
+        if before[name] != getattr(sample, name, None)
     ]
+
+
+def mutation_findings(middleware: object, request: Any = None) -> list[str]:
+    """Run the wrap hooks on rich LangChain requests; report any in-place change."""
+    found: list[str] = []
+    model_hook = overridden(middleware, "wrap_model_call")
+    if model_hook is not None:
+        sample = request if request is not None else sample_model_request()
+        found += _in_place_changes("wrap_model_call", model_hook, sample, model_reply, _FIELDS)
+    tool_hook = overridden(middleware, "wrap_tool_call")
+    if tool_hook is not None:
+        tool_fields = ("tool_call", "state")
+        found += _in_place_changes(
+            "wrap_tool_call", tool_hook, sample_tool_call_request(), _tool_reply, tool_fields
+        )
+    return found
 
 
 def metadata_findings(middleware: object, system_message: Any = None) -> list[str]:
