@@ -164,6 +164,17 @@ def test_deepagents_profile_exclusion_holds_against_a_re_adding_middleware() -> 
             context_schema=AgentContext,
         )
 
+    if _deepagents_version() < (0, 7):
+        pytest.xfail(
+            "deepagents 0.6.x hides an excluded tool from the model but still executes a call "
+            "to it (found by this contract); 0.7 refuses the call"
+        )
     contracts.check_exclusion_holds(
         build, {"internal_lookup"}, context=AgentContext("admin"), tiers=TIERS
     )
+
+
+def _deepagents_version() -> tuple[int, ...]:
+    from importlib.metadata import version
+
+    return tuple(int(part) for part in version("deepagents").split(".")[:2] if part.isdigit())
