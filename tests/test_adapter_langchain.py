@@ -131,3 +131,18 @@ def test_recording_a_provider_model_keeps_its_native_tool_format() -> None:
     assert inner.seen[-1][0]["input_schema"]["required"] == ["query"]
     assert recording.last.tool("lookup").parameters["required"] == ["query"]
     assert recording.last.model == "provider-large-1"
+
+
+def test_invalid_tool_calls_stay_visible_in_the_final_request() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from hookproof.adapters.langchain import final_request
+
+    broken = AIMessage(
+        content="",
+        invalid_tool_calls=[
+            {"name": "lookup", "args": "{not json", "id": "c1", "error": "bad json"}
+        ],
+    )
+    request = final_request([HumanMessage(content="hi"), broken], {}, model="m")
+    assert request.messages[1].additional_kwargs["invalid_tool_calls"][0]["args"] == "{not json"

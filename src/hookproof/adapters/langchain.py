@@ -109,6 +109,12 @@ def _message(message: BaseMessage) -> Message:
             ToolCall(name=c["name"], args=c.get("args", {}), id=c.get("id"))
             for c in message.tool_calls
         ]
+        if message.invalid_tool_calls:  # calls the provider could not parse stay visible
+            invalid = [dict(call) for call in message.invalid_tool_calls]
+            fields["additional_kwargs"] = {
+                **fields["additional_kwargs"],
+                "invalid_tool_calls": invalid,
+            }
     if message.type == "tool":
         fields["tool_call_id"] = str(getattr(message, "tool_call_id", ""))
         fields["status"] = getattr(message, "status", "success")
