@@ -237,7 +237,7 @@ def test_isolation_on_create_agent_is_forced_at_node_boundaries() -> None:
 
     message = _violates(contracts.check_isolation, unsafe, [Ctx("guest"), Ctx("admin")])
     assert "saw another run's request" in message
-    assert "threads: all 2 runs held before" in message
+    assert "threads: all 2 runs held at boundary" in message
     contracts.check_isolation(_build(Router()), [Ctx("guest"), Ctx("admin")])
 
 

@@ -16,6 +16,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -352,7 +353,7 @@ def run_agent(
 
     called = tuple(name for name, model in models.items() if model.requests)
     tracer = TraceHandler(probe)
-    token = _tracer_var().set(tracer)
+    token = _TRACER.set(tracer)
     try:
         result = agent.invoke(
             dict(input), context=context, config={"callbacks": [tracer.handler()]}
@@ -363,7 +364,7 @@ def run_agent(
             final_requests=requests(), called=called, error=error, trace=tracer.trace()
         )
     finally:
-        _tracer_var().reset(token)
+        _TRACER.reset(token)
     messages = tuple(_message(m) for m in result.get("messages", ()))
     called = tuple(name for name, model in models.items() if model.requests)
     if probe is not None:  # concurrent runs share the models: use this run's own requests
@@ -460,18 +461,9 @@ def model_reply(_request: Any) -> Any:
 _FIELDS = ("messages", "system_message", "tool_choice", "tools", "state", "model_settings")
 
 
-def request_fingerprint(request: Any) -> dict[str, Any]:
-    """What must not change: every field but the model and runtime, deep-copied."""
-    import copy
-
-    return {name: copy.deepcopy(getattr(request, name, None)) for name in _FIELDS}
-
-
 def overridden(middleware: object, hook: str) -> Any:
     """The middleware's own hook as a plain call (an async-only hook runs on its own loop),
     or None when it only inherits LangChain's default."""
-    import asyncio
-
     from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
 
     def own(name: str) -> Any:
@@ -483,14 +475,9 @@ def overridden(middleware: object, hook: str) -> Any:
     sync, async_ = own(hook), own(f"a{hook}")
     if sync is not None or async_ is None:
         return sync
+    from hookproof.contracts._middleware_checks import sync_call
 
-    def run(request: Any, handler: Any) -> Any:
-        async def async_handler(changed: Any) -> Any:
-            return handler(changed)
-
-        return asyncio.run(async_(request, async_handler))
-
-    return run
+    return sync_call(async_)
 
 
 def _tool_reply(request: Any) -> Any:
@@ -658,8 +645,7 @@ class TraceHandler:
             ) -> None:
                 outer.model_called(messages[0] if messages else [], kw)
                 name = (kw.get("metadata") or {}).get("ls_model_name") or "model"
-                outer.recorder.record("model", "model", "enter", None, {"model": str(name)})
-                outer.open[run_id] = ("model", "model", None, {"model": str(name)})
+                outer.enter(run_id, "model", "model", None, {"model": str(name)})
 
             def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
                 outer.ended(run_id, "exit")
@@ -671,9 +657,7 @@ class TraceHandler:
                 self, serialized: Any, input_str: str, *, run_id: Any, **kw: Any
             ) -> None:
                 name = (serialized or {}).get("name") or kw.get("name") or "tool"
-                data = {"tool": str(name)}
-                outer.recorder.record("tool", "tool", "enter", None, data)
-                outer.open[run_id] = ("tool", "tool", None, data)
+                outer.enter(run_id, "tool", "tool", None, {"tool": str(name)})
 
             def on_tool_end(self, output: Any, *, run_id: Any, **kw: Any) -> None:
                 outer.ended(run_id, "exit")
@@ -688,8 +672,7 @@ class TraceHandler:
         if self.probe is not None and ((hook in _NODE_HOOKS and owner) or name == "model"):
             self.probe.reached(name)
         if hook in _NODE_HOOKS and owner:
-            self.recorder.record("hook", hook, "enter", owner)
-            self.open[run_id] = ("hook", hook, owner, None)
+            self.enter(run_id, "hook", hook, owner, None)
 
     def model_called(self, messages: Sequence[BaseMessage], details: Mapping[str, Any]) -> None:
         """This run's own FinalRequest (a shared model's records mix concurrent runs)."""
@@ -698,6 +681,10 @@ class TraceHandler:
         stop = params.pop("stop", None)
         params.pop("_type", None)
         self.requests.append(final_request(messages, params, model=str(name), stop=stop))
+
+    def enter(self, run_id: Any, kind: str, hook: str, owner: str | None, data: Any) -> None:
+        self.recorder.record(kind, hook, "enter", owner, data)  # type: ignore[arg-type]
+        self.open[run_id] = (kind, hook, owner, data)
 
     def ended(self, run_id: Any, phase: str) -> None:
         opened = self.open.pop(run_id, None)
@@ -711,16 +698,7 @@ class TraceHandler:
 
 # -- wrap-hook tracing: LangChain composes wrap hooks at build time, leaving no callbacks ---
 
-_ACTIVE_TRACER: Any = None  # set per run by run_agent through a ContextVar below
-
-
-def _tracer_var() -> Any:
-    global _ACTIVE_TRACER
-    if _ACTIVE_TRACER is None:
-        from contextvars import ContextVar
-
-        _ACTIVE_TRACER = ContextVar("hookproof_langchain_tracer", default=None)
-    return _ACTIVE_TRACER
+_TRACER: ContextVar[Any] = ContextVar("hookproof_langchain_tracer", default=None)  # per run
 
 
 def _owner_name(handler: Any) -> str | None:
@@ -738,7 +716,7 @@ def _traced(handler: Any, hook: str) -> Any:
         return handler
 
     def traced(request: Any, inner: Any) -> Any:
-        tracer = _tracer_var().get()
+        tracer = _TRACER.get()
         if tracer is None:
             return handler(request, inner)
         if tracer.probe is not None:

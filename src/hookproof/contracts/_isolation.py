@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from hookproof.contracts._target import DEFAULT_INPUT, Build, ReferenceTarget, as_target
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
-from hookproof.runtime import Agent, RunResult
+from hookproof.runtime import Agent
 from hookproof.runtime._probe import PROBE
 from hookproof.snapshot import diff, render
 
@@ -61,49 +61,65 @@ class _HoldAt:
                 await asyncio.wait_for(self.barrier.wait(), _WAIT_SECONDS)
 
 
-def _fingerprint(outcome: RunResult | BaseException) -> tuple[str, ...]:
-    if isinstance(outcome, BaseException):
-        return (f"raised {type(outcome).__name__}: {outcome}",)
+@dataclass(frozen=True)
+class _Runs:
+    """How to make one run of the shared agent: ``sync(context, probe)`` and, on the
+    reference runtime, ``async_(context, probe)``; each returns the run or its exception."""
+
+    sync: Callable[[Any, Any], Any]
+    async_: Callable[[Any, Any], Awaitable[Any]] | None = None
+
+
+def _fingerprint(outcome: Any) -> tuple[str, ...]:
+    error = outcome if isinstance(outcome, BaseException) else getattr(outcome, "error", None)
+    if error is not None:
+        return (f"raised {type(error).__name__}: {error}",)
     return tuple(render(request) for request in outcome.final_requests)
 
 
-def _invoke(agent: Agent, input: Mapping[str, Any], context: Any, probe: Any) -> Any:
-    token = PROBE.set(probe)
-    try:
-        return agent.invoke(dict(input), context=context)
-    except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
-        return error
-    finally:
-        PROBE.reset(token)
+def _reference_runs(agent: Agent, payload: Mapping[str, Any]) -> _Runs:
+    def sync(context: Any, probe: Any) -> Any:
+        token = PROBE.set(probe)
+        try:
+            return agent.invoke(dict(payload), context=context)
+        except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
+            return error
+        finally:
+            PROBE.reset(token)
+
+    async def async_(context: Any, probe: Any) -> Any:
+        PROBE.set(probe)
+        try:
+            return await agent.ainvoke(dict(payload), context=context)
+        except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
+            return error
+
+    return _Runs(sync, async_)
 
 
-async def _ainvoke(agent: Agent, input: Mapping[str, Any], context: Any, probe: Any) -> Any:
-    PROBE.set(probe)
-    try:
-        return await agent.ainvoke(dict(input), context=context)
-    except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
-        return error
+def _langchain_runs(target: Any, script: Any, payload: Mapping[str, Any]) -> _Runs:
+    """LangChain holds runs in its callbacks, on each run's own thread: threads only."""
+    from hookproof.adapters.langchain import run_agent
+
+    models = target.models(script)
+    agent = target.agent(models)
+    return _Runs(lambda context, probe: run_agent(agent, models, context, payload, probe))
 
 
-def _threads(
-    agent: Agent, input: Mapping[str, Any], contexts: Sequence[Any], point: int
-) -> list[Any]:
+def _threads(runs: _Runs, contexts: Sequence[Any], point: int) -> list[Any]:
     barrier = threading.Barrier(len(contexts))
     with ThreadPoolExecutor(max_workers=len(contexts)) as pool:
-        futures = [
-            pool.submit(_invoke, agent, input, context, _HoldAt(point, barrier))
-            for context in contexts
-        ]
+        futures = [pool.submit(runs.sync, c, _HoldAt(point, barrier)) for c in contexts]
         return [future.result() for future in futures]
 
 
-def _asyncio(
-    agent: Agent, input: Mapping[str, Any], contexts: Sequence[Any], point: int
-) -> list[Any]:
+def _asyncio(runs: _Runs, contexts: Sequence[Any], point: int) -> list[Any]:
+    assert runs.async_ is not None
+    run = runs.async_
+
     async def main() -> list[Any]:
         barrier = asyncio.Barrier(len(contexts))
-        runs = [_ainvoke(agent, input, context, _HoldAt(point, barrier)) for context in contexts]
-        return list(await asyncio.gather(*runs))
+        return list(await asyncio.gather(*(run(c, _HoldAt(point, barrier)) for c in contexts)))
 
     return asyncio.run(main())
 
@@ -119,7 +135,7 @@ def _leak_lines(
         have = _fingerprint(outcome)
         if have == want:
             continue
-        if isinstance(outcome, BaseException) or len(have) != len(want):
+        if len(have) != len(want) or have[0].startswith("raised "):
             first = have[0][:120] if have else "no request"
             found.append(f"context {context!r}: {first} (alone: {len(want)} request(s))")
             continue
@@ -132,58 +148,14 @@ def _leak_lines(
     return found
 
 
-def _langchain_isolation(
-    target: Any,
-    contexts: Sequence[Any],
-    script: Any,
-    payload: Mapping[str, Any],
-    modes: Sequence[str],
-) -> None:
-    """Threads only: LangChain calls its callbacks, where runs are held, on the run's thread."""
-    from hookproof.adapters.langchain import run_agent
-
-    if "threads" not in modes:
+def _usable_modes(runs: _Runs, modes: Sequence[str]) -> list[str]:
+    usable = [mode for mode in modes if mode == "threads" or runs.async_ is not None]
+    if not usable:
         raise UsageError(
             "hookproof: check_isolation holds LangChain runs in their callbacks, which needs "
             "threads; use modes=['threads'] for LangChain and deepagents agents."
         )
-    models = target.models(script if script is not None else (lambda request: "done"))
-    agent = target.agent(models)
-
-    def fingerprint(run: Any) -> tuple[str, ...]:
-        if run.error is not None:
-            return (f"raised {type(run.error).__name__}: {run.error}",)
-        return tuple(render(request) for request in run.final_requests)
-
-    counters = [_Counter() for _ in contexts]
-    expected = [
-        fingerprint(run_agent(agent, models, context, payload, counter))
-        for context, counter in zip(contexts, counters, strict=True)
-    ]
-    for point in range(1, min(len(c.labels) for c in counters) + 1):
-        barrier = threading.Barrier(len(contexts))
-        with ThreadPoolExecutor(max_workers=len(contexts)) as pool:
-            futures = [
-                pool.submit(run_agent, agent, models, c, payload, _HoldAt(point, barrier))
-                for c in contexts
-            ]
-            got = [fingerprint(future.result()) for future in futures]
-        found = [
-            f"context {context!r} saw another run's request"
-            for context, want, have in zip(contexts, expected, got, strict=True)
-            if want != have
-        ]
-        if found:
-            raise violation(
-                "check_isolation",
-                invariant="concurrent runs through one agent see exactly what they see alone",
-                counterexample=f"threads: all {len(contexts)} runs held before "
-                f"{counters[0].labels[point - 1]} (boundary {point}) until every run reached it",
-                found=found,
-                fix="keep request data in hook locals, the runtime context or state, never "
-                "on the middleware instance (self); one instance serves every run",
-                replay=f"check_isolation(build, {list(contexts)!r}, modes=['threads'])",
-            )
+    return usable
 
 
 def check_isolation(
@@ -195,7 +167,8 @@ def check_isolation(
     input: Mapping[str, Any] | None = None,
     modes: Sequence[str] = ("threads", "asyncio"),
 ) -> None:
-    """Concurrent runs through ONE built agent each get exactly their sequential requests."""
+    """Concurrent runs through ONE built agent each get exactly their sequential requests.
+    On LangChain and deepagents agents only threads are used (runs are held in callbacks)."""
     __tracebackhide__ = True
     if len(contexts) < 2:
         raise UsageError("hookproof: check_isolation needs at least two contexts to run together.")
@@ -206,20 +179,18 @@ def check_isolation(
             "turns that the runs would consume from each other."
         )
     payload = input or DEFAULT_INPUT
-    detected = as_target(build, tiers)
-    if not isinstance(detected, ReferenceTarget):
-        _langchain_isolation(detected, contexts, script, payload, modes)
-        return
-    target = ReferenceTarget(build, tiers=tiers)
-    agent = target.agent(target.models(script if script is not None else (lambda request: "done")))
+    script = script if script is not None else (lambda request: "done")
+    target = as_target(build, tiers)
+    if isinstance(target, ReferenceTarget):
+        runs = _reference_runs(target.agent(target.models(script)), payload)
+    else:
+        runs = _langchain_runs(target, script, payload)
     counters = [_Counter() for _ in contexts]
-    expected = [
-        _fingerprint(_invoke(agent, payload, c, n)) for c, n in zip(contexts, counters, strict=True)
-    ]
+    expected = [_fingerprint(runs.sync(c, n)) for c, n in zip(contexts, counters, strict=True)]
     points = min(len(counter.labels) for counter in counters)
-    for mode in modes:
+    for mode in _usable_modes(runs, modes):
         for point in range(1, points + 1):
-            found = _leak_lines(contexts, expected, _MODES[mode](agent, payload, contexts, point))
+            found = _leak_lines(contexts, expected, _MODES[mode](runs, contexts, point))
             if found:
                 label = counters[0].labels[point - 1]
                 raise violation(

@@ -106,14 +106,17 @@ def _hook(middleware: object, name: str) -> Callable[[Any, Callable[..., Any]], 
     if callable(sync):
         return sync  # type: ignore[no-any-return]
     async_ = getattr(middleware, f"a{name}", None)
-    if not callable(async_):
-        return None
+    return sync_call(async_) if callable(async_) else None
+
+
+def sync_call(async_hook: Callable[..., Any]) -> Callable[[Any, Callable[..., Any]], Any]:
+    """An async wrap hook as a plain call: it runs on its own loop with a sync handler."""
 
     def run(request: Any, handler: Callable[..., Any]) -> Any:
         async def async_handler(changed: Any) -> Any:
             return handler(changed)
 
-        return asyncio.run(async_(request, async_handler))
+        return asyncio.run(async_hook(request, async_handler))
 
     return run
 
