@@ -63,7 +63,7 @@ class Tool:
 
     def with_description(self, description: str) -> Tool:
         """A copy shown to the model with another description; it executes the same code."""
-        return _replace(self, schema=self.schema.override(description=description))
+        return replace(self, schema=self.schema.override(description=description))
 
     def prepare(self, args: Mapping[str, Any], runtime: ToolRuntime[Any]) -> dict[str, Any]:
         """Validate the model's arguments and add the injected runtime parameters."""
@@ -87,10 +87,6 @@ class Tool:
         if self.coroutine is not None:
             return await self.coroutine(**self.prepare(args, runtime))
         return self.run(args, runtime)
-
-
-def _replace(value: Tool, **changes: Any) -> Tool:
-    return replace(value, **changes)
 
 
 def _is_runtime_annotation(annotation: Any) -> bool:

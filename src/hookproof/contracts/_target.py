@@ -51,7 +51,7 @@ class Target(Protocol):
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]: ...
 
 
-def _first_then_done(turn: Any) -> Callable[[FinalRequest], Any]:
+def call_once_then_done(turn: Any) -> Callable[[FinalRequest], Any]:
     """A stateless script: the given turn while no tool has answered, then a final answer."""
 
     def script(request: FinalRequest) -> Any:
@@ -157,6 +157,3 @@ def _langchain_target(build: Build, tiers: Sequence[str] | None, first: Exceptio
     if not callable(getattr(agent, "invoke", None)):
         raise first
     return target
-
-
-call_once_then_done = _first_then_done

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
@@ -18,13 +18,9 @@ class Todo(TypedDict):
     status: Literal["pending", "in_progress", "completed"]
 
 
-def _replace(_old: Any, new: Any) -> Any:
-    return new
-
-
 class TodoState(TypedDict):
     messages: list[Any]
-    todos: Annotated[list[Todo], _replace]
+    todos: list[Todo]  # no reducer: each write replaces the list
 
 
 @tool

@@ -22,7 +22,6 @@ from hookproof.messages import (
     Message,
     SystemMessage,
     ToolCall,
-    ToolMessage,
     _Immutable,
     coerce_message,
     construct,
@@ -230,9 +229,6 @@ class ExtendedModelResponse:
 
     model_response: ModelResponse
     command: Command | None = None
-
-
-ToolResult = ToolMessage | Command
 
 
 class FinalRequest(_Immutable):
