@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias
 
 __all__ = ["EventKind", "Phase", "Trace", "TraceEvent"]
 
-EventKind: TypeAlias = Literal["agent", "hook", "layer", "model", "tool", "state"]
+EventKind: TypeAlias = Literal["agent", "hook", "layer", "model", "tool", "state", "event"]
 Phase: TypeAlias = Literal["enter", "exit", "error", "update"]
 
 
@@ -23,7 +23,8 @@ Phase: TypeAlias = Literal["enter", "exit", "error", "update"]
 class TraceEvent:
     """One step of a run.
 
-    ``kind`` is agent, hook (node hook), layer (wrap hook), model, tool or state;
+    ``kind`` is agent, hook (node hook), layer (wrap hook), model, tool, state or event (a
+    dialect's emitted event, e.g. an Eino AgentEvent);
     ``hook`` names the hook (before_model, wrap_tool_call, ...) or the call (model, tool);
     ``middleware`` is the middleware's name (None for the runtime's own steps);
     ``depth`` is how many wrap layers and calls were open when it was recorded.

@@ -17,7 +17,7 @@ import contextvars
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from pydantic import ValidationError
 
@@ -69,24 +69,40 @@ class NodeHook:
 
 @dataclass(frozen=True, slots=True)
 class WrapLayer:
-    """A layer around the model or tool call: (request, handler) -> response."""
+    """A layer around the model or tool call: (request, handler) -> response.
+
+    ``raw`` layers belong to a dialect that passes its own request and response types between
+    its layers; the engine then checks neither. ``when(request)`` false skips the layer for
+    that call (it is not entered and leaves no trace).
+    """
 
     owner: str
     hook: str
     sync: Callable[..., Any] | None
     async_: Callable[..., Awaitable[Any]] | None
+    raw: bool = False
+    when: Callable[[Any], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Stack:
     """Compiled hooks, each tuple in the order it runs (model/tool layers: outermost first)."""
 
+    on_start: tuple[NodeHook, ...] = ()  # every run and every resume, before the loop
     before_agent: tuple[NodeHook, ...] = ()
     before_model: tuple[NodeHook, ...] = ()
     after_model: tuple[NodeHook, ...] = ()
     after_agent: tuple[NodeHook, ...] = ()
     model_layers: tuple[WrapLayer, ...] = ()
     tool_layers: tuple[WrapLayer, ...] = ()
+
+
+class ModelBoundary(Protocol):
+    """Where a dialect's model-call type meets the engine's innermost model call."""
+
+    def request(self, call: Any) -> ModelRequest: ...
+
+    def response(self, call: Any, response: ModelResponse) -> Any: ...
 
 
 class RunResult:
@@ -258,7 +274,15 @@ class Engine:
         max_iterations: int,
         name: str,
         checkpointer: Any = None,
+        execute_tool: Callable[[Any], Any] | None = None,
+        model_boundary: ModelBoundary | None = None,
     ) -> None:
+        """``execute_tool(request)``, when given, replaces the innermost tool execution (a
+        dialect whose tools are not hookproof Tools runs them itself, inside every layer).
+        ``model_boundary`` converts a dialect's model-call request to the ModelRequest the
+        innermost call records, and the ModelResponse back to the dialect's result."""
+        self.execute_tool = execute_tool
+        self.model_boundary = model_boundary
         self.stack = stack
         self.model = model
         self.tools = tools
@@ -279,20 +303,32 @@ class Engine:
         *,
         thread_id: str | None = None,
         resume: Any = NO_RESUME,
+        fresh: bool = False,
+        bind: Callable[[RunHandle], None] | None = None,
     ) -> RunResult:
-        """Run from ``initial`` input, or resume a paused thread with ``resume``."""
+        """Run from ``initial`` input, or resume a paused thread with ``resume``.
+
+        ``fresh`` starts from ``initial`` alone even when the thread has a checkpoint (its next
+        save replaces it). ``bind`` receives a RunHandle before anything runs, so a dialect
+        can keep per-run data in the run's state.
+        """
         run = _Run(self, executor, Runtime(context=context, agent_name=self.name))
         run.thread_id = thread_id
+        if bind is not None:
+            bind(RunHandle(run))
         run.trace.record("agent", "run", "enter", data={"agent": self.name})
-        phase, index = self._start(run, initial, resume)
+        phase, index = self._start(run, initial, resume, fresh)
         with resuming(run.resume_values):
+            await run.start()
             await run.loop(phase, index)
         if not run.interrupts:
             run.save()
         return run.result()
 
-    def _start(self, run: _Run, initial: dict[str, Any] | None, resume: Any) -> tuple[str, int]:
-        checkpoint = self._checkpoint(run.thread_id)
+    def _start(
+        self, run: _Run, initial: dict[str, Any] | None, resume: Any, fresh: bool
+    ) -> tuple[str, int]:
+        checkpoint = None if fresh else self._checkpoint(run.thread_id)
         if resume is not NO_RESUME:
             if checkpoint is None or not checkpoint.pending:
                 raise InvalidInputError(
@@ -313,13 +349,48 @@ class Engine:
                     "input."
                 )
             run.restore(checkpoint)
-        run.update(initial or {}, source="input")
+        if initial:
+            run.update(initial, source="input")
         return "before_agent", 0
 
     def _checkpoint(self, thread_id: str | None) -> Checkpoint | None:
         if thread_id is None or self.checkpointer is None:
             return None
         return self.checkpointer.get(thread_id)  # type: ignore[no-any-return]
+
+
+class RunHandle:
+    """What a dialect may touch of a live run: its state, state updates and trace events."""
+
+    __slots__ = ("_run",)
+
+    def __init__(self, run: _Run) -> None:
+        self._run = run
+
+    @property
+    def state(self) -> FrozenDict:
+        return self._run.snapshot()
+
+    @property
+    def location(self) -> str:
+        """The hook, layer, model or tool running now (``agent`` between steps)."""
+        return self._run.source
+
+    @property
+    def phase(self) -> str:
+        """The loop phase running now (before_agent, before_model, model, ..., done)."""
+        return self._run.phase
+
+    def update(self, update: Mapping[str, Any], *, source: str) -> None:
+        self._run.update(update, source=source)
+
+    def result(self) -> RunResult:
+        """What the run produced so far (a dialect reports a failed run with its trace)."""
+        return self._run.result()
+
+    def record(self, hook: str, owner: str | None, data: Mapping[str, Any]) -> None:
+        """Record a dialect event (an emitted agent event, a retry) in the trace."""
+        self._run.trace.record("event", hook, "update", owner, data)
 
 
 class _Run:
@@ -367,6 +438,11 @@ class _Run:
             self.pause(raised.value)
             return
         self.trace.record("agent", "run", "exit", data={"agent": self.engine.name})
+
+    async def start(self) -> None:
+        """Start hooks run on every run and resume; they never pause or jump."""
+        for hook in self.engine.stack.on_start:
+            await self._node(hook)
 
     async def _before_agent(self, index: int) -> str:
         jump = await self._nodes(self.engine.stack.before_agent, index)
@@ -524,22 +600,25 @@ class _Run:
         if not hooks:
             return None
         for index in range(start, len(hooks)):
-            hook = hooks[index]
-            self.hook_index, self.source = index, f"{hook.owner}.{hook.hook}"
+            self.hook_index = index
             self.step_started(self.phase, index)
-            if self.probe is not None:
-                await self.executor.pause(self.probe, self.source)
-            self.trace.record("hook", hook.hook, "enter", hook.owner)
-            try:
-                outcome = await self.executor.node(hook, self.snapshot(), self.runtime)
-            except BaseException as error:
-                self.trace.record("hook", hook.hook, "error", hook.owner, _error_data(error))
-                raise
-            self.trace.record("hook", hook.hook, "exit", hook.owner)
-            jump = self._apply_node_outcome(outcome, hook.owner, hook.hook)
+            jump = await self._node(hooks[index])
             if jump is not None:
                 return jump  # a jump leaves the phase: later hooks of this phase do not run
         return None
+
+    async def _node(self, hook: NodeHook) -> str | None:
+        self.source = f"{hook.owner}.{hook.hook}"
+        if self.probe is not None:
+            await self.executor.pause(self.probe, self.source)
+        self.trace.record("hook", hook.hook, "enter", hook.owner)
+        try:
+            outcome = await self.executor.node(hook, self.snapshot(), self.runtime)
+        except BaseException as error:
+            self.trace.record("hook", hook.hook, "error", hook.owner, _error_data(error))
+            raise
+        self.trace.record("hook", hook.hook, "exit", hook.owner)
+        return self._apply_node_outcome(outcome, hook.owner, hook.hook)
 
     def _apply_node_outcome(self, outcome: Any, owner: str, hook: str) -> str | None:
         source = f"{owner}.{hook}"
@@ -585,7 +664,7 @@ class _Run:
         origin = [0]  # commands recorded before this layer's current call
 
         async def checked_inner(request: Any) -> Any:
-            if not isinstance(request, expected):
+            if not layer.raw and not isinstance(request, expected):
                 raise UsageError(
                     f"hookproof: {layer.owner}.{layer.hook} called its handler with a "
                     f"{type(request).__name__}; pass the {expected.__name__} it received "
@@ -596,6 +675,8 @@ class _Run:
             return await inner(request)
 
         async def layer_call(request: Any) -> Any:
+            if layer.when is not None and not layer.when(request):
+                return await inner(request)
             origin[0] = len(self.model_commands)
             self.source = f"{layer.owner}.{layer.hook}"
             if self.probe is not None:
@@ -607,6 +688,8 @@ class _Run:
                 trace.record("layer", layer.hook, "error", layer.owner, _error_data(error))
                 raise
             trace.record("layer", layer.hook, "exit", layer.owner)
+            if layer.raw:
+                return outcome
             normalised = _normalise(layer, outcome)
             if isinstance(normalised, ExtendedModelResponse):
                 if normalised.command is not None:
@@ -619,7 +702,13 @@ class _Run:
 
     # -- the innermost calls --------------------------------------------------------------
 
-    async def _call_model(self, request: ModelRequest) -> ModelResponse:
+    async def _call_model(self, call: Any) -> Any:
+        boundary = self.engine.model_boundary
+        if boundary is None:
+            return await self._model_call(call)
+        return boundary.response(call, await self._model_call(boundary.request(call)))
+
+    async def _model_call(self, request: ModelRequest) -> ModelResponse:
         self._check_executable(request)
         check_model(request.model)
         final = FinalRequest.from_request(request)
@@ -674,11 +763,13 @@ class _Run:
         except BaseException as error:
             self.trace.record("tool", "tool", "error", None, {**data, **_error_data(error)})
             raise
-        status = result.status if isinstance(result, ToolMessage) else "command"
+        status = "command" if isinstance(result, Command) else getattr(result, "status", "success")
         self.trace.record("tool", "tool", "exit", None, {**data, "status": status})
         return result
 
     async def _execute(self, request: ToolCallRequest, call_id: str) -> ToolMessage | Command:
+        if self.engine.execute_tool is not None:
+            return self.engine.execute_tool(request)  # type: ignore[no-any-return]
         call, tool = request.tool_call, request.tool
         if tool is None:
             valid = ", ".join(sorted(self.engine.tools_by_name))

@@ -82,12 +82,14 @@ def _reducers_of(schema: type | None) -> dict[str, Reducer]:
 class StateSpec:
     """The state keys an agent knows and how each one is updated."""
 
-    def __init__(self, schemas: Sequence[type | None]) -> None:
+    def __init__(
+        self, schemas: Sequence[type | None], *, messages_reducer: Reducer = add_messages
+    ) -> None:
         self.reducers: dict[str, Reducer] = {}
         for schema in schemas:
             self.reducers.update(_reducers_of(schema))
         self.strict = any(schema is not None for schema in schemas)
-        self.reducers["messages"] = add_messages
+        self.reducers["messages"] = messages_reducer
 
     def apply(self, state: dict[str, Any], update: Mapping[str, Any], source: str) -> list[str]:
         """Apply an update in place on the run's private state; returns the keys written.
@@ -104,7 +106,7 @@ class StateSpec:
                         "state_schema= or in the middleware's state_schema."
                     )
                 reducer = _replace
-            first_write = key not in state and reducer is not add_messages
+            first_write = key not in state and key != "messages"
             state[key] = freeze(value if first_write else reducer(state[key], value))
         return list(update)
 

@@ -1,0 +1,180 @@
+"""The Eino dialect: ChatModelAgent with ChatModelAgentMiddleware handlers, on the one engine.
+
+This reproduces the behaviour of CloudWeGo Eino's ``adk.ChatModelAgent`` as read from its
+code (shared/spec/eino.md). Handlers compile into the same engine the LangChain-shaped
+runtime uses: before_agent runs as a start hook on every run and resume; the state hooks are
+the engine's before/after-model hooks; wrap_model, retry, failover and the event sender are
+model-call layers; the tool wrappers are tool-call layers. One loop, one onion.
+
+Names (Eino -> here):
+    ChatModelAgentMiddleware.BeforeAgent ...  -> snake_case methods (before_agent, ...)
+    context.Context                           -> RunContext (immutable; with_value)
+    SetRunLocalValue / Get / Delete           -> set_/get_/delete_run_local_value
+    SendEvent                                 -> send_event
+    schema.RegisterName[T]("n")               -> register_name("n", T)
+    adk.AgentMiddleware (struct)              -> AgentMiddleware (frozen dataclass)
+    compose.ToolMiddleware                    -> ToolMiddleware
+    ErrExceedMaxIterations / ErrExceedMaxRetries -> ExceedMaxIterationsError /
+                                                  ExceedMaxRetriesError (RetryExhaustedError)
+    AgentEvent.Output.MessageOutput           -> AgentEvent.message (+ tool_name, chunks)
+    Runner.Resume(ctx, id)                    -> ChatModelAgent.resume(id, value)
+    tool.Interrupt / compose interrupt        -> hookproof.eino.interrupt (the engine's)
+
+Compared with the LangChain-shaped dialect (hookproof.runtime):
+    * same: one engine, onion composition (first registered = outermost), the trace, the
+      FinalRequest (a leading system message becomes its system_message, so snapshots read
+      the same), ScriptedModel/RecordingModel, interrupt/resume through the checkpointer.
+    * differs: after hooks (after_model_rewrite_state, after_agent) run in registration order
+      here; LangChain runs after_model/after_agent in reverse. A hook returns the whole new
+      state (messages replace, not add_messages). before_agent runs again on resume.
+      AfterAgent runs only on success. Errors end the event stream as an error event instead
+      of raising. max_iterations counts model calls and is checked before any hook.
+
+Where the code differs from Eino's docs, this follows the code: the failover layer sits
+outside retry; the message-id layer sits inside the wrap_model handlers; a stream-only
+cancel-monitor layer sits between AgentMiddleware.wrap_tool_call and the handler wrappers;
+the event sender has no "pre" step; wrap_model is called again on every attempt.
+
+Deliberate differences from Eino, each because hookproof must be deterministic:
+    * tool calls of one message run one after another, in the model's order (Eino runs them
+      in parallel unless ExecuteSequentially); the return-directly event still comes last;
+    * message ids are msg-1, msg-2, ... per run, not UUIDs;
+    * backoff sleeps on an injectable Clock (ManualClock in tests), never the wall clock;
+    * run-local values are saved as JSON by a registry of names (Eino: gob); get returns a
+      decoded copy, so the value after resume equals the value before;
+    * an error event carries the original exception and names the node in ``node_path``
+      (Eino wraps it in a compose error whose text carries the node path);
+    * streams are materialised between layers (an iterator of chunks is replayed), so a
+      layer sees whole streams; there is no cancellation, so the cancel monitor only marks
+      its place; multi-agent transfer/exit tools and session-value instruction formatting
+      are not reproduced.
+"""
+
+from hookproof.eino._agent import DEFAULT_MAX_ITERATIONS, ChatModelAgent
+from hookproof.eino._callbacks import CallbackHandler, RunInfo
+from hookproof.eino._core import (
+    AgentAction,
+    AgentEvent,
+    ChatModelAgentContext,
+    ChatModelAgentState,
+    EinoError,
+    ExceedMaxIterationsError,
+    HandlerError,
+    ModelContext,
+    RunContext,
+    RunContextError,
+    ToolArgument,
+    ToolCallError,
+    ToolContext,
+    ToolInfo,
+    ToolInput,
+    ToolNotFoundError,
+    ToolOutput,
+    ToolResult,
+)
+from hookproof.eino._handlers import (
+    AgentMiddleware,
+    BaseChatModelAgentMiddleware,
+    BaseModel,
+    ChatModelAgentMiddleware,
+    EventSenderModelWrapper,
+    EventSenderToolWrapper,
+    ModelWrapper,
+    ToolMiddleware,
+    new_event_sender_model_wrapper,
+    new_event_sender_tool_wrapper,
+)
+from hookproof.eino._retry import (
+    Clock,
+    ExceedMaxRetriesError,
+    FailoverContext,
+    ManualClock,
+    ModelFailoverConfig,
+    ModelRetryConfig,
+    RetryContext,
+    RetryDecision,
+    RetryExhaustedError,
+    SystemClock,
+    default_backoff,
+)
+from hookproof.eino._run import AgentRun
+from hookproof.eino._runlocal import (
+    delete_run_local_value,
+    get_run_local_value,
+    send_event,
+    set_run_local_value,
+)
+from hookproof.eino._serial import SerializationError, register_name
+from hookproof.eino._tools import (
+    EnhancedInvokableTool,
+    EnhancedStreamableTool,
+    InvokableTool,
+    StreamableTool,
+    select_endpoint,
+)
+from hookproof.runtime._checkpoint import InMemoryCheckpointer, interrupt
+
+ErrExceedMaxIterations = ExceedMaxIterationsError
+ErrExceedMaxRetries = ExceedMaxRetriesError
+
+__all__ = [
+    "DEFAULT_MAX_ITERATIONS",
+    "AgentAction",
+    "AgentEvent",
+    "AgentMiddleware",
+    "AgentRun",
+    "BaseChatModelAgentMiddleware",
+    "BaseModel",
+    "CallbackHandler",
+    "ChatModelAgent",
+    "ChatModelAgentContext",
+    "ChatModelAgentMiddleware",
+    "ChatModelAgentState",
+    "Clock",
+    "EinoError",
+    "EnhancedInvokableTool",
+    "EnhancedStreamableTool",
+    "ErrExceedMaxIterations",
+    "ErrExceedMaxRetries",
+    "EventSenderModelWrapper",
+    "EventSenderToolWrapper",
+    "ExceedMaxIterationsError",
+    "ExceedMaxRetriesError",
+    "FailoverContext",
+    "HandlerError",
+    "InMemoryCheckpointer",
+    "InvokableTool",
+    "ManualClock",
+    "ModelContext",
+    "ModelFailoverConfig",
+    "ModelRetryConfig",
+    "ModelWrapper",
+    "RetryContext",
+    "RetryDecision",
+    "RetryExhaustedError",
+    "RunContext",
+    "RunContextError",
+    "RunInfo",
+    "SerializationError",
+    "StreamableTool",
+    "SystemClock",
+    "ToolArgument",
+    "ToolCallError",
+    "ToolContext",
+    "ToolInfo",
+    "ToolInput",
+    "ToolMiddleware",
+    "ToolNotFoundError",
+    "ToolOutput",
+    "ToolResult",
+    "default_backoff",
+    "delete_run_local_value",
+    "get_run_local_value",
+    "interrupt",
+    "new_event_sender_model_wrapper",
+    "new_event_sender_tool_wrapper",
+    "register_name",
+    "select_endpoint",
+    "send_event",
+    "set_run_local_value",
+]

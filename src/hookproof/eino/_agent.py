@@ -1,0 +1,274 @@
+"""ChatModelAgent: Eino's agent, compiled onto the one engine."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hookproof.eino._core import AgentEvent, RunContext
+from hookproof.eino._handlers import (
+    AgentMiddleware,
+    ToolMiddleware,
+    check_handler,
+    check_legacy,
+    check_tool_middleware,
+)
+from hookproof.eino._hooks import (
+    after_agent_hooks,
+    after_model_hooks,
+    before_model_hooks,
+    start_hooks,
+)
+from hookproof.eino._model_layers import ModelBoundary, model_layers
+from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, SystemClock
+from hookproof.eino._run import AgentRun, EinoRun, eino_messages
+from hookproof.eino._tool_layers import execute_tool, tool_layers
+from hookproof.eino._tools import as_eino_tool, tool_map
+from hookproof.errors import UsageError
+from hookproof.messages import Message, coerce_messages
+from hookproof.runtime._engine import Engine, RunHandle, Stack, SyncExec, drive
+from hookproof.runtime._requests import NO_RESUME
+from hookproof.runtime._state import StateSpec
+
+__all__ = ["DEFAULT_MAX_ITERATIONS", "ChatModelAgent"]
+
+DEFAULT_MAX_ITERATIONS = 20
+_NODE_PATHS = {"before_model": "ChatModel", "model": "ChatModel", "after_model": "ChatModel",
+               "tools": "ToolNode"}
+
+
+def _owners(items: Sequence[object], label: str | None = None) -> list[str]:
+    """Trace names: the class name (or ``label[i]``), numbered when it repeats."""
+    names = [label or type(item).__name__ for item in items]
+    counts = Counter(names)
+    seen: Counter[str] = Counter()
+    owners = []
+    for index, name in enumerate(names):
+        seen[name] += 1
+        if label is not None:
+            owners.append(f"{label}[{index}]")
+        else:
+            owners.append(name if counts[name] == 1 else f"{name}#{seen[name]}")
+    return owners
+
+
+class ChatModelAgent:
+    """Eino's ChatModelAgent on hookproof's engine: a ReAct loop whose model and tool calls
+    run through the handlers (ChatModelAgentMiddleware), the legacy AgentMiddleware structs,
+    the tool-call middlewares and the retry/failover layers in Eino's order.
+
+    ``run`` and ``resume`` return an AgentRun: the events, in order, and the trace and
+    FinalRequests of the run. Errors never escape: they end the stream as an error event.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: Any,
+        tools: Sequence[Any] = (),
+        instruction: str = "",
+        handlers: Sequence[Any] = (),
+        middlewares: Sequence[AgentMiddleware] = (),
+        max_iterations: int = DEFAULT_MAX_ITERATIONS,
+        return_directly: Mapping[str, bool] | Sequence[str] | None = None,
+        model_retry_config: ModelRetryConfig | None = None,
+        model_failover_config: ModelFailoverConfig | None = None,
+        tool_call_middlewares: Sequence[ToolMiddleware] = (),
+        unknown_tools_handler: Any = None,
+        callbacks: Sequence[Any] = (),
+        checkpointer: Any = None,
+        clock: Clock | None = None,
+        name: str = "ChatModelAgent",
+        description: str = "",
+    ) -> None:
+        _check_model(model)
+        _check_configs(model_retry_config, model_failover_config)
+        self.name, self.description, self.model = name, description, model
+        self.handlers = tuple(handlers)
+        for index, handler in enumerate(self.handlers):
+            check_handler(handler, index)
+        self.middlewares = tuple(check_legacy(m, i) for i, m in enumerate(middlewares))
+        self.tool_call_middlewares = tuple(
+            check_tool_middleware(m, f"tool_call_middlewares[{i}]")
+            for i, m in enumerate(tool_call_middlewares)
+        )
+        self.instruction = _instruction(instruction, self.middlewares)
+        self.tools = _tools(tools, self.middlewares)
+        self.return_directly = _flags(return_directly)
+        self.max_iterations = _iterations(max_iterations)
+        self.model_retry_config = model_retry_config
+        self.model_failover_config = model_failover_config
+        self.unknown_tools_handler = unknown_tools_handler
+        self.callbacks = tuple(callbacks)
+        self.checkpointer = checkpointer
+        self.clock: Clock = clock or SystemClock()
+        self._engine = self._build_engine()
+
+    def _build_engine(self) -> Engine:
+        handlers = list(zip(_owners(self.handlers), self.handlers, strict=True))
+        legacy = list(zip(_owners(self.middlewares, "AgentMiddleware"), self.middlewares, strict=True))
+        wrappers = [(owner, m.wrap_tool_call) for owner, m in legacy if m.wrap_tool_call]
+        stack = Stack(
+            on_start=start_hooks(handlers),
+            before_model=before_model_hooks(handlers, legacy),
+            after_model=after_model_hooks(handlers, legacy),
+            after_agent=after_agent_hooks(handlers),
+            model_layers=model_layers(handlers, self),
+            tool_layers=tool_layers(
+                handlers,
+                list(zip(_owners(self.tool_call_middlewares, "ToolCallMiddleware"),
+                         self.tool_call_middlewares, strict=True)),
+                wrappers,
+                self,
+            ),
+        )
+        return Engine(
+            stack=stack,
+            model=self.model,
+            tools=(),
+            system_message=None,
+            state=StateSpec([], messages_reducer=eino_messages),
+            max_iterations=sys.maxsize,  # the dialect counts iterations itself (in state)
+            name=self.name,
+            checkpointer=self.checkpointer,
+            execute_tool=execute_tool,
+            model_boundary=ModelBoundary(),
+        )
+
+    # -- running --------------------------------------------------------------------------
+
+    def run(
+        self,
+        messages: Sequence[Any],
+        ctx: RunContext | None = None,
+        *,
+        enable_streaming: bool = False,
+        checkpoint_id: str | None = None,
+    ) -> AgentRun:
+        """Run on ``messages`` (hookproof messages, (role, text) pairs or AgenticMessages).
+
+        With a checkpointer and ``checkpoint_id``, an ``interrupt()`` pauses the run; resume
+        it with ``resume(checkpoint_id, value)``. A run always starts afresh.
+        """
+        input_messages = tuple(
+            item for item in coerce_messages(messages, where="run(messages)")
+            if isinstance(item, Message)
+        )
+        return self._execute(ctx, enable_streaming, checkpoint_id, input_messages, NO_RESUME)
+
+    def resume(
+        self,
+        checkpoint_id: str,
+        resume_value: Any = None,
+        ctx: RunContext | None = None,
+        *,
+        enable_streaming: bool = False,
+    ) -> AgentRun:
+        """Continue a run that paused at ``interrupt()``: before_agent runs again, then the
+        step that interrupted, where ``interrupt()`` now returns ``resume_value``."""
+        if self.checkpointer is None:
+            raise UsageError(
+                "hookproof: resume() needs the agent's checkpointer; build it with "
+                "ChatModelAgent(..., checkpointer=InMemoryCheckpointer())."
+            )
+        return self._execute(ctx, enable_streaming, checkpoint_id, None, resume_value)
+
+    def _execute(
+        self,
+        ctx: RunContext | None,
+        streaming: bool,
+        checkpoint_id: str | None,
+        input_messages: tuple[Message, ...] | None,
+        resume: Any,
+    ) -> AgentRun:
+        if ctx is not None and not isinstance(ctx, RunContext):
+            raise UsageError(
+                f"hookproof: ctx must be a hookproof.eino.RunContext, got {type(ctx).__name__}."
+            )
+        run = EinoRun(self, ctx or RunContext(), streaming=streaming, input_messages=input_messages)
+        handles: list[RunHandle] = []
+
+        def bind(handle: RunHandle) -> None:
+            handles.append(handle)
+            run.exec.bind(handle)
+
+        coroutine = self._engine.run(
+            None, run, SyncExec(), thread_id=checkpoint_id, resume=resume,
+            fresh=input_messages is not None, bind=bind,
+        )
+        try:
+            result = drive(coroutine)
+        except Exception as error:  # noqa: BLE001 - Eino reports every failure as an event
+            result = self._failed(run, handles[0], error)
+        else:
+            run.emit_interrupts(result)
+        finally:
+            run.exec.finished = True
+        return AgentRun(run.exec.events, result, checkpoint_id=checkpoint_id)
+
+    def _failed(self, run: EinoRun, handle: RunHandle, error: BaseException) -> Any:
+        path = _NODE_PATHS.get(handle.phase)
+        run.exec.emit(AgentEvent(error=error, node_path=path))
+        return handle.result()
+
+    def __repr__(self) -> str:
+        names = [type(h).__name__ for h in self.handlers]
+        return f"ChatModelAgent(name={self.name!r}, tools={len(self.tools)}, handlers={names})"
+
+
+def _check_model(model: object) -> None:
+    if model is None or not callable(getattr(model, "invoke", None)):
+        raise UsageError(
+            f"hookproof: ChatModelAgent(model=...) got {model!r:.60}; it needs a model with "
+            "invoke(FinalRequest), e.g. RecordingModel(ScriptedModel([...])) from "
+            "hookproof.models."
+        )
+
+
+def _check_configs(retry: object, failover: object) -> None:
+    if retry is not None and not isinstance(retry, ModelRetryConfig):
+        raise UsageError("hookproof: model_retry_config must be a hookproof.eino.ModelRetryConfig.")
+    if failover is not None and not isinstance(failover, ModelFailoverConfig):
+        raise UsageError(
+            "hookproof: model_failover_config must be a hookproof.eino.ModelFailoverConfig."
+        )
+
+
+def _instruction(instruction: str, middlewares: Sequence[AgentMiddleware]) -> str:
+    if not isinstance(instruction, str):
+        raise UsageError(f"hookproof: instruction must be a str, got {type(instruction).__name__}.")
+    parts = [instruction, *(m.additional_instruction for m in middlewares)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _tools(tools: Sequence[Any], middlewares: Sequence[AgentMiddleware]) -> tuple[Any, ...]:
+    collected = [as_eino_tool(item, f"tools[{i}]") for i, item in enumerate(tools)]
+    for index, middleware in enumerate(middlewares):
+        collected += [
+            as_eino_tool(item, f"middlewares[{index}].additional_tools[{j}]")
+            for j, item in enumerate(middleware.additional_tools)
+        ]
+    tool_map(tuple(collected), "ChatModelAgent(tools=...) with the middlewares' tools")
+    return tuple(collected)
+
+
+def _flags(value: Any) -> dict[str, bool]:
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return {str(name): bool(flag) for name, flag in value.items()}
+    if isinstance(value, str):
+        raise UsageError(
+            f"hookproof: return_directly takes tool names (a list or a dict), got the str "
+            f"{value!r}; write return_directly=[{value!r}]."
+        )
+    return dict.fromkeys((str(name) for name in value), True)
+
+
+def _iterations(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"hookproof: max_iterations must be an int, got {value!r}.")
+    return value if value > 0 else DEFAULT_MAX_ITERATIONS
+

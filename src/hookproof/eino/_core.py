@@ -1,0 +1,374 @@
+"""The Eino dialect's vocabulary: run context, hook inputs, tool payloads, events, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from hookproof._frozen import FrozenDict
+from hookproof.errors import HookproofError, ImmutableError, UsageError, did_you_mean
+from hookproof.messages import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    TextBlock,
+    ToolMessage,
+    construct,
+)
+from hookproof.tools import ToolSchema
+
+if TYPE_CHECKING:
+    from hookproof.eino._runlocal import RunExec
+
+__all__ = [
+    "AgentAction",
+    "AgentEvent",
+    "ChatModelAgentContext",
+    "ChatModelAgentState",
+    "EinoError",
+    "ExceedMaxIterationsError",
+    "HandlerError",
+    "ModelContext",
+    "RunContext",
+    "ToolArgument",
+    "ToolCallError",
+    "ToolContext",
+    "ToolInfo",
+    "ToolInput",
+    "ToolNotFoundError",
+    "ToolOutput",
+    "ToolResult",
+]
+
+ToolInfo = ToolSchema  # Eino's schema.ToolInfo: name, description, JSON Schema parameters
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+class EinoError(HookproofError):
+    """Base of the errors the Eino dialect reports in its event stream."""
+
+
+class ExceedMaxIterationsError(EinoError):
+    """The model was about to be called more than max_iterations times (Eino:
+    ErrExceedMaxIterations)."""
+
+
+class HandlerError(EinoError):
+    """A handler's before_agent or after_agent failed; ``index`` and ``handler`` name it."""
+
+    def __init__(self, message: str, *, index: int, handler: object) -> None:
+        super().__init__(message)
+        self.index = index
+        self.handler = handler
+
+
+class ToolCallError(EinoError):
+    """A tool call failed inside the tool-call chain; the cause is ``__cause__``."""
+
+    def __init__(self, message: str, *, name: str, call_id: str) -> None:
+        super().__init__(message)
+        self.name = name
+        self.call_id = call_id
+
+
+class ToolNotFoundError(EinoError):
+    """The model called a tool this run does not have, and no unknown_tools_handler is set."""
+
+
+class RunContextError(EinoError, UsageError):
+    """A run-only function was called outside a run (or where the run's state is missing)."""
+
+
+# -- the run context ------------------------------------------------------------------------
+
+
+class RunContext:
+    """Eino's ``ctx``: immutable values passed from hook to hook and into the run.
+
+    ``with_value`` returns a new context; the original keeps what it had. A context handed to
+    a hook during a run also carries that run, which is what ``set_run_local_value`` and
+    ``send_event`` need.
+    """
+
+    __slots__ = ("_exec", "_values")
+
+    def __init__(self, values: Mapping[str, Any] | None = None) -> None:
+        object.__setattr__(self, "_values", FrozenDict(values or {}))
+        object.__setattr__(self, "_exec", None)
+
+    def with_value(self, key: str, value: Any) -> RunContext:
+        """A new context that also holds ``key`` (replacing an earlier value of it)."""
+        if not isinstance(key, str):
+            raise UsageError(f"hookproof: RunContext keys are str, got {type(key).__name__}.")
+        return self._derive({**self._values, key: value}, self._exec)
+
+    def value(self, key: str, default: Any = None) -> Any:
+        return self._values.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values
+
+    @property
+    def values(self) -> FrozenDict:
+        return self._values
+
+    def _derive(self, values: Mapping[str, Any], run: RunExec | None) -> RunContext:
+        new = RunContext(values)
+        object.__setattr__(new, "_exec", run)
+        return new
+
+    def _bound(self, run: RunExec | None) -> RunContext:
+        return self._derive(self._values, run)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ImmutableError(
+            "hookproof: a RunContext cannot be changed; use ctx = ctx.with_value(key, value) "
+            "and return the new context from the hook."
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunContext) and self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values)))
+
+    def __repr__(self) -> str:
+        return f"RunContext({dict(self._values)!r})"
+
+
+# -- immutable records --------------------------------------------------------------------
+
+
+class _Record:
+    """Base of the dialect's frozen records: ``override`` and a helpful refusal to change."""
+
+    def override(self, **changes: Any) -> Any:
+        known = [item.name for item in fields(self)]  # type: ignore[arg-type]
+        for key in changes:
+            if key not in known:
+                raise UsageError(
+                    f"hookproof: {type(self).__name__}.override() got unknown field {key!r}."
+                    f"{did_you_mean(key, known)} Fields: {', '.join(known)}."
+                )
+        return replace(self, **changes)  # type: ignore[type-var]
+
+    def __post_init__(self) -> None:
+        for name in _TUPLE_FIELDS & {item.name for item in fields(self)}:  # type: ignore[arg-type]
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(value))
+        if hasattr(self, "return_directly"):
+            flags = self.return_directly
+            if not isinstance(flags, FrozenDict):
+                object.__setattr__(self, "return_directly", _flags(flags))
+
+
+def _flags(value: Any) -> FrozenDict:
+    if isinstance(value, Mapping):
+        return FrozenDict({str(name): bool(flag) for name, flag in value.items()})
+    return FrozenDict(dict.fromkeys((str(name) for name in value or ()), True))
+
+
+_TUPLE_FIELDS = frozenset({"messages", "tool_infos", "deferred_tool_infos", "tools", "content"})
+
+
+def _refuse(self: object, name: str, _value: object = None) -> None:
+    raise ImmutableError(
+        f"hookproof: {type(self).__name__}.{name} cannot be changed in place; return "
+        f"`value.override({name}=...)` from the hook instead (the dialect's records are "
+        "immutable so that no hook changes what another hook already saw)."
+    )
+
+
+def _frozen_record(cls: type) -> type:
+    built = dataclass(frozen=True)(cls)
+    built.__setattr__ = _refuse  # type: ignore[assignment]
+    built.__delattr__ = _refuse  # type: ignore[assignment]
+    return built
+
+
+@_frozen_record
+class ChatModelAgentContext(_Record):
+    """before_agent's input: the run's configuration, which the hook may replace.
+
+    ``return_directly`` maps tool names to a flag; like Eino, a name's presence is what counts
+    (``{"x": False}`` still ends the run after ``x``).
+    """
+
+    instruction: str = ""
+    tools: tuple[Any, ...] = ()
+    return_directly: Mapping[str, bool] = field(default_factory=FrozenDict)
+    tool_search_tool: ToolInfo | None = None
+
+
+@_frozen_record
+class ChatModelAgentState(_Record):
+    """What before/after_model_rewrite_state see and return: the messages the model gets,
+    the tools it is shown (``tool_infos``) and deferred tools (None when unused)."""
+
+    messages: tuple[Message, ...] = ()
+    tool_infos: tuple[ToolInfo, ...] | None = None
+    deferred_tool_infos: tuple[ToolInfo, ...] | None = None
+
+
+@_frozen_record
+class ModelContext(_Record):
+    """Per model call: ``tools`` (deprecated in Eino: use state.tool_infos) and the configs."""
+
+    tools: tuple[ToolInfo, ...] = ()
+    model_retry_config: Any = None
+    model_failover_config: Any = None
+
+
+@_frozen_record
+class ToolContext(_Record):
+    """Which call a tool wrapper is wrapping."""
+
+    name: str
+    call_id: str
+
+
+@_frozen_record
+class ToolArgument(_Record):
+    """The input of an enhanced tool: the arguments as JSON text."""
+
+    text: str = ""
+
+
+@_frozen_record
+class ToolResult(_Record):
+    """The output of an enhanced tool: content blocks (text, images, files)."""
+
+    content: tuple[ContentBlock, ...] = ()
+
+    @classmethod
+    def of_text(cls, text: str) -> ToolResult:
+        return cls(content=(TextBlock(text=text),))
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+
+@_frozen_record
+class ToolInput(_Record):
+    """What a ToolMiddleware endpoint receives (Eino's compose.ToolInput)."""
+
+    name: str
+    arguments: str
+    call_id: str
+
+
+@_frozen_record
+class ToolOutput(_Record):
+    """What a ToolMiddleware endpoint returns: ``result`` is a str, a ToolResult, or an
+    iterator of either for streamable endpoints."""
+
+    result: Any
+
+
+# -- events -------------------------------------------------------------------------------
+
+EventKind = Literal["model_output", "tool_result", "custom", "error", "interrupt", "action"]
+
+
+@_frozen_record
+class AgentAction(_Record):
+    """A control action carried by an event; ``interrupted`` holds the interrupt's info."""
+
+    interrupted: Any = None
+    exit: bool = False
+    customized: Any = None
+
+
+@_frozen_record
+class AgentEvent(_Record):
+    """One item of a run's event stream.
+
+    A message event has ``message`` (and ``tool_name`` for a tool result; ``chunks`` when it
+    was streamed). A custom event has ``custom``. An error event has ``error`` (the original
+    exception) and ``node_path`` (where it happened). An interrupt has ``action.interrupted``.
+    """
+
+    agent_name: str = ""
+    message: Message | None = None
+    tool_name: str | None = None
+    is_streaming: bool = False
+    chunks: tuple[Message, ...] = ()
+    custom: Any = None
+    action: AgentAction | None = None
+    error: BaseException | None = None
+    node_path: str | None = None
+
+    @property
+    def kind(self) -> EventKind:
+        if self.error is not None:
+            return "error"
+        if self.action is not None and self.action.interrupted is not None:
+            return "interrupt"
+        if isinstance(self.message, ToolMessage):
+            return "tool_result"
+        if isinstance(self.message, AssistantMessage):
+            return "model_output"
+        return "action" if self.action is not None and self.custom is None else "custom"
+
+    def describe(self) -> str:
+        """One line for people: kind and the essentials."""
+        if self.error is not None:
+            where = f" at {self.node_path}" if self.node_path else ""
+            return f"error{where}: {type(self.error).__name__}: {self.error}"
+        if self.kind == "interrupt":
+            return f"interrupt: {self.action.interrupted!r:.80}"  # type: ignore[union-attr]
+        if self.message is not None:
+            tool = f" {self.tool_name}" if self.tool_name else ""
+            return f"{self.kind}{tool}: {self.message.text!r:.80}"
+        return f"{self.kind}: {self.custom!r:.80}"
+
+
+# -- messages and streams -----------------------------------------------------------------
+
+
+def concat_messages(chunks: tuple[AssistantMessage, ...]) -> AssistantMessage:
+    """Join streamed chunks into one message: texts joined, tool calls in order, the
+    first chunk's metadata (Eino's ConcatMessages, simplified to what hookproof shows)."""
+    if not chunks:
+        raise EinoError(
+            "hookproof: the model's stream ended without a single chunk; a stream must yield "
+            "at least one AssistantMessage."
+        )
+    if len(chunks) == 1:
+        return chunks[0]
+    blocks: list[ContentBlock] = []
+    for chunk in chunks:
+        for block in chunk.content:
+            if blocks and isinstance(block, TextBlock) and isinstance(blocks[-1], TextBlock):
+                blocks[-1] = TextBlock(text=blocks[-1].text + block.text)
+            else:
+                blocks.append(block)
+    calls = tuple(call for chunk in chunks for call in chunk.tool_calls)
+    return construct(
+        AssistantMessage,
+        content=tuple(blocks),
+        tool_calls=calls,
+        id=chunks[0].id,
+        name=chunks[0].name,
+        additional_kwargs=chunks[0].additional_kwargs,
+        response_metadata=chunks[0].response_metadata,
+    )
+
+
+def collect(stream: Any, what: str) -> tuple[Any, ...]:
+    """Materialise a stream (any iterable) into a tuple, with a clear error for non-streams."""
+    if isinstance(stream, str | bytes) or not hasattr(stream, "__iter__"):
+        raise UsageError(
+            f"hookproof: {what} returned {type(stream).__name__}; a streaming endpoint returns "
+            "an iterator (a generator or a list) of chunks."
+        )
+    return tuple(stream)
+
+
+def replay(chunks: tuple[Any, ...]) -> Iterator[Any]:
+    return iter(chunks)

@@ -1,0 +1,251 @@
+"""The node hooks of the Eino dialect: run start (before_agent), the steps around each model
+call (iteration check, state rewrites, the branch), and the finish (after_agent)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hookproof._frozen import FrozenDict
+from hookproof.eino._core import (
+    ChatModelAgentContext,
+    ChatModelAgentState,
+    EinoError,
+    ExceedMaxIterationsError,
+    HandlerError,
+    RunContext,
+)
+from hookproof.eino._handlers import AgentMiddleware, overrides
+from hookproof.eino._run import HELD_KEY, REMAINING_KEY, EinoRun, ReplaceMessages
+from hookproof.eino._tools import as_eino_tool, info_of, tool_map
+from hookproof.errors import UsageError
+from hookproof.messages import AssistantMessage, text_message, SystemMessage
+from hookproof.runtime._engine import NodeHook
+
+__all__ = ["after_agent_hooks", "after_model_hooks", "before_model_hooks", "start_hooks"]
+
+Hook = Callable[[FrozenDict, Any], Any]
+
+
+def _hook(owner: str, name: str, func: Hook) -> NodeHook:
+    return NodeHook(owner, name, func, None)
+
+
+def _run(runtime: Any) -> EinoRun:
+    return runtime.context  # type: ignore[no-any-return]
+
+
+def _name(handler: object) -> str:
+    return type(handler).__name__
+
+
+# -- run start ----------------------------------------------------------------------------
+
+
+def _before_agent(index: int, handler: Any) -> Hook:
+    def hook(_state: FrozenDict, runtime: Any) -> None:
+        run = _run(runtime)
+        try:
+            returned = handler.before_agent(run.ctx, run.agent_ctx)
+            ctx, agent_ctx = _pair(returned, ChatModelAgentContext, "before_agent")
+        except Exception as error:
+            raise HandlerError(
+                f"ChatModelAgent getRunFunc error: handler[{index}] ({_name(handler)}) "
+                f"BeforeAgent failed: {error}",
+                index=index,
+                handler=handler,
+            ) from error
+        run.ctx = run.bind(ctx)
+        run.agent_ctx = agent_ctx
+
+    return hook
+
+
+def _pair(returned: Any, second: type, method: str) -> tuple[RunContext, Any]:
+    if (
+        not isinstance(returned, tuple)
+        or len(returned) != 2
+        or not isinstance(returned[0], RunContext)
+        or not isinstance(returned[1], second)
+    ):
+        raise UsageError(
+            f"hookproof: {method} returned {type(returned).__name__}; it returns a pair "
+            f"(ctx, {second.__name__}) — the ctx it received (or ctx.with_value(...)) and "
+            "the value it received (or value.override(...))."
+        )
+    return returned[0], returned[1]
+
+
+def _init(_state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
+    """After before_agent: the run's tools and, on a fresh run, the initial state."""
+    run = _run(runtime)
+    tools = tuple(
+        as_eino_tool(item, f"tools[{index}] after before_agent")
+        for index, item in enumerate(run.agent_ctx.tools)
+    )
+    run.tools = tool_map(tools, "the run's tools (after before_agent)")
+    run.tool_infos = tuple(info_of(item) for item in tools)
+    run.model_ctx = run.after_ctx = run.ctx
+    run.exec.state_ready = True
+    if run.resuming:
+        return None
+    instruction = run.agent_ctx.instruction
+    system = text_message(SystemMessage, instruction) if instruction else None
+    return run.initial_state(system)
+
+
+def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
+    hooks = [
+        _hook(owner, "before_agent", _before_agent(index, handler))
+        for index, (owner, handler) in enumerate(handlers)
+        if overrides(handler, "before_agent")
+    ]
+    return (*hooks, _hook("eino:init", "init", _init))
+
+
+# -- around each model call ---------------------------------------------------------------
+
+
+def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
+    """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
+    run = _run(runtime)
+    remaining = int(state.get(REMAINING_KEY, 0))
+    if remaining <= 0:
+        raise ExceedMaxIterationsError(
+            f"exceeds max iterations: agent {run.agent.name!r} already called the model "
+            f"max_iterations={run.agent.max_iterations} times and the model still asks for "
+            "tools. Check the script or raise max_iterations."
+        )
+    run.model_ctx = run.ctx
+    update: dict[str, Any] = {REMAINING_KEY: remaining - 1}
+    if state.get("tool_infos") is None:
+        update["tool_infos"] = run.tool_infos
+    return update
+
+
+def _state_update(before: ChatModelAgentState, after: ChatModelAgentState) -> dict[str, Any]:
+    update: dict[str, Any] = {}
+    if after.messages != before.messages:
+        update["messages"] = ReplaceMessages(after.messages)
+    if after.tool_infos != before.tool_infos:
+        update["tool_infos"] = after.tool_infos
+    if after.deferred_tool_infos != before.deferred_tool_infos:
+        update["deferred_tool_infos"] = after.deferred_tool_infos
+    return update
+
+
+def _rewrite(index: int, handler: Any, method: str) -> Hook:
+    def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
+        run = _run(runtime)
+        before = run.state(state)
+        returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
+        ctx, after = _pair(returned, ChatModelAgentState, method)
+        run.model_ctx = run.bind(ctx)
+        return _state_update(before, after)
+
+    return hook
+
+
+def _legacy(middleware: AgentMiddleware, field: str) -> Hook:
+    def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
+        run = _run(runtime)
+        before = run.state(state)
+        after = getattr(middleware, field)(run.model_ctx, before)
+        if after is None:
+            return {}
+        if not isinstance(after, ChatModelAgentState):
+            raise UsageError(
+                f"hookproof: AgentMiddleware.{field} returned {type(after).__name__}; it "
+                "returns a ChatModelAgentState (state.override(...)) or None to keep it."
+            )
+        return _state_update(before, after)
+
+    return hook
+
+
+def _branch(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
+    """Spec section 3, step 15: the state's last message decides what comes next."""
+    run = _run(runtime)
+    messages = state.get("messages", ())
+    if not messages:
+        raise EinoError("no messages left in state after model call")
+    last = messages[-1]
+    if run.tools and isinstance(last, AssistantMessage) and last.tool_calls:
+        return None
+    return {"jump_to": "end"}
+
+
+def before_model_hooks(
+    handlers: Sequence[tuple[str, Any]], legacy: Sequence[tuple[str, AgentMiddleware]]
+) -> tuple[NodeHook, ...]:
+    hooks = [_hook("eino:prepare", "prepare", _prepare)]
+    hooks += [
+        _hook(owner, "before_chat_model", _legacy(item, "before_chat_model"))
+        for owner, item in legacy
+        if item.before_chat_model is not None
+    ]
+    hooks += [
+        _hook(owner, "before_model_rewrite_state", _rewrite(i, h, "before_model_rewrite_state"))
+        for i, (owner, h) in enumerate(handlers)
+        if overrides(h, "before_model_rewrite_state")
+    ]
+    return tuple(hooks)
+
+
+def after_model_hooks(
+    handlers: Sequence[tuple[str, Any]], legacy: Sequence[tuple[str, AgentMiddleware]]
+) -> tuple[NodeHook, ...]:
+    hooks = [
+        _hook(owner, "after_model_rewrite_state", _rewrite(i, h, "after_model_rewrite_state"))
+        for i, (owner, h) in enumerate(handlers)
+        if overrides(h, "after_model_rewrite_state")
+    ]
+    hooks += [
+        _hook(owner, "after_chat_model", _legacy(item, "after_chat_model"))
+        for owner, item in legacy
+        if item.after_chat_model is not None
+    ]
+    return (*hooks, _hook("eino:branch", "branch", _branch))
+
+
+# -- the finish ---------------------------------------------------------------------------
+
+
+def _finish(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
+    """The held-back return-directly event goes out after the others."""
+    held = state.get(HELD_KEY)
+    if held is None:
+        return None
+    _run(runtime).exec.emit(held, owner="eino:event_sender")
+    return {HELD_KEY: None}
+
+
+def _after_agent(index: int, handler: Any) -> Hook:
+    def hook(state: FrozenDict, runtime: Any) -> None:
+        run = _run(runtime)
+        try:
+            ctx = handler.after_agent(run.after_ctx, run.state(state))
+            if not isinstance(ctx, RunContext):
+                raise UsageError(
+                    f"hookproof: after_agent returned {type(ctx).__name__}; it returns the ctx "
+                    "it received (or ctx.with_value(...))."
+                )
+        except Exception as error:
+            raise HandlerError(
+                f"handler[{index}] ({_name(handler)}) AfterAgent failed: {error}",
+                index=index,
+                handler=handler,
+            ) from error
+        run.after_ctx = run.bind(ctx)
+
+    return hook
+
+
+def after_agent_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
+    hooks = [
+        _hook(owner, "after_agent", _after_agent(index, handler))
+        for index, (owner, handler) in enumerate(handlers)
+        if overrides(handler, "after_agent")
+    ]
+    return (_hook("eino:finish", "finish", _finish), *hooks)
+

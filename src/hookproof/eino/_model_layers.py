@@ -1,0 +1,384 @@
+"""The model-call layers of spec section 3, as engine WrapLayers (outermost first):
+
+chat model (state in, result out) > failover > retry > event sender > wrap_model handlers
+> message id > callbacks > the model. A model call passes between them as a ModelCall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hookproof._frozen import FrozenDict, FrozenList
+from hookproof.eino._core import (
+    AgentEvent,
+    EinoError,
+    RunContext,
+    collect,
+    concat_messages,
+    replay,
+)
+from hookproof.eino._handlers import overrides
+from hookproof.eino._retry import (
+    FailoverContext,
+    RetryContext,
+    RetryDecision,
+    RetryExhaustedError,
+    default_backoff,
+)
+from hookproof.eino._run import EinoRun, ReplaceMessages
+from hookproof.errors import UsageError
+from hookproof.messages import AssistantMessage, Message, SystemMessage
+from hookproof.runtime._checkpoint import InterruptRaised
+from hookproof.runtime._engine import WrapLayer
+from hookproof.runtime._requests import ModelRequest, ModelResponse
+
+__all__ = ["ModelCall", "model_layers"]
+
+Inner = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """One model attempt on its way through the layers."""
+
+    run: EinoRun
+    ctx: RunContext
+    messages: tuple[Message, ...]
+    options: FrozenDict
+    model: Any
+    streaming: bool
+    state: FrozenDict
+
+    def with_input(self, ctx: Any, messages: Any, options: dict[str, Any], streaming: bool) -> ModelCall:
+        if not isinstance(ctx, RunContext):
+            raise UsageError(
+                f"hookproof: a wrapped model was called with {type(ctx).__name__} as ctx; pass "
+                "the ctx generate()/stream() received."
+            )
+        return replace(
+            self,
+            ctx=self.run.bind(ctx),
+            messages=tuple(messages),
+            options=FrozenDict(options),
+            streaming=streaming,
+        )
+
+
+def _layer(owner: str, hook: str, func: Callable[[Any, Inner], Any], **extra: Any) -> WrapLayer:
+    return WrapLayer(owner, hook, func, None, raw=True, **extra)
+
+
+# -- the boundary with the engine ---------------------------------------------------------
+
+
+class ModelBoundary:
+    """Turns a ModelCall into the ModelRequest the engine records as the FinalRequest."""
+
+    def request(self, call: ModelCall) -> ModelRequest:
+        messages = call.messages
+        system = None
+        if messages and isinstance(messages[0], SystemMessage):
+            system, messages = messages[0], messages[1:]
+        options = dict(call.options)
+        tools = options.pop("tools", ()) or ()
+        settings = {key: _plain(value) for key, value in options.items() if value is not None}
+        return ModelRequest(
+            model=call.model,
+            messages=FrozenList(messages),
+            system_message=system,
+            tools=FrozenList(tools),
+            state=call.state,
+            model_settings=FrozenDict(settings),
+        )
+
+    def response(self, call: ModelCall, response: ModelResponse) -> Any:
+        message = response.message
+        assert message is not None
+        return (message,) if call.streaming else message
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+# -- the layers ---------------------------------------------------------------------------
+
+
+def _chat_model(request: ModelRequest, inner: Inner) -> ModelResponse:
+    """The outermost step: the model gets state.messages and state.tool_infos, last."""
+    run: EinoRun = request.runtime.context  # type: ignore[union-attr]
+    state = request.state
+    options: dict[str, Any] = {"tools": tuple(state.get("tool_infos") or ())}
+    if state.get("deferred_tool_infos") is not None:
+        options["deferred_tools"] = tuple(state["deferred_tool_infos"])
+    if run.agent_ctx.tool_search_tool is not None:
+        options["tool_search_tool"] = run.agent_ctx.tool_search_tool
+    call = ModelCall(
+        run, run.model_ctx, tuple(state.get("messages", ())), FrozenDict(options),
+        request.model, run.streaming, state,
+    )
+    result = inner(call)
+    return ModelResponse(result=(_message(result, call.streaming, "the model chain"),))
+
+
+def _message(result: Any, streaming: bool, what: str) -> AssistantMessage:
+    if streaming:
+        return concat_messages(collect(result, what))
+    if not isinstance(result, AssistantMessage):
+        raise UsageError(
+            f"hookproof: {what} returned {type(result).__name__}; generate() returns an "
+            "AssistantMessage."
+        )
+    return result
+
+
+def _attempt(inner: Inner, call: ModelCall) -> tuple[Any, BaseException | None]:
+    try:
+        return inner(call), None
+    except InterruptRaised:
+        raise
+    except Exception as error:  # noqa: BLE001 - the retry/failover policy decides
+        return None, error
+
+
+def _failover(call: ModelCall, inner: Inner) -> Any:
+    config = call.run.agent.model_failover_config
+    model = call.run.last_success_model or call.model
+    messages = call.messages
+    result, error, output = None, None, None
+    for attempt in range(config.max_retries + 1):
+        if attempt:
+            model, messages = _failover_model(config, call, attempt, messages, output, error)
+            _record(call.run, "failover", {"attempt": attempt, "model": _model_name(model)})
+        result, error = _attempt(inner, replace(call, model=model, messages=messages))
+        output = None if error else _message(_replayable(result, call), call.streaming, "model")
+        if error is None:
+            result = _replayable(result, call)
+        if not config.should_failover(call.ctx, output, error):
+            if error is not None:
+                raise error
+            call.run.last_success_model = model
+            return result
+    if error is not None:
+        raise error
+    return result
+
+
+def _replayable(result: Any, call: ModelCall) -> Any:
+    return tuple(collect(result, "the model stream")) if call.streaming else result
+
+
+def _failover_model(
+    config: Any, call: ModelCall, attempt: int, messages: tuple[Message, ...],
+    output: AssistantMessage | None, error: BaseException | None,
+) -> tuple[Any, tuple[Message, ...]]:
+    context = FailoverContext(attempt, messages, output, error)
+    choice = config.get_failover_model(call.ctx, context)
+    model, replaced = choice if isinstance(choice, tuple) else (choice, None)
+    if model is None:
+        raise EinoError(f"failover GetFailoverModel returned nil model at attempt {attempt}")
+    return model, messages if replaced is None else tuple(replaced)
+
+
+def _model_name(model: Any) -> str:
+    from hookproof.runtime._requests import model_name
+
+    return model_name(model)
+
+
+def _record(run: EinoRun, hook: str, data: dict[str, Any]) -> None:
+    if run.exec.handle is not None:
+        run.exec.handle.record(hook, f"eino:{hook}", data)
+
+
+def _retry(call: ModelCall, inner: Inner) -> Any:
+    config = call.run.agent.model_retry_config
+    if config.should_retry is not None:
+        return _retry_deciding(call, inner, config)
+    retryable = config.is_retryable or (lambda _ctx, _error: True)
+    last: BaseException | None = None
+    for attempt in range(config.max_retries + 1):
+        result, error = _attempt(inner, call)
+        if error is None:
+            return result
+        if not retryable(call.ctx, error):
+            raise error
+        last = error
+        _record(call.run, "retry", {"attempt": attempt + 1, "error": type(error).__name__})
+        if attempt < config.max_retries:
+            _sleep(call, config, attempt + 1, 0.0)
+    raise RetryExhaustedError(last, config.max_retries) from last
+
+
+def _retry_deciding(call: ModelCall, inner: Inner, config: Any) -> Any:
+    """should_retry sees every result; a rejected output sends no event."""
+    current, last = call, None
+    for attempt in range(config.max_retries + 1):
+        call.run.exec.suppress_events = True
+        try:
+            result, error = _attempt(inner, current)
+        finally:
+            call.run.exec.suppress_events = False
+        result = _replayable(result, call) if error is None else None
+        output = None if result is None else _message(result, call.streaming, "model")
+        context = RetryContext(attempt + 1, current.messages, current.options, output, error)
+        decision = config.should_retry(call.ctx, context) or RetryDecision()
+        if not decision.retry:
+            return _accept(call, result, output, error, decision)
+        last = error or EinoError(f"model output rejected by ShouldRetry at attempt {attempt + 1}")
+        _record(call.run, "retry", {"attempt": attempt + 1, "error": type(last).__name__})
+        if attempt >= config.max_retries:
+            break
+        current = _apply_decision(current, decision)
+        _sleep(call, config, attempt + 1, decision.backoff)
+    raise RetryExhaustedError(last, config.max_retries) from last
+
+
+def _accept(call: ModelCall, result: Any, output: Any, error: Any, decision: RetryDecision) -> Any:
+    if decision.rewrite_error is not None:
+        raise decision.rewrite_error
+    if error is not None:
+        raise error
+    _send_model_event(call.run, output, result if call.streaming else (), call.streaming)
+    return replay(result) if call.streaming else result
+
+
+def _apply_decision(call: ModelCall, decision: RetryDecision) -> ModelCall:
+    if decision.modified_input_messages is not None:
+        messages = tuple(decision.modified_input_messages)
+        call = replace(call, messages=messages)
+        if decision.persist_modified_input_messages:
+            assert call.run.exec.handle is not None
+            call.run.exec.handle.update(
+                {"messages": ReplaceMessages(messages)}, source="retry.persist_modified_input"
+            )
+    if decision.additional_options:
+        call = replace(call, options=FrozenDict({**call.options, **decision.additional_options}))
+    return call
+
+
+def _sleep(call: ModelCall, config: Any, attempt: int, chosen: float) -> None:
+    clock = call.run.agent.clock
+    delay = chosen or (
+        config.backoff(call.ctx, attempt) if config.backoff else default_backoff(attempt, clock)
+    )
+    if delay > 0:
+        clock.sleep(delay)
+
+
+def _send_model_event(
+    run: EinoRun, message: AssistantMessage, chunks: Sequence[Any], streaming: bool
+) -> None:
+    run.exec.emit(
+        AgentEvent(message=message, is_streaming=streaming, chunks=tuple(chunks)),
+        owner="eino:event_sender",
+    )
+
+
+def _event_sender(call: ModelCall, inner: Inner) -> Any:
+    """Sends the model-output event (post only), unless a deciding retry holds it back."""
+    result = inner(call)
+    if call.run.exec.suppress_events:
+        return result
+    if call.streaming:
+        chunks = collect(result, "the model stream")
+        _send_model_event(call.run, concat_messages(chunks), chunks, True)
+        return replay(chunks)
+    _send_model_event(call.run, _message(result, False, "the model chain"), (), False)
+    return result
+
+
+class _InnerModel:
+    """The model a handler's wrap_model receives: the rest of the chain."""
+
+    def __init__(self, call: ModelCall, inner: Inner) -> None:
+        self._call, self._inner = call, inner
+
+    def generate(self, ctx: RunContext, messages: Sequence[Message], **options: Any) -> Any:
+        return self._inner(self._call.with_input(ctx, messages, options, False))
+
+    def stream(self, ctx: RunContext, messages: Sequence[Message], **options: Any) -> Any:
+        return replay(tuple(self._inner(self._call.with_input(ctx, messages, options, True))))
+
+    def __repr__(self) -> str:
+        return "<inner model chain>"
+
+
+def _wrap_model_layer(handler: Any, owner: str) -> WrapLayer:
+    def wrap(call: ModelCall, inner: Inner) -> Any:
+        model_ctx = call.run.model_context(call.state).override(
+            tools=tuple(call.options.get("tools", ()))
+        )
+        wrapped = handler.wrap_model(call.ctx, _InnerModel(call, inner), model_ctx)
+        method = "stream" if call.streaming else "generate"
+        if not callable(getattr(wrapped, method, None)):
+            raise UsageError(
+                f"hookproof: {owner}.wrap_model returned {type(wrapped).__name__}, which has no "
+                f"{method}(ctx, messages, **options). Return the model it received, or a "
+                "wrapper (hookproof.eino.ModelWrapper) around it."
+            )
+        return getattr(wrapped, method)(call.ctx, call.messages, **call.options)
+
+    return _layer(owner, "wrap_model", wrap)
+
+
+def _message_id(call: ModelCall, inner: Inner) -> Any:
+    result = inner(call)
+    if call.streaming:
+        chunks = collect(result, "the model stream")
+        if chunks and not chunks[0].additional_kwargs.get("_eino_msg_id"):
+            chunks = (_with_id(chunks[0], call.run.next_message_id()), *chunks[1:])
+        return replay(chunks)
+    if isinstance(result, AssistantMessage) and not result.additional_kwargs.get("_eino_msg_id"):
+        return _with_id(result, call.run.next_message_id())
+    return result
+
+
+def _with_id(message: AssistantMessage, msg_id: str) -> AssistantMessage:
+    return message.override(additional_kwargs={**message.additional_kwargs, "_eino_msg_id": msg_id})
+
+
+def callbacks_enabled(component: Any) -> bool:
+    check = getattr(component, "is_callbacks_enabled", None)
+    return bool(check()) if callable(check) else False
+
+
+def _callbacks(call: ModelCall, inner: Inner) -> Any:
+    from hookproof.eino._callbacks import RunInfo, around
+
+    info = RunInfo(name=_model_name(call.model), type=type(call.model).__name__, component="ChatModel")
+    return around(
+        call.run.agent.callbacks, call.ctx, info, {"messages": call.messages, **call.options},
+        lambda ctx: inner(replace(call, ctx=call.run.bind(ctx))),
+    )
+
+
+def model_layers(handlers: Sequence[tuple[str, Any]], agent: Any) -> tuple[WrapLayer, ...]:
+    """The model layers of an agent, outermost first (spec section 3, steps 5 to 10)."""
+    from hookproof.eino._handlers import EventSenderModelWrapper
+
+    layers = [_layer("eino:chat_model", "chat_model", _chat_model)]
+    if agent.model_failover_config is not None:
+        layers.append(_layer("eino:failover", "failover", _failover))
+    if agent.model_retry_config is not None:
+        layers.append(_layer("eino:retry", "retry", _retry))
+    user_sender = any(isinstance(h, EventSenderModelWrapper) for _, h in handlers)
+    if not user_sender:
+        layers.append(_layer("eino:event_sender", "event_sender", _event_sender))
+    for owner, handler in handlers:
+        if isinstance(handler, EventSenderModelWrapper):
+            layers.append(_layer(owner, "event_sender", _event_sender))
+        elif overrides(handler, "wrap_model"):
+            layers.append(_wrap_model_layer(handler, owner))
+    layers.append(_layer("eino:message_id", "message_id", _message_id))
+    if agent.callbacks:
+        layers.append(
+            _layer("eino:callbacks", "callbacks", _callbacks, when=lambda c: not callbacks_enabled(c.model))
+        )
+    return tuple(layers)

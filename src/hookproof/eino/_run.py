@@ -1,0 +1,192 @@
+"""One Eino run: the per-run object the compiled hooks and layers share, and AgentRun."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hookproof._frozen import FrozenDict, FrozenList
+from hookproof.eino._core import (
+    AgentAction,
+    AgentEvent,
+    ChatModelAgentContext,
+    ChatModelAgentState,
+    ModelContext,
+    RunContext,
+    ToolInfo,
+)
+from hookproof.eino._runlocal import RUN_LOCAL_KEY, RunExec
+from hookproof.messages import AssistantMessage, Message, ToolMessage
+from hookproof.runtime._engine import RunResult
+
+if TYPE_CHECKING:
+    from hookproof.eino._agent import ChatModelAgent
+
+__all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
+
+REMAINING_KEY = "_eino_remaining_iterations"
+MSG_SEQ_KEY = "_eino_msg_seq"
+HELD_KEY = "_eino_return_directly_event"
+
+
+@dataclass(frozen=True)
+class ReplaceMessages:
+    """A state update that replaces the whole message list (a rewrite hook's result)."""
+
+    messages: tuple[Message, ...]
+
+
+def eino_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Message]:
+    """Eino's messages: a hook's state replaces them; a model or tool result is appended."""
+    if isinstance(new, ReplaceMessages):
+        return FrozenList(new.messages)
+    items = new if isinstance(new, list | tuple) else [new]
+    return FrozenList([*(current or ()), *items])
+
+
+class EinoRun:
+    """Everything one run (or resume) of a ChatModelAgent keeps outside the engine's state:
+    the run's ctx, its configuration after before_agent, and its event stream."""
+
+    def __init__(
+        self,
+        agent: ChatModelAgent,
+        ctx: RunContext,
+        *,
+        streaming: bool,
+        input_messages: tuple[Message, ...] | None,
+    ) -> None:
+        self.agent = agent
+        self.exec = RunExec(agent.name)
+        self.ctx = ctx._bound(self.exec)  # the run's ctx: before_agent's result from then on
+        self.model_ctx = self.ctx  # chained by the model hooks of the current iteration
+        self.after_ctx = self.ctx
+        self.streaming = streaming
+        self.input_messages = input_messages
+        self.agent_ctx = ChatModelAgentContext(
+            instruction=agent.instruction,
+            tools=agent.tools,
+            return_directly=agent.return_directly,
+        )
+        self.tools: dict[str, Any] = {}
+        self.tool_infos: tuple[ToolInfo, ...] = ()
+        self.tool_msg_ids: dict[str, str] = {}
+        self.last_success_model: Any = None
+
+    @property
+    def resuming(self) -> bool:
+        return self.input_messages is None
+
+    def bind(self, ctx: RunContext) -> RunContext:
+        return ctx._bound(self.exec)
+
+    def state(self, values: FrozenDict) -> ChatModelAgentState:
+        return ChatModelAgentState(
+            messages=tuple(values.get("messages", ())),
+            tool_infos=_tuple_or_none(values.get("tool_infos")),
+            deferred_tool_infos=_tuple_or_none(values.get("deferred_tool_infos")),
+        )
+
+    def model_context(self, values: FrozenDict) -> ModelContext:
+        return ModelContext(
+            tools=tuple(values.get("tool_infos") or ()),
+            model_retry_config=self.agent.model_retry_config,
+            model_failover_config=self.agent.model_failover_config,
+        )
+
+    def next_message_id(self) -> str:
+        """Deterministic message ids (Eino uses UUIDs): msg-1, msg-2, ... per run."""
+        handle = self.exec.handle
+        assert handle is not None
+        seq = int(handle.state.get(MSG_SEQ_KEY, 0)) + 1
+        handle.update({MSG_SEQ_KEY: seq}, source="message_id")
+        return f"msg-{seq}"
+
+    def initial_state(self, system: Message | None) -> dict[str, Any]:
+        messages = ([system] if system is not None else []) + list(self.input_messages or ())
+        return {
+            "messages": ReplaceMessages(tuple(messages)),
+            "tool_infos": None,
+            "deferred_tool_infos": None,
+            RUN_LOCAL_KEY: {},
+            REMAINING_KEY: self.agent.max_iterations,
+            MSG_SEQ_KEY: 0,
+            HELD_KEY: None,
+        }
+
+    def emit_interrupts(self, result: RunResult) -> None:
+        for pending in result.interrupts:
+            self.exec.emit(AgentEvent(action=AgentAction(interrupted=pending)))
+
+
+def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:
+    return None if value is None else tuple(value)
+
+
+class AgentRun(Iterator[AgentEvent]):
+    """The events of one run or resume, in order, plus what the run left behind.
+
+    Iterate it like Eino's AsyncIterator. ``result`` holds the final messages, the Trace and
+    the FinalRequests; ``error`` is the error that ended the run (None on success);
+    ``interrupted`` says the run paused (resume it with ``agent.resume(checkpoint_id, ...)``).
+    """
+
+    def __init__(
+        self,
+        events: Sequence[AgentEvent],
+        result: RunResult,
+        *,
+        checkpoint_id: str | None,
+    ) -> None:
+        self.events = tuple(events)
+        self.result = result
+        self.checkpoint_id = checkpoint_id
+        self._position = 0
+
+    def __next__(self) -> AgentEvent:
+        if self._position >= len(self.events):
+            raise StopIteration
+        self._position += 1
+        return self.events[self._position - 1]
+
+    def __iter__(self) -> AgentRun:
+        return self
+
+    @property
+    def error(self) -> BaseException | None:
+        errors = [event.error for event in self.events if event.error is not None]
+        return errors[-1] if errors else None
+
+    @property
+    def interrupted(self) -> bool:
+        return any(event.kind == "interrupt" for event in self.events)
+
+    @property
+    def output(self) -> Message | None:
+        """The run's final output: the last message event (the answer, or the return-directly
+        tool's result)."""
+        found = [e.message for e in self.events if isinstance(e.message, AssistantMessage | ToolMessage)]
+        return found[-1] if found else None
+
+    @property
+    def text(self) -> str:
+        return self.output.text if self.output is not None else ""
+
+    @property
+    def trace(self) -> Any:
+        return self.result.trace
+
+    @property
+    def final_requests(self) -> tuple[Any, ...]:
+        return self.result.final_requests
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return self.result.messages
+
+    def kinds(self) -> list[str]:
+        return [event.kind for event in self.events]
+
+    def __repr__(self) -> str:
+        return f"AgentRun(events={self.kinds()}, error={self.error!r:.80})"

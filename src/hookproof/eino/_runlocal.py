@@ -1,0 +1,132 @@
+"""One run's execution context, run-local values and send_event.
+
+Run-local values live in the engine's state under one private key, encoded by the checkpoint
+serializer, so a checkpoint carries them through interrupt and resume with nothing extra.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookproof._frozen import FrozenDict
+from hookproof.eino._core import AgentEvent, RunContext, RunContextError
+from hookproof.eino._serial import decode, encode
+from hookproof.errors import UsageError
+from hookproof.runtime._engine import RunHandle
+
+__all__ = [
+    "RUN_LOCAL_KEY",
+    "RunExec",
+    "delete_run_local_value",
+    "get_run_local_value",
+    "send_event",
+    "set_run_local_value",
+]
+
+RUN_LOCAL_KEY = "_eino_run_local"
+_OUTSIDE = "must be called within a ChatModelAgent Run() or Resume() execution context"
+
+
+class RunExec:
+    """What a ctx bound to a run points at: the live run, its events and its phase."""
+
+    def __init__(self, agent_name: str) -> None:
+        self.agent_name = agent_name
+        self.handle: RunHandle | None = None
+        self.events: list[AgentEvent] = []
+        self.state_ready = False  # false during before_agent: Eino's graph state is not there
+        self.finished = False
+        self.suppress_events = False
+
+    def bind(self, handle: RunHandle) -> None:
+        self.handle = handle
+
+    def emit(self, event: AgentEvent, owner: str | None = None) -> None:
+        if not event.agent_name:
+            event = event.override(agent_name=self.agent_name)
+        self.events.append(event)
+        if self.handle is not None:
+            data = {"kind": event.kind, "tool": event.tool_name} if event.tool_name else {}
+            self.handle.record("agent_event", owner, data or {"kind": event.kind})
+
+    def run_local(self) -> FrozenDict:
+        assert self.handle is not None
+        return self.handle.state.get(RUN_LOCAL_KEY, FrozenDict())  # type: ignore[no-any-return]
+
+    def write_run_local(self, values: dict[str, str], source: str) -> None:
+        assert self.handle is not None
+        self.handle.update({RUN_LOCAL_KEY: values}, source=source)
+
+
+def _exec_of(ctx: object, function: str, *, needs_state: bool) -> RunExec:
+    if not isinstance(ctx, RunContext):
+        raise UsageError(
+            f"hookproof: {function}() takes the ctx a hook received as its first argument, "
+            f"got {type(ctx).__name__}."
+        )
+    run = ctx._exec
+    if run is None or run.finished:
+        raise RunContextError(
+            f"hookproof: {function} failed: {_OUTSIDE}: this ctx belongs to no running agent. "
+            "Call it from a handler hook, wrapper or tool during ChatModelAgent.run()/resume(), "
+            "with the ctx that hook received."
+        )
+    if needs_state and not run.state_ready:
+        raise RunContextError(
+            f"hookproof: {function} failed: {_OUTSIDE}: run-local values do not exist yet in "
+            "before_agent (the run's state is created after it). Use them from "
+            "before_model_rewrite_state on, or pass data forward with ctx.with_value()."
+        )
+    return run
+
+
+def _check_key(key: object, function: str) -> str:
+    if not isinstance(key, str):
+        raise UsageError(f"hookproof: {function}() keys are str, got {type(key).__name__}.")
+    return key
+
+
+def set_run_local_value(ctx: RunContext, key: str, value: Any) -> None:
+    """Store ``value`` for the rest of this run (and across interrupt/resume).
+
+    The value must be serializable by the checkpoint serializer: built-in types, hookproof
+    messages, or a type registered with ``register_name``; anything else fails here, at set
+    time, not later when a checkpoint is written.
+    """
+    run = _exec_of(ctx, "set_run_local_value", needs_state=True)
+    key = _check_key(key, "set_run_local_value")
+    encoded = encode(value, what=f"run-local value {key!r}")
+    run.write_run_local({**run.run_local(), key: encoded}, source="set_run_local_value")
+
+
+def get_run_local_value(ctx: RunContext, key: str) -> tuple[Any, bool]:
+    """``(value, True)`` when set in this run, else ``(None, False)``.
+
+    The value is decoded from its saved form, so it is a copy: change it and set it again.
+    """
+    run = _exec_of(ctx, "get_run_local_value", needs_state=True)
+    stored = run.run_local().get(_check_key(key, "get_run_local_value"))
+    return (None, False) if stored is None else (decode(stored), True)
+
+
+def delete_run_local_value(ctx: RunContext, key: str) -> None:
+    """Forget ``key`` for the rest of this run (no error when it was not set)."""
+    run = _exec_of(ctx, "delete_run_local_value", needs_state=True)
+    values = dict(run.run_local())
+    if values.pop(_check_key(key, "delete_run_local_value"), None) is not None:
+        run.write_run_local(values, source="delete_run_local_value")
+
+
+def send_event(ctx: RunContext, event: AgentEvent) -> None:
+    """Add ``event`` to the run's event stream (works from before_agent on)."""
+    if not isinstance(event, AgentEvent):
+        raise UsageError(
+            f"hookproof: send_event() takes an AgentEvent, got {type(event).__name__}. "
+            "Example: send_event(ctx, AgentEvent(custom={'progress': 0.5}))."
+        )
+    if not isinstance(ctx, RunContext) or ctx._exec is None or ctx._exec.finished:
+        raise RunContextError(
+            f"hookproof: TypedSendEvent failed: {_OUTSIDE}. send_event() needs the ctx a "
+            "handler hook, wrapper or tool received during ChatModelAgent.run()/resume()."
+        )
+    ctx._exec.emit(event, owner=ctx._exec.handle.location if ctx._exec.handle else None)

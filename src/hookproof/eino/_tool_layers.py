@@ -1,0 +1,253 @@
+"""The tool-call layers of spec section 4, as engine WrapLayers (outermost first):
+
+tools node (lookup, errors, return-directly) > event sender > ToolsConfig tool middlewares
+> legacy AgentMiddleware.wrap_tool_call > cancel monitor (streamable endpoints) > handler
+wrappers > callbacks > the tool's own run. A call passes between them as a ToolCall; the
+result between them is what the selected endpoint returns (str, ToolResult or a stream).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hookproof.eino._core import (
+    AgentEvent,
+    RunContext,
+    ToolArgument,
+    ToolCallError,
+    ToolContext,
+    ToolInput,
+    ToolNotFoundError,
+    ToolOutput,
+    replay,
+)
+from hookproof.eino._handlers import EventSenderToolWrapper, ToolMiddleware, overrides
+from hookproof.eino._model_layers import callbacks_enabled
+from hookproof.eino._run import HELD_KEY, EinoRun
+from hookproof.eino._tools import (
+    ToolCall,
+    arguments_text,
+    as_stream,
+    result_content,
+    run_tool,
+    select_endpoint,
+    tool_message,
+)
+from hookproof.errors import UsageError
+from hookproof.messages import AssistantMessage, Message, ToolMessage, construct
+from hookproof.runtime._checkpoint import InterruptRaised
+from hookproof.runtime._engine import WrapLayer
+from hookproof.runtime._requests import Command, ToolCallRequest
+
+__all__ = ["execute_tool", "tool_layers"]
+
+Inner = Callable[[Any], Any]
+WRAP_METHODS = {
+    "invokable": "wrap_invokable_tool_call",
+    "streamable": "wrap_streamable_tool_call",
+    "enhanced_invokable": "wrap_enhanced_invokable_tool_call",
+    "enhanced_streamable": "wrap_enhanced_streamable_tool_call",
+}
+
+
+def _layer(owner: str, hook: str, func: Callable[[Any, Inner], Any], **extra: Any) -> WrapLayer:
+    return WrapLayer(owner, hook, func, None, raw=True, **extra)
+
+
+def return_directly_id(messages: Sequence[Message], names: Any) -> str | None:
+    """The call that ends the run: the last call, in the model's message, to a tool whose
+    name is in return_directly (presence counts, not the flag)."""
+    last = messages[-1] if messages else None
+    if not isinstance(last, AssistantMessage):
+        return None
+    matching = [call.id for call in last.tool_calls if call.name in names]
+    return matching[-1] if matching else None
+
+
+def _tools_node(request: ToolCallRequest, inner: Inner) -> ToolMessage | Command:
+    run: EinoRun = request.runtime.context  # type: ignore[union-attr]
+    model_call = request.tool_call
+    call_id = model_call.id or ""
+    arguments = arguments_text(model_call.args)
+    tool = run.tools.get(model_call.name)
+    if tool is None:
+        return _unknown_tool(run, model_call.name, arguments, call_id)
+    kind = select_endpoint(tool, run.streaming)
+    call = ToolCall(run, run.ctx, model_call.name, call_id, arguments, tool, kind, run.streaming)
+    try:
+        result = inner(call)
+    except InterruptRaised:
+        raise
+    except Exception as error:
+        raise _tool_error(call, error) from error
+    msg_id = run.tool_msg_ids.pop(call_id, None) or run.next_message_id()
+    message = tool_message(call, result_content(kind, result, f"tool {call.name!r}"), msg_id)
+    rd_id = return_directly_id(request.state.get("messages", ()), run.agent_ctx.return_directly)
+    if rd_id is not None and rd_id == call_id:
+        return Command(update={"messages": [message]}, goto="end")
+    return message
+
+
+def _tool_error(call: ToolCall, error: Exception) -> ToolCallError:
+    if call.streaming and call.kind.endswith("streamable"):
+        text = f"failed to stream tool call {call.call_id}: {error}"
+    else:
+        text = f"failed to invoke tool[name:{call.name} id:{call.call_id}]: {error}"
+    return ToolCallError(text, name=call.name, call_id=call.call_id)
+
+
+def _unknown_tool(run: EinoRun, name: str, arguments: str, call_id: str) -> ToolMessage:
+    """Eino's UnknownToolsHandler answers a call to an unknown tool, bypassing every layer."""
+    handler = run.agent.unknown_tools_handler
+    if handler is None:
+        raise ToolNotFoundError(
+            f"tool {name} not found in toolsNode indexes. The model called a tool this run "
+            f"does not have (tools: {sorted(run.tools)}); register it, or set "
+            "unknown_tools_handler= to answer such calls."
+        )
+    text = handler(run.ctx, name, arguments)
+    if not isinstance(text, str):
+        raise UsageError(
+            f"hookproof: unknown_tools_handler returned {type(text).__name__}; it returns the "
+            "tool result as str."
+        )
+    return construct(ToolMessage, content=(_text(text),), tool_call_id=call_id, name=name)
+
+
+def _text(text: str) -> Any:
+    from hookproof.messages import TextBlock
+
+    return TextBlock(text=text)
+
+
+def _event_sender(call: ToolCall, inner: Inner) -> Any:
+    """Sends the tool-result event; none on error; the return-directly call's is held back
+    and sent after the others, when the run finishes."""
+    result = inner(call)
+    streamable = call.kind.endswith("streamable")
+    chunks = as_stream(call.kind, result)
+    content = result_content(call.kind, chunks if streamable else result, call.name)
+    message = tool_message(call, content, _message_id(call))
+    event = AgentEvent(
+        message=message,
+        tool_name=call.name,
+        is_streaming=call.streaming,
+        chunks=_chunk_messages(call, chunks) if call.streaming else (),
+    )
+    run: EinoRun = call.run
+    handle = run.exec.handle
+    assert handle is not None
+    held = return_directly_id(handle.state.get("messages", ()), run.agent_ctx.return_directly)
+    if held is not None and held == call.call_id:
+        handle.update({HELD_KEY: event}, source="return_directly")
+    else:
+        run.exec.emit(event, owner="eino:event_sender")
+    return replay(chunks) if streamable else result
+
+
+def _message_id(call: ToolCall) -> str:
+    run: EinoRun = call.run
+    msg_id = run.next_message_id()
+    run.tool_msg_ids[call.call_id] = msg_id
+    return msg_id
+
+
+def _chunk_messages(call: ToolCall, chunks: tuple[Any, ...]) -> tuple[Message, ...]:
+    kind = call.kind.replace("streamable", "invokable")
+    return tuple(
+        tool_message(call, result_content(kind, chunk, call.name), "")  # type: ignore[arg-type]
+        for chunk in chunks
+    )
+
+
+def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> WrapLayer:
+    def wrap(call: ToolCall, inner: Inner) -> Any:
+        def endpoint(ctx: RunContext, tool_input: ToolInput) -> ToolOutput:
+            if not isinstance(tool_input, ToolInput):
+                raise UsageError(
+                    f"hookproof: {owner} called its next endpoint with "
+                    f"{type(tool_input).__name__}; pass the ToolInput it received."
+                )
+            return ToolOutput(result=inner(call.with_input(ctx, tool_input.arguments)))
+
+        wrapped = getattr(middleware, call.kind)(endpoint)
+        output = wrapped(call.ctx, ToolInput(name=call.name, arguments=call.arguments, call_id=call.call_id))
+        if not isinstance(output, ToolOutput):
+            raise UsageError(
+                f"hookproof: {owner} ({call.kind}) returned {type(output).__name__}; a tool "
+                "middleware endpoint returns ToolOutput(result=...)."
+            )
+        return output.result
+
+    return _layer(owner, "wrap_tool_call", wrap, when=lambda call: getattr(middleware, call.kind) is not None)
+
+
+def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
+    """Eino watches for cancellation of streaming tool calls here; hookproof has no
+    cancellation, so this layer only holds its place in the order."""
+    return inner(call)
+
+
+def _handler_tool_layer(handler: Any, owner: str) -> WrapLayer:
+    def wrap(call: ToolCall, inner: Inner) -> Any:
+        enhanced = call.kind.startswith("enhanced")
+
+        def endpoint(ctx: RunContext, argument: Any) -> Any:
+            text = argument.text if enhanced and isinstance(argument, ToolArgument) else argument
+            return inner(call.with_input(ctx, text))
+
+        method = getattr(handler, WRAP_METHODS[call.kind])
+        wrapped = method(call.ctx, endpoint, ToolContext(name=call.name, call_id=call.call_id))
+        if not callable(wrapped):
+            raise UsageError(
+                f"hookproof: {owner}.{WRAP_METHODS[call.kind]} returned "
+                f"{type(wrapped).__name__}; it returns an endpoint (the one it received, or a "
+                "function (ctx, arguments) -> result that calls it)."
+            )
+        return wrapped(call.ctx, ToolArgument(text=call.arguments) if enhanced else call.arguments)
+
+    return _layer(owner, "wrap_tool_call", wrap, when=lambda call: overrides(handler, WRAP_METHODS[call.kind]))
+
+
+def _callbacks(call: ToolCall, inner: Inner) -> Any:
+    from hookproof.eino._callbacks import RunInfo, around
+
+    info = RunInfo(name=call.name, type=type(call.tool).__name__, component="Tool")
+    return around(
+        call.run.agent.callbacks, call.ctx, info, call.arguments,
+        lambda ctx: inner(call.with_input(ctx, call.arguments)),
+    )
+
+
+def execute_tool(call: ToolCall) -> Any:
+    """The innermost step: the tool's own run through the selected endpoint."""
+    result = run_tool(call)
+    return replay(as_stream(call.kind, result)) if call.kind.endswith("streamable") else result
+
+
+def tool_layers(
+    handlers: Sequence[tuple[str, Any]],
+    tool_middlewares: Sequence[tuple[str, ToolMiddleware]],
+    legacy: Sequence[tuple[str, ToolMiddleware]],
+    agent: Any,
+) -> tuple[WrapLayer, ...]:
+    layers = [_layer("eino:tools_node", "tools_node", _tools_node)]
+    if not any(isinstance(h, EventSenderToolWrapper) for _, h in handlers):
+        layers.append(_layer("eino:event_sender", "event_sender", _event_sender))
+    layers += [_tool_middleware_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
+    layers.append(
+        _layer("eino:cancel_monitor", "cancel_monitor", _cancel_monitor,
+               when=lambda call: call.kind.endswith("streamable"))
+    )
+    for owner, handler in handlers:
+        if isinstance(handler, EventSenderToolWrapper):
+            layers.append(_layer(owner, "event_sender", _event_sender))
+        elif any(overrides(handler, method) for method in WRAP_METHODS.values()):
+            layers.append(_handler_tool_layer(handler, owner))
+    if agent.callbacks:
+        layers.append(
+            _layer("eino:callbacks", "callbacks", _callbacks,
+                   when=lambda call: not callbacks_enabled(call.tool))
+        )
+    return tuple(layers)

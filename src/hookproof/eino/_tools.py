@@ -1,0 +1,255 @@
+"""Eino tools as Python protocols, and which endpoint (and wrapper) a call goes through.
+
+A tool has ``info() -> ToolInfo`` and one or more of ``invokable_run``, ``streamable_run``,
+``enhanced_invokable_run`` and ``enhanced_streamable_run``. A hookproof ``@tool`` is taken as
+an invokable tool. Selection follows Eino: enhanced wins when implemented; in invoke mode
+the invokable side is preferred, in stream mode the streamable side; a missing side is
+served by the other one (a 1-chunk stream, or a concatenated result).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import ValidationError
+
+from hookproof._frozen import thaw
+from hookproof.context import ToolRuntime
+from hookproof.eino._core import RunContext, ToolArgument, ToolInfo, ToolResult, collect
+from hookproof.errors import DuplicateToolError, ToolError, UsageError
+from hookproof.messages import ContentBlock, TextBlock, ToolMessage, construct
+from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
+
+__all__ = [
+    "EndpointKind",
+    "EnhancedInvokableTool",
+    "EnhancedStreamableTool",
+    "InvokableTool",
+    "StreamableTool",
+    "select_endpoint",
+]
+
+EndpointKind = Literal["invokable", "streamable", "enhanced_invokable", "enhanced_streamable"]
+RUN_METHODS: dict[EndpointKind, str] = {
+    "invokable": "invokable_run",
+    "streamable": "streamable_run",
+    "enhanced_invokable": "enhanced_invokable_run",
+    "enhanced_streamable": "enhanced_streamable_run",
+}
+
+
+@runtime_checkable
+class InvokableTool(Protocol):
+    def info(self) -> ToolInfo: ...
+
+    def invokable_run(self, ctx: RunContext, arguments: str) -> str: ...
+
+
+@runtime_checkable
+class StreamableTool(Protocol):
+    def info(self) -> ToolInfo: ...
+
+    def streamable_run(self, ctx: RunContext, arguments: str) -> Iterator[str]: ...
+
+
+@runtime_checkable
+class EnhancedInvokableTool(Protocol):
+    def info(self) -> ToolInfo: ...
+
+    def enhanced_invokable_run(self, ctx: RunContext, argument: ToolArgument) -> ToolResult: ...
+
+
+@runtime_checkable
+class EnhancedStreamableTool(Protocol):
+    def info(self) -> ToolInfo: ...
+
+    def enhanced_streamable_run(
+        self, ctx: RunContext, argument: ToolArgument
+    ) -> Iterator[ToolResult]: ...
+
+
+class FunctionTool:
+    """A hookproof Tool seen as an Eino invokable tool: JSON text in, text out."""
+
+    def __init__(self, tool: Tool) -> None:
+        self.tool = tool
+
+    def info(self) -> ToolInfo:
+        return self.tool.schema
+
+    def invokable_run(self, ctx: RunContext, arguments: str) -> str:
+        args = json.loads(arguments or "{}")
+        runtime: ToolRuntime[Any] = ToolRuntime(context=ctx, state={}, tool_call_id=None)
+        try:
+            kwargs = self.tool.prepare(args, runtime)
+        except ValidationError as error:
+            raise ToolError(validation_message(self.tool.name, error)) from error
+        if self.tool.func is None:
+            raise UsageError(
+                f"hookproof: tool {self.tool.name!r} is async only; ChatModelAgent runs tools "
+                "synchronously. Give it a sync function."
+            )
+        return tool_result_text(self.tool.func(**kwargs))
+
+    def __repr__(self) -> str:
+        return f"FunctionTool({self.tool.name!r})"
+
+
+def as_eino_tool(value: object, where: str) -> Any:
+    if isinstance(value, Tool):
+        return FunctionTool(value)
+    if not callable(getattr(value, "info", None)) or not implemented(value):
+        raise UsageError(
+            f"hookproof: {where} is a {type(value).__name__}, which is not an Eino tool. A "
+            "tool has info() -> ToolInfo and at least one of invokable_run, streamable_run, "
+            "enhanced_invokable_run, enhanced_streamable_run; or use hookproof's @tool."
+        )
+    return value
+
+
+def implemented(tool: object) -> frozenset[EndpointKind]:
+    return frozenset(
+        kind for kind, method in RUN_METHODS.items() if callable(getattr(tool, method, None))
+    )
+
+
+def info_of(tool: object) -> ToolInfo:
+    info = tool.info()  # type: ignore[attr-defined]
+    if isinstance(info, ToolSchema):
+        return info
+    if isinstance(info, Mapping):
+        return ToolSchema.model_validate(info)
+    raise UsageError(
+        f"hookproof: {type(tool).__name__}.info() returned {type(info).__name__}; it must "
+        "return a ToolInfo (hookproof.eino.ToolInfo(name=..., description=..., parameters=...))."
+    )
+
+
+def tool_map(tools: tuple[Any, ...], where: str) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for index, item in enumerate(tools):
+        name = info_of(item).name
+        if name in found:
+            raise DuplicateToolError(
+                f"hookproof: {where} has two tools named {name!r} (at {index} and before). "
+                "The model would see one schema while the run executes the other; rename one."
+            )
+        found[name] = item
+    return found
+
+
+def select_endpoint(tool: object, streaming: bool) -> EndpointKind:
+    """Which endpoint serves a call (the wrapper-selection table of the spec)."""
+    kinds = implemented(tool)
+    enhanced = kinds & {"enhanced_invokable", "enhanced_streamable"}
+    prefix = "enhanced_" if enhanced else ""
+    has_invokable = f"{prefix}invokable" in kinds
+    has_streamable = f"{prefix}streamable" in kinds
+    if streaming:
+        side = "streamable" if has_streamable else "invokable"
+    else:
+        side = "invokable" if has_invokable else "streamable"
+    return f"{prefix}{side}"  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call on its way through the tool layers."""
+
+    run: Any  # the EinoRun
+    ctx: RunContext
+    name: str
+    call_id: str
+    arguments: str
+    tool: Any
+    kind: EndpointKind
+    streaming: bool
+
+    @property
+    def tool_call(self) -> Any:  # the engine reads name and id from here for its trace
+        return _CallView(self.name, self.call_id)
+
+    def with_input(self, ctx: RunContext, arguments: str) -> ToolCall:
+        if not isinstance(ctx, RunContext):
+            raise UsageError(
+                f"hookproof: a tool endpoint was called with {type(ctx).__name__} as ctx; pass "
+                "the ctx the wrapper received (or one derived with ctx.with_value)."
+            )
+        if not isinstance(arguments, str):
+            raise UsageError(
+                f"hookproof: a tool endpoint of {self.name!r} was called with "
+                f"{type(arguments).__name__} arguments; they are JSON text (str)."
+            )
+        return replace(self, ctx=self.run.bind(ctx), arguments=arguments)
+
+
+@dataclass(frozen=True)
+class _CallView:
+    name: str
+    id: str
+
+
+def arguments_text(args: Mapping[str, Any]) -> str:
+    return json.dumps(thaw(args), ensure_ascii=False)
+
+
+def run_tool(call: ToolCall) -> Any:
+    """The tool's own run, through the selected endpoint."""
+    method = getattr(call.tool, RUN_METHODS[call.kind])
+    if call.kind.startswith("enhanced"):
+        return method(call.ctx, ToolArgument(text=call.arguments))
+    return method(call.ctx, call.arguments)
+
+
+def result_content(kind: EndpointKind, result: Any, where: str) -> tuple[ContentBlock, ...]:
+    """The blocks of a tool message made from an endpoint's result (streams joined)."""
+    if kind.endswith("streamable"):
+        result = collect(result, where)
+        parts = [_content_of(kind, item, where) for item in result]
+        return _joined(parts)
+    return _content_of(kind, result, where)
+
+
+def _content_of(kind: EndpointKind, value: Any, where: str) -> tuple[ContentBlock, ...]:
+    if kind.startswith("enhanced"):
+        if not isinstance(value, ToolResult):
+            raise UsageError(
+                f"hookproof: {where} returned {type(value).__name__}; an enhanced tool endpoint "
+                "returns a ToolResult (ToolResult.of_text(...))."
+            )
+        return value.content
+    if not isinstance(value, str):
+        raise UsageError(
+            f"hookproof: {where} returned {type(value).__name__}; an invokable or streamable "
+            "tool endpoint returns str (or an iterator of str)."
+        )
+    return (TextBlock(text=value),)
+
+
+def _joined(parts: list[tuple[ContentBlock, ...]]) -> tuple[ContentBlock, ...]:
+    blocks: list[ContentBlock] = []
+    for part in parts:
+        for block in part:
+            if blocks and isinstance(block, TextBlock) and isinstance(blocks[-1], TextBlock):
+                blocks[-1] = TextBlock(text=blocks[-1].text + block.text)
+            else:
+                blocks.append(block)
+    return tuple(blocks) or (TextBlock(text=""),)
+
+
+def tool_message(call: ToolCall, content: tuple[ContentBlock, ...], msg_id: str) -> ToolMessage:
+    return construct(
+        ToolMessage,
+        content=content,
+        tool_call_id=call.call_id,
+        name=call.name,
+        additional_kwargs={"_eino_msg_id": msg_id},
+    )
+
+
+def as_stream(kind: EndpointKind, result: Any) -> tuple[Any, ...]:
+    """An endpoint result as chunks: a stream's own chunks, or one chunk."""
+    return collect(result, "a tool endpoint") if kind.endswith("streamable") else (result,)
