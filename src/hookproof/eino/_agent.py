@@ -35,8 +35,12 @@ from hookproof.runtime._state import StateSpec
 __all__ = ["DEFAULT_MAX_ITERATIONS", "ChatModelAgent"]
 
 DEFAULT_MAX_ITERATIONS = 20
-_NODE_PATHS = {"before_model": "ChatModel", "model": "ChatModel", "after_model": "ChatModel",
-               "tools": "ToolNode"}
+_NODE_PATHS = {
+    "before_model": "ChatModel",
+    "model": "ChatModel",
+    "after_model": "ChatModel",
+    "tools": "ToolNode",
+}
 
 
 def _owners(items: Sequence[object], label: str | None = None) -> list[str]:
@@ -108,7 +112,9 @@ class ChatModelAgent:
 
     def _build_engine(self) -> Engine:
         handlers = list(zip(_owners(self.handlers), self.handlers, strict=True))
-        legacy = list(zip(_owners(self.middlewares, "AgentMiddleware"), self.middlewares, strict=True))
+        legacy = list(
+            zip(_owners(self.middlewares, "AgentMiddleware"), self.middlewares, strict=True)
+        )
         wrappers = [(owner, m.wrap_tool_call) for owner, m in legacy if m.wrap_tool_call]
         stack = Stack(
             on_start=start_hooks(handlers),
@@ -118,8 +124,13 @@ class ChatModelAgent:
             model_layers=model_layers(handlers, self),
             tool_layers=tool_layers(
                 handlers,
-                list(zip(_owners(self.tool_call_middlewares, "ToolCallMiddleware"),
-                         self.tool_call_middlewares, strict=True)),
+                list(
+                    zip(
+                        _owners(self.tool_call_middlewares, "ToolCallMiddleware"),
+                        self.tool_call_middlewares,
+                        strict=True,
+                    )
+                ),
                 wrappers,
                 self,
             ),
@@ -153,7 +164,8 @@ class ChatModelAgent:
         it with ``resume(checkpoint_id, value)``. A run always starts afresh.
         """
         input_messages = tuple(
-            item for item in coerce_messages(messages, where="run(messages)")
+            item
+            for item in coerce_messages(messages, where="run(messages)")
             if isinstance(item, Message)
         )
         return self._execute(ctx, enable_streaming, checkpoint_id, input_messages, NO_RESUME)
@@ -195,8 +207,13 @@ class ChatModelAgent:
             run.exec.bind(handle)
 
         coroutine = self._engine.run(
-            None, run, SyncExec(), thread_id=checkpoint_id, resume=resume,
-            fresh=input_messages is not None, bind=bind,
+            None,
+            run,
+            SyncExec(),
+            thread_id=checkpoint_id,
+            resume=resume,
+            fresh=input_messages is not None,
+            bind=bind,
         )
         try:
             result = drive(coroutine)
@@ -271,4 +288,3 @@ def _iterations(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise UsageError(f"hookproof: max_iterations must be an int, got {value!r}.")
     return value if value > 0 else DEFAULT_MAX_ITERATIONS
-

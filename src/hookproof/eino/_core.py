@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, dataclass_transform
 
 from hookproof._frozen import FrozenDict
 from hookproof.errors import HookproofError, ImmutableError, UsageError, did_you_mean
@@ -41,6 +41,7 @@ __all__ = [
     "ToolResult",
 ]
 
+R = TypeVar("R")
 ToolInfo = ToolSchema  # Eino's schema.ToolInfo: name, description, JSON Schema parameters
 
 
@@ -94,6 +95,8 @@ class RunContext:
     """
 
     __slots__ = ("_exec", "_values")
+    _values: FrozenDict
+    _exec: RunExec | None
 
     def __init__(self, values: Mapping[str, Any] | None = None) -> None:
         object.__setattr__(self, "_values", FrozenDict(values or {}))
@@ -183,10 +186,11 @@ def _refuse(self: object, name: str, _value: object = None) -> None:
     )
 
 
-def _frozen_record(cls: type) -> type:
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def _frozen_record(cls: type[R]) -> type[R]:
     built = dataclass(frozen=True)(cls)
-    built.__setattr__ = _refuse  # type: ignore[assignment]
-    built.__delattr__ = _refuse  # type: ignore[assignment]
+    built.__setattr__ = _refuse  # type: ignore[method-assign]
+    built.__delattr__ = _refuse  # type: ignore[method-assign]
     return built
 
 

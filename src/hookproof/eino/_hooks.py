@@ -19,7 +19,7 @@ from hookproof.eino._handlers import AgentMiddleware, overrides
 from hookproof.eino._run import HELD_KEY, REMAINING_KEY, EinoRun, ReplaceMessages
 from hookproof.eino._tools import as_eino_tool, info_of, tool_map
 from hookproof.errors import UsageError
-from hookproof.messages import AssistantMessage, text_message, SystemMessage
+from hookproof.messages import AssistantMessage, SystemMessage, text_message
 from hookproof.runtime._engine import NodeHook
 
 __all__ = ["after_agent_hooks", "after_model_hooks", "before_model_hooks", "start_hooks"]
@@ -248,4 +248,3 @@ def after_agent_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ..
         if overrides(handler, "after_agent")
     ]
     return (_hook("eino:finish", "finish", _finish), *hooks)
-

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof.eino._core import (
@@ -51,7 +51,9 @@ class ModelCall:
     streaming: bool
     state: FrozenDict
 
-    def with_input(self, ctx: Any, messages: Any, options: dict[str, Any], streaming: bool) -> ModelCall:
+    def with_input(
+        self, ctx: Any, messages: Any, options: dict[str, Any], streaming: bool
+    ) -> ModelCall:
         if not isinstance(ctx, RunContext):
             raise UsageError(
                 f"hookproof: a wrapped model was called with {type(ctx).__name__} as ctx; pass "
@@ -112,7 +114,8 @@ def _plain(value: Any) -> Any:
 
 def _chat_model(request: ModelRequest, inner: Inner) -> ModelResponse:
     """The outermost step: the model gets state.messages and state.tool_infos, last."""
-    run: EinoRun = request.runtime.context  # type: ignore[union-attr]
+    assert request.runtime is not None
+    run = cast(EinoRun, request.runtime.context)
     state = request.state
     options: dict[str, Any] = {"tools": tuple(state.get("tool_infos") or ())}
     if state.get("deferred_tool_infos") is not None:
@@ -120,8 +123,13 @@ def _chat_model(request: ModelRequest, inner: Inner) -> ModelResponse:
     if run.agent_ctx.tool_search_tool is not None:
         options["tool_search_tool"] = run.agent_ctx.tool_search_tool
     call = ModelCall(
-        run, run.model_ctx, tuple(state.get("messages", ())), FrozenDict(options),
-        request.model, run.streaming, state,
+        run,
+        run.model_ctx,
+        tuple(state.get("messages", ())),
+        FrozenDict(options),
+        request.model,
+        run.streaming,
+        state,
     )
     result = inner(call)
     return ModelResponse(result=(_message(result, call.streaming, "the model chain"),))
@@ -149,6 +157,7 @@ def _attempt(inner: Inner, call: ModelCall) -> tuple[Any, BaseException | None]:
 
 def _failover(call: ModelCall, inner: Inner) -> Any:
     config = call.run.agent.model_failover_config
+    assert config is not None
     model = call.run.last_success_model or call.model
     messages = call.messages
     result, error, output = None, None, None
@@ -175,8 +184,12 @@ def _replayable(result: Any, call: ModelCall) -> Any:
 
 
 def _failover_model(
-    config: Any, call: ModelCall, attempt: int, messages: tuple[Message, ...],
-    output: AssistantMessage | None, error: BaseException | None,
+    config: Any,
+    call: ModelCall,
+    attempt: int,
+    messages: tuple[Message, ...],
+    output: AssistantMessage | None,
+    error: BaseException | None,
 ) -> tuple[Any, tuple[Message, ...]]:
     context = FailoverContext(attempt, messages, output, error)
     choice = config.get_failover_model(call.ctx, context)
@@ -199,6 +212,7 @@ def _record(run: EinoRun, hook: str, data: dict[str, Any]) -> None:
 
 def _retry(call: ModelCall, inner: Inner) -> Any:
     config = call.run.agent.model_retry_config
+    assert config is not None
     if config.should_retry is not None:
         return _retry_deciding(call, inner, config)
     retryable = config.is_retryable or (lambda _ctx, _error: True)
@@ -352,9 +366,14 @@ def callbacks_enabled(component: Any) -> bool:
 def _callbacks(call: ModelCall, inner: Inner) -> Any:
     from hookproof.eino._callbacks import RunInfo, around
 
-    info = RunInfo(name=_model_name(call.model), type=type(call.model).__name__, component="ChatModel")
+    info = RunInfo(
+        name=_model_name(call.model), type=type(call.model).__name__, component="ChatModel"
+    )
     return around(
-        call.run.agent.callbacks, call.ctx, info, {"messages": call.messages, **call.options},
+        call.run.agent.callbacks,
+        call.ctx,
+        info,
+        {"messages": call.messages, **call.options},
         lambda ctx: inner(replace(call, ctx=call.run.bind(ctx))),
     )
 
@@ -379,6 +398,11 @@ def model_layers(handlers: Sequence[tuple[str, Any]], agent: Any) -> tuple[WrapL
     layers.append(_layer("eino:message_id", "message_id", _message_id))
     if agent.callbacks:
         layers.append(
-            _layer("eino:callbacks", "callbacks", _callbacks, when=lambda c: not callbacks_enabled(c.model))
+            _layer(
+                "eino:callbacks",
+                "callbacks",
+                _callbacks,
+                when=lambda c: not callbacks_enabled(c.model),
+            )
         )
     return tuple(layers)

@@ -56,7 +56,7 @@ class SystemClock:
         time.sleep(seconds)
 
     def random(self) -> float:
-        return random.random()  # noqa: S311 - jitter, not security
+        return random.random()
 
 
 @dataclass
@@ -83,9 +83,9 @@ def default_backoff(attempt: int, clock: Clock) -> float:
     if attempt <= 0:
         return base
     if attempt > 7:
-        return cap + clock.random() * cap / 2
+        return float(cap + clock.random() * cap / 2)
     delay = min(base * 2 ** (attempt - 1), cap)
-    return delay + clock.random() * delay / 2
+    return float(delay + clock.random() * delay / 2)
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,7 @@ class ModelRetryConfig:
     def __post_init__(self) -> None:
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
             raise UsageError(
-                f"hookproof: ModelRetryConfig.max_retries must be an int, got "
-                f"{self.max_retries!r}."
+                f"hookproof: ModelRetryConfig.max_retries must be an int, got {self.max_retries!r}."
             )
         if self.max_retries < 0:
             raise UsageError("hookproof: ModelRetryConfig.max_retries cannot be negative.")
@@ -162,8 +161,7 @@ class ModelFailoverConfig:
     def __post_init__(self) -> None:
         if self.should_failover is None or self.get_failover_model is None:
             raise UsageError(
-                "hookproof: ModelFailoverConfig needs both should_failover and "
-                "get_failover_model."
+                "hookproof: ModelFailoverConfig needs both should_failover and get_failover_model."
             )
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
             raise UsageError(

@@ -166,7 +166,9 @@ class AgentRun(Iterator[AgentEvent]):
     def output(self) -> Message | None:
         """The run's final output: the last message event (the answer, or the return-directly
         tool's result)."""
-        found = [e.message for e in self.events if isinstance(e.message, AssistantMessage | ToolMessage)]
+        found = [
+            e.message for e in self.events if isinstance(e.message, AssistantMessage | ToolMessage)
+        ]
         return found[-1] if found else None
 
     @property

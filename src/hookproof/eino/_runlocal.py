@@ -64,7 +64,7 @@ def _exec_of(ctx: object, function: str, *, needs_state: bool) -> RunExec:
             f"hookproof: {function}() takes the ctx a hook received as its first argument, "
             f"got {type(ctx).__name__}."
         )
-    run = ctx._exec
+    run: RunExec | None = ctx._exec
     if run is None or run.finished:
         raise RunContextError(
             f"hookproof: {function} failed: {_OUTSIDE}: this ctx belongs to no running agent. "

@@ -142,6 +142,6 @@ def _registered(name: str) -> Any:
 def _rebuild(cls: type, values: dict[str, Any]) -> Any:
     if dataclasses.is_dataclass(cls):
         return cls(**values)
-    instance = cls.__new__(cls)
+    instance: Any = object.__new__(cls)
     instance.__dict__.update(values)
     return instance

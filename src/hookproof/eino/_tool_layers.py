@@ -9,7 +9,7 @@ result between them is what the selected endpoint returns (str, ToolResult or a 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from hookproof.eino._core import (
     AgentEvent,
@@ -66,7 +66,8 @@ def return_directly_id(messages: Sequence[Message], names: Any) -> str | None:
 
 
 def _tools_node(request: ToolCallRequest, inner: Inner) -> ToolMessage | Command:
-    run: EinoRun = request.runtime.context  # type: ignore[union-attr]
+    assert request.runtime is not None
+    run = cast(EinoRun, request.runtime.context)
     model_call = request.tool_call
     call_id = model_call.id or ""
     arguments = arguments_text(model_call.args)
@@ -172,7 +173,9 @@ def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> WrapLayer:
             return ToolOutput(result=inner(call.with_input(ctx, tool_input.arguments)))
 
         wrapped = getattr(middleware, call.kind)(endpoint)
-        output = wrapped(call.ctx, ToolInput(name=call.name, arguments=call.arguments, call_id=call.call_id))
+        output = wrapped(
+            call.ctx, ToolInput(name=call.name, arguments=call.arguments, call_id=call.call_id)
+        )
         if not isinstance(output, ToolOutput):
             raise UsageError(
                 f"hookproof: {owner} ({call.kind}) returned {type(output).__name__}; a tool "
@@ -180,7 +183,9 @@ def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> WrapLayer:
             )
         return output.result
 
-    return _layer(owner, "wrap_tool_call", wrap, when=lambda call: getattr(middleware, call.kind) is not None)
+    return _layer(
+        owner, "wrap_tool_call", wrap, when=lambda call: getattr(middleware, call.kind) is not None
+    )
 
 
 def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
@@ -207,7 +212,9 @@ def _handler_tool_layer(handler: Any, owner: str) -> WrapLayer:
             )
         return wrapped(call.ctx, ToolArgument(text=call.arguments) if enhanced else call.arguments)
 
-    return _layer(owner, "wrap_tool_call", wrap, when=lambda call: overrides(handler, WRAP_METHODS[call.kind]))
+    return _layer(
+        owner, "wrap_tool_call", wrap, when=lambda call: overrides(handler, WRAP_METHODS[call.kind])
+    )
 
 
 def _callbacks(call: ToolCall, inner: Inner) -> Any:
@@ -215,7 +222,10 @@ def _callbacks(call: ToolCall, inner: Inner) -> Any:
 
     info = RunInfo(name=call.name, type=type(call.tool).__name__, component="Tool")
     return around(
-        call.run.agent.callbacks, call.ctx, info, call.arguments,
+        call.run.agent.callbacks,
+        call.ctx,
+        info,
+        call.arguments,
         lambda ctx: inner(call.with_input(ctx, call.arguments)),
     )
 
@@ -237,8 +247,12 @@ def tool_layers(
         layers.append(_layer("eino:event_sender", "event_sender", _event_sender))
     layers += [_tool_middleware_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
     layers.append(
-        _layer("eino:cancel_monitor", "cancel_monitor", _cancel_monitor,
-               when=lambda call: call.kind.endswith("streamable"))
+        _layer(
+            "eino:cancel_monitor",
+            "cancel_monitor",
+            _cancel_monitor,
+            when=lambda call: call.kind.endswith("streamable"),
+        )
     )
     for owner, handler in handlers:
         if isinstance(handler, EventSenderToolWrapper):
@@ -247,7 +261,11 @@ def tool_layers(
             layers.append(_handler_tool_layer(handler, owner))
     if agent.callbacks:
         layers.append(
-            _layer("eino:callbacks", "callbacks", _callbacks,
-                   when=lambda call: not callbacks_enabled(call.tool))
+            _layer(
+                "eino:callbacks",
+                "callbacks",
+                _callbacks,
+                when=lambda call: not callbacks_enabled(call.tool),
+            )
         )
     return tuple(layers)

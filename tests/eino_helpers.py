@@ -1,0 +1,197 @@
+"""Shared pieces of the Eino dialect tests: a logging handler, tools of every kind, helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from hookproof.eino import (
+    BaseChatModelAgentMiddleware,
+    ChatModelAgent,
+    ModelWrapper,
+    RunContext,
+    ToolArgument,
+    ToolInfo,
+    ToolResult,
+)
+from hookproof.messages import AssistantMessage, text_message
+from hookproof.models import RecordingModel, ScriptedModel
+from hookproof.tools import tool
+from hookproof.trace import Trace
+
+PARAMS = {"type": "object", "properties": {"q": {"type": "string"}}}
+
+
+@tool
+def search(q: str) -> str:
+    """Search the docs."""
+    return f"found {q}"
+
+
+@tool
+def lookup(q: str) -> str:
+    """Look a customer up."""
+    return f"customer {q}"
+
+
+class Logger(BaseChatModelAgentMiddleware):
+    """Logs every hook and wrapper it takes part in, as ``name.step``."""
+
+    def __init__(self, name: str, log: list[str]) -> None:
+        self.name, self.log = name, log
+
+    def _note(self, step: str) -> None:
+        self.log.append(f"{self.name}.{step}")
+
+    def before_agent(self, ctx: RunContext, agent_ctx: Any) -> Any:
+        self._note("before_agent")
+        return ctx, agent_ctx
+
+    def after_agent(self, ctx: RunContext, state: Any) -> RunContext:
+        self._note("after_agent")
+        return ctx
+
+    def before_model_rewrite_state(self, ctx: RunContext, state: Any, model_ctx: Any) -> Any:
+        self._note("before_model")
+        return ctx, state
+
+    def after_model_rewrite_state(self, ctx: RunContext, state: Any, model_ctx: Any) -> Any:
+        self._note("after_model")
+        return ctx, state
+
+    def wrap_model(self, ctx: RunContext, model: Any, model_ctx: Any) -> Any:
+        self._note("wrap_model")
+        note = self._note
+
+        class Wrapped(ModelWrapper):
+            def generate(self, ctx: RunContext, messages: Sequence[Any], **options: Any) -> Any:
+                note("generate>")
+                result = self.inner.generate(ctx, messages, **options)
+                note("generate<")
+                return result
+
+            def stream(self, ctx: RunContext, messages: Sequence[Any], **options: Any) -> Any:
+                note("stream>")
+                result = list(self.inner.stream(ctx, messages, **options))
+                note("stream<")
+                return iter(result)
+
+        return Wrapped(model)
+
+    def _around(self, kind: str, endpoint: Any) -> Any:
+        def wrapped(ctx: RunContext, argument: Any) -> Any:
+            self._note(f"{kind}>")
+            result = endpoint(ctx, argument)
+            self._note(f"{kind}<")
+            return result
+
+        return wrapped
+
+    def wrap_invokable_tool_call(self, ctx: RunContext, endpoint: Any, tool_ctx: Any) -> Any:
+        return self._around("invokable", endpoint)
+
+    def wrap_streamable_tool_call(self, ctx: RunContext, endpoint: Any, tool_ctx: Any) -> Any:
+        return self._around("streamable", endpoint)
+
+    def wrap_enhanced_invokable_tool_call(
+        self, ctx: RunContext, endpoint: Any, tool_ctx: Any
+    ) -> Any:
+        return self._around("enhanced_invokable", endpoint)
+
+    def wrap_enhanced_streamable_tool_call(
+        self, ctx: RunContext, endpoint: Any, tool_ctx: Any
+    ) -> Any:
+        return self._around("enhanced_streamable", endpoint)
+
+
+class _Info:
+    name = "kind_tool"
+
+    def info(self) -> ToolInfo:
+        return ToolInfo(name=self.name, description="a tool of one kind", parameters=PARAMS)
+
+
+class InvokableOnly(_Info):
+    def invokable_run(self, ctx: RunContext, arguments: str) -> str:
+        return "inv"
+
+
+class StreamableOnly(_Info):
+    def streamable_run(self, ctx: RunContext, arguments: str) -> Iterator[str]:
+        yield from ("str", "eam")
+
+
+class Both(InvokableOnly, StreamableOnly):
+    pass
+
+
+class EnhancedInvokableOnly(_Info):
+    def enhanced_invokable_run(self, ctx: RunContext, argument: ToolArgument) -> ToolResult:
+        return ToolResult.of_text("enh")
+
+
+class EnhancedStreamableOnly(_Info):
+    def enhanced_streamable_run(
+        self, ctx: RunContext, argument: ToolArgument
+    ) -> Iterator[ToolResult]:
+        yield ToolResult.of_text("enh-")
+        yield ToolResult.of_text("stream")
+
+
+class Flaky:
+    """Fails the first ``failures`` calls, then answers."""
+
+    hookproof_offline = True
+
+    def __init__(self, failures: int, answer: str = "ok", name: str = "flaky") -> None:
+        self.failures, self.answer, self.name, self.calls = failures, answer, name, 0
+
+    def invoke(self, request: Any) -> AssistantMessage:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise ConnectionError(f"{self.name} down ({self.calls})")
+        return text_message(AssistantMessage, self.answer)
+
+
+def scripted(*turns: Any, name: str = "scripted") -> RecordingModel:
+    return RecordingModel(ScriptedModel(list(turns), name=name))
+
+
+def agent_with(model: Any, **kwargs: Any) -> ChatModelAgent:
+    kwargs.setdefault("tools", [search])
+    return ChatModelAgent(model=model, **kwargs)
+
+
+def layer_owners(trace: Trace, kind: str = "layer") -> list[str]:
+    """Owners of the layers entered, in order, up to the first model or tool call."""
+    owners: list[str] = []
+    target = "model" if kind == "model" else "tool"
+    for event in trace:
+        if event.kind == target and event.phase == "enter":
+            return owners
+        if event.kind == "layer" and event.phase == "enter":
+            owners.append(str(event.middleware))
+    return owners
+
+
+def tool_layer_owners(trace: Trace) -> list[str]:
+    """Layers entered from the first tools_node to the tool call."""
+    started, owners = False, []
+    for event in trace:
+        if event.kind == "layer" and event.hook == "tools_node" and event.phase == "enter":
+            started = True
+        if not started:
+            continue
+        if event.kind == "tool" and event.phase == "enter":
+            return owners
+        if event.kind == "layer" and event.phase == "enter":
+            owners.append(str(event.middleware))
+    return owners
+
+
+def hooks_entered(trace: Trace) -> list[str]:
+    return [
+        f"{event.middleware}.{event.hook}"
+        for event in trace
+        if event.kind == "hook" and event.phase == "enter"
+    ]
