@@ -107,7 +107,9 @@ def test_legacy_additions_are_applied_before_before_agent_sees_the_config() -> N
 
 def test_legacy_state_hooks_can_replace_the_state() -> None:
     def hide_lookup(ctx: Any, state: ChatModelAgentState) -> ChatModelAgentState:
-        return state.override(tool_infos=[info for info in state.tool_infos or () if info.name != "lookup"])
+        return state.override(
+            tool_infos=[info for info in state.tool_infos or () if info.name != "lookup"]
+        )
 
     model = scripted("ok")
     agent_with(
