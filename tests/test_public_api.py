@@ -58,6 +58,19 @@ PUBLIC = {
         "register_provider_profile",
     ],
     "hookproof.contracts": ["ContractViolation", "check_fail_closed", "check_isolation"],
+    "hookproof.eino": [
+        "ChatModelAgent",
+        "ChatModelAgentMiddleware",
+        "BaseChatModelAgentMiddleware",
+        "set_run_local_value",
+        "get_run_local_value",
+        "delete_run_local_value",
+        "send_event",
+        "register_name",
+        "ModelRetryConfig",
+        "ModelFailoverConfig",
+        "AgentMiddleware",
+    ],
 }
 
 
@@ -91,6 +104,8 @@ HEAVY = ["langchain", "langchain_core", "langgraph", "hypothesis", "syrupy", "ji
         "import hookproof.runtime",
         "import hookproof.templates",
         "import hookproof.harness",
+        "import hookproof.eino",
+        "import hookproof.eino.toolsearch",
     ],
 )
 def test_import_loads_no_heavy_dependency(statement: str) -> None:

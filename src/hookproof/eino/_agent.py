@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof.eino._core import AgentEvent, RunContext
+from hookproof.eino._core import AgentEvent, EinoError, RunContext
 from hookproof.eino._handlers import (
     AgentMiddleware,
     ToolMiddleware,
@@ -28,6 +28,7 @@ from hookproof.eino._tool_layers import execute_tool, tool_layers
 from hookproof.eino._tools import as_eino_tool, tool_map
 from hookproof.errors import UsageError
 from hookproof.messages import Message, coerce_messages
+from hookproof.runtime._checkpoint import InterruptRaised
 from hookproof.runtime._engine import Engine, RunHandle, Stack, SyncExec, drive
 from hookproof.runtime._requests import NO_RESUME
 from hookproof.runtime._state import StateSpec
@@ -227,6 +228,12 @@ class ChatModelAgent:
 
     def _failed(self, run: EinoRun, handle: RunHandle, error: BaseException) -> Any:
         path = _NODE_PATHS.get(handle.phase)
+        if isinstance(error, InterruptRaised):
+            error = EinoError(
+                f"hookproof: interrupt() was called in {handle.location}, but this run cannot "
+                "pause: build the agent with checkpointer=InMemoryCheckpointer() and run it "
+                "with run(..., checkpoint_id=...) to save its place for resume()."
+            )
         run.exec.emit(AgentEvent(error=error, node_path=path))
         return handle.result()
 

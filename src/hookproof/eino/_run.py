@@ -88,6 +88,13 @@ class EinoRun:
             deferred_tool_infos=_tuple_or_none(values.get("deferred_tool_infos")),
         )
 
+    def public_state(self) -> dict[str, Any]:
+        """The state a @tool's ToolRuntime shows: messages and tool infos."""
+        handle = self.exec.handle
+        values = handle.state if handle is not None else FrozenDict()
+        keys = ("messages", "tool_infos", "deferred_tool_infos")
+        return {key: values[key] for key in keys if key in values}
+
     def model_context(self, values: FrozenDict) -> ModelContext:
         return ModelContext(
             tools=tuple(values.get("tool_infos") or ()),

@@ -80,9 +80,19 @@ class FunctionTool:
     def info(self) -> ToolInfo:
         return self.tool.schema
 
-    def invokable_run(self, ctx: RunContext, arguments: str) -> str:
+    def invokable_run(
+        self,
+        ctx: RunContext,
+        arguments: str,
+        *,
+        call_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Runs the function; a ToolRuntime parameter gets the ctx as its context."""
         args = json.loads(arguments or "{}")
-        runtime: ToolRuntime[Any] = ToolRuntime(context=ctx, state={}, tool_call_id=None)
+        runtime: ToolRuntime[Any] = ToolRuntime(
+            context=ctx, state=state or {}, tool_call_id=call_id
+        )
         try:
             kwargs = self.tool.prepare(args, runtime)
         except ValidationError as error:
@@ -199,6 +209,10 @@ def arguments_text(args: Mapping[str, Any]) -> str:
 def run_tool(call: ToolCall) -> Any:
     """The tool's own run, through the selected endpoint."""
     method = getattr(call.tool, RUN_METHODS[call.kind])
+    if isinstance(call.tool, FunctionTool):
+        return call.tool.invokable_run(
+            call.ctx, call.arguments, call_id=call.call_id, state=call.run.public_state()
+        )
     if call.kind.startswith("enhanced"):
         return method(call.ctx, ToolArgument(text=call.arguments))
     return method(call.ctx, call.arguments)
