@@ -68,7 +68,8 @@ class ModelCall:
         )
 
 
-def _layer(owner: str, hook: str, func: Callable[[Any, Inner], Any], **extra: Any) -> WrapLayer:
+def raw_layer(owner: str, hook: str, func: Callable[[Any, Inner], Any], **extra: Any) -> WrapLayer:
+    """A dialect layer: the engine passes its ModelCall/ToolCall and results unchecked."""
     return WrapLayer(owner, hook, func, None, raw=True, **extra)
 
 
@@ -339,7 +340,7 @@ def _wrap_model_layer(handler: Any, owner: str) -> WrapLayer:
             )
         return getattr(wrapped, method)(call.ctx, call.messages, **call.options)
 
-    return _layer(owner, "wrap_model", wrap)
+    return raw_layer(owner, "wrap_model", wrap)
 
 
 def _message_id(call: ModelCall, inner: Inner) -> Any:
@@ -382,23 +383,23 @@ def model_layers(handlers: Sequence[tuple[str, Any]], agent: Any) -> tuple[WrapL
     """The model layers of an agent, outermost first (spec section 3, steps 5 to 10)."""
     from hookproof.eino._handlers import EventSenderModelWrapper
 
-    layers = [_layer("eino:chat_model", "chat_model", _chat_model)]
+    layers = [raw_layer("eino:chat_model", "chat_model", _chat_model)]
     if agent.model_failover_config is not None:
-        layers.append(_layer("eino:failover", "failover", _failover))
+        layers.append(raw_layer("eino:failover", "failover", _failover))
     if agent.model_retry_config is not None:
-        layers.append(_layer("eino:retry", "retry", _retry))
+        layers.append(raw_layer("eino:retry", "retry", _retry))
     user_sender = any(isinstance(h, EventSenderModelWrapper) for _, h in handlers)
     if not user_sender:
-        layers.append(_layer("eino:event_sender", "event_sender", _event_sender))
+        layers.append(raw_layer("eino:event_sender", "event_sender", _event_sender))
     for owner, handler in handlers:
         if isinstance(handler, EventSenderModelWrapper):
-            layers.append(_layer(owner, "event_sender", _event_sender))
+            layers.append(raw_layer(owner, "event_sender", _event_sender))
         elif overrides(handler, "wrap_model"):
             layers.append(_wrap_model_layer(handler, owner))
-    layers.append(_layer("eino:message_id", "message_id", _message_id))
+    layers.append(raw_layer("eino:message_id", "message_id", _message_id))
     if agent.callbacks:
         layers.append(
-            _layer(
+            raw_layer(
                 "eino:callbacks",
                 "callbacks",
                 _callbacks,

@@ -8,7 +8,7 @@ result between them is what the selected endpoint returns (str, ToolResult or a 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 from hookproof.eino._core import (
@@ -23,7 +23,7 @@ from hookproof.eino._core import (
     replay,
 )
 from hookproof.eino._handlers import EventSenderToolWrapper, ToolMiddleware, overrides
-from hookproof.eino._model_layers import callbacks_enabled
+from hookproof.eino._model_layers import Inner, callbacks_enabled, raw_layer
 from hookproof.eino._run import HELD_KEY, EinoRun
 from hookproof.eino._tools import (
     ToolCall,
@@ -42,17 +42,12 @@ from hookproof.runtime._requests import Command, ToolCallRequest
 
 __all__ = ["execute_tool", "tool_layers"]
 
-Inner = Callable[[Any], Any]
 WRAP_METHODS = {
     "invokable": "wrap_invokable_tool_call",
     "streamable": "wrap_streamable_tool_call",
     "enhanced_invokable": "wrap_enhanced_invokable_tool_call",
     "enhanced_streamable": "wrap_enhanced_streamable_tool_call",
 }
-
-
-def _layer(owner: str, hook: str, func: Callable[[Any, Inner], Any], **extra: Any) -> WrapLayer:
-    return WrapLayer(owner, hook, func, None, raw=True, **extra)
 
 
 def return_directly_id(messages: Sequence[Message], names: Any) -> str | None:
@@ -162,7 +157,7 @@ def _chunk_messages(call: ToolCall, chunks: tuple[Any, ...]) -> tuple[Message, .
     )
 
 
-def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> WrapLayer:
+def _tool_middlewareraw_layer(middleware: ToolMiddleware, owner: str) -> WrapLayer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
         def endpoint(ctx: RunContext, tool_input: ToolInput) -> ToolOutput:
             if not isinstance(tool_input, ToolInput):
@@ -183,7 +178,7 @@ def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> WrapLayer:
             )
         return output.result
 
-    return _layer(
+    return raw_layer(
         owner, "wrap_tool_call", wrap, when=lambda call: getattr(middleware, call.kind) is not None
     )
 
@@ -212,7 +207,7 @@ def _handler_tool_layer(handler: Any, owner: str) -> WrapLayer:
             )
         return wrapped(call.ctx, ToolArgument(text=call.arguments) if enhanced else call.arguments)
 
-    return _layer(
+    return raw_layer(
         owner, "wrap_tool_call", wrap, when=lambda call: overrides(handler, WRAP_METHODS[call.kind])
     )
 
@@ -242,12 +237,12 @@ def tool_layers(
     legacy: Sequence[tuple[str, ToolMiddleware]],
     agent: Any,
 ) -> tuple[WrapLayer, ...]:
-    layers = [_layer("eino:tools_node", "tools_node", _tools_node)]
+    layers = [raw_layer("eino:tools_node", "tools_node", _tools_node)]
     if not any(isinstance(h, EventSenderToolWrapper) for _, h in handlers):
-        layers.append(_layer("eino:event_sender", "event_sender", _event_sender))
-    layers += [_tool_middleware_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
+        layers.append(raw_layer("eino:event_sender", "event_sender", _event_sender))
+    layers += [_tool_middlewareraw_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
     layers.append(
-        _layer(
+        raw_layer(
             "eino:cancel_monitor",
             "cancel_monitor",
             _cancel_monitor,
@@ -256,12 +251,12 @@ def tool_layers(
     )
     for owner, handler in handlers:
         if isinstance(handler, EventSenderToolWrapper):
-            layers.append(_layer(owner, "event_sender", _event_sender))
+            layers.append(raw_layer(owner, "event_sender", _event_sender))
         elif any(overrides(handler, method) for method in WRAP_METHODS.values()):
             layers.append(_handler_tool_layer(handler, owner))
     if agent.callbacks:
         layers.append(
-            _layer(
+            raw_layer(
                 "eino:callbacks",
                 "callbacks",
                 _callbacks,
