@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, dataclass_transform
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, dataclass_transform
 
 from hookproof._frozen import FrozenDict
 from hookproof.errors import HookproofError, ImmutableError, UsageError, did_you_mean
@@ -124,7 +124,7 @@ class RunContext:
         return new
 
     def _bound(self, run: RunExec | None) -> RunContext:
-        return self._derive(self._values, run)
+        return self if self._exec is run else self._derive(self._values, run)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise ImmutableError(
@@ -148,8 +148,11 @@ class RunContext:
 class _Record:
     """Base of the dialect's frozen records: ``override`` and a helpful refusal to change."""
 
+    _field_names: ClassVar[tuple[str, ...]] = ()
+    _tuple_names: ClassVar[tuple[str, ...]] = ()
+
     def override(self, **changes: Any) -> Any:
-        known = [item.name for item in fields(self)]  # type: ignore[arg-type]
+        known = self._field_names
         for key in changes:
             if key not in known:
                 raise UsageError(
@@ -159,12 +162,12 @@ class _Record:
         return replace(self, **changes)  # type: ignore[type-var]
 
     def __post_init__(self) -> None:
-        for name in _TUPLE_FIELDS & {item.name for item in fields(self)}:  # type: ignore[arg-type]
+        for name in self._tuple_names:
             value = getattr(self, name)
             if value is not None and not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
-        if hasattr(self, "return_directly"):
-            flags = self.return_directly
+        if "return_directly" in self._field_names:
+            flags = getattr(self, "return_directly")  # noqa: B009 - only some records have it
             if not isinstance(flags, FrozenDict):
                 object.__setattr__(self, "return_directly", _flags(flags))
 
@@ -189,6 +192,9 @@ def _refuse(self: object, name: str, _value: object = None) -> None:
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def _frozen_record(cls: type[R]) -> type[R]:
     built = dataclass(frozen=True)(cls)
+    names = tuple(item.name for item in fields(built))  # type: ignore[arg-type]
+    built._field_names = names  # type: ignore[attr-defined]
+    built._tuple_names = tuple(name for name in names if name in _TUPLE_FIELDS)  # type: ignore[attr-defined]
     built.__setattr__ = _refuse  # type: ignore[method-assign]
     built.__delattr__ = _refuse  # type: ignore[method-assign]
     return built

@@ -327,9 +327,7 @@ class _InnerModel:
 
 def _wrap_model_layer(handler: Any, owner: str) -> WrapLayer:
     def wrap(call: ModelCall, inner: Inner) -> Any:
-        model_ctx = call.run.model_context(call.state).override(
-            tools=tuple(call.options.get("tools", ()))
-        )
+        model_ctx = call.run.model_context(call.options)
         wrapped = handler.wrap_model(call.ctx, _InnerModel(call, inner), model_ctx)
         method = "stream" if call.streaming else "generate"
         if not callable(getattr(wrapped, method, None)):

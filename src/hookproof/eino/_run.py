@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -95,9 +95,11 @@ class EinoRun:
         keys = ("messages", "tool_infos", "deferred_tool_infos")
         return {key: values[key] for key in keys if key in values}
 
-    def model_context(self, values: FrozenDict) -> ModelContext:
+    def model_context(self, values: Mapping[str, Any]) -> ModelContext:
+        """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
+        tools = values.get("tool_infos", values.get("tools"))
         return ModelContext(
-            tools=tuple(values.get("tool_infos") or ()),
+            tools=tuple(tools or ()),
             model_retry_config=self.agent.model_retry_config,
             model_failover_config=self.agent.model_failover_config,
         )
