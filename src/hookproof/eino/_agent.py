@@ -147,6 +147,7 @@ class ChatModelAgent:
             checkpointer=self.checkpointer,
             execute_tool=execute_tool,
             model_boundary=ModelBoundary(),
+            answers_after_call_only=True,  # the ToolNode runs every call of the last message
         )
 
     # -- running --------------------------------------------------------------------------

@@ -232,14 +232,21 @@ class AgentMiddleware:
 
 
 def overrides(handler: object, method: str) -> bool:
-    """True when the handler's own code defines ``method`` (not the no-op default)."""
-    found = getattr(type(handler), method, None)
-    return found is not None and found is not getattr(BaseChatModelAgentMiddleware, method)
+    """True when the handler's own code defines ``method`` (not the no-op default), on its
+    class or as an attribute of the instance."""
+    found = getattr(handler, method, None)
+    function = getattr(found, "__func__", found)
+    return found is not None and function is not getattr(BaseChatModelAgentMiddleware, method)
 
 
 def check_handler(handler: object, index: int) -> None:
     """Refuse a handler that misses methods or misspells one, before anything runs."""
     cls = type(handler).__name__
+    if isinstance(handler, type):
+        raise UsageError(
+            f"hookproof: handlers[{index}] is the class {handler.__name__}, not an instance; "
+            f"its hooks would never run. Pass handlers=[{handler.__name__}()]."
+        )
     missing = [name for name in HANDLER_METHODS if not callable(getattr(handler, name, None))]
     if missing:
         raise UsageError(
@@ -248,12 +255,27 @@ def check_handler(handler: object, index: int) -> None:
             "hookproof.eino.BaseChatModelAgentMiddleware for no-op defaults."
         )
     for name in dir(type(handler)):
-        if name.startswith(_HOOK_PREFIXES) and name not in HANDLER_METHODS:
+        if _misnamed(name):
             raise UsageError(
                 f"hookproof: handlers[{index}] ({cls}) defines {name!r}, which is not a "
                 f"handler method, so it would never run.{did_you_mean(name, HANDLER_METHODS)} "
                 f"Handler methods: {', '.join(HANDLER_METHODS)}."
             )
+
+
+_OTHER_DIALECT = frozenset(
+    {"before_model", "after_model", "wrap_model_call", "wrap_tool_call", "abefore_agent"}
+)
+
+
+def _misnamed(name: str) -> bool:
+    """A method that looks meant as a hook: a LangChain-dialect name, or a near miss."""
+    import difflib  # only while checking handlers, not at import
+
+    if name in HANDLER_METHODS or not name.startswith(_HOOK_PREFIXES):
+        return False
+    near = difflib.get_close_matches(name, list(HANDLER_METHODS), n=1, cutoff=0.8)
+    return name in _OTHER_DIALECT or bool(near)
 
 
 def check_legacy(item: object, index: int) -> AgentMiddleware:
@@ -262,6 +284,14 @@ def check_legacy(item: object, index: int) -> AgentMiddleware:
             f"hookproof: middlewares[{index}] is a {type(item).__name__}; middlewares= takes "
             "hookproof.eino.AgentMiddleware structs. Handlers (ChatModelAgentMiddleware) go "
             "in handlers=."
+        )
+    if isinstance(item.additional_tools, str) or not isinstance(
+        item.additional_tools, list | tuple
+    ):
+        raise UsageError(
+            f"hookproof: middlewares[{index}].additional_tools is a "
+            f"{type(item.additional_tools).__name__}; it takes a list of tools, e.g. "
+            "additional_tools=[my_tool]."
         )
     return item
 

@@ -20,6 +20,7 @@ from hookproof.eino._run import HELD_KEY, REMAINING_KEY, EinoRun, ReplaceMessage
 from hookproof.eino._tools import as_eino_tool, info_of, tool_map
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, SystemMessage, text_message
+from hookproof.runtime._checkpoint import InterruptRaised
 from hookproof.runtime._engine import NodeHook
 
 __all__ = ["after_agent_hooks", "after_model_hooks", "before_model_hooks", "start_hooks"]
@@ -48,6 +49,13 @@ def _before_agent(index: int, handler: Any) -> Hook:
         try:
             returned = handler.before_agent(run.ctx, run.agent_ctx)
             ctx, agent_ctx = _pair(returned, ChatModelAgentContext, "before_agent")
+        except InterruptRaised as raised:
+            raise UsageError(
+                f"hookproof: handlers[{index}] ({_name(handler)}).before_agent called "
+                "interrupt(); a run cannot pause before it has started (before_agent also "
+                "runs again on resume). Interrupt from before_model_rewrite_state, a wrapper "
+                "or a tool instead."
+            ) from raised
         except Exception as error:
             raise HandlerError(
                 f"ChatModelAgent getRunFunc error: handler[{index}] ({_name(handler)}) "
@@ -230,6 +238,8 @@ def _after_agent(index: int, handler: Any) -> Hook:
                     f"hookproof: after_agent returned {type(ctx).__name__}; it returns the ctx "
                     "it received (or ctx.with_value(...))."
                 )
+        except InterruptRaised:
+            raise  # the engine pauses here; resume runs this after_agent again
         except Exception as error:
             raise HandlerError(
                 f"handler[{index}] ({_name(handler)}) AfterAgent failed: {error}",

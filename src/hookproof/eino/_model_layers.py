@@ -157,6 +157,8 @@ def _attempt(inner: Inner, call: ModelCall) -> tuple[Any, BaseException | None]:
 
 
 def _failover(call: ModelCall, inner: Inner) -> Any:
+    """The last model that succeeded in this run first, then get_failover_model's choices;
+    an output should_failover rejects sends no event."""
     config = call.run.agent.model_failover_config
     assert config is not None
     model = call.run.last_success_model or call.model
@@ -166,18 +168,37 @@ def _failover(call: ModelCall, inner: Inner) -> Any:
         if attempt:
             model, messages = _failover_model(config, call, attempt, messages, output, error)
             _record(call.run, "failover", {"attempt": attempt, "model": _model_name(model)})
-        result, error = _attempt(inner, replace(call, model=model, messages=messages))
-        output = None if error else _message(_replayable(result, call), call.streaming, "model")
-        if error is None:
-            result = _replayable(result, call)
+        result, error = _held_attempt(inner, replace(call, model=model, messages=messages))
+        output = None if error else _message(result, call.streaming, "model")
         if not config.should_failover(call.ctx, output, error):
             if error is not None:
                 raise error
             call.run.last_success_model = model
-            return result
+            return _release(call, result)
     if error is not None:
         raise error
-    return result
+    return _release(call, result)
+
+
+def _held_attempt(inner: Inner, call: ModelCall) -> tuple[Any, BaseException | None]:
+    """One attempt whose model-output event is held until the attempt is accepted."""
+    events = call.run.exec
+    events.hold_depth += 1
+    events.held_event = None
+    try:
+        result, error = _attempt(inner, call)
+    finally:
+        events.hold_depth -= 1
+    return (None, error) if error is not None else (_replayable(result, call), None)
+
+
+def _release(call: ModelCall, result: Any) -> Any:
+    """Send the accepted attempt's held event, unless an outer decider still holds it."""
+    events = call.run.exec
+    if events.hold_depth == 0 and events.held_event is not None:
+        events.emit(events.held_event, owner="eino:event_sender")
+        events.held_event = None
+    return replay(result) if call.streaming else result
 
 
 def _replayable(result: Any, call: ModelCall) -> Any:
@@ -235,17 +256,16 @@ def _retry_deciding(call: ModelCall, inner: Inner, config: Any) -> Any:
     """should_retry sees every result; a rejected output sends no event."""
     current, last = call, None
     for attempt in range(config.max_retries + 1):
-        call.run.exec.suppress_events = True
-        try:
-            result, error = _attempt(inner, current)
-        finally:
-            call.run.exec.suppress_events = False
-        result = _replayable(result, call) if error is None else None
-        output = None if result is None else _message(result, call.streaming, "model")
+        result, error = _held_attempt(inner, current)
+        output = None if error is not None else _message(result, call.streaming, "model")
         context = RetryContext(attempt + 1, current.messages, current.options, output, error)
-        decision = config.should_retry(call.ctx, context) or RetryDecision()
+        decision = _decision(config.should_retry(call.ctx, context))
         if not decision.retry:
-            return _accept(call, result, output, error, decision)
+            if decision.rewrite_error is not None:
+                raise decision.rewrite_error
+            if error is not None:
+                raise error
+            return _release(call, result)
         last = error or EinoError(f"model output rejected by ShouldRetry at attempt {attempt + 1}")
         _record(call.run, "retry", {"attempt": attempt + 1, "error": type(last).__name__})
         if attempt >= config.max_retries:
@@ -255,13 +275,16 @@ def _retry_deciding(call: ModelCall, inner: Inner, config: Any) -> Any:
     raise RetryExhaustedError(last, config.max_retries) from last
 
 
-def _accept(call: ModelCall, result: Any, output: Any, error: Any, decision: RetryDecision) -> Any:
-    if decision.rewrite_error is not None:
-        raise decision.rewrite_error
-    if error is not None:
-        raise error
-    _send_model_event(call.run, output, result if call.streaming else (), call.streaming)
-    return replay(result) if call.streaming else result
+def _decision(value: Any) -> RetryDecision:
+    if value is None:
+        return RetryDecision()
+    if not isinstance(value, RetryDecision):
+        raise UsageError(
+            f"hookproof: should_retry returned {type(value).__name__}; it returns a "
+            "RetryDecision (e.g. RetryDecision(retry=True)) or None to accept the result. "
+            "To decide on errors with a bool, use is_retryable= instead."
+        )
+    return value
 
 
 def _apply_decision(call: ModelCall, decision: RetryDecision) -> ModelCall:
@@ -290,17 +313,17 @@ def _sleep(call: ModelCall, config: Any, attempt: int, chosen: float) -> None:
 def _send_model_event(
     run: EinoRun, message: AssistantMessage, chunks: Sequence[Any], streaming: bool
 ) -> None:
-    run.exec.emit(
-        AgentEvent(message=message, is_streaming=streaming, chunks=tuple(chunks)),
-        owner="eino:event_sender",
-    )
+    event = AgentEvent(message=message, is_streaming=streaming, chunks=tuple(chunks))
+    if run.exec.hold_depth:
+        run.exec.held_event = event
+    else:
+        run.exec.emit(event, owner="eino:event_sender")
 
 
 def _event_sender(call: ModelCall, inner: Inner) -> Any:
-    """Sends the model-output event (post only), unless a deciding retry holds it back."""
+    """Sends the model-output event (post only); while a retry or failover decides on the
+    attempt, the event is held and sent only if the attempt is accepted."""
     result = inner(call)
-    if call.run.exec.suppress_events:
-        return result
     if call.streaming:
         chunks = collect(result, "the model stream")
         _send_model_event(call.run, concat_messages(chunks), chunks, True)

@@ -36,7 +36,8 @@ class RunExec:
         self.events: list[AgentEvent] = []
         self.state_ready = False  # false during before_agent: Eino's graph state is not there
         self.finished = False
-        self.suppress_events = False
+        self.hold_depth = 0  # > 0 while a retry or failover decides on a model attempt
+        self.held_event: AgentEvent | None = None
 
     def bind(self, handle: RunHandle) -> None:
         self.handle = handle

@@ -11,6 +11,7 @@ time; registering the same name for the same class again is harmless.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import threading
 from typing import Any, TypeVar
@@ -39,7 +40,17 @@ class SerializationError(EinoError, InvalidInputError):
 _LOCK = threading.Lock()
 _BY_NAME: dict[str, type] = {}
 _BY_TYPE: dict[type, str] = {}
-_PRIMITIVES = (str, int, float, bool, type(None))
+_PRIMITIVES = frozenset({str, int, float, bool, type(None)})
+_NOT_REGISTRABLE = frozenset({"builtins", "datetime", "decimal", "fractions", "uuid", "pathlib"})
+_HINTS = {
+    "set": "Store sorted(value) (a list) instead.",
+    "frozenset": "Store sorted(value) (a list) instead.",
+    "bytes": "Store base64.b64encode(value).decode() (a str) instead.",
+    "datetime": "Store value.isoformat() (a str) instead.",
+    "date": "Store value.isoformat() (a str) instead.",
+    "Decimal": "Store str(value) instead.",
+    "UUID": "Store str(value) instead.",
+}
 
 
 def register_name(name: str, cls: T) -> T:
@@ -48,6 +59,12 @@ def register_name(name: str, cls: T) -> T:
         raise UsageError(f"hookproof: register_name() needs a non-empty str name, got {name!r}.")
     if not isinstance(cls, type):
         raise UsageError(f"hookproof: register_name({name!r}, ...) takes a class, got {cls!r}.")
+    if not _registrable(cls):
+        raise UsageError(
+            f"hookproof: register_name({name!r}, {cls.__qualname__}) cannot work: hookproof "
+            f"saves registered objects field by field, and {cls.__qualname__} has no fields "
+            f"to save. {_conversion_hint(cls)}"
+        )
     with _LOCK:
         known = _BY_NAME.get(name)
         if known is not None and known is not cls:
@@ -61,13 +78,23 @@ def register_name(name: str, cls: T) -> T:
     return cls
 
 
-for _builtin in (SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolSchema):
-    register_name(f"hookproof.{_builtin.__name__}", _builtin)
 
 
 def encode(value: Any, *, what: str) -> str:
-    """The value as canonical JSON text; SerializationError names what cannot be saved."""
-    return json.dumps(_encode(value, what), sort_keys=True, ensure_ascii=False)
+    """The value as canonical JSON text; SerializationError names what cannot be saved.
+
+    The text is decoded once here, so a value that could be saved but not restored fails
+    now, where it is set, and not later on resume.
+    """
+    text = json.dumps(_encode(value, what), sort_keys=True, ensure_ascii=False)
+    try:
+        decode(text)
+    except (TypeError, ValueError, KeyError) as error:
+        raise SerializationError(
+            f"hookproof: {what} can be saved but not restored ({error}). Give its class a "
+            "constructor that takes its fields, or store plain values."
+        ) from error
+    return text
 
 
 def decode(text: str) -> Any:
@@ -75,20 +102,27 @@ def decode(text: str) -> Any:
 
 
 def _encode(value: Any, where: str) -> Any:
-    if isinstance(value, _PRIMITIVES):
+    cls = type(value)  # exact types: a subclass of a built-in would come back as the base
+    name = _BY_TYPE.get(cls)
+    if name is not None:
+        return _encode_registered(value, name, where)
+    if cls in _PRIMITIVES:
         return value
-    if isinstance(value, list):
+    if cls is list:
         return [_encode(item, f"{where}[{i}]") for i, item in enumerate(value)]
-    if isinstance(value, tuple):
+    if cls is tuple:
         return {"__tuple__": [_encode(item, f"{where}[{i}]") for i, item in enumerate(value)]}
-    if isinstance(value, dict):
+    if cls is dict:
         pairs = [[_encode(k, where), _encode(v, f"{where}[{k!r}]")] for k, v in value.items()]
         return {"__dict__": pairs}
-    name = _BY_TYPE.get(type(value))
-    if name is None:
-        raise _unregistered(value, where)
+    raise _unregistered(value, where)
+
+
+def _encode_registered(value: Any, name: str, where: str) -> Any:
     if isinstance(value, BaseModel):
         return {"__type__": name, "model": value.model_dump(mode="json")}
+    if isinstance(value, enum.Enum):
+        return {"__type__": name, "member": value.name}
     return {"__type__": name, "fields": _encode(_fields_of(value), where)}
 
 
@@ -105,14 +139,36 @@ def _fields_of(value: Any) -> dict[str, Any]:
 
 def _unregistered(value: Any, where: str) -> SerializationError:
     cls = type(value)
+    what = f"{where} holds a {cls.__module__}.{cls.__qualname__}, which cannot be saved in a "
+    why = "checkpoint, so an interrupted run could not restore it on resume."
+    if not _registrable(cls):
+        return SerializationError(f"hookproof: {what}{why} {_conversion_hint(cls)}")
     return SerializationError(
-        f"hookproof: {where} holds a {cls.__module__}.{cls.__qualname__}, which cannot be saved "
-        "in a checkpoint: its type is not registered, so an interrupted run could not restore "
-        f"it on resume. Register it once at import time: "
+        f"hookproof: {what}{why} Its type is not registered. Register it once at import time: "
         f"hookproof.eino.register_name('{cls.__module__}.{cls.__qualname__}', "
         f"{cls.__qualname__}). Built-in types (str, int, float, bool, None, list, tuple, "
         "dict) need no registration."
     )
+
+
+_BUILTIN_BASES = (str, int, float, bool, list, tuple, dict, set, frozenset, bytes)
+
+
+def _registrable(cls: type) -> bool:
+    """Saved field by field: not built-ins or their subclasses (except enums)."""
+    if issubclass(cls, enum.Enum):
+        return True
+    return cls.__module__ not in _NOT_REGISTRABLE and not issubclass(cls, _BUILTIN_BASES)
+
+
+def _conversion_hint(cls: type) -> str:
+    hint = next((_HINTS[k.__name__] for k in cls.__mro__ if k.__name__ in _HINTS), None)
+    if hint is not None:
+        return hint
+    base = next((b for b in cls.__mro__ if b in _BUILTIN_BASES), None)
+    if base is not None and base is not cls:
+        return f"Store {base.__name__}(value) (a plain {base.__name__}) or a dataclass instead."
+    return "Convert it to str, int, float, bool, None, list, tuple and dict values."
 
 
 def _decode(data: Any) -> Any:
@@ -126,6 +182,8 @@ def _decode(data: Any) -> Any:
         return {_decode(key): _decode(value) for key, value in data["__dict__"]}
     if "model" in data:
         return _registered(data["__type__"]).model_validate(data["model"])
+    if "member" in data:
+        return _registered(data["__type__"])[data["member"]]
     return _rebuild(_registered(data["__type__"]), _decode(data["fields"]))
 
 
@@ -141,7 +199,16 @@ def _registered(name: str) -> Any:
 
 def _rebuild(cls: type, values: dict[str, Any]) -> Any:
     if dataclasses.is_dataclass(cls):
-        return cls(**values)
-    instance: Any = object.__new__(cls)
-    instance.__dict__.update(values)
-    return instance
+        init = {f.name for f in dataclasses.fields(cls) if f.init}
+        instance = cls(**{key: value for key, value in values.items() if key in init})
+        for key, value in values.items():
+            if key not in init:
+                object.__setattr__(instance, key, value)
+        return instance
+    plain: Any = object.__new__(cls)
+    plain.__dict__.update(values)
+    return plain
+
+
+for _builtin in (SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolSchema):
+    register_name(f"hookproof.{_builtin.__name__}", _builtin)

@@ -276,6 +276,7 @@ class Engine:
         checkpointer: Any = None,
         execute_tool: Callable[[Any], Any] | None = None,
         model_boundary: ModelBoundary | None = None,
+        answers_after_call_only: bool = False,
     ) -> None:
         """``execute_tool(request)``, when given, replaces the innermost tool execution (a
         dialect whose tools are not hookproof Tools runs them itself, inside every layer).
@@ -283,6 +284,7 @@ class Engine:
         innermost call records, and the ModelResponse back to the dialect's result."""
         self.execute_tool = execute_tool
         self.model_boundary = model_boundary
+        self.answers_after_call_only = answers_after_call_only
         self.stack = stack
         self.model = model
         self.tools = tools
@@ -574,8 +576,14 @@ class _Run:
 
     def _pending_calls(self, last_ai: AssistantMessage) -> list[ToolCall]:
         """Calls of the last assistant message without an answer. When a hook answered all of
-        them (a human rejected a call, say), none run and the model is asked again."""
-        messages = self.values["messages"]
+        them (a human rejected a call, say), none run and the model is asked again.
+
+        LangChain counts a tool message anywhere in the history as an answer; a dialect with
+        ``answers_after_call_only`` counts only those after the assistant message, so a
+        provider that reuses call ids across turns still gets every call run."""
+        messages = list(self.values["messages"])
+        if self.engine.answers_after_call_only:
+            messages = messages[_last_index(messages, last_ai) + 1 :]
         answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
         return [call for call in last_ai.tool_calls if call.id not in answered]
 
@@ -795,6 +803,13 @@ class _Run:
             interrupts=self.interrupts,
             thread_id=self.thread_id,
         )
+
+
+def _last_index(messages: list[Message], message: Message) -> int:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index] is message:
+            return index
+    return -1
 
 
 def _error_data(error: BaseException) -> dict[str, str]:
