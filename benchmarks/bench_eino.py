@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_runtime as base  # noqa: E402
+import bench_runtime as base
 
 
 def build_eino() -> Any:

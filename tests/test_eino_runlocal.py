@@ -133,20 +133,23 @@ def test_run_local_values_are_unavailable_in_before_agent() -> None:
 
 
 @pytest.mark.parametrize(
-    ("function", "args"),
+    ("function", "eino_name", "args"),
     [
-        (set_run_local_value, ("k", 1)),
-        (get_run_local_value, ("k",)),
-        (delete_run_local_value, ("k",)),
+        (set_run_local_value, "SetRunLocalValue", ("k", 1)),
+        (get_run_local_value, "GetRunLocalValue", ("k",)),
+        (delete_run_local_value, "DeleteRunLocalValue", ("k",)),
     ],
 )
-def test_run_local_functions_outside_a_run(function: Any, args: tuple[Any, ...]) -> None:
+def test_run_local_functions_outside_a_run(
+    function: Any, eino_name: str, args: tuple[Any, ...]
+) -> None:
     with pytest.raises(RunContextError) as raised:
         function(RunContext(), *args)
     assert str(raised.value).startswith(
-        f"hookproof: {function.__name__} failed: must be called within a ChatModelAgent "
-        "Run() or Resume() execution context"
+        f"{eino_name} failed: must be called within a ChatModelAgent Run() or Resume() "
+        "execution context"
     )
+    assert f"{function.__name__}()" in str(raised.value)  # the Python name, in the fix
 
 
 def test_a_ctx_kept_after_its_run_is_outside_a_run() -> None:
@@ -231,7 +234,10 @@ def test_run_local_values_survive_interrupt_and_resume() -> None:
     assert handler.after == [((ToolStats(count=1, name="first call"), True), (2, True))]
 
 
-def test_resume_of_an_unknown_checkpoint_is_refused() -> None:
+def test_resume_of_an_unknown_or_finished_checkpoint_is_refused() -> None:
     agent = agent_with(scripted("x"), checkpointer=InMemoryCheckpointer())
-    run = agent.resume("nope", "value")
-    assert "no pending interrupt" in str(run.error)
+    with pytest.raises(InvalidInputError, match=r"resume\('nope'\) found no interrupted run"):
+        agent.resume("nope", "value")
+    agent.run([("user", "hi")], checkpoint_id="done")
+    with pytest.raises(InvalidInputError, match="a finished run cannot be resumed"):
+        agent.resume("done", "value")

@@ -26,7 +26,7 @@ from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, 
 from hookproof.eino._run import AgentRun, EinoRun, eino_messages
 from hookproof.eino._tool_layers import execute_tool, tool_layers
 from hookproof.eino._tools import as_eino_tool, tool_map
-from hookproof.errors import UsageError
+from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import Message, coerce_messages
 from hookproof.runtime._checkpoint import InterruptRaised
 from hookproof.runtime._engine import Engine, RunHandle, Stack, SyncExec, drive
@@ -186,6 +186,14 @@ class ChatModelAgent:
             raise UsageError(
                 "hookproof: resume() needs the agent's checkpointer; build it with "
                 "ChatModelAgent(..., checkpointer=InMemoryCheckpointer())."
+            )
+        saved = self.checkpointer.get(checkpoint_id)
+        if saved is None or not saved.pending:
+            raise InvalidInputError(
+                f"hookproof: resume({checkpoint_id!r}) found no interrupted run saved under "
+                "that checkpoint id. Resume only after run(..., checkpoint_id=...) ended with "
+                "an interrupt event, on the same agent and checkpointer (a finished run "
+                "cannot be resumed)."
             )
         return self._execute(ctx, enable_streaming, checkpoint_id, None, resume_value)
 

@@ -14,6 +14,7 @@ from hookproof.messages import (
     Message,
     TextBlock,
     ToolMessage,
+    coerce_message,
     construct,
 )
 from hookproof.tools import ToolSchema
@@ -165,14 +166,60 @@ class _Record:
         for name in self._tuple_names:
             value = getattr(self, name)
             if value is not None and not isinstance(value, tuple):
-                object.__setattr__(self, name, tuple(value))
+                value = tuple(value)
+                object.__setattr__(self, name, value)
+            check = _CHECKS.get(name)
+            if check is not None and value:
+                object.__setattr__(self, name, check(value, f"{type(self).__name__}.{name}"))
         if "return_directly" in self._field_names:
             flags = getattr(self, "return_directly")  # noqa: B009 - only some records have it
             if not isinstance(flags, FrozenDict):
                 object.__setattr__(self, "return_directly", _flags(flags))
 
 
+def _messages(values: tuple[Any, ...], where: str) -> tuple[Message, ...]:
+    if all(isinstance(item, Message) for item in values):
+        return values
+    checked = []
+    for index, item in enumerate(values):
+        message = coerce_message(item, where=f"{where}[{index}]")
+        if not isinstance(message, Message):
+            raise UsageError(
+                f"hookproof: {where}[{index}] is a RemoveMessage; a state holds the messages "
+                "themselves: leave a message out of the tuple to remove it."
+            )
+        checked.append(message)
+    return tuple(checked)
+
+
+def _infos(values: tuple[Any, ...], where: str) -> tuple[ToolInfo, ...]:
+    if all(isinstance(item, ToolSchema) for item in values):
+        return values
+    checked = []
+    for index, item in enumerate(values):
+        if isinstance(item, Mapping):
+            item = ToolSchema.model_validate(item)
+        elif not isinstance(item, ToolSchema):
+            schema = getattr(item, "schema", None)  # a hookproof Tool: its schema
+            if not isinstance(schema, ToolSchema):
+                raise UsageError(
+                    f"hookproof: {where}[{index}] is a {type(item).__name__}; tool infos are "
+                    "ToolInfo values (e.g. tool.info(), or state.tool_infos filtered)."
+                )
+            item = schema
+        checked.append(item)
+    return tuple(checked)
+
+
+_CHECKS = {"messages": _messages, "tool_infos": _infos, "deferred_tool_infos": _infos}
+
+
 def _flags(value: Any) -> FrozenDict:
+    if isinstance(value, str):
+        raise UsageError(
+            f"hookproof: return_directly takes tool names (a list or a dict), got the str "
+            f"{value!r}; write return_directly=[{value!r}]."
+        )
     if isinstance(value, Mapping):
         return FrozenDict({str(name): bool(flag) for name, flag in value.items()})
     return FrozenDict(dict.fromkeys((str(name) for name in value or ()), True))

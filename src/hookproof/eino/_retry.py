@@ -163,8 +163,9 @@ class ModelFailoverConfig:
             raise UsageError(
                 "hookproof: ModelFailoverConfig needs both should_failover and get_failover_model."
             )
-        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
+        retries = self.max_retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise UsageError(
-                f"hookproof: ModelFailoverConfig.max_retries must be an int >= 0, got "
-                f"{self.max_retries!r}."
+                f"hookproof: ModelFailoverConfig.max_retries must be an int >= 0 (how many "
+                f"other models to try), got {retries!r}."
             )

@@ -59,7 +59,15 @@ class RunExec:
         self.handle.update({RUN_LOCAL_KEY: values}, source=source)
 
 
+_EINO_NAMES = {
+    "set_run_local_value": "SetRunLocalValue",
+    "get_run_local_value": "GetRunLocalValue",
+    "delete_run_local_value": "DeleteRunLocalValue",
+}
+
+
 def _exec_of(ctx: object, function: str, *, needs_state: bool) -> RunExec:
+    eino = _EINO_NAMES[function]
     if not isinstance(ctx, RunContext):
         raise UsageError(
             f"hookproof: {function}() takes the ctx a hook received as its first argument, "
@@ -68,14 +76,14 @@ def _exec_of(ctx: object, function: str, *, needs_state: bool) -> RunExec:
     run: RunExec | None = ctx._exec
     if run is None or run.finished:
         raise RunContextError(
-            f"hookproof: {function} failed: {_OUTSIDE}: this ctx belongs to no running agent. "
-            "Call it from a handler hook, wrapper or tool during ChatModelAgent.run()/resume(), "
-            "with the ctx that hook received."
+            f"{eino} failed: {_OUTSIDE}: this ctx belongs to no running agent. Call "
+            f"{function}() from a handler hook, wrapper or tool during "
+            "ChatModelAgent.run()/resume(), with the ctx that hook received."
         )
     if needs_state and not run.state_ready:
         raise RunContextError(
-            f"hookproof: {function} failed: {_OUTSIDE}: run-local values do not exist yet in "
-            "before_agent (the run's state is created after it). Use them from "
+            f"{eino} failed: {_OUTSIDE}: run-local values do not exist yet in before_agent "
+            f"(the run's state is created after it). Call {function}() from "
             "before_model_rewrite_state on, or pass data forward with ctx.with_value()."
         )
     return run
@@ -127,7 +135,7 @@ def send_event(ctx: RunContext, event: AgentEvent) -> None:
         )
     if not isinstance(ctx, RunContext) or ctx._exec is None or ctx._exec.finished:
         raise RunContextError(
-            f"hookproof: TypedSendEvent failed: {_OUTSIDE}. send_event() needs the ctx a "
+            f"TypedSendEvent failed: {_OUTSIDE}. send_event() needs the ctx a "
             "handler hook, wrapper or tool received during ChatModelAgent.run()/resume()."
         )
     ctx._exec.emit(event, owner=ctx._exec.handle.location if ctx._exec.handle else None)

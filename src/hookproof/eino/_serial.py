@@ -78,8 +78,6 @@ def register_name(name: str, cls: T) -> T:
     return cls
 
 
-
-
 def encode(value: Any, *, what: str) -> str:
     """The value as canonical JSON text; SerializationError names what cannot be saved.
 

@@ -86,7 +86,7 @@ def _tools_node(request: ToolCallRequest, inner: Inner) -> ToolMessage | Command
 
 
 def _tool_error(call: ToolCall, error: Exception) -> ToolCallError:
-    if call.streaming and call.kind.endswith("streamable"):
+    if call.streaming:  # in stream mode the ToolsNode streams every tool
         text = f"failed to stream tool call {call.call_id}: {error}"
     else:
         text = f"failed to invoke tool[name:{call.name} id:{call.call_id}]: {error}"

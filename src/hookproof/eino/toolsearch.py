@@ -87,8 +87,11 @@ class _SearchTool:
         return SEARCH_INFO
 
     def invokable_run(self, ctx: RunContext, arguments: str) -> str:
-        args = json.loads(arguments or "{}")
-        query = args.get("query")
+        try:
+            args = json.loads(arguments or "{}")
+        except json.JSONDecodeError:
+            args = None
+        query = args.get("query") if isinstance(args, dict) else None
         if not isinstance(query, str):
             return json.dumps({"matches": [], "error": "query must be a string"})
         limit = args.get("max_results", 5)
