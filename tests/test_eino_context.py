@@ -21,7 +21,7 @@ from hookproof.eino import (
     send_event,
     set_run_local_value,
 )
-from hookproof.errors import ImmutableError
+from hookproof.errors import ImmutableError, UsageError
 from hookproof.messages import AssistantMessage, construct, text_message
 from hookproof.models import ScriptedModel, call
 from hookproof.templates import user_agentic_message
@@ -257,3 +257,60 @@ def test_concurrent_runs_of_one_agent_keep_their_values_apart() -> None:
     for thread in threads:
         thread.join(timeout=10)
     assert seen == {"ann": "ann", "bob": "bob"}
+
+
+class GoStyleModel:
+    """A fake model written the way Eino's tests write one: generate(ctx, messages, opts)."""
+
+    hookproof_offline = True
+    name = "go-style"
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[Any, list[str], list[str]]] = []
+
+    def generate(self, ctx: RunContext, messages: Any, **options: Any) -> AssistantMessage:
+        names = [info.name for info in options["tools"]]
+        self.seen.append((ctx.value("tenant"), [m.text for m in messages], names))
+        if len(self.seen) == 1:
+            return construct(AssistantMessage, content=(), tool_calls=(call_of("search", "c1"),))
+        return text_message(AssistantMessage, "done")
+
+
+def call_of(name: str, call_id: str) -> Any:
+    from hookproof.messages import ToolCall
+
+    return ToolCall(name=name, args={"q": "x"}, id=call_id)
+
+
+def test_a_model_written_the_eino_way_is_called_with_ctx_messages_and_tools() -> None:
+    model = GoStyleModel()
+    run = agent_with(model, instruction="Sys.").run([("user", "hi")], {"tenant": "acme"})
+    assert run.error is None and run.text == "done"
+    assert model.seen[0] == ("acme", ["Sys.", "hi"], ["search"])
+    assert [request.model for request in run.final_requests] == ["go-style", "go-style"]
+    assert run.final_requests[0].system_text == "Sys."
+
+
+def test_an_eino_style_model_is_still_subject_to_the_real_model_guard() -> None:
+    class Unmarked(GoStyleModel):
+        hookproof_offline = False  # type: ignore[assignment]
+
+    run = agent_with(Unmarked()).run([("user", "hi")])
+    assert "blocks real model calls" in str(run.error)
+
+
+def test_a_stream_only_eino_style_model_is_concatenated() -> None:
+    class StreamOnly:
+        hookproof_offline = True
+
+        def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
+            yield text_message(AssistantMessage, "par")
+            yield text_message(AssistantMessage, "tial")
+
+    run = ChatModelAgent(model=StreamOnly()).run([("user", "hi")])
+    assert run.text == "partial"
+
+
+def test_a_model_without_any_call_method_is_refused() -> None:
+    with pytest.raises(UsageError, match="generate\\(ctx, messages"):
+        ChatModelAgent(model=object())

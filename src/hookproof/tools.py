@@ -13,8 +13,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, get_origin, get_type_hints, overload
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from hookproof._frozen import FrozenDict
 from hookproof.context import ToolRuntime
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import FrozenMap, ToolMessage, _Immutable
@@ -29,7 +30,9 @@ class ToolSchema(_Immutable):
 
     name: str
     description: str = ""
-    parameters: FrozenMap
+    parameters: FrozenMap = Field(
+        default_factory=lambda: FrozenDict({"type": "object", "properties": {}})
+    )
 
 
 @dataclass(frozen=True, slots=True, eq=False)

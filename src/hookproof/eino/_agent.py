@@ -205,9 +205,12 @@ class ChatModelAgent:
         input_messages: tuple[Message, ...] | None,
         resume: Any,
     ) -> AgentRun:
+        if isinstance(ctx, Mapping):
+            ctx = RunContext(ctx)
         if ctx is not None and not isinstance(ctx, RunContext):
             raise UsageError(
-                f"hookproof: ctx must be a hookproof.eino.RunContext, got {type(ctx).__name__}."
+                f"hookproof: ctx must be a hookproof.eino.RunContext (or a dict of its values), "
+                f"got {type(ctx).__name__}."
             )
         run = EinoRun(self, ctx or RunContext(), streaming=streaming, input_messages=input_messages)
         handles: list[RunHandle] = []
@@ -252,11 +255,13 @@ class ChatModelAgent:
 
 
 def _check_model(model: object) -> None:
-    if model is None or not callable(getattr(model, "invoke", None)):
+    methods = ("invoke", "generate", "stream")
+    if model is None or not any(callable(getattr(model, name, None)) for name in methods):
         raise UsageError(
             f"hookproof: ChatModelAgent(model=...) got {model!r:.60}; it needs a model with "
             "invoke(FinalRequest), e.g. RecordingModel(ScriptedModel([...])) from "
-            "hookproof.models."
+            "hookproof.models, or one written Eino's way with generate(ctx, messages, "
+            "**options) / stream(...)."
         )
 
 

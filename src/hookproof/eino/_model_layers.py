@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._guard import check_model
 from hookproof.eino._core import (
     AgentEvent,
     EinoError,
@@ -32,7 +33,7 @@ from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage
 from hookproof.runtime._checkpoint import InterruptRaised
 from hookproof.runtime._engine import WrapLayer
-from hookproof.runtime._requests import ModelRequest, ModelResponse
+from hookproof.runtime._requests import ModelRequest, ModelResponse, model_name
 
 __all__ = ["ModelCall", "model_layers"]
 
@@ -87,8 +88,11 @@ class ModelBoundary:
         options = dict(call.options)
         tools = options.pop("tools", ()) or ()
         settings = {key: _plain(value) for key, value in options.items() if value is not None}
+        model = call.model
+        if not callable(getattr(model, "invoke", None)):
+            model = EinoStyleModel(model, call)
         return ModelRequest(
-            model=call.model,
+            model=model,
             messages=FrozenList(messages),
             system_message=system,
             tools=FrozenList(tools),
@@ -100,6 +104,28 @@ class ModelBoundary:
         message = response.message
         assert message is not None
         return (message,) if call.streaming else message
+
+
+class EinoStyleModel:
+    """Calls a model written Eino's way, ``generate(ctx, messages, **options)`` (or
+    ``stream``), as the innermost model; the FinalRequest is recorded as for any model."""
+
+    hookproof_offline = True  # the wrapped model itself is checked on every call
+
+    def __init__(self, inner: Any, call: ModelCall) -> None:
+        self.inner, self.call = inner, call
+        self.name = model_name(inner)
+
+    def invoke(self, request: Any) -> AssistantMessage:
+        check_model(self.inner)
+        call, inner = self.call, self.inner
+        stream = getattr(inner, "stream", None)
+        if callable(stream) and (call.streaming or not callable(getattr(inner, "generate", None))):
+            chunks = collect(stream(call.ctx, call.messages, **call.options), "model.stream()")
+            return concat_messages(chunks)
+        return _message(
+            inner.generate(call.ctx, call.messages, **call.options), False, "generate()"
+        )
 
 
 def _plain(value: Any) -> Any:
@@ -222,8 +248,6 @@ def _failover_model(
 
 
 def _model_name(model: Any) -> str:
-    from hookproof.runtime._requests import model_name
-
     return model_name(model)
 
 
