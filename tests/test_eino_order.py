@@ -326,3 +326,25 @@ def test_message_ids_are_set_inside_the_wrap_model_handlers(streaming: bool) -> 
     )
     assert seen == ["msg-1", "msg-3"]  # msg-2 is the tool message
     assert [e.message.additional_kwargs["_eino_msg_id"] for e in run] == ["msg-1", "msg-2", "msg-3"]  # type: ignore[union-attr]
+
+
+def test_streaming_tool_wrappers_nest_like_the_invoke_ones() -> None:
+    log: list[str] = []
+    agent = ChatModelAgent(
+        model=scripted(call("kind_tool", {"q": "x"}), "done"),
+        tools=[StreamableOnly()],
+        handlers=[Logger("w1", log), Logger("w2", log)],
+    )
+    run = agent.run([("user", "hi")], enable_streaming=True)
+    assert run.error is None
+    assert [step for step in log if "streamable" in step] == [
+        "w1.streamable>",
+        "w2.streamable>",
+        "w2.streamable<",
+        "w1.streamable<",
+    ]
+    model_steps = [step for step in log if step.split(".")[1] in ("stream>", "stream<")]
+    assert model_steps == [
+        "w1.stream>", "w2.stream>", "w2.stream<", "w1.stream<",
+        "w1.stream>", "w2.stream>", "w2.stream<", "w1.stream<",
+    ]  # fmt: skip
