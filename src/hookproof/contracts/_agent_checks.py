@@ -203,10 +203,14 @@ def check_tool_closure(
         )
 
 
+_UNKNOWN = ("not a valid tool", "not found in toolsNode indexes")  # runtime, Eino
+
+
 def _closure(target: Target, name: str, schema: Any, context: Any) -> str | None:
     script = call_once_then_done(call(name, example_args(schema)))
     run = target.run(context=context, script=script)
-    if run.error is not None and "not a valid tool" not in str(run.error):
+    unknown = run.error is not None and any(text in str(run.error) for text in _UNKNOWN)
+    if run.error is not None and not unknown:
         return None  # the tool ran and raised: it has an executor
     if run.error is not None:
         return f"{name}: calling it failed with {_crash(run)}"

@@ -17,7 +17,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookproof.contracts._target import DEFAULT_INPUT, Build, ReferenceTarget, as_target
+from hookproof.contracts._target import (
+    DEFAULT_INPUT,
+    Build,
+    EinoTarget,
+    ReferenceTarget,
+    as_target,
+    eino_ctx,
+    eino_messages,
+)
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
 from hookproof.runtime import Agent
@@ -97,6 +105,19 @@ def _reference_runs(agent: Agent, payload: Mapping[str, Any]) -> _Runs:
     return _Runs(sync, async_)
 
 
+def _eino_runs(agent: Any, payload: Mapping[str, Any]) -> _Runs:
+    """An Eino agent runs synchronously (errors are events, not exceptions): threads only."""
+
+    def sync(context: Any, probe: Any) -> Any:
+        token = PROBE.set(probe)
+        try:
+            return agent.run(eino_messages(payload), eino_ctx(context))
+        finally:
+            PROBE.reset(token)
+
+    return _Runs(sync)
+
+
 def _langchain_runs(target: Any, script: Any, payload: Mapping[str, Any]) -> _Runs:
     """LangChain holds runs in its callbacks, on each run's own thread: threads only."""
     from hookproof.adapters.langchain import run_agent
@@ -152,8 +173,9 @@ def _usable_modes(runs: _Runs, modes: Sequence[str]) -> list[str]:
     usable = [mode for mode in modes if mode == "threads" or runs.async_ is not None]
     if not usable:
         raise UsageError(
-            "hookproof: check_isolation holds LangChain runs in their callbacks, which needs "
-            "threads; use modes=['threads'] for LangChain and deepagents agents."
+            "hookproof: this agent can only be held on threads (LangChain and deepagents "
+            "runs are held in their callbacks; Eino-dialect runs are synchronous); use "
+            "modes=['threads']."
         )
     return usable
 
@@ -181,7 +203,9 @@ def check_isolation(
     payload = input or DEFAULT_INPUT
     script = script if script is not None else (lambda request: "done")
     target = as_target(build, tiers)
-    if isinstance(target, ReferenceTarget):
+    if isinstance(target, EinoTarget):
+        runs = _eino_runs(target.agent(target.models(script)), payload)
+    elif isinstance(target, ReferenceTarget):
         runs = _reference_runs(target.agent(target.models(script)), payload)
     else:
         runs = _langchain_runs(target, script, payload)

@@ -18,7 +18,7 @@ from hookproof.models import FinalRequest, RecordingModel, ScriptedModel
 from hookproof.runtime import Agent
 from hookproof.trace import Trace
 
-__all__ = ["DEFAULT_INPUT", "ReferenceTarget", "Target", "TargetRun", "as_target"]
+__all__ = ["DEFAULT_INPUT", "EinoTarget", "ReferenceTarget", "Target", "TargetRun", "as_target"]
 
 DEFAULT_INPUT: Mapping[str, Any] = {"messages": [("user", "Please help with my request.")]}
 Build = Callable[[Any], Any]
@@ -123,6 +123,64 @@ class ReferenceTarget:
         )
 
 
+class EinoTarget(ReferenceTarget):
+    """Runs a factory whose agents are Eino-dialect ChatModelAgents. A check's context is
+    the run's ctx: a RunContext, a dict of its values, or None."""
+
+    def agent(self, models: Mapping[str, Any]) -> Any:
+        from hookproof.eino import ChatModelAgent
+
+        agent = self.build(dict(models) if self.tiers else models["model"])
+        if not isinstance(agent, ChatModelAgent):
+            raise UsageError(
+                f"hookproof: the factory returned {type(agent).__name__}, not a "
+                "hookproof.eino.ChatModelAgent."
+            )
+        return agent
+
+    def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
+        from hookproof.eino._tools import info_of
+
+        infos = [info_of(item) for item in self.agent(self.models()).tools]
+        return {info.name: info.parameters for info in infos}
+
+    def run(
+        self,
+        *,
+        context: Any = None,
+        script: Any = None,
+        input: Mapping[str, Any] | None = None,
+        models: Mapping[str, RecordingModel] | None = None,
+    ) -> TargetRun:
+        models = dict(models) if models is not None else self.models(script)
+        run = self.agent(models).run(eino_messages(input), eino_ctx(context))
+        return TargetRun(
+            messages=run.messages,
+            trace=run.trace,
+            final_requests=run.final_requests,
+            called=_called(models),
+            error=run.error,
+            models=models,
+        )
+
+
+def eino_messages(input: Mapping[str, Any] | None) -> Any:
+    return list((input or DEFAULT_INPUT)["messages"])
+
+
+def eino_ctx(context: Any) -> Any:
+    from hookproof.eino import RunContext
+
+    if context is None or isinstance(context, RunContext):
+        return context
+    if isinstance(context, Mapping):
+        return RunContext(context)
+    raise UsageError(
+        f"hookproof: a contract on an Eino agent takes its context as the run's ctx: a "
+        f"RunContext, a dict of its values, or None; got {type(context).__name__}."
+    )
+
+
 def _called(models: Mapping[str, RecordingModel]) -> tuple[str, ...]:
     return tuple(name for name, model in models.items() if model.requests)
 
@@ -135,8 +193,13 @@ def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Targ
     reference = ReferenceTarget(build, tiers=tiers)
     try:
         reference.agent(reference.models())
-    except Exception as reference_error:  # noqa: BLE001 - any refusal means: try LangChain
-        return _langchain_target(build, tiers, reference_error)
+    except Exception as reference_error:  # noqa: BLE001 - any refusal means: try the others
+        eino = EinoTarget(build, tiers=tiers)
+        try:
+            eino.agent(eino.models())
+        except Exception:  # noqa: BLE001 - not an Eino agent either: try LangChain
+            return _langchain_target(build, tiers, reference_error)
+        return eino
     return reference
 
 
