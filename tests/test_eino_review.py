@@ -260,3 +260,58 @@ def test_legacy_additional_tools_must_be_a_list() -> None:
 
     with pytest.raises(UsageError, match=r"additional_tools=\[my_tool\]"):
         ChatModelAgent(model=scripted("x"), middlewares=[AgentMiddleware(additional_tools=search)])  # type: ignore[arg-type]
+
+
+def test_a_function_tool_can_take_the_run_ctx() -> None:
+    from hookproof.eino import AgentEvent, send_event
+    from hookproof.tools import tool
+
+    @tool
+    def progress(step: int, ctx: RunContext) -> str:
+        """Reports progress."""
+        send_event(ctx, AgentEvent(custom={"step": step, "tenant": ctx.value("tenant")}))
+        return "ok"
+
+    assert list(progress.parameters["properties"]) == ["step"]  # ctx is not in the schema
+    run = agent_with(scripted(call("progress", {"step": 2}), "done"), tools=[progress]).run(
+        [("user", "x")], {"tenant": "acme"}
+    )
+    assert run.events[1].custom == {"step": 2, "tenant": "acme"}
+
+
+def test_a_run_can_be_iterated_again_and_stepped_like_eino() -> None:
+    run = agent_with(scripted("a")).run([("user", "x")])
+    assert list(run) == list(run) == list(run.events) and len(run) == 1
+    assert run.next() == (run.events[0], True)
+    assert run.next() == (None, False)
+
+
+def test_a_plain_function_as_legacy_wrap_tool_call_is_refused() -> None:
+    from hookproof.eino import AgentMiddleware
+
+    with pytest.raises(UsageError, match=r"wrap_tool_call=ToolMiddleware\(invokable="):
+        ChatModelAgent(
+            model=scripted("x"),
+            middlewares=[AgentMiddleware(wrap_tool_call=lambda next: next)],  # type: ignore[arg-type]
+        )
+
+
+def test_langchain_hook_names_point_to_the_eino_names() -> None:
+    class LangChainHabit(BaseChatModelAgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            return None
+
+    with pytest.raises(UsageError, match="here it is before_model_rewrite_state"):
+        ChatModelAgent(model=scripted("x"), handlers=[LangChainHabit()])
+
+
+def test_run_with_a_string_or_a_langchain_dict_says_what_it_takes() -> None:
+    agent = agent_with(scripted("x"))
+    for wrong in ("hi", {"messages": [("user", "hi")]}):
+        with pytest.raises(UsageError, match=r"agent.run\(\[\('user', 'hello'\)\]\)"):
+            agent.run(wrong)  # type: ignore[arg-type]
+
+
+def test_a_tool_call_turn_describes_its_calls() -> None:
+    run = agent_with(scripted(call("search", {"q": "x"}), "done")).run([("user", "x")])
+    assert run.events[0].describe() == "model_output: calls search"

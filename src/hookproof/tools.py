@@ -2,7 +2,9 @@
 
 ``@tool`` builds a Tool from a function: the name from the function (or the argument), the
 description from the docstring, and the JSON Schema of the parameters from pydantic.
-Parameters annotated ``ToolRuntime`` are injected at call time and never reach the schema.
+Parameters annotated ``ToolRuntime`` are injected at call time and never reach the schema;
+so are parameters annotated with a context type that marks itself injectable (the Eino
+dialect's ``RunContext``: such a parameter receives the run's ctx).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Tool:
     coroutine: Callable[..., Awaitable[Any]] | None = None
     args_model: type[BaseModel] | None = None
     runtime_params: tuple[str, ...] = ()
+    context_params: tuple[str, ...] = ()
     return_direct: bool = False
 
     @property
@@ -75,6 +78,7 @@ class Tool:
             validated = self.args_model.model_validate(kwargs)
             kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
         kwargs.update(dict.fromkeys(self.runtime_params, runtime))
+        kwargs.update(dict.fromkeys(self.context_params, runtime.context))
         return kwargs
 
     def run(self, args: Mapping[str, Any], runtime: ToolRuntime[Any]) -> Any:
@@ -96,14 +100,24 @@ def _is_runtime_annotation(annotation: Any) -> bool:
     return annotation is ToolRuntime or get_origin(annotation) is ToolRuntime
 
 
-def _build_args_model(func: ToolFunc, name: str) -> tuple[type[BaseModel], tuple[str, ...]]:
+def _is_context_annotation(annotation: Any) -> bool:
+    return getattr(annotation, "__hookproof_injected_context__", False) is True
+
+
+def _build_args_model(
+    func: ToolFunc, name: str
+) -> tuple[type[BaseModel], tuple[str, ...], tuple[str, ...]]:
     hints = get_type_hints(func, include_extras=True)
     fields: dict[str, Any] = {}
     injected: list[str] = []
+    contexts: list[str] = []
     for param in inspect.signature(func).parameters.values():
         annotation = hints.get(param.name, Any)
         if _is_runtime_annotation(annotation):
             injected.append(param.name)
+            continue
+        if _is_context_annotation(annotation):
+            contexts.append(param.name)
             continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise UsageError(
@@ -114,7 +128,7 @@ def _build_args_model(func: ToolFunc, name: str) -> tuple[type[BaseModel], tuple
         fields[param.name] = (annotation, default)
     config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
     model = create_model(f"{name}_arguments", __config__=config, **fields)
-    return model, tuple(injected)
+    return model, tuple(injected), tuple(contexts)
 
 
 def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
@@ -133,7 +147,7 @@ def _make_tool(func: ToolFunc, name: str | None, description: str | None) -> Too
             f"hookproof: @tool {tool_name!r} has no description. The model chooses tools by "
             "their description: add a docstring or pass description=..."
         )
-    model, injected = _build_args_model(func, tool_name)
+    model, injected, contexts = _build_args_model(func, tool_name)
     schema = ToolSchema(name=tool_name, description=doc, parameters=_schema_of(model))
     is_async = inspect.iscoroutinefunction(func)
     return Tool(
@@ -142,6 +156,7 @@ def _make_tool(func: ToolFunc, name: str | None, description: str | None) -> Too
         coroutine=func if is_async else None,
         args_model=model,
         runtime_params=injected,
+        context_params=contexts,
     )
 
 

@@ -66,6 +66,25 @@ class ChatModelAgent:
 
     ``run`` and ``resume`` return an AgentRun: the events, in order, and the trace and
     FinalRequests of the run. Errors never escape: they end the stream as an error event.
+
+    Parameters:
+        model: ``invoke(FinalRequest)`` (hookproof.models), or ``generate(ctx, messages,
+            **options)`` / ``stream(...)`` written Eino's way.
+        tools: Eino tools (``info()`` plus one or more ``*_run`` methods) or ``@tool``s.
+        instruction: the system message; legacy structs' additional instructions follow it.
+        handlers: ChatModelAgentMiddleware instances, handlers[0] outermost.
+        middlewares: legacy AgentMiddleware structs.
+        max_iterations: model calls allowed per run; 0 or less means 20.
+        return_directly: tool names (or a name -> flag dict) whose call ends the run.
+        model_retry_config / model_failover_config: retry and failover layers.
+        tool_call_middlewares: ToolMiddleware values, outside the legacy wrap_tool_calls.
+        unknown_tools_handler: ``(ctx, name, arguments_json) -> str`` answering calls to
+            tools the run does not have (no layer and no event sees them).
+        callbacks: objects with on_start/on_end/on_error (see CallbackHandler) run around
+            models and tools that do not run callbacks themselves.
+        checkpointer: e.g. InMemoryCheckpointer(); with ``run(..., checkpoint_id=...)`` an
+            ``interrupt()`` pauses the run for ``resume``.
+        clock: where retry backoff sleeps; ManualClock() in tests.
     """
 
     def __init__(
@@ -165,6 +184,11 @@ class ChatModelAgent:
         With a checkpointer and ``checkpoint_id``, an ``interrupt()`` pauses the run; resume
         it with ``resume(checkpoint_id, value)``. A run always starts afresh.
         """
+        if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+            raise UsageError(
+                f"hookproof: ChatModelAgent.run() takes a list of messages, got "
+                f"{type(messages).__name__}. Example: agent.run([('user', 'hello')])."
+            )
         input_messages = tuple(
             item
             for item in coerce_messages(messages, where="run(messages)")

@@ -96,6 +96,7 @@ class RunContext:
     """
 
     __slots__ = ("_exec", "_values")
+    __hookproof_injected_context__ = True  # a @tool parameter annotated RunContext gets ctx
     _values: FrozenDict
     _exec: RunExec | None
 
@@ -381,6 +382,9 @@ class AgentEvent(_Record):
             return f"interrupt: {self.action.interrupted!r:.80}"  # type: ignore[union-attr]
         if self.message is not None:
             tool = f" {self.tool_name}" if self.tool_name else ""
+            calls = getattr(self.message, "tool_calls", ())
+            if calls and not self.message.text:
+                return f"{self.kind}: calls {', '.join(call.name for call in calls)}"
             return f"{self.kind}{tool}: {self.message.text!r:.80}"
         return f"{self.kind}: {self.custom!r:.80}"
 

@@ -256,16 +256,24 @@ def check_handler(handler: object, index: int) -> None:
         )
     for name in dir(type(handler)):
         if _misnamed(name):
+            hint = (
+                f" That is the LangChain-shaped dialect's name; here it is {_OTHER_DIALECT[name]}."
+                if name in _OTHER_DIALECT
+                else did_you_mean(name, HANDLER_METHODS)
+            )
             raise UsageError(
                 f"hookproof: handlers[{index}] ({cls}) defines {name!r}, which is not a "
-                f"handler method, so it would never run.{did_you_mean(name, HANDLER_METHODS)} "
+                f"handler method, so it would never run.{hint} "
                 f"Handler methods: {', '.join(HANDLER_METHODS)}."
             )
 
 
-_OTHER_DIALECT = frozenset(
-    {"before_model", "after_model", "wrap_model_call", "wrap_tool_call", "abefore_agent"}
-)
+_OTHER_DIALECT = {  # LangChain-dialect names, and what they are called here
+    "before_model": "before_model_rewrite_state",
+    "after_model": "after_model_rewrite_state",
+    "wrap_model_call": "wrap_model",
+    "wrap_tool_call": "wrap_invokable_tool_call (or the streamable/enhanced variants)",
+}
 
 
 def _misnamed(name: str) -> bool:
@@ -284,6 +292,13 @@ def check_legacy(item: object, index: int) -> AgentMiddleware:
             f"hookproof: middlewares[{index}] is a {type(item).__name__}; middlewares= takes "
             "hookproof.eino.AgentMiddleware structs. Handlers (ChatModelAgentMiddleware) go "
             "in handlers=."
+        )
+    if item.wrap_tool_call is not None and not isinstance(item.wrap_tool_call, ToolMiddleware):
+        raise UsageError(
+            f"hookproof: middlewares[{index}].wrap_tool_call is a "
+            f"{type(item.wrap_tool_call).__name__}; it takes a ToolMiddleware, e.g. "
+            "AgentMiddleware(wrap_tool_call=ToolMiddleware(invokable=lambda next: endpoint)), "
+            "where endpoint(ctx, tool_input) returns next(ctx, tool_input)."
         )
     if isinstance(item.additional_tools, str) or not isinstance(
         item.additional_tools, list | tuple

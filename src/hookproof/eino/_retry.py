@@ -103,7 +103,8 @@ class RetryContext:
 class RetryDecision:
     """should_retry's answer. Not retrying accepts the result unless ``rewrite_error`` is set;
     retrying may change the input (``persist_modified_input_messages`` writes it to the
-    agent's messages), add model options, or choose its own ``backoff`` (seconds)."""
+    agent's messages), add model options, or choose its own ``backoff`` in seconds (0, the
+    default, means the config's backoff, as in Eino)."""
 
     retry: bool = False
     rewrite_error: BaseException | None = None

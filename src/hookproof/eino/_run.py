@@ -133,12 +133,15 @@ def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:
     return None if value is None else tuple(value)
 
 
-class AgentRun(Iterator[AgentEvent]):
+class AgentRun:
     """The events of one run or resume, in order, plus what the run left behind.
 
-    Iterate it like Eino's AsyncIterator. ``result`` holds the final messages, the Trace and
-    the FinalRequests; ``error`` is the error that ended the run (None on success);
-    ``interrupted`` says the run paused (resume it with ``agent.resume(checkpoint_id, ...)``).
+    ``for event in run`` yields every event, each time it is iterated; ``run.events`` is
+    the tuple. ``next(run)`` (or ``run.next()``, which returns ``(event, ok)`` like Eino's
+    ``iterator.Next()``) steps through them once. ``result`` holds the final messages, the
+    Trace and the FinalRequests; ``error`` is the error that ended the run (None on
+    success); ``interrupted`` says the run paused (resume it with
+    ``agent.resume(checkpoint_id, ...)``).
     """
 
     def __init__(
@@ -159,8 +162,18 @@ class AgentRun(Iterator[AgentEvent]):
         self._position += 1
         return self.events[self._position - 1]
 
-    def __iter__(self) -> AgentRun:
-        return self
+    def next(self) -> tuple[AgentEvent | None, bool]:
+        """The next event and True, or (None, False) at the end (Eino's Next())."""
+        try:
+            return next(self), True
+        except StopIteration:
+            return None, False
+
+    def __iter__(self) -> Iterator[AgentEvent]:
+        return iter(self.events)
+
+    def __len__(self) -> int:
+        return len(self.events)
 
     @property
     def error(self) -> BaseException | None:
@@ -173,8 +186,8 @@ class AgentRun(Iterator[AgentEvent]):
 
     @property
     def output(self) -> Message | None:
-        """The run's final output: the last message event (the answer, or the return-directly
-        tool's result)."""
+        """The run's final output: the message of the last message event (the answer, or the
+        return-directly tool's result); None when no message was sent."""
         found = [
             e.message for e in self.events if isinstance(e.message, AssistantMessage | ToolMessage)
         ]

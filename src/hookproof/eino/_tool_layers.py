@@ -42,6 +42,8 @@ from hookproof.runtime._requests import Command, ToolCallRequest
 
 __all__ = ["execute_tool", "tool_layers"]
 
+HOOK_LABEL = "tool_wrapper"  # a handler's wrap_*_tool_call, or a ToolMiddleware, in the trace
+
 WRAP_METHODS = {
     "invokable": "wrap_invokable_tool_call",
     "streamable": "wrap_streamable_tool_call",
@@ -179,7 +181,7 @@ def _tool_middlewareraw_layer(middleware: ToolMiddleware, owner: str) -> WrapLay
         return output.result
 
     return raw_layer(
-        owner, "wrap_tool_call", wrap, when=lambda call: getattr(middleware, call.kind) is not None
+        owner, HOOK_LABEL, wrap, when=lambda call: getattr(middleware, call.kind) is not None
     )
 
 
@@ -208,7 +210,7 @@ def _handler_tool_layer(handler: Any, owner: str) -> WrapLayer:
         return wrapped(call.ctx, ToolArgument(text=call.arguments) if enhanced else call.arguments)
 
     return raw_layer(
-        owner, "wrap_tool_call", wrap, when=lambda call: overrides(handler, WRAP_METHODS[call.kind])
+        owner, HOOK_LABEL, wrap, when=lambda call: overrides(handler, WRAP_METHODS[call.kind])
     )
 
 

@@ -43,6 +43,8 @@ RUN_METHODS: dict[EndpointKind, str] = {
 
 @runtime_checkable
 class InvokableTool(Protocol):
+    """A tool run with JSON arguments that returns text."""
+
     def info(self) -> ToolInfo: ...
 
     def invokable_run(self, ctx: RunContext, arguments: str) -> str: ...
@@ -50,6 +52,8 @@ class InvokableTool(Protocol):
 
 @runtime_checkable
 class StreamableTool(Protocol):
+    """A tool run with JSON arguments that streams text chunks."""
+
     def info(self) -> ToolInfo: ...
 
     def streamable_run(self, ctx: RunContext, arguments: str) -> Iterator[str]: ...
@@ -57,6 +61,8 @@ class StreamableTool(Protocol):
 
 @runtime_checkable
 class EnhancedInvokableTool(Protocol):
+    """A tool run with a ToolArgument that returns a ToolResult (text, images, files)."""
+
     def info(self) -> ToolInfo: ...
 
     def enhanced_invokable_run(self, ctx: RunContext, argument: ToolArgument) -> ToolResult: ...
@@ -64,6 +70,8 @@ class EnhancedInvokableTool(Protocol):
 
 @runtime_checkable
 class EnhancedStreamableTool(Protocol):
+    """A tool run with a ToolArgument that streams ToolResults."""
+
     def info(self) -> ToolInfo: ...
 
     def enhanced_streamable_run(

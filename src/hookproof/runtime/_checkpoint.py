@@ -100,8 +100,10 @@ _RESUME: ContextVar[ResumeValues | None] = ContextVar("hookproof_resume", defaul
 
 
 def interrupt(value: Any) -> Any:
-    """Pause the run with ``value``; after ``Command(resume=answer)`` this returns ``answer``.
-    A step may interrupt several times: each resume answers the next one."""
+    """Pause the run with ``value``; on resume this returns the answer: the runtime's
+    ``agent.invoke(Command(resume=answer), thread_id=...)``, or the Eino dialect's
+    ``agent.resume(checkpoint_id, answer)``. A step may interrupt several times: each resume
+    answers the next one."""
     slot = _RESUME.get()
     if slot is not None:
         found, answer = slot.next()
