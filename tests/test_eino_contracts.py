@@ -109,3 +109,24 @@ def test_isolation_holds_and_catches_a_handler_that_keeps_run_data_on_self() -> 
         check_isolation(_with(LeakyFilter()), contexts, modes=["threads"])
     with pytest.raises(UsageError, match=r"modes=\['threads'\]"):
         check_isolation(_support, contexts, modes=["asyncio"])
+
+
+def test_hook_order_holds_on_eino_traces_and_knows_their_after_order() -> None:
+    from dataclasses import replace
+
+    from hookproof.contracts import check_hook_order
+    from hookproof.models import call
+    from hookproof.trace import Trace
+    from tests.eino_helpers import Logger, agent_with, scripted
+
+    run = agent_with(
+        scripted(call("search", {"q": "x"}), "done"), handlers=[Logger("a", []), Logger("b", [])]
+    ).run([("user", "x")])
+    check_hook_order(run.trace)
+    after = [e for e in run.trace if e.hook == "after_model_rewrite_state"]
+    # a twin whose after hooks ran reversed, as LangChain would run them
+    swapped = {after[0].seq: after[2], after[1].seq: after[3]}
+    swapped |= {after[2].seq: after[0], after[3].seq: after[1]}
+    events = [replace(swapped.get(e.seq, e), seq=e.seq) for e in run.trace]
+    with pytest.raises(ContractViolation, match="is not the same as before_model_rewrite_state"):
+        check_hook_order(Trace(tuple(events)))

@@ -64,18 +64,29 @@ def _groups(trace: Trace, hook: str) -> list[list[str | None]]:
     return groups
 
 
+# (wrap hook, inner call) whose onion must be the same for every call; (before, after,
+# whether after runs in reverse): LangChain reverses the after hooks, Eino does not.
+_ONIONS = (("wrap_model_call", "model"), ("wrap_tool_call", "tool"), ("wrap_model", "model"))
+_PAIRS = (
+    ("before_model", "after_model", True),
+    ("before_agent", "after_agent", True),
+    ("before_model_rewrite_state", "after_model_rewrite_state", False),
+)
+
+
 def _order_problems(trace: Trace) -> list[str]:
     found = []
-    for hook, inner in (("wrap_model_call", "model"), ("wrap_tool_call", "tool")):
+    for hook, inner in _ONIONS:
         stacks = set(_open_layers(trace, hook, inner))
         if len(stacks) > 1:
             found.append(f"{inner} calls were wrapped by different {hook} onions: {sorted(stacks)}")
-    for before, after in (("before_model", "after_model"), ("before_agent", "after_agent")):
-        found += _before_after(trace, before, after)
+    eino = any(event.hook == "before_model_rewrite_state" for event in trace)
+    for before, after, reverse in _PAIRS:
+        found += _before_after(trace, before, after, reverse=reverse and not eino)
     return found
 
 
-def _before_after(trace: Trace, before: str, after: str) -> list[str]:
+def _before_after(trace: Trace, before: str, after: str, *, reverse: bool) -> list[str]:
     found = []
     for hook in (before, after):
         orders = {tuple(group) for group in _groups(trace, hook)}
@@ -86,8 +97,10 @@ def _before_after(trace: Trace, before: str, after: str) -> list[str]:
         common = set(befores[0]) & set(afters[0])
         forward = [name for name in befores[0] if name in common]
         backward = [name for name in afters[0] if name in common]
-        if backward != forward[::-1]:
-            found.append(f"{after} order {backward} is not the reverse of {before} order {forward}")
+        expected = forward[::-1] if reverse else forward
+        if backward != expected:
+            relation = "the reverse of" if reverse else "the same as"
+            found.append(f"{after} order {backward} is not {relation} {before} order {forward}")
     counts = Counter(
         e.middleware for e in trace if e.kind == "hook" and e.hook == before and e.phase == "enter"
     )
@@ -97,8 +110,9 @@ def _before_after(trace: Trace, before: str, after: str) -> list[str]:
 
 
 def check_hook_order(trace: Trace) -> None:
-    """Layers nest as an onion, before_* run in one order and after_* in its reverse, every
-    model and tool call sits inside the same layers, and hooks run once per turn."""
+    """Layers nest as an onion, before_* run in one order and after_* in its reverse (in the
+    same order on an Eino-dialect trace), every model call sits inside the same layers, and
+    hooks run once per turn."""
     __tracebackhide__ = True
     found, unclosed = _nesting_problems(trace)
     interrupted = any(e.kind == "agent" and e.hook == "interrupt" for e in trace)
@@ -109,7 +123,7 @@ def check_hook_order(trace: Trace) -> None:
         raise violation(
             "check_hook_order",
             invariant="wrap layers nest (first middleware outermost), before_* in list order, "
-            "after_* reversed, once per model turn",
+            "after_* reversed (Eino: in list order), once per model turn",
             counterexample="the trace below",
             found=found,
             fix="call handler(request) from inside the wrap hook (not after returning), and "
