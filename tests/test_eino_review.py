@@ -315,3 +315,269 @@ def test_run_with_a_string_or_a_langchain_dict_says_what_it_takes() -> None:
 def test_a_tool_call_turn_describes_its_calls() -> None:
     run = agent_with(scripted(call("search", {"q": "x"}), "done")).run([("user", "x")])
     assert run.events[0].describe() == "model_output: calls search"
+
+
+# -- second review ------------------------------------------------------------------------
+
+
+class NoIdModel:
+    """A model written Eino's way that gives tool calls without ids."""
+
+    hookproof_offline = True
+
+    def __init__(self, *turns: Any) -> None:
+        self.turns = list(turns)
+
+    def generate(self, ctx: Any, messages: Any, **options: Any) -> AssistantMessage:
+        from hookproof.messages import ToolCall, construct
+
+        turn = self.turns.pop(0)
+        if isinstance(turn, str):
+            return text_message(AssistantMessage, turn)
+        calls = tuple(ToolCall(name=name, args=args) for name, args in turn)
+        return construct(AssistantMessage, content=(), tool_calls=calls)
+
+
+def test_calls_without_ids_each_run_and_return_directly_finds_its_call() -> None:
+    model = NoIdModel([("search", {"q": "a"}), ("search", {"q": "b"})], "done")
+    run = agent_with(model).run([("user", "x")])
+    assert [m.text for m in run.messages if m.role == "tool"] == ["found a", "found b"]
+    direct = NoIdModel([("search", {"q": "a"}), ("lookup", {"q": "b"})], "never")
+    run = agent_with(direct, tools=[search, lookup], return_directly=["lookup"]).run(
+        [("user", "x")]
+    )
+    assert run.text == "customer b" and run.kinds()[-1] == "tool_result"
+
+
+def test_a_callback_reading_a_stream_leaves_the_result_whole() -> None:
+    from hookproof.eino import CallbackHandler
+    from tests.eino_helpers import StreamableOnly
+
+    seen: list[Any] = []
+
+    class Reads(CallbackHandler):
+        def on_end(self, ctx: Any, info: Any, output: Any) -> Any:
+            seen.append((info.component, list(output) if info.component == "Tool" else None))
+            return ctx
+
+    for streaming in (False, True):
+        agent = ChatModelAgent(
+            model=scripted(call("kind_tool", {"q": "x"}), "done"),
+            tools=[StreamableOnly()],
+            callbacks=[Reads()],
+        )
+        run = agent.run([("user", "x")], enable_streaming=streaming)
+        assert run.events[1].message.text == "stream"  # type: ignore[union-attr]
+    assert ("Tool", ["str", "eam"]) in seen
+
+
+class Tags(BaseChatModelAgentMiddleware):
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        return ctx.with_value("tag", f"call-{len(state.messages)}"), state
+
+    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        answer = interrupt("check") if len(state.messages) == 2 else None
+        self.seen.append((ctx.value("tag"), ctx.value("tenant"), answer))
+        return ctx, state
+
+
+def test_the_model_calls_ctx_chain_survives_a_resume() -> None:
+    tags = Tags()
+    agent = agent_with(scripted("answer"), handlers=[tags], checkpointer=InMemoryCheckpointer())
+    assert agent.run([("user", "x")], {"tenant": "acme"}, checkpoint_id="t").interrupted
+    done = agent.resume("t", "fine", {"tenant": "acme"})
+    assert done.error is None
+    assert tags.seen == [("call-1", "acme", "fine")]  # the tag set before the pause is back
+
+
+def test_a_discarded_plain_retry_attempt_sends_no_event() -> None:
+    class FailsFirst(BaseChatModelAgentMiddleware):
+        calls = 0
+
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            outer = self
+
+            class Check(ModelWrapper):
+                def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                    message = self.inner.generate(ctx, messages, **options)
+                    outer.calls += 1
+                    if outer.calls == 1:
+                        raise ValueError("first answer rejected")
+                    return message
+
+            return Check(model)
+
+    agent = ChatModelAgent(
+        model=scripted("bad", "good"),
+        handlers=[FailsFirst(), new_event_sender_model_wrapper()],
+        model_retry_config=ModelRetryConfig(max_retries=1),
+        clock=ManualClock(),
+    )
+    run = agent.run([("user", "x")])
+    assert [event.message.text for event in run] == ["good"]  # type: ignore[union-attr]
+
+
+def test_events_and_interrupts_are_credited_to_the_layer_that_sent_them() -> None:
+    from hookproof.eino import AgentEvent, send_event
+
+    class Audit(BaseChatModelAgentMiddleware):
+        def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+            def audited(ctx: Any, arguments: str) -> Any:
+                result = endpoint(ctx, arguments)
+                send_event(ctx, AgentEvent(custom="after"))
+                return result
+
+            return audited
+
+    run = agent_with(scripted(call("search", {"q": "x"}), "ok"), handlers=[Audit()]).run(
+        [("user", "x")]
+    )
+    sent = [e for e in run.trace if e.kind == "event" and e.data.get("kind") == "custom"]
+    assert [e.middleware for e in sent] == ["Audit.tool_wrapper"]
+
+
+def test_streamed_chunks_merge_their_metadata() -> None:
+    from hookproof.eino._core import concat_messages
+    from hookproof.messages import construct
+
+    first = text_message(AssistantMessage, "Hel")
+    last = construct(
+        AssistantMessage,
+        content=text_message(AssistantMessage, "lo").content,
+        response_metadata={"finish_reason": "stop"},
+    )
+    whole = concat_messages((first, last))
+    assert whole.text == "Hello" and whole.response_metadata == {"finish_reason": "stop"}
+
+
+def test_tool_arguments_handler_rewrites_arguments_before_every_layer() -> None:
+    seen: list[str] = []
+
+    class Peek(BaseChatModelAgentMiddleware):
+        def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+            def peek(ctx: Any, arguments: str) -> Any:
+                seen.append(arguments)
+                return endpoint(ctx, arguments)
+
+            return peek
+
+    agent = agent_with(
+        scripted(call("search", {"query": "x"}), "ok"),
+        handlers=[Peek()],
+        tool_arguments_handler=lambda ctx, name, args: args.replace('"query"', '"q"'),
+    )
+    run = agent.run([("user", "x")])
+    assert seen == ['{"q": "x"}'] and run.messages[2].text == "found x"
+
+
+# -- behaviours the spec states, pinned --------------------------------------------------
+
+
+def test_interrupts_are_never_retried_or_failed_over() -> None:
+    class Ask(BaseChatModelAgentMiddleware):
+        calls = 0
+
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            Ask.calls += 1
+            interrupt("?") if Ask.calls == 1 else None
+            return model
+
+    agent = ChatModelAgent(
+        model=scripted("ok"),
+        handlers=[Ask()],
+        model_retry_config=ModelRetryConfig(max_retries=3),
+        model_failover_config=_failover_to(scripted("other"), retries=2),
+        checkpointer=InMemoryCheckpointer(),
+        clock=ManualClock(),
+    )
+    run = agent.run([("user", "x")], checkpoint_id="t")
+    assert run.interrupted and Ask.calls == 1
+    assert agent.resume("t", "go").text == "ok"
+
+
+def test_before_agent_ctx_chains_across_handlers_and_runs_on_resume() -> None:
+    seen: list[Any] = []
+
+    class Adds(BaseChatModelAgentMiddleware):
+        def __init__(self, key: str) -> None:
+            self.key = key
+
+        def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
+            seen.append((self.key, sorted(ctx.values)))
+            return ctx.with_value(self.key, True), agent_ctx
+
+    class Pause(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            interrupt("?")
+            return ctx, state
+
+    agent = agent_with(
+        scripted("ok"),
+        handlers=[Adds("a"), Adds("b"), Pause()],
+        checkpointer=InMemoryCheckpointer(),
+    )
+    agent.run([("user", "x")], checkpoint_id="t")
+    agent.resume("t", "go")
+    assert seen == [("a", []), ("b", ["a"]), ("a", []), ("b", ["a"])]
+
+
+def test_run_local_values_work_in_the_legacy_hooks_and_model_context_has_the_configs() -> None:
+    from hookproof.eino import AgentMiddleware, get_run_local_value, set_run_local_value
+
+    seen: list[Any] = []
+
+    def before(ctx: Any, state: Any) -> None:
+        set_run_local_value(ctx, "legacy", 1)
+
+    def after(ctx: Any, state: Any) -> None:
+        seen.append(get_run_local_value(ctx, "legacy"))
+
+    class Configs(BaseChatModelAgentMiddleware):
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            seen.append((model_ctx.model_retry_config, [t.name for t in model_ctx.tools]))
+            return model
+
+    retry = ModelRetryConfig(max_retries=1)
+    agent_with(
+        scripted("ok"),
+        middlewares=[AgentMiddleware(before_chat_model=before, after_chat_model=after)],
+        handlers=[Configs()],
+        model_retry_config=retry,
+    ).run([("user", "x")])
+    assert seen == [(retry, ["search"]), (1, True)]
+
+
+def test_a_message_id_the_model_set_is_kept_and_matches_the_event() -> None:
+    message = AssistantMessage.model_validate(
+        {"content": [{"type": "text", "text": "hi"}], "additional_kwargs": {"_eino_msg_id": "m-7"}}
+    )
+    run = agent_with(scripted(message)).run([("user", "x")])
+    assert run.events[0].message.additional_kwargs["_eino_msg_id"] == "m-7"  # type: ignore[union-attr]
+    assert run.messages[-1].additional_kwargs["_eino_msg_id"] == "m-7"
+
+
+def test_tool_infos_set_to_none_are_refilled_at_the_next_model_call() -> None:
+    class Clears(BaseChatModelAgentMiddleware):
+        def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            return ctx, state.override(tool_infos=None)
+
+    model = scripted(call("search", {"q": "x"}), "ok")
+    agent_with(model, handlers=[Clears()]).run([("user", "x")])
+    assert [request.tool_names for request in model.requests] == [["search"], ["search"]]
+
+
+def test_the_held_return_directly_event_comes_before_after_agent_events() -> None:
+    from hookproof.eino import AgentEvent, send_event
+
+    class Announce(BaseChatModelAgentMiddleware):
+        def after_agent(self, ctx: Any, state: Any) -> Any:
+            send_event(ctx, AgentEvent(custom="finished"))
+            return ctx
+
+    run = agent_with(
+        scripted(call("search", {"q": "x"})), return_directly=["search"], handlers=[Announce()]
+    ).run([("user", "x")])
+    assert run.kinds() == ["model_output", "tool_result", "custom"]

@@ -42,12 +42,16 @@ Deliberate differences from Eino, each because hookproof must be deterministic:
     * backoff sleeps on an injectable Clock (ManualClock in tests), never the wall clock;
     * run-local values are saved as JSON by a registry of names (Eino: gob); get returns a
       decoded copy, so the value after resume equals the value before;
-    * an error event carries the original exception and names the node in ``node_path``
-      (Eino wraps it in a compose error whose text carries the node path);
+    * an error event carries the exception and names the node in ``node_path`` (Eino wraps
+      it in a compose error whose text carries the node path); the errors Eino itself
+      wraps keep Eino's text (ToolCallError "failed to invoke tool[...]", HandlerError
+      "handler[i] (T) ... failed", RetryExhaustedError) with the original as ``__cause__``;
     * streams are materialised between layers (an iterator of chunks is replayed), so a
       layer sees whole streams; there is no cancellation, so the cancel monitor only marks
-      its place; multi-agent transfer/exit tools and session-value instruction formatting
-      are not reproduced.
+      its place; multi-agent transfer/exit tools, session-value instruction formatting,
+      argument-alias remapping and WillRetryError events (so RetryDecision.reject_reason
+      is not shown anywhere) are not reproduced; ToolArgumentsHandler is
+      ``tool_arguments_handler=``.
 """
 
 from hookproof.eino._agent import DEFAULT_MAX_ITERATIONS, ChatModelAgent

@@ -65,7 +65,8 @@ class ChatModelAgent:
     the tool-call middlewares and the retry/failover layers in Eino's order.
 
     ``run`` and ``resume`` return an AgentRun: the events, in order, and the trace and
-    FinalRequests of the run. Errors never escape: they end the stream as an error event.
+    FinalRequests of the run. An error of the run never escapes: it ends the stream as an
+    error event. Invalid arguments to ``run``/``resume`` themselves raise UsageError.
 
     Parameters:
         model: ``invoke(FinalRequest)`` (hookproof.models), or ``generate(ctx, messages,
@@ -80,6 +81,8 @@ class ChatModelAgent:
         tool_call_middlewares: ToolMiddleware values, outside the legacy wrap_tool_calls.
         unknown_tools_handler: ``(ctx, name, arguments_json) -> str`` answering calls to
             tools the run does not have (no layer and no event sees them).
+        tool_arguments_handler: ``(ctx, name, arguments_json) -> arguments_json``, applied
+            to each call's arguments before every tool layer.
         callbacks: objects with on_start/on_end/on_error (see CallbackHandler) run around
             models and tools that do not run callbacks themselves.
         checkpointer: e.g. InMemoryCheckpointer(); with ``run(..., checkpoint_id=...)`` an
@@ -101,6 +104,7 @@ class ChatModelAgent:
         model_failover_config: ModelFailoverConfig | None = None,
         tool_call_middlewares: Sequence[ToolMiddleware] = (),
         unknown_tools_handler: Any = None,
+        tool_arguments_handler: Any = None,
         callbacks: Sequence[Any] = (),
         checkpointer: Any = None,
         clock: Clock | None = None,
@@ -125,6 +129,7 @@ class ChatModelAgent:
         self.model_retry_config = model_retry_config
         self.model_failover_config = model_failover_config
         self.unknown_tools_handler = unknown_tools_handler
+        self.tool_arguments_handler = tool_arguments_handler
         self.callbacks = tuple(callbacks)
         self.checkpointer = checkpointer
         self.clock: Clock = clock or SystemClock()

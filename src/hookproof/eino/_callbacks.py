@@ -3,7 +3,7 @@ callbacks itself (it lacks ``is_callbacks_enabled() -> True``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,7 +23,8 @@ class RunInfo:
 
 
 class CallbackHandler:
-    """Override any of the three; each may return a new ctx (None keeps it)."""
+    """Override any of the three; each may return a new ctx (None keeps it). For a streamed
+    result, on_end receives the tuple of chunks."""
 
     def on_start(self, ctx: RunContext, info: RunInfo, input: Any) -> RunContext | None:
         return ctx
@@ -59,5 +60,9 @@ def around(
     except Exception as error:
         _each(handlers, "on_error", started, info, error)
         raise
+    if isinstance(output, Iterator):  # a stream: on_end sees its chunks, the caller a replay
+        chunks = tuple(output)
+        _each(handlers, "on_end", started, info, chunks)
+        return iter(chunks)
     _each(handlers, "on_end", started, info, output)
     return output

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, dataclass_transform
 
@@ -416,9 +416,17 @@ def concat_messages(chunks: tuple[AssistantMessage, ...]) -> AssistantMessage:
         tool_calls=calls,
         id=chunks[0].id,
         name=chunks[0].name,
-        additional_kwargs=chunks[0].additional_kwargs,
-        response_metadata=chunks[0].response_metadata,
+        additional_kwargs=_merged(chunk.additional_kwargs for chunk in chunks),
+        response_metadata=_merged(chunk.response_metadata for chunk in chunks),
     )
+
+
+def _merged(maps: Iterable[Mapping[str, Any]]) -> FrozenDict:
+    """Metadata of streamed chunks: a later chunk's key wins (finish reason, usage)."""
+    merged: dict[str, Any] = {}
+    for item in maps:
+        merged.update(item)
+    return FrozenDict(merged)
 
 
 def collect(stream: Any, what: str) -> tuple[Any, ...]:

@@ -16,7 +16,14 @@ from hookproof.eino._core import (
     RunContext,
 )
 from hookproof.eino._handlers import AgentMiddleware, overrides
-from hookproof.eino._run import HELD_KEY, REMAINING_KEY, EinoRun, ReplaceMessages
+from hookproof.eino._run import (
+    AFTER_CTX_KEY,
+    HELD_KEY,
+    MODEL_CTX_KEY,
+    REMAINING_KEY,
+    EinoRun,
+    ReplaceMessages,
+)
 from hookproof.eino._tools import as_eino_tool, info_of, tool_map
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, SystemMessage, text_message
@@ -84,7 +91,7 @@ def _pair(returned: Any, second: type, method: str) -> tuple[RunContext, Any]:
     return returned[0], returned[1]
 
 
-def _init(_state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
+def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """After before_agent: the run's tools and, on a fresh run, the initial state."""
     run = _run(runtime)
     tools = tuple(
@@ -93,13 +100,33 @@ def _init(_state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     )
     run.tools = tool_map(tools, "the run's tools (after before_agent)")
     run.tool_infos = tuple(info_of(item) for item in tools)
-    run.model_ctx = run.after_ctx = run.ctx
+    # On resume the chains continue from what the hooks before the pause had added.
+    run.model_ctx = _with_delta(run, state.get(MODEL_CTX_KEY))
+    run.after_ctx = _with_delta(run, state.get(AFTER_CTX_KEY))
     run.exec.state_ready = True
     if run.resuming:
         return None
     instruction = run.agent_ctx.instruction
     system = text_message(SystemMessage, instruction) if instruction else None
     return run.initial_state(system)
+
+
+def _with_delta(run: EinoRun, delta: Any) -> RunContext:
+    ctx = run.ctx
+    for key, value in dict(delta or {}).items():
+        ctx = ctx.with_value(key, value)
+    return ctx
+
+
+def _delta(run: EinoRun, ctx: RunContext) -> dict[str, Any]:
+    """What a hook chain added to the run's ctx: saved so a resume can restore it."""
+    missing = object()
+    return {k: v for k, v in ctx.values.items() if run.ctx.value(k, missing) is not v}
+
+
+def _chained(run: EinoRun, state: FrozenDict, key: str, ctx: RunContext) -> dict[str, Any]:
+    delta = _delta(run, ctx)
+    return {key: delta} if delta != dict(state.get(key) or {}) else {}
 
 
 def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
@@ -126,6 +153,8 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
         )
     run.model_ctx = run.ctx
     update: dict[str, Any] = {REMAINING_KEY: remaining - 1}
+    if state.get(MODEL_CTX_KEY):
+        update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx
     if state.get("tool_infos") is None:
         update["tool_infos"] = run.tool_infos
     return update
@@ -149,7 +178,7 @@ def _rewrite(index: int, handler: Any, method: str) -> Hook:
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = run.bind(ctx)
-        return _state_update(before, after)
+        return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}
 
     return hook
 
@@ -229,7 +258,7 @@ def _finish(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
 
 
 def _after_agent(index: int, handler: Any) -> Hook:
-    def hook(state: FrozenDict, runtime: Any) -> None:
+    def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
         run = _run(runtime)
         try:
             ctx = handler.after_agent(run.after_ctx, run.state(state))
@@ -247,6 +276,7 @@ def _after_agent(index: int, handler: Any) -> Hook:
                 handler=handler,
             ) from error
         run.after_ctx = run.bind(ctx)
+        return _chained(run, state, AFTER_CTX_KEY, ctx)
 
     return hook
 

@@ -264,9 +264,9 @@ def _retry(call: ModelCall, inner: Inner) -> Any:
     retryable = config.is_retryable or (lambda _ctx, _error: True)
     last: BaseException | None = None
     for attempt in range(config.max_retries + 1):
-        result, error = _attempt(inner, call)
+        result, error = _held_attempt(inner, call)
         if error is None:
-            return result
+            return _release(call, result)
         if not retryable(call.ctx, error):
             raise error
         last = error

@@ -28,6 +28,8 @@ __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
 REMAINING_KEY = "_eino_remaining_iterations"
 MSG_SEQ_KEY = "_eino_msg_seq"
 HELD_KEY = "_eino_return_directly_event"
+MODEL_CTX_KEY = "_eino_model_ctx"  # what the current model call's hooks added to the ctx
+AFTER_CTX_KEY = "_eino_after_ctx"  # what the after_agent chain added
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class EinoRun:
         )
         self.tools: dict[str, Any] = {}
         self.tool_infos: tuple[ToolInfo, ...] = ()
-        self.tool_msg_ids: dict[str, str] = {}
+        self.tool_msg_ids: dict[int, str] = {}  # by call position (Eino: state.ToolMsgIDs)
         self.last_success_model: Any = None
 
     @property

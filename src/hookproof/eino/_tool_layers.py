@@ -52,14 +52,25 @@ WRAP_METHODS = {
 }
 
 
-def return_directly_id(messages: Sequence[Message], names: Any) -> str | None:
-    """The call that ends the run: the last call, in the model's message, to a tool whose
-    name is in return_directly (presence counts, not the flag)."""
+def _calls_of(messages: Sequence[Message]) -> tuple[Any, ...]:
     last = messages[-1] if messages else None
-    if not isinstance(last, AssistantMessage):
-        return None
-    matching = [call.id for call in last.tool_calls if call.name in names]
+    return last.tool_calls if isinstance(last, AssistantMessage) else ()
+
+
+def return_directly_index(messages: Sequence[Message], names: Any) -> int | None:
+    """The call that ends the run: the last call, in the model's message, to a tool whose
+    name is in return_directly (presence counts, not the flag); by position, since ids may
+    be missing."""
+    matching = [i for i, call in enumerate(_calls_of(messages)) if call.name in names]
     return matching[-1] if matching else None
+
+
+def _position(messages: Sequence[Message], model_call: Any) -> int:
+    calls = _calls_of(messages)
+    for index, candidate in enumerate(calls):
+        if candidate is model_call:
+            return index
+    return next((i for i, candidate in enumerate(calls) if candidate == model_call), -1)
 
 
 def _tools_node(request: ToolCallRequest, inner: Inner) -> ToolMessage | Command:
@@ -72,19 +83,37 @@ def _tools_node(request: ToolCallRequest, inner: Inner) -> ToolMessage | Command
     if tool is None:
         return _unknown_tool(run, model_call.name, arguments, call_id)
     kind = select_endpoint(tool, run.streaming)
-    call = ToolCall(run, run.ctx, model_call.name, call_id, arguments, tool, kind, run.streaming)
+    arguments = _handled_arguments(run, model_call.name, arguments)
+    messages = request.state.get("messages", ())
+    index = _position(messages, model_call)
+    call = ToolCall(
+        run, run.ctx, model_call.name, call_id, arguments, tool, kind, run.streaming, index
+    )
     try:
         result = inner(call)
     except InterruptRaised:
         raise
     except Exception as error:
         raise _tool_error(call, error) from error
-    msg_id = run.tool_msg_ids.pop(call_id, None) or run.next_message_id()
+    msg_id = run.tool_msg_ids.pop(index, None) or run.next_message_id()
     message = tool_message(call, result_content(kind, result, f"tool {call.name!r}"), msg_id)
-    rd_id = return_directly_id(request.state.get("messages", ()), run.agent_ctx.return_directly)
-    if rd_id is not None and rd_id == call_id:
+    if index == return_directly_index(messages, run.agent_ctx.return_directly):
         return Command(update={"messages": [message]}, goto="end")
     return message
+
+
+def _handled_arguments(run: EinoRun, name: str, arguments: str) -> str:
+    """Eino's ToolArgumentsHandler: rewrites a call's JSON arguments before every layer."""
+    handler = run.agent.tool_arguments_handler
+    if handler is None:
+        return arguments
+    handled = handler(run.ctx, name, arguments)
+    if not isinstance(handled, str):
+        raise UsageError(
+            f"hookproof: tool_arguments_handler returned {type(handled).__name__} for tool "
+            f"{name!r}; it returns the arguments as JSON text (str)."
+        )
+    return handled
 
 
 def _tool_error(call: ToolCall, error: Exception) -> ToolCallError:
@@ -136,8 +165,8 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     run: EinoRun = call.run
     handle = run.exec.handle
     assert handle is not None
-    held = return_directly_id(handle.state.get("messages", ()), run.agent_ctx.return_directly)
-    if held is not None and held == call.call_id:
+    held = return_directly_index(handle.state.get("messages", ()), run.agent_ctx.return_directly)
+    if held is not None and held == call.index:
         handle.update({HELD_KEY: event}, source="return_directly")
     else:
         run.exec.emit(event, owner="eino:event_sender")
@@ -147,7 +176,7 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
 def _message_id(call: ToolCall) -> str:
     run: EinoRun = call.run
     msg_id = run.next_message_id()
-    run.tool_msg_ids[call.call_id] = msg_id
+    run.tool_msg_ids[call.index] = msg_id
     return msg_id
 
 

@@ -185,6 +185,7 @@ class ToolCall:
     tool: Any
     kind: EndpointKind
     streaming: bool
+    index: int = -1  # position in the model's message (ids may be missing or repeat)
 
     @property
     def tool_call(self) -> Any:  # the engine reads name and id from here for its trace

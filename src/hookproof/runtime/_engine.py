@@ -549,7 +549,7 @@ class _Run:
             return "end"
         calls = self._pending_calls(last_ai)
         state = self.snapshot()
-        results = [await self._tool_result(call, state) for call in calls]
+        results = [await self._tool_result(i, call, state) for i, call in enumerate(calls)]
         self.finished_tools.clear()
         jump: str | None = None
         for result in results:
@@ -560,9 +560,9 @@ class _Run:
         )
         return "end" if return_direct else jump
 
-    async def _tool_result(self, call: ToolCall, state: FrozenDict) -> Any:
+    async def _tool_result(self, index: int, call: ToolCall, state: FrozenDict) -> Any:
         """Run one call, or reuse its result when a resumed step already ran it."""
-        key = call.id or call.name
+        key = f"{index}:{call.id or call.name}"  # by position: ids may repeat or be missing
         if key not in self.finished_tools:
             result = await self.tool_chain(self._tool_request(call, state))
             self.finished_tools[key] = _checked_tool_result(result, call)
@@ -680,7 +680,10 @@ class _Run:
                 )
             # A retry discards what inner layers said during the failed attempt.
             del self.model_commands[origin[0] :]
-            return await inner(request)
+            try:
+                return await inner(request)
+            finally:
+                self.source = f"{layer.owner}.{layer.hook}"  # back in this layer
 
         async def layer_call(request: Any) -> Any:
             if layer.when is not None and not layer.when(request):
@@ -832,7 +835,7 @@ def _checked_tool_result(result: Any, call: ToolCall) -> Any:
         return result
     messages = (result.update or {}).get("messages", ())
     items = messages if isinstance(messages, list | tuple) else [messages]
-    if any(isinstance(m, ToolMessage) and m.tool_call_id == call.id for m in items):
+    if any(isinstance(m, ToolMessage) and m.tool_call_id == (call.id or "") for m in items):
         return result
     raise InvalidInputError(
         f"hookproof: tool {call.name!r} returned a Command without a ToolMessage for its call "
