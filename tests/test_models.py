@@ -59,7 +59,7 @@ def test_script_exhausted_names_the_call_and_shows_the_request() -> None:
     with pytest.raises(ScriptExhausted) as caught:
         agent.invoke(HI)
     message = str(caught.value)
-    assert "'fast' was called a 2th time but its script has 1 turns" in message
+    assert "'fast' was called a 2nd time but its script has 1 turn." in message
     assert "tools=['lookup']" in message
     assert "tool: 'found:x'" in message
 

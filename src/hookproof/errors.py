@@ -68,6 +68,13 @@ class ToolError(HookproofError):
     """
 
 
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st, ..."""
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
+
+
 def did_you_mean(name: str, known: list[str] | tuple[str, ...]) -> str:
     """`` Did you mean 'x'?`` for the closest known name, or an empty string."""
     import difflib  # only on the error path: it costs `import hookproof` several ms

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
-from hookproof.errors import ScriptExhausted, UsageError
+from hookproof.errors import ScriptExhausted, UsageError, ordinal
 from hookproof.messages import AssistantMessage, ToolCall, construct, text_message
 from hookproof.runtime._requests import FinalRequest
 
@@ -113,8 +113,9 @@ class ScriptedModel:
             return self._function(request)
         if index >= len(self._turns):
             raise ScriptExhausted(
-                f"hookproof: ScriptedModel {self.name!r} was called a {index + 1}th time but "
-                f"its script has {len(self._turns)} turns. The request it received:\n"
+                f"hookproof: ScriptedModel {self.name!r} was called a {ordinal(index + 1)} time "
+                f"but its script has {len(self._turns)} turn"
+                f"{'' if len(self._turns) == 1 else 's'}. The request it received:\n"
                 f"{request.summary()}\nAdd a turn for this call, or find out why the agent "
                 "called the model again."
             )

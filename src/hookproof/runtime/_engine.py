@@ -31,6 +31,7 @@ from hookproof.errors import (
     ToolError,
     UnexecutableToolError,
     UsageError,
+    ordinal,
 )
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, text_message
 from hookproof.runtime._checkpoint import (
@@ -523,7 +524,7 @@ class _Run:
         if model_calls > limit:
             raise MaxIterationsExceeded(
                 f"hookproof: agent {self.engine.name!r} was about to call the model a "
-                f"{model_calls}th time, over max_iterations={limit}. The model keeps asking "
+                f"{ordinal(model_calls)} time, over max_iterations={limit}. The model keeps asking "
                 "for tools; check the script or the loop, or raise max_iterations."
             )
 
