@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof.eino._core import AgentEvent, EinoError, RunContext
+from hookproof.eino._core import AgentEvent, EinoError, RunContext, return_directly_flags
 from hookproof.eino._handlers import (
     AgentMiddleware,
     ToolMiddleware,
@@ -124,7 +124,7 @@ class ChatModelAgent:
         )
         self.instruction = _instruction(instruction, self.middlewares)
         self.tools = _tools(tools, self.middlewares)
-        self.return_directly = _flags(return_directly)
+        self.return_directly = return_directly_flags(return_directly)
         self.max_iterations = _iterations(max_iterations)
         self.model_retry_config = model_retry_config
         self.model_failover_config = model_failover_config
@@ -319,19 +319,6 @@ def _tools(tools: Sequence[Any], middlewares: Sequence[AgentMiddleware]) -> tupl
         ]
     tool_map(tuple(collected), "ChatModelAgent(tools=...) with the middlewares' tools")
     return tuple(collected)
-
-
-def _flags(value: Any) -> dict[str, bool]:
-    if value is None:
-        return {}
-    if isinstance(value, Mapping):
-        return {str(name): bool(flag) for name, flag in value.items()}
-    if isinstance(value, str):
-        raise UsageError(
-            f"hookproof: return_directly takes tool names (a list or a dict), got the str "
-            f"{value!r}; write return_directly=[{value!r}]."
-        )
-    return dict.fromkeys((str(name) for name in value), True)
 
 
 def _iterations(value: object) -> int:

@@ -175,7 +175,7 @@ class _Record:
         if "return_directly" in self._field_names:
             flags = getattr(self, "return_directly")  # noqa: B009 - only some records have it
             if not isinstance(flags, FrozenDict):
-                object.__setattr__(self, "return_directly", _flags(flags))
+                object.__setattr__(self, "return_directly", return_directly_flags(flags))
 
 
 def _messages(values: tuple[Any, ...], where: str) -> tuple[Message, ...]:
@@ -215,15 +215,18 @@ def _infos(values: tuple[Any, ...], where: str) -> tuple[ToolInfo, ...]:
 _CHECKS = {"messages": _messages, "tool_infos": _infos, "deferred_tool_infos": _infos}
 
 
-def _flags(value: Any) -> FrozenDict:
+def return_directly_flags(value: Any) -> FrozenDict:
+    """Tool names (a list, or a name -> flag mapping) as a name -> flag map; a str is refused."""
     if isinstance(value, str):
         raise UsageError(
             f"hookproof: return_directly takes tool names (a list or a dict), got the str "
             f"{value!r}; write return_directly=[{value!r}]."
         )
+    if value is None:
+        return FrozenDict()
     if isinstance(value, Mapping):
         return FrozenDict({str(name): bool(flag) for name, flag in value.items()})
-    return FrozenDict(dict.fromkeys((str(name) for name in value or ()), True))
+    return FrozenDict(dict.fromkeys((str(name) for name in value), True))
 
 
 _TUPLE_FIELDS = frozenset({"messages", "tool_infos", "deferred_tool_infos", "tools", "content"})
