@@ -141,24 +141,15 @@ class ChatModelAgent:
             zip(_owners(self.middlewares, "AgentMiddleware"), self.middlewares, strict=True)
         )
         wrappers = [(owner, m.wrap_tool_call) for owner, m in legacy if m.wrap_tool_call]
+        configured_owners = _owners(self.tool_call_middlewares, "ToolCallMiddleware")
+        configured = list(zip(configured_owners, self.tool_call_middlewares, strict=True))
         stack = Stack(
             on_start=start_hooks(handlers),
             before_model=before_model_hooks(handlers, legacy),
             after_model=after_model_hooks(handlers, legacy),
             after_agent=after_agent_hooks(handlers),
             model_layers=model_layers(handlers, self),
-            tool_layers=tool_layers(
-                handlers,
-                list(
-                    zip(
-                        _owners(self.tool_call_middlewares, "ToolCallMiddleware"),
-                        self.tool_call_middlewares,
-                        strict=True,
-                    )
-                ),
-                wrappers,
-                self,
-            ),
+            tool_layers=tool_layers(handlers, configured, wrappers, self),
         )
         return Engine(
             stack=stack,
@@ -194,11 +185,7 @@ class ChatModelAgent:
                 f"hookproof: ChatModelAgent.run() takes a list of messages, got "
                 f"{type(messages).__name__}. Example: agent.run([('user', 'hello')])."
             )
-        input_messages = tuple(
-            item
-            for item in coerce_messages(messages, where="run(messages)")
-            if isinstance(item, Message)
-        )
+        input_messages = tuple(_input_messages(messages))
         return self._execute(ctx, enable_streaming, checkpoint_id, input_messages, NO_RESUME)
 
     def resume(
@@ -281,6 +268,18 @@ class ChatModelAgent:
     def __repr__(self) -> str:
         names = [type(h).__name__ for h in self.handlers]
         return f"ChatModelAgent(name={self.name!r}, tools={len(self.tools)}, handlers={names})"
+
+
+def _input_messages(messages: Sequence[Any]) -> list[Message]:
+    checked = []
+    for index, item in enumerate(coerce_messages(messages, where="run(messages)")):
+        if not isinstance(item, Message):
+            raise UsageError(
+                f"hookproof: run(messages)[{index}] is a RemoveMessage; a run starts from the "
+                "messages given, so leave out the ones it should not see."
+            )
+        checked.append(item)
+    return checked
 
 
 def _check_model(model: object) -> None:
