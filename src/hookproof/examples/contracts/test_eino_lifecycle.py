@@ -152,3 +152,84 @@ def test_hooks_cannot_change_state_in_place() -> None:
 def test_the_filter_and_the_audit_are_the_default_handlers() -> None:
     agent = build_eino_support_agent(_model())
     assert [type(handler) for handler in agent.handlers] == [RoleToolFilter, ToolAudit]
+
+
+_HOOKS = ("before", "after", "wrap_model", "wrap_tool")
+
+
+def _configured(name: str, hooks: frozenset[str], log: list[str]) -> Any:
+    """A handler overriding exactly ``hooks`` (the rest are the no-op defaults)."""
+    methods: dict[str, Any] = {}
+    if "before" in hooks:
+
+        def before(self: Any, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            log.append(f"before:{name}")
+            return ctx, state
+
+        methods["before_model_rewrite_state"] = before
+    if "after" in hooks:
+
+        def after(self: Any, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            log.append(f"after:{name}")
+            return ctx, state
+
+        methods["after_model_rewrite_state"] = after
+    if "wrap_model" in hooks:
+        order = Order(name, log)
+
+        def wrap_model(self: Any, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            return order.wrap_model(ctx, model, model_ctx)
+
+        methods["wrap_model"] = wrap_model
+    if "wrap_tool" in hooks:
+
+        def wrap_tool(self: Any, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+            def logged(ctx: Any, arguments: str) -> Any:
+                log.append(f"tool>{name}")
+                result = endpoint(ctx, arguments)
+                log.append(f"tool<{name}")
+                return result
+
+            return logged
+
+        methods["wrap_invokable_tool_call"] = wrap_tool
+    return type(f"Handler_{name}", (BaseChatModelAgentMiddleware,), methods)()
+
+
+def _expected(stack: list[tuple[str, frozenset[str]]]) -> list[str]:
+    def having(hook: str) -> list[str]:
+        return [name for name, hooks in stack if hook in hooks]
+
+    def model_call() -> list[str]:
+        wrapped = having("wrap_model")
+        return (
+            [f"before:{n}" for n in having("before")]
+            + [f"enter:{n}" for n in wrapped]
+            + [f"exit:{n}" for n in reversed(wrapped)]
+            + [f"after:{n}" for n in having("after")]
+        )
+
+    tools = having("wrap_tool")
+    tool_call = [f"tool>{n}" for n in tools] + [f"tool<{n}" for n in reversed(tools)]
+    return model_call() + tool_call + model_call()
+
+
+@given(
+    stack=st.lists(st.frozensets(st.sampled_from(_HOOKS)), min_size=1, max_size=5).map(
+        lambda sets: [(f"h{i}", hooks) for i, hooks in enumerate(sets)]
+    )
+)
+def test_any_handler_stack_runs_in_the_eino_order(stack: list[tuple[str, frozenset[str]]]) -> None:
+    from hookproof.contracts import check_hook_order
+    from hookproof.examples.eino_support import public_search
+
+    log: list[str] = []
+    agent = ChatModelAgent(
+        model=_model(call("public_search", {"query": "x"}), "done"),
+        tools=[public_search],
+        handlers=[_configured(name, hooks, log) for name, hooks in stack],
+    )
+    run = agent.run([("user", "hi")])
+    assert run.error is None
+    assert log == _expected(stack)
+    check_hook_order(run.trace)
