@@ -437,10 +437,19 @@ class _Run:
                 phase, index = await steps[phase](index), 0
         except InterruptRaised as raised:
             if not self.can_pause:
+                self._record_failure(raised)
                 raise
             self.pause(raised.value)
             return
+        except BaseException as error:
+            self._record_failure(error)
+            raise
         self.trace.record("agent", "run", "exit", data={"agent": self.engine.name})
+
+    def _record_failure(self, error: BaseException) -> None:
+        """A failed run still closes its trace, so a dialect can report it whole."""
+        data = {"agent": self.engine.name, **_error_data(error)}
+        self.trace.record("agent", "run", "error", None, data)
 
     async def start(self) -> None:
         """Start hooks run on every run and resume; they never pause or jump."""
