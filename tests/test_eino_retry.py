@@ -53,7 +53,7 @@ def test_default_backoff_doubles_caps_and_adds_jitter() -> None:
 
 def test_a_custom_backoff_function_gets_the_attempt_number() -> None:
     clock = ManualClock()
-    config = ModelRetryConfig(max_retries=2, backoff=lambda ctx, attempt: attempt * 1.5)
+    config = ModelRetryConfig(max_retries=2, backoff_func=lambda ctx, attempt: attempt * 1.5)
     _agent(Flaky(failures=2), clock, model_retry_config=config).run([("user", "x")])
     assert clock.sleeps == [1.5, 3.0]
 

@@ -581,3 +581,41 @@ def test_the_held_return_directly_event_comes_before_after_agent_events() -> Non
         scripted(call("search", {"q": "x"})), return_directly=["search"], handlers=[Announce()]
     ).run([("user", "x")])
     assert run.kinds() == ["model_output", "tool_result", "custom"]
+
+
+def test_register_name_also_decorates_and_takes_the_class_first() -> None:
+    @register_name("tests.eino.Decorated")
+    @dataclasses.dataclass
+    class Decorated:
+        n: int
+
+    @dataclasses.dataclass
+    class Swapped:
+        n: int
+
+    assert register_name(Swapped, "tests.eino.Swapped") is Swapped
+    assert decode(encode([Decorated(1), Swapped(2)], what="v")) == [Decorated(1), Swapped(2)]
+
+
+def test_a_retry_config_can_carry_its_own_clock_and_eino_field_names() -> None:
+    own, agents = ManualClock(), ManualClock()
+    config = ModelRetryConfig(max_retries=2, clock=own, backoff_func=lambda ctx, n: n * 0.5)
+    run = ChatModelAgent(model=Flaky(failures=5), model_retry_config=config, clock=agents).run(
+        [("user", "x")]
+    )
+    assert own.sleeps == [0.5, 1.0] and agents.sleeps == []
+    assert run.error.last_err is run.error.last_error  # type: ignore[union-attr]
+
+
+def test_a_wrapper_that_omits_options_keeps_the_tools() -> None:
+    class Forgetful(BaseChatModelAgentMiddleware):
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            class Drop(ModelWrapper):
+                def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                    return self.inner.generate(ctx, messages)  # options left out
+
+            return Drop(model)
+
+    model = scripted("ok")
+    agent_with(model, handlers=[Forgetful()]).run([("user", "x")])
+    assert model.last.tool_names == ["search"]

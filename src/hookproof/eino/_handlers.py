@@ -49,7 +49,8 @@ class BaseModel(Protocol):
     """What wrap_model receives and returns: ``generate`` and, in streaming runs, ``stream``.
 
     ``options`` carry ``tools``, ``deferred_tools`` and ``tool_search_tool`` (and whatever a
-    retry decision added); pass them on unchanged unless you mean to change them.
+    retry decision added). A wrapper passes on the ones it changes; an option it leaves out
+    keeps its value (Eino drops omitted options; hookproof does not let tools vanish).
     """
 
     def generate(self, ctx: RunContext, messages: Sequence[Message], **options: Any) -> Any: ...

@@ -326,9 +326,11 @@ def _apply_decision(call: ModelCall, decision: RetryDecision) -> ModelCall:
 
 
 def _sleep(call: ModelCall, config: Any, attempt: int, chosen: float) -> None:
-    clock = call.run.agent.clock
+    clock = config.clock or call.run.agent.clock
     delay = chosen or (
-        config.backoff(call.ctx, attempt) if config.backoff else default_backoff(attempt, clock)
+        config.backoff_func(call.ctx, attempt)
+        if config.backoff_func
+        else default_backoff(attempt, clock)
     )
     if delay > 0:
         clock.sleep(delay)
@@ -363,10 +365,15 @@ class _InnerModel:
         self._call, self._inner = call, inner
 
     def generate(self, ctx: RunContext, messages: Sequence[Message], **options: Any) -> Any:
-        return self._inner(self._call.with_input(ctx, messages, options, False))
+        return self._inner(self._call.with_input(ctx, messages, self._merged(options), False))
 
     def stream(self, ctx: RunContext, messages: Sequence[Message], **options: Any) -> Any:
-        return replay(tuple(self._inner(self._call.with_input(ctx, messages, options, True))))
+        call = self._call.with_input(ctx, messages, self._merged(options), True)
+        return replay(tuple(self._inner(call)))
+
+    def _merged(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Options a wrapper leaves out keep their values (tools are not lost by omission)."""
+        return {**self._call.options, **options}
 
     def __repr__(self) -> str:
         return "<inner model chain>"

@@ -40,6 +40,11 @@ class RetryExhaustedError(ExceedMaxRetriesError):
         self.last_error = last_error
         self.total_retries = total_retries
 
+    @property
+    def last_err(self) -> BaseException | None:
+        """Eino's name for ``last_error``."""
+        return self.last_error
+
 
 class Clock(Protocol):
     """Where backoff sleeps and draws its jitter; inject ManualClock so tests never sleep."""
@@ -121,13 +126,15 @@ class ModelRetryConfig:
 
     ``should_retry(ctx, RetryContext) -> RetryDecision | None`` decides on every result (None
     accepts it); without it, ``is_retryable(ctx, error)`` (default: any error) decides on
-    errors only. ``backoff(ctx, attempt) -> seconds`` replaces the default backoff.
+    errors only. ``backoff_func(ctx, attempt) -> seconds`` replaces the default backoff.
+    ``clock``, when set, is where this config's backoff sleeps (else the agent's clock).
     """
 
     max_retries: int = 0
     should_retry: Callable[[RunContext, RetryContext], RetryDecision | None] | None = None
     is_retryable: Callable[[RunContext, BaseException], bool] | None = None
-    backoff: Callable[[RunContext, int], float] | None = None
+    backoff_func: Callable[[RunContext, int], float] | None = None
+    clock: Clock | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
@@ -146,6 +153,11 @@ class FailoverContext:
     input_messages: tuple[Message, ...]
     last_output_message: AssistantMessage | None
     last_error: BaseException | None
+
+    @property
+    def last_err(self) -> BaseException | None:
+        """Eino's name for ``last_error``."""
+        return self.last_error
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,19 @@ _HINTS = {
 }
 
 
-def register_name(name: str, cls: T) -> T:
-    """Let values of ``cls`` be saved in checkpoints under ``name``; returns ``cls``."""
+def register_name(name: Any, cls: Any = None) -> Any:
+    """Let values of ``cls`` be saved in checkpoints under ``name``; returns ``cls``.
+
+    Also ``register_name(cls, name)``, and as a class decorator: ``@register_name("n")``.
+    """
+    if isinstance(name, type) and isinstance(cls, str):
+        name, cls = cls, name
+    if cls is None and isinstance(name, str):
+        return lambda decorated: register_name(name, decorated)
+    return _register(name, cls)
+
+
+def _register(name: str, cls: T) -> T:
     if not isinstance(name, str) or not name:
         raise UsageError(f"hookproof: register_name() needs a non-empty str name, got {name!r}.")
     if not isinstance(cls, type):
