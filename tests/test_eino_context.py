@@ -314,3 +314,38 @@ def test_a_stream_only_eino_style_model_is_concatenated() -> None:
 def test_a_model_without_any_call_method_is_refused() -> None:
     with pytest.raises(UsageError, match="generate\\(ctx, messages"):
         ChatModelAgent(model=object())
+
+
+def test_arun_and_aresume_match_the_sync_runs() -> None:
+    import asyncio
+
+    from hookproof.eino import InMemoryCheckpointer, interrupt
+    from tests.eino_helpers import Logger
+
+    @tool
+    def approve(q: str, ctx: RunContext) -> str:
+        """Asks a human."""
+        set_run_local_value(ctx, "asked", q)
+        return f"approved {interrupt(q)}"
+
+    def build() -> ChatModelAgent:
+        return agent_with(
+            scripted(call("search", {"q": "x"}), call("approve", {"q": "y"}), "done"),
+            tools=[search, approve],
+            handlers=[Logger("a", []), Logger("b", [])],
+            checkpointer=InMemoryCheckpointer(),
+        )
+
+    sync_agent, async_agent = build(), build()
+    first = sync_agent.run([("user", "hi")], checkpoint_id="t")
+    second = sync_agent.resume("t", "ok")
+
+    async def both() -> tuple[Any, Any]:
+        paused = await async_agent.arun([("user", "hi")], checkpoint_id="t")
+        return paused, await async_agent.aresume("t", "ok")
+
+    afirst, asecond = asyncio.run(both())
+    assert afirst.kinds() == first.kinds() and asecond.kinds() == second.kinds()
+    assert afirst.trace.labels() == first.trace.labels()
+    assert asecond.trace.labels() == second.trace.labels()
+    assert asecond.text == second.text == "done"

@@ -29,7 +29,7 @@ from hookproof.eino._tools import as_eino_tool, tool_map
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import Message, coerce_messages
 from hookproof.runtime._checkpoint import InterruptRaised
-from hookproof.runtime._engine import Engine, RunHandle, Stack, SyncExec, drive
+from hookproof.runtime._engine import AsyncExec, Engine, RunResult, Stack, SyncExec, drive
 from hookproof.runtime._requests import NO_RESUME
 from hookproof.runtime._state import StateSpec
 
@@ -180,11 +180,7 @@ class ChatModelAgent:
         With a checkpointer and ``checkpoint_id``, an ``interrupt()`` pauses the run; resume
         it with ``resume(checkpoint_id, value)``. A run always starts afresh.
         """
-        if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
-            raise UsageError(
-                f"hookproof: ChatModelAgent.run() takes a list of messages, got "
-                f"{type(messages).__name__}. Example: agent.run([('user', 'hello')])."
-            )
+        self._check_input(messages)
         input_messages = tuple(_input_messages(messages))
         return self._execute(ctx, enable_streaming, checkpoint_id, input_messages, NO_RESUME)
 
@@ -198,6 +194,18 @@ class ChatModelAgent:
     ) -> AgentRun:
         """Continue a run that paused at ``interrupt()``: before_agent runs again, then the
         step that interrupted, where ``interrupt()`` now returns ``resume_value``."""
+        self._check_resumable(checkpoint_id)
+        return self._execute(ctx, enable_streaming, checkpoint_id, None, resume_value)
+
+    @staticmethod
+    def _check_input(messages: Any) -> None:
+        if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+            raise UsageError(
+                f"hookproof: ChatModelAgent.run() takes a list of messages, got "
+                f"{type(messages).__name__}. Example: agent.run([('user', 'hello')])."
+            )
+
+    def _check_resumable(self, checkpoint_id: str) -> None:
         if self.checkpointer is None:
             raise UsageError(
                 "hookproof: resume() needs the agent's checkpointer; build it with "
@@ -211,7 +219,34 @@ class ChatModelAgent:
                 "an interrupt event, on the same agent and checkpointer (a finished run "
                 "cannot be resumed)."
             )
-        return self._execute(ctx, enable_streaming, checkpoint_id, None, resume_value)
+
+    async def arun(
+        self,
+        messages: Sequence[Any],
+        ctx: RunContext | None = None,
+        *,
+        enable_streaming: bool = False,
+        checkpoint_id: str | None = None,
+    ) -> AgentRun:
+        """Like run, on the running event loop: a model's ``ainvoke`` is awaited; the
+        dialect's own (sync) layers each run in a helper thread."""
+        self._check_input(messages)
+        messages_in = tuple(_input_messages(messages))
+        run, coroutine = self._start(ctx, enable_streaming, checkpoint_id, messages_in, NO_RESUME)
+        return await self._afinish(run, coroutine, checkpoint_id)
+
+    async def aresume(
+        self,
+        checkpoint_id: str,
+        resume_value: Any = None,
+        ctx: RunContext | None = None,
+        *,
+        enable_streaming: bool = False,
+    ) -> AgentRun:
+        """Like resume, on the running event loop."""
+        self._check_resumable(checkpoint_id)
+        run, coroutine = self._start(ctx, enable_streaming, checkpoint_id, None, resume_value)
+        return await self._afinish(run, coroutine, checkpoint_id)
 
     def _execute(
         self,
@@ -221,6 +256,31 @@ class ChatModelAgent:
         input_messages: tuple[Message, ...] | None,
         resume: Any,
     ) -> AgentRun:
+        run, coroutine = self._start(
+            ctx, streaming, checkpoint_id, input_messages, resume, SyncExec()
+        )
+        try:
+            result = drive(coroutine)
+        except Exception as error:  # noqa: BLE001 - Eino reports every failure as an event
+            return self._finish(run, checkpoint_id, error=error)
+        return self._finish(run, checkpoint_id, result=result)
+
+    async def _afinish(self, run: EinoRun, coroutine: Any, checkpoint_id: str | None) -> AgentRun:
+        try:
+            result = await coroutine
+        except Exception as error:  # noqa: BLE001 - Eino reports every failure as an event
+            return self._finish(run, checkpoint_id, error=error)
+        return self._finish(run, checkpoint_id, result=result)
+
+    def _start(
+        self,
+        ctx: RunContext | None,
+        streaming: bool,
+        checkpoint_id: str | None,
+        input_messages: tuple[Message, ...] | None,
+        resume: Any,
+        executor: SyncExec | None = None,
+    ) -> tuple[EinoRun, Any]:
         if isinstance(ctx, Mapping):
             ctx = RunContext(ctx)
         if ctx is not None and not isinstance(ctx, RunContext):
@@ -229,32 +289,38 @@ class ChatModelAgent:
                 f"got {type(ctx).__name__}."
             )
         run = EinoRun(self, ctx or RunContext(), streaming=streaming, input_messages=input_messages)
-        handles: list[RunHandle] = []
-
-        def bind(handle: RunHandle) -> None:
-            handles.append(handle)
-            run.exec.bind(handle)
-
         coroutine = self._engine.run(
             None,
             run,
-            SyncExec(),
+            executor or AsyncExec(),
             thread_id=checkpoint_id,
             resume=resume,
             fresh=input_messages is not None,
-            bind=bind,
+            bind=run.exec.bind,
         )
+        return run, coroutine
+
+    def _finish(
+        self,
+        run: EinoRun,
+        checkpoint_id: str | None,
+        *,
+        result: RunResult | None = None,
+        error: Exception | None = None,
+    ) -> AgentRun:
         try:
-            result = drive(coroutine)
-        except Exception as error:  # noqa: BLE001 - Eino reports every failure as an event
-            result = self._failed(run, handles[0], error)
-        else:
-            run.emit_interrupts(result)
+            if error is not None:
+                result = self._failed(run, error)
+            else:
+                assert result is not None
+                run.emit_interrupts(result)
         finally:
             run.exec.finished = True
         return AgentRun(run.exec.events, result, checkpoint_id=checkpoint_id)
 
-    def _failed(self, run: EinoRun, handle: RunHandle, error: BaseException) -> Any:
+    def _failed(self, run: EinoRun, error: BaseException) -> RunResult:
+        handle = run.exec.handle
+        assert handle is not None  # bound before anything can fail
         path = _NODE_PATHS.get(handle.phase)
         if isinstance(error, InterruptRaised):
             error = EinoError(
