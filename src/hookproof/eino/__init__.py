@@ -17,7 +17,10 @@ Names (Eino -> here):
     ErrExceedMaxIterations / ErrExceedMaxRetries -> ExceedMaxIterationsError /
                                                   ExceedMaxRetriesError (RetryExhaustedError)
     AgentEvent.Output.MessageOutput           -> AgentEvent.message (+ tool_name, chunks)
-    Runner.Resume(ctx, id)                    -> ChatModelAgent.resume(id, value)
+    Runner.Run / Runner.Resume(ctx, id)       -> ChatModelAgent.run(messages, ctx) /
+                                                 resume(id, value) (arun/aresume: async)
+    model.BaseModel Generate/Stream           -> generate(ctx, messages, **options) / stream;
+                                                 hookproof models (invoke) work as well
     tool.Interrupt / compose interrupt        -> hookproof.eino.interrupt (the engine's)
 
 Compared with the LangChain-shaped dialect (hookproof.runtime):
@@ -31,15 +34,17 @@ Compared with the LangChain-shaped dialect (hookproof.runtime):
       of raising. max_iterations counts model calls and is checked before any hook.
 
 Where the code differs from Eino's docs, this follows the code: the failover layer sits
-outside retry; the message-id layer sits inside the wrap_model handlers; a stream-only
-cancel-monitor layer sits between AgentMiddleware.wrap_tool_call and the handler wrappers;
+outside retry; the message-id layer sits inside the wrap_model handlers; a cancel-monitor
+layer for streamable endpoints sits between AgentMiddleware.wrap_tool_call and the handler
+wrappers;
 the event sender has no "pre" step; wrap_model is called again on every attempt.
 
 Deliberate differences from Eino, each because hookproof must be deterministic:
     * tool calls of one message run one after another, in the model's order (Eino runs them
       in parallel unless ExecuteSequentially); the return-directly event still comes last;
     * message ids are msg-1, msg-2, ... per run, not UUIDs;
-    * backoff sleeps on an injectable Clock (ManualClock in tests), never the wall clock;
+    * backoff sleeps on an injectable Clock (SystemClock by default; ManualClock, for
+      tests, records the sleeps instead and draws no random jitter);
     * run-local values are saved as JSON by a registry of names (Eino: gob); get returns a
       decoded copy, so the value after resume equals the value before;
     * an error event carries the exception and names the node in ``node_path`` (Eino wraps
