@@ -55,16 +55,23 @@ def test_failover_works_in_both_modes(streaming: bool) -> None:
     assert run.error is None and run.text == "backup"
 
 
-def test_an_output_failover_rejects_sends_no_event() -> None:
-    bad_then_good = ChatModelAgent(
-        model=scripted("bad"),
-        model_failover_config=_failover_to(
-            scripted("good"), when=lambda ctx, out, err: err is not None or out.text == "bad"
-        ),
+def test_failover_judges_failures_only_and_a_failed_attempt_sends_no_event() -> None:
+    judged: list[Any] = []
+
+    def when(ctx: Any, out: Any, err: Any) -> bool:
+        judged.append(err)
+        return True
+
+    success = ChatModelAgent(
+        model=scripted("first"), model_failover_config=_failover_to(None, when=when)
     )
-    run = bad_then_good.run([("user", "hi")])
+    assert success.run([("user", "hi")]).text == "first" and judged == []  # as in Eino
+    failing = ChatModelAgent(
+        model=Flaky(failures=1), model_failover_config=_failover_to(scripted("good"), when=when)
+    )
+    run = failing.run([("user", "hi")])
     assert [event.message.text for event in run] == ["good"]  # type: ignore[union-attr]
-    assert [m.text for m in run.messages] == ["hi", "good"]
+    assert [type(error).__name__ for error in judged] == ["ConnectionError"]
 
 
 class Upper(BaseChatModelAgentMiddleware):
@@ -470,7 +477,7 @@ def test_tool_arguments_handler_rewrites_arguments_before_every_layer() -> None:
         tool_arguments_handler=lambda ctx, name, args: args.replace('"query"', '"q"'),
     )
     run = agent.run([("user", "x")])
-    assert seen == ['{"q": "x"}'] and run.messages[2].text == "found x"
+    assert seen == ['{"q":"x"}'] and run.messages[2].text == "found x"
 
 
 # -- behaviours the spec states, pinned --------------------------------------------------
@@ -619,3 +626,90 @@ def test_a_wrapper_that_omits_options_keeps_the_tools() -> None:
     model = scripted("ok")
     agent_with(model, handlers=[Forgetful()]).run([("user", "x")])
     assert model.last.tool_names == ["search"]
+
+
+# -- from porting Eino's own tests --------------------------------------------------------
+
+
+class ChunkModel:
+    """An Eino-style model that streams its answer in chunks, optionally failing midway."""
+
+    hookproof_offline = True
+
+    def __init__(self, *answers: Any, fail_after: int | None = None) -> None:
+        self.answers, self.fail_after, self.inputs = list(answers), fail_after, []
+
+    def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
+        self.inputs.append([m.text for m in messages])
+        parts = self.answers.pop(0)
+        for index, part in enumerate(parts):
+            if self.fail_after is not None and index == self.fail_after:
+                self.fail_after = None
+                raise ConnectionError("stream cut")
+            yield text_message(AssistantMessage, part)
+
+
+def test_an_eino_style_stream_keeps_its_chunks_and_the_id_is_on_the_first() -> None:
+    run = ChatModelAgent(model=ChunkModel(("a", "b", "c"))).run(
+        [("user", "x")], enable_streaming=True
+    )
+    chunks = run.events[0].chunks
+    assert [chunk.text for chunk in chunks] == ["a", "b", "c"]
+    assert [bool(chunk.additional_kwargs.get("_eino_msg_id")) for chunk in chunks] == [
+        True,
+        False,
+        False,
+    ]
+    assert run.text == "abc"
+
+
+def test_a_stream_that_fails_midway_shows_its_partial_output_to_the_deciders() -> None:
+    seen: list[Any] = []
+
+    def decide(ctx: Any, context: Any) -> RetryDecision | None:
+        seen.append((context.output_message and context.output_message.text, context.error))
+        return RetryDecision(retry=True) if context.error is not None else None
+
+    model = ChunkModel(("p1", "p2", "p3"), ("ok",), fail_after=2)
+    agent = ChatModelAgent(
+        model=model, model_retry_config=ModelRetryConfig(1, decide), clock=ManualClock()
+    )
+    run = agent.run([("user", "x")], enable_streaming=True)
+    assert run.text == "ok"
+    assert seen[0][0] == "p1p2" and isinstance(seen[0][1], ConnectionError)
+
+
+def test_failover_sees_input_a_retry_persisted() -> None:
+    from hookproof.eino import FailoverContext
+
+    contexts: list[FailoverContext] = []
+
+    def repair(ctx: Any, context: Any) -> RetryDecision | None:
+        if context.error is None:
+            return None
+        fixed = (text_message(UserMessage, "repaired"),)
+        return RetryDecision(
+            retry=True, modified_input_messages=fixed, persist_modified_input_messages=True
+        )
+
+    def pick(ctx: Any, context: FailoverContext) -> Any:
+        contexts.append(context)
+        return scripted("from backup")
+
+    agent = ChatModelAgent(
+        model=Flaky(failures=5),
+        model_retry_config=ModelRetryConfig(1, repair),
+        model_failover_config=ModelFailoverConfig(1, lambda c, o, e: e is not None, pick),
+        clock=ManualClock(),
+    )
+    run = agent.run([("user", "x")])
+    assert run.text == "from backup"
+    assert [m.text for m in contexts[0].input_messages] == ["repaired"]
+
+
+def test_the_unregistered_type_error_offers_the_ctx_instead() -> None:
+    class Plain:
+        pass
+
+    with pytest.raises(SerializationError, match=r"ctx.with_value\(key, value\)"):
+        encode(Plain(), what="value")

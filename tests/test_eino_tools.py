@@ -144,7 +144,7 @@ def test_enhanced_wrappers_receive_tool_arguments() -> None:
         handlers=[Peek()],
     )
     run = agent.run([("user", "hi")])
-    assert seen == [ToolArgument(text='{"q": "x"}')]
+    assert seen == [ToolArgument(text='{"q":"x"}')]  # compact, like a model's own JSON
     assert run.events[1].message.text == "enh!"  # type: ignore[union-attr]
 
 
@@ -217,7 +217,7 @@ def test_unknown_tools_handler_bypasses_every_layer_and_sends_no_event() -> None
     assert run.error is None
     assert run.kinds() == ["model_output", "model_output"]
     assert not [step for step in log if "invokable" in step]
-    assert run.messages[-2].text == 'no tool nope ({"a": 1})'
+    assert run.messages[-2].text == 'no tool nope ({"a":1})'
 
 
 def test_tool_protocol_violations_are_named() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, dataclass_transform
@@ -439,7 +440,23 @@ def collect(stream: Any, what: str) -> tuple[Any, ...]:
             f"hookproof: {what} returned {type(stream).__name__}; a streaming endpoint returns "
             "an iterator (a generator or a list) of chunks."
         )
-    return tuple(stream)
+    chunks: list[Any] = []
+    try:
+        for chunk in stream:
+            chunks.append(chunk)
+    except Exception as error:
+        if chunks and not partial_chunks(error):
+            # what the stream gave before failing, for retry and failover decisions
+            with contextlib.suppress(AttributeError, TypeError):
+                error.hookproof_partial_chunks = tuple(chunks)  # type: ignore[attr-defined]
+        raise
+    return tuple(chunks)
+
+
+def partial_chunks(error: BaseException) -> tuple[Any, ...]:
+    """What a failed stream yielded before ``error`` (empty when it was not a stream)."""
+    found = getattr(error, "hookproof_partial_chunks", ())
+    return found if isinstance(found, tuple) else ()
 
 
 def replay(chunks: tuple[Any, ...]) -> Iterator[Any]:

@@ -18,6 +18,7 @@ from hookproof.eino._core import (
     RunContext,
     collect,
     concat_messages,
+    partial_chunks,
     replay,
 )
 from hookproof.eino._handlers import overrides
@@ -103,7 +104,10 @@ class ModelBoundary:
     def response(self, call: ModelCall, response: ModelResponse) -> Any:
         message = response.message
         assert message is not None
-        return (message,) if call.streaming else message
+        chunks, call.run.model_chunks = call.run.model_chunks, ()
+        if not call.streaming:
+            return message
+        return chunks if chunks else (message,)  # a hookproof model answers in one chunk
 
 
 class EinoStyleModel:
@@ -122,6 +126,7 @@ class EinoStyleModel:
         stream = getattr(inner, "stream", None)
         if callable(stream) and (call.streaming or not callable(getattr(inner, "generate", None))):
             chunks = collect(stream(call.ctx, call.messages, **call.options), "model.stream()")
+            call.run.model_chunks = chunks  # the stream's own chunks, for the layers above
             return concat_messages(chunks)
         return _message(
             inner.generate(call.ctx, call.messages, **call.options), False, "generate()"
@@ -149,6 +154,7 @@ def _chat_model(request: ModelRequest, inner: Inner) -> ModelResponse:
         options["deferred_tools"] = tuple(state["deferred_tool_infos"])
     if run.agent_ctx.tool_search_tool is not None:
         options["tool_search_tool"] = run.agent_ctx.tool_search_tool
+    run.persisted_input = None
     call = ModelCall(
         run,
         run.model_ctx,
@@ -195,15 +201,21 @@ def _failover(call: ModelCall, inner: Inner) -> Any:
             model, messages = _failover_model(config, call, attempt, messages, output, error)
             _record(call.run, "failover", {"attempt": attempt, "model": _model_name(model)})
         result, error = _held_attempt(inner, replace(call, model=model, messages=messages))
-        output = None if error else _message(result, call.streaming, "model")
-        if not config.should_failover(call.ctx, output, error):
-            if error is not None:
-                raise error
+        if error is None:  # a success returns at once; should_failover judges failures
             call.run.last_success_model = model
             return _release(call, result)
-    if error is not None:
-        raise error
-    return _release(call, result)
+        messages = call.run.persisted_input or messages  # a retry may have repaired it
+        output = _partial_output(error)
+        if not config.should_failover(call.ctx, output, error):
+            raise error
+    assert error is not None
+    raise error
+
+
+def _partial_output(error: BaseException) -> AssistantMessage | None:
+    """The message a failed stream had produced so far (None for a plain error)."""
+    chunks = [c for c in partial_chunks(error) if isinstance(c, AssistantMessage)]
+    return concat_messages(tuple(chunks)) if chunks else None
 
 
 def _held_attempt(inner: Inner, call: ModelCall) -> tuple[Any, BaseException | None]:
@@ -281,7 +293,11 @@ def _retry_deciding(call: ModelCall, inner: Inner, config: Any) -> Any:
     current, last = call, None
     for attempt in range(config.max_retries + 1):
         result, error = _held_attempt(inner, current)
-        output = None if error is not None else _message(result, call.streaming, "model")
+        output = (
+            _partial_output(error)
+            if error is not None
+            else _message(result, call.streaming, "model")
+        )
         context = RetryContext(attempt + 1, current.messages, current.options, output, error)
         decision = _decision(config.should_retry(call.ctx, context))
         if not decision.retry:
@@ -316,6 +332,7 @@ def _apply_decision(call: ModelCall, decision: RetryDecision) -> ModelCall:
         messages = tuple(decision.modified_input_messages)
         call = replace(call, messages=messages)
         if decision.persist_modified_input_messages:
+            call.run.persisted_input = messages
             assert call.run.exec.handle is not None
             call.run.exec.handle.update(
                 {"messages": ReplaceMessages(messages)}, source="retry.persist_modified_input"

@@ -75,6 +75,8 @@ class EinoRun:
         self.tool_infos: tuple[ToolInfo, ...] = ()
         self.tool_msg_ids: dict[int, str] = {}  # by call position (Eino: state.ToolMsgIDs)
         self.last_success_model: Any = None
+        self.persisted_input: tuple[Message, ...] | None = None  # set by a persisting retry
+        self.model_chunks: tuple[Any, ...] = ()  # an Eino-style model's streamed chunks
 
     @property
     def resuming(self) -> bool:

@@ -156,7 +156,8 @@ def _unregistered(value: Any, where: str) -> SerializationError:
         f"hookproof: {what}{why} Its type is not registered. Register it once at import time: "
         f"hookproof.eino.register_name('{cls.__module__}.{cls.__qualname__}', "
         f"{cls.__qualname__}). Built-in types (str, int, float, bool, None, list, tuple, "
-        "dict) need no registration."
+        "dict) need no registration. A value that need not survive a resume can travel in "
+        "the ctx instead: ctx = ctx.with_value(key, value)."
     )
 
 

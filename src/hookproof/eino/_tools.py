@@ -212,7 +212,7 @@ class _CallView:
 
 
 def arguments_text(args: Mapping[str, Any]) -> str:
-    return json.dumps(thaw(args), ensure_ascii=False)
+    return json.dumps(thaw(args), ensure_ascii=False, separators=(",", ":"))
 
 
 def run_tool(call: ToolCall) -> Any:
