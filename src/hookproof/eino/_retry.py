@@ -164,8 +164,9 @@ class FailoverContext:
 class ModelFailoverConfig:
     """Switch models on failure: after the last model that succeeded in this run,
     ``get_failover_model(ctx, FailoverContext)`` gives up to ``max_retries`` others. It returns
-    a model, or ``(model, messages)`` to also replace the input. ``should_failover(ctx,
-    output, error)`` says whether a result calls for another model."""
+    a model, or ``(model, messages)`` to also replace the input. A success returns at once;
+    ``should_failover(ctx, output, error)`` says whether a failure calls for another model
+    (``output`` is what a failed stream produced before the error, else None)."""
 
     max_retries: int
     should_failover: Callable[[RunContext, AssistantMessage | None, BaseException | None], bool]
