@@ -713,3 +713,16 @@ def test_the_unregistered_type_error_offers_the_ctx_instead() -> None:
 
     with pytest.raises(SerializationError, match=r"ctx.with_value\(key, value\)"):
         encode(Plain(), what="value")
+
+
+def test_a_run_failing_in_before_agent_still_closes_its_trace() -> None:
+    from hookproof.contracts import check_hook_order
+
+    class Refuses(BaseChatModelAgentMiddleware):
+        def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
+            raise PermissionError("no")
+
+    run = agent_with(scripted("x"), handlers=[Refuses()]).run([("user", "x")])
+    last = [event for event in run.trace if event.kind == "agent"][-1]
+    assert (last.hook, last.phase, last.data["error"]) == ("run", "error", "HandlerError")
+    check_hook_order(run.trace)

@@ -24,7 +24,7 @@ from hookproof.contracts._target import (
     ReferenceTarget,
     as_target,
     eino_ctx,
-    eino_messages,
+    eino_input,
 )
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
@@ -111,7 +111,7 @@ def _eino_runs(agent: Any, payload: Mapping[str, Any]) -> _Runs:
     def sync(context: Any, probe: Any) -> Any:
         token = PROBE.set(probe)
         try:
-            return agent.run(eino_messages(payload), eino_ctx(context))
+            return agent.run(eino_input(payload), eino_ctx(context))
         finally:
             PROBE.reset(token)
 

@@ -153,7 +153,7 @@ class EinoTarget(ReferenceTarget):
         models: Mapping[str, RecordingModel] | None = None,
     ) -> TargetRun:
         models = dict(models) if models is not None else self.models(script)
-        run = self.agent(models).run(eino_messages(input), eino_ctx(context))
+        run = self.agent(models).run(eino_input(input), eino_ctx(context))
         return TargetRun(
             messages=run.messages,
             trace=run.trace,
@@ -164,7 +164,7 @@ class EinoTarget(ReferenceTarget):
         )
 
 
-def eino_messages(input: Mapping[str, Any] | None) -> Any:
+def eino_input(input: Mapping[str, Any] | None) -> Any:
     return list((input or DEFAULT_INPUT)["messages"])
 
 

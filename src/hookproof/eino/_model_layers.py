@@ -199,7 +199,7 @@ def _failover(call: ModelCall, inner: Inner) -> Any:
     for attempt in range(config.max_retries + 1):
         if attempt:
             model, messages = _failover_model(config, call, attempt, messages, output, error)
-            _record(call.run, "failover", {"attempt": attempt, "model": _model_name(model)})
+            _record(call.run, "failover", {"attempt": attempt, "model": model_name(model)})
         result, error = _held_attempt(inner, replace(call, model=model, messages=messages))
         if error is None:  # a success returns at once; should_failover judges failures
             call.run.last_success_model = model
@@ -257,10 +257,6 @@ def _failover_model(
     if model is None:
         raise EinoError(f"failover GetFailoverModel returned nil model at attempt {attempt}")
     return model, messages if replaced is None else tuple(replaced)
-
-
-def _model_name(model: Any) -> str:
-    return model_name(model)
 
 
 def _record(run: EinoRun, hook: str, data: dict[str, Any]) -> None:
@@ -437,7 +433,7 @@ def _callbacks(call: ModelCall, inner: Inner) -> Any:
     from hookproof.eino._callbacks import RunInfo, around
 
     info = RunInfo(
-        name=_model_name(call.model), type=type(call.model).__name__, component="ChatModel"
+        name=model_name(call.model), type=type(call.model).__name__, component="ChatModel"
     )
     return around(
         call.run.agent.callbacks,

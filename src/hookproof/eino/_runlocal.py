@@ -47,8 +47,10 @@ class RunExec:
             event = event.override(agent_name=self.agent_name)
         self.events.append(event)
         if self.handle is not None:
-            data = {"kind": event.kind, "tool": event.tool_name} if event.tool_name else {}
-            self.handle.record("agent_event", owner, data or {"kind": event.kind})
+            data: dict[str, str] = {"kind": event.kind}
+            if event.tool_name:
+                data["tool"] = event.tool_name
+            self.handle.record("agent_event", owner, data)
 
     def run_local(self) -> FrozenDict:
         assert self.handle is not None
@@ -66,7 +68,7 @@ _EINO_NAMES = {
 }
 
 
-def _exec_of(ctx: object, function: str, *, needs_state: bool) -> RunExec:
+def _exec_of(ctx: object, function: str) -> RunExec:
     eino = _EINO_NAMES[function]
     if not isinstance(ctx, RunContext):
         raise UsageError(
@@ -80,7 +82,7 @@ def _exec_of(ctx: object, function: str, *, needs_state: bool) -> RunExec:
             f"{function}() from a handler hook, wrapper or tool during "
             "ChatModelAgent.run()/resume(), with the ctx that hook received."
         )
-    if needs_state and not run.state_ready:
+    if not run.state_ready:
         raise RunContextError(
             f"{eino} failed: {_OUTSIDE}: run-local values do not exist yet in before_agent "
             f"(the run's state is created after it). Call {function}() from "
@@ -102,7 +104,7 @@ def set_run_local_value(ctx: RunContext, key: str, value: Any) -> None:
     messages, or a type registered with ``register_name``; anything else fails here, at set
     time, not later when a checkpoint is written.
     """
-    run = _exec_of(ctx, "set_run_local_value", needs_state=True)
+    run = _exec_of(ctx, "set_run_local_value")
     key = _check_key(key, "set_run_local_value")
     encoded = encode(value, what=f"run-local value {key!r}")
     run.write_run_local({**run.run_local(), key: encoded}, source="set_run_local_value")
@@ -113,14 +115,14 @@ def get_run_local_value(ctx: RunContext, key: str) -> tuple[Any, bool]:
 
     The value is decoded from its saved form, so it is a copy: change it and set it again.
     """
-    run = _exec_of(ctx, "get_run_local_value", needs_state=True)
+    run = _exec_of(ctx, "get_run_local_value")
     stored = run.run_local().get(_check_key(key, "get_run_local_value"))
     return (None, False) if stored is None else (decode(stored), True)
 
 
 def delete_run_local_value(ctx: RunContext, key: str) -> None:
     """Forget ``key`` for the rest of this run (no error when it was not set)."""
-    run = _exec_of(ctx, "delete_run_local_value", needs_state=True)
+    run = _exec_of(ctx, "delete_run_local_value")
     values = dict(run.run_local())
     if values.pop(_check_key(key, "delete_run_local_value"), None) is not None:
         run.write_run_local(values, source="delete_run_local_value")

@@ -35,7 +35,7 @@ from hookproof.eino._tools import (
     tool_message,
 )
 from hookproof.errors import UsageError
-from hookproof.messages import AssistantMessage, Message, ToolMessage, construct
+from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, construct
 from hookproof.runtime._checkpoint import InterruptRaised
 from hookproof.runtime._engine import WrapLayer
 from hookproof.runtime._requests import Command, ToolCallRequest
@@ -139,13 +139,7 @@ def _unknown_tool(run: EinoRun, name: str, arguments: str, call_id: str) -> Tool
             f"hookproof: unknown_tools_handler returned {type(text).__name__}; it returns the "
             "tool result as str."
         )
-    return construct(ToolMessage, content=(_text(text),), tool_call_id=call_id, name=name)
-
-
-def _text(text: str) -> Any:
-    from hookproof.messages import TextBlock
-
-    return TextBlock(text=text)
+    return construct(ToolMessage, content=(TextBlock(text=text),), tool_call_id=call_id, name=name)
 
 
 def _event_sender(call: ToolCall, inner: Inner) -> Any:

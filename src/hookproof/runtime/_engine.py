@@ -322,7 +322,6 @@ class Engine:
         run.trace.record("agent", "run", "enter", data={"agent": self.name})
         phase, index = self._start(run, initial, resume, fresh)
         with resuming(run.resume_values):
-            await run.start()
             await run.loop(phase, index)
         if not run.interrupts:
             run.save()
@@ -431,6 +430,7 @@ class _Run:
             "after_agent": self._after_agent,
         }
         try:
+            await self.start()  # start hooks: every run and resume, before the loop
             while phase != "done":
                 self.phase, self.hook_index = phase, index
                 self.step_started(phase, index)
