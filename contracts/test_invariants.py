@@ -101,6 +101,8 @@ def test_concurrent_runs_stay_isolated() -> None:
 
 
 def test_example_middleware_retry_and_tool_errors() -> None:
+    # Each check is run on the middleware that has the hook it exercises: a check on a
+    # middleware without that hook has nothing to check and fails as untested.
     for middleware in (RequestRouter({"fast": "f", "reasoning": "r"}), RuntimeToolRegistry()):
         contracts.check_bounded_retry(middleware)
-        contracts.check_tool_errors_surface(middleware)
+    contracts.check_tool_errors_surface(RuntimeToolRegistry())

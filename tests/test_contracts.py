@@ -330,8 +330,17 @@ class TranslateKnownErrors(AgentMiddleware):
 def test_tool_errors_surface() -> None:
     message = _violates(contracts.check_tool_errors_surface, SwallowEverything())
     assert "PermissionError became a success ToolMessage 'failed'" in message
-    contracts.check_tool_errors_surface(TranslateKnownErrors())
-    contracts.check_tool_errors_surface(OverrideFilter())
+    report = contracts.check_tool_errors_surface(TranslateKnownErrors())
+    assert report.hooks_observed == ("TranslateKnownErrors.wrap_tool_call",)
+    assert report.complete
+
+
+def test_tool_errors_surface_without_wrap_tool_call_is_untested() -> None:
+    with pytest.raises(contracts.UntestedError, match="nothing to check"):
+        contracts.check_tool_errors_surface(OverrideFilter())
+    report = contracts.check_tool_errors_surface(OverrideFilter(), allow_untested=True)
+    assert not report.complete
+    assert "has none of the hooks this check exercises (wrap_tool_call)" in report.untested[0]
 
 
 # -- exclusion applied before a re-adding middleware ----------------------------------------
@@ -443,7 +452,11 @@ def test_hook_order_holds_for_any_probe_stack(
     agent = create_agent(ScriptedModel(turns), [lookup], middleware=stack)
     request = {"messages": [("user", "hi")]}
     result = asyncio.run(agent.ainvoke(request)) if use_async else agent.invoke(request)
-    contracts.check_hook_order(result.trace)
+    if any(event.kind in ("hook", "layer") for event in result.trace):
+        assert contracts.check_hook_order(result.trace).complete
+    else:  # no middleware ran (none, or only tool wrappers and no tool call): nothing to order
+        with pytest.raises(contracts.UntestedError, match="no hook or wrap layer"):
+            contracts.check_hook_order(result.trace)
 
 
 @given(tools=strategies.tool_sets(), data=st.data())

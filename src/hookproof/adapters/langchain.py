@@ -344,36 +344,85 @@ def run_agent(
     context: Any,
     input: Mapping[str, Any],
     probe: Any = None,
+    on_interrupt: Any = "approve",
 ) -> Any:
-    """Run a LangChain / deepagents graph and report it as a contracts TargetRun."""
+    """Run a LangChain / deepagents graph and report it as a contracts TargetRun. A run that
+    pauses at an interrupt is resumed with ``on_interrupt``'s answer (the graph gets a
+    checkpointer of its own when it has none, so it can be resumed)."""
     from hookproof.contracts._target import TargetRun
 
     def requests() -> tuple[FinalRequest, ...]:
         return tuple(r for m in models.values() for r in m.requests)
 
-    called = tuple(name for name, model in models.items() if model.requests)
+    def called() -> tuple[str, ...]:
+        return tuple(name for name, model in models.items() if model.requests)
+
     tracer = TraceHandler(probe)
     token = _TRACER.set(tracer)
+    resumed = 0
     try:
-        result = agent.invoke(
-            dict(input), context=context, config={"callbacks": [tracer.handler()]}
-        )
+        result, resumed, paused = _invoke_resuming(agent, context, input, tracer, on_interrupt)
     except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
-        called = tuple(name for name, model in models.items() if model.requests)
         return TargetRun(
-            final_requests=requests(), called=called, error=error, trace=tracer.trace()
+            final_requests=requests(), called=called(), error=error, trace=tracer.trace()
         )
     finally:
         _TRACER.reset(token)
     messages = tuple(_message(m) for m in result.get("messages", ()))
-    called = tuple(name for name, model in models.items() if model.requests)
-    if probe is not None:  # concurrent runs share the models: use this run's own requests
-        return TargetRun(
-            messages=messages, final_requests=tuple(tracer.requests), trace=tracer.trace()
-        )
+    own = (
+        tuple(tracer.requests) if probe is not None else requests()
+    )  # concurrent runs share models
     return TargetRun(
-        messages=messages, final_requests=requests(), called=called, trace=tracer.trace()
+        messages=messages,
+        final_requests=own,
+        called=() if probe is not None else called(),
+        trace=tracer.trace(),
+        interrupts_resumed=resumed,
+        paused=paused,
     )
+
+
+def _invoke_resuming(
+    agent: Any, context: Any, input: Mapping[str, Any], tracer: TraceHandler, on_interrupt: Any
+) -> tuple[Any, int, str | None]:
+    from langgraph.types import Command
+
+    from hookproof.contracts._interrupts import MAX_RESUMES, resume_value, thread_id
+
+    graph = _with_checkpointer(agent)
+    config = {"callbacks": [tracer.handler()], "configurable": {"thread_id": thread_id()}}
+    result = graph.invoke(dict(input), context=context, config=config)
+    resumed = 0
+    while _interrupts(result) and resumed < MAX_RESUMES:
+        pending = _interrupts(result)
+        answers = {item.id: resume_value(item.value, on_interrupt) for item in pending}
+        answer = next(iter(answers.values())) if len(answers) == 1 else answers
+        result = graph.invoke(Command(resume=answer), context=context, config=config)
+        resumed += 1
+    pending = _interrupts(result)
+    paused = (
+        f"the run was still paused at an interrupt after {MAX_RESUMES} answers "
+        f"(last value {pending[0].value!r:.120})"
+        if pending
+        else None
+    )
+    return result, resumed, paused
+
+
+def _interrupts(result: Any) -> list[Any]:
+    return list(result.get("__interrupt__", ()) or ()) if isinstance(result, Mapping) else []
+
+
+def _with_checkpointer(agent: Any) -> Any:
+    """The graph with an in-memory checkpointer when it has none (a graph without one cannot
+    be resumed after an interrupt); other runnables are used as they are."""
+    if getattr(agent, "checkpointer", True) is not None or not callable(
+        getattr(agent, "copy", None)
+    ):
+        return agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    return agent.copy(update={"checkpointer": InMemorySaver()})
 
 
 def _sample_tools() -> list[Any]:
@@ -411,21 +460,47 @@ def sample_system_message() -> Any:
     )
 
 
-def sample_model_request(system_message: Any = None) -> Any:
-    """A rich LangChain ModelRequest (whose override is shallow: in-place changes leak)."""
-    from langchain.agents.middleware.types import ModelRequest as LCModelRequest
+def sample_messages() -> list[Any]:
+    """LangChain messages of every role with the metadata a careless rebuild loses."""
     from langchain_core.messages import AIMessage as LCAIMessage
     from langchain_core.messages import HumanMessage
     from langchain_core.messages import ToolMessage as LCToolMessage
 
-    messages: list[Any] = [
-        HumanMessage(content="Find the refund policy.", id="u1"),
+    return [
+        HumanMessage(
+            content=[
+                {
+                    "type": "text",
+                    "text": "Find the refund policy.",
+                    "cache_control": {"type": "ephemeral"},
+                },
+                {"type": "text", "text": "My card ends in 4242.", "id": "u1-b1"},
+            ],
+            id="u1",
+            name="customer",
+            additional_kwargs={"channel": "web"},
+        ),
         LCAIMessage(
             content="",
             tool_calls=[{"name": "sample_search", "args": {"query": "refund"}, "id": "c1"}],
+            id="a1",
+            response_metadata={"model": "sample-model", "finish_reason": "tool_calls"},
         ),
-        LCToolMessage(content="results for refund", tool_call_id="c1", name="sample_search"),
+        LCToolMessage(
+            content="results for refund",
+            tool_call_id="c1",
+            name="sample_search",
+            id="t1",
+            additional_kwargs={"source": "kb"},
+        ),
     ]
+
+
+def sample_model_request(system_message: Any = None) -> Any:
+    """A rich LangChain ModelRequest (whose override is shallow: in-place changes leak)."""
+    from langchain.agents.middleware.types import ModelRequest as LCModelRequest
+
+    messages = sample_messages()
     return LCModelRequest(
         model=ScriptedChatModel(script=["ok"]),
         messages=messages,
@@ -435,6 +510,48 @@ def sample_model_request(system_message: Any = None) -> Any:
         state={"messages": list(messages), "notes": {"k": [1, 2]}},  # type: ignore[arg-type]
         runtime=None,
         model_settings={"temperature": 0.2, "stop": ["END"]},
+    )
+
+
+def sample_state() -> dict[str, Any]:
+    """The state a LangChain node hook receives (plain, mutable: changes would leak)."""
+    return {"messages": sample_messages(), "notes": {"k": [1, 2]}}
+
+
+def _sample_runtime() -> Any:
+    from langgraph.runtime import Runtime
+
+    return Runtime(context=None)
+
+
+def node_hook(middleware: object, hook: str) -> Any:
+    """The middleware's own node hook as a plain ``(state, runtime)`` call, or None."""
+    from hookproof.contracts._middleware_checks import node_call
+
+    return node_call(_own(middleware, hook), _own(middleware, f"a{hook}"))
+
+
+def _converted(messages: Sequence[Any]) -> list[Message]:
+    return [_message(item) for item in messages if getattr(item, "type", None) != "remove"]
+
+
+def _replaces_all(messages: Sequence[Any]) -> bool:
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    return any(
+        getattr(item, "type", None) == "remove" and item.id == REMOVE_ALL_MESSAGES
+        for item in messages
+    )
+
+
+def node_samples(samples: Any) -> Any:
+    """What contracts run LangChain node hooks on (``samples`` is their record type)."""
+    return samples(
+        hook=node_hook,
+        state=sample_state,
+        runtime=_sample_runtime,
+        messages=_converted,
+        replaces_all=_replaces_all,
     )
 
 
@@ -461,18 +578,20 @@ def model_reply(_request: Any) -> Any:
 _FIELDS = ("messages", "system_message", "tool_choice", "tools", "state", "model_settings")
 
 
-def overridden(middleware: object, hook: str) -> Any:
-    """The middleware's own hook as a plain call (an async-only hook runs on its own loop),
-    or None when it only inherits LangChain's default."""
+def _own(middleware: object, name: str) -> Any:
+    """The middleware's own method ``name``, or None when it only inherits LangChain's."""
     from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
 
-    def own(name: str) -> Any:
-        method = getattr(type(middleware), name, None)
-        if method is None or method is getattr(LCAgentMiddleware, name, None):
-            return None
-        return getattr(middleware, name)
+    method = getattr(type(middleware), name, None)
+    if method is None or method is getattr(LCAgentMiddleware, name, None):
+        return None
+    return getattr(middleware, name)
 
-    sync, async_ = own(hook), own(f"a{hook}")
+
+def overridden(middleware: object, hook: str) -> Any:
+    """The middleware's own wrap hook as a plain call (an async-only hook runs on its own
+    loop), or None when it only inherits LangChain's default."""
+    sync, async_ = _own(middleware, hook), _own(middleware, f"a{hook}")
     if sync is not None or async_ is None:
         return sync
     from hookproof.contracts._middleware_checks import sync_call
@@ -523,35 +642,31 @@ def mutation_findings(middleware: object, request: Any = None) -> list[str]:
     return found
 
 
-def metadata_findings(middleware: object, system_message: Any = None) -> list[str]:
-    """Run the system-message edit on a LangChain request; report lost metadata or blocks."""
+def metadata_findings(middleware: object, system_message: Any = None) -> list[str] | None:
+    """Run wrap_model_call on a LangChain request; report lost metadata or blocks of the
+    system message and the messages it passes on (None: it never called its handler)."""
+    from hookproof.contracts._metadata import message_losses, system_losses
+
     method = overridden(middleware, "wrap_model_call")
     if method is None:
         return []
     original = system_message if system_message is not None else sample_system_message()
+    request = sample_model_request(system_message=original)
+    before = _converted(request.messages)
     seen: list[Any] = []
 
-    def handler(request: Any) -> Any:
-        seen.append(request)
-        return model_reply(request)
+    def handler(passed: Any) -> Any:
+        seen.append(passed)
+        return model_reply(passed)
 
-    method(sample_model_request(system_message=original), handler)
+    method(request, handler)
     if not seen:
-        return ["wrap_model_call never called its handler, so the edit cannot be checked"]
-    after = seen[-1].system_message
-    if after is None:
-        return ["the system message was removed"]
-    found = [
-        f"{field} {getattr(original, field)!r} became {getattr(after, field)!r}"
-        for field in ("id", "name", "additional_kwargs", "response_metadata")
-        if getattr(original, field) != getattr(after, field)
-    ]
-    kept = after.content if isinstance(after.content, list) else [after.content]
-    blocks = original.content if isinstance(original.content, list) else [original.content]
-    found += [
-        f"block {i} was lost or altered: {b!r:.100}" for i, b in enumerate(blocks) if b not in kept
-    ]
-    return found
+        return None
+    after = seen[-1]
+    system = None if after.system_message is None else _message(after.system_message)
+    return system_losses(_message(original), system) + message_losses(  # type: ignore[arg-type]
+        before, _converted(after.messages)
+    )
 
 
 def graph_tool_schemas(agent: Any) -> dict[str, Any]:
@@ -588,8 +703,12 @@ class LangChainTarget:
         script: Any = None,
         input: Mapping[str, Any] | None = None,
         models: Mapping[str, Any] | None = None,
+        on_interrupt: Any = "approve",
     ) -> Any:
+        from hookproof.contracts._interrupts import check_on_interrupt
         from hookproof.contracts._target import DEFAULT_INPUT
+
+        answer = check_on_interrupt(on_interrupt)
 
         chosen = dict(models) if models is not None else self.models(script)
         if any(not isinstance(m, RecordingChatModel) for m in chosen.values()):
@@ -597,7 +716,8 @@ class LangChainTarget:
                 name: RecordingChatModel(inner=ScriptedChatModel(script=["done"], model_name=name))
                 for name in chosen
             }
-        return run_agent(self.agent(chosen), chosen, context, input or DEFAULT_INPUT)
+        agent = self.agent(chosen)
+        return run_agent(agent, chosen, context, input or DEFAULT_INPUT, on_interrupt=answer)
 
 
 class FalsyRecordingChatModel(RecordingChatModel):

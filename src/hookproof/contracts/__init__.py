@@ -5,6 +5,11 @@ counterexample, a trace excerpt, the fix and a replay snippet. Use them in plain
 hypothesis tests with ``hookproof.contracts.strategies`` (imported on first use: it needs
 hypothesis). Agent checks take your factory ``build(model) -> agent``; pass
 ``tiers=("fast", "reasoning")`` to receive a dict of models instead, for routers.
+
+Every check returns a CheckReport of what it exercised. What it could not exercise (a call
+that never got an answer, a middleware with nothing to check) raises UntestedError, a
+ContractViolation, unless ``allow_untested=True``. Runs that pause at an interrupt are
+resumed with ``on_interrupt`` ("approve" by default, "reject", or a function of the value).
 """
 
 from __future__ import annotations
@@ -19,24 +24,31 @@ from hookproof.contracts._agent_checks import (
     check_tool_closure,
 )
 from hookproof.contracts._args import example_args
+from hookproof.contracts._interrupts import OnInterrupt
 from hookproof.contracts._isolation import check_isolation
 from hookproof.contracts._middleware_checks import (
     check_bounded_retry,
     check_metadata_preserved,
     check_request_not_mutated,
     check_tool_errors_surface,
+    sample_messages,
     sample_request,
+    sample_state,
     sample_system_message,
 )
+from hookproof.contracts._report import CheckReport, UntestedError
 from hookproof.contracts._target import ReferenceTarget, Target, TargetRun, as_target
 from hookproof.contracts._trace_checks import check_hook_order, check_unique_tool_names
 from hookproof.contracts._violation import ContractViolation
 
 __all__ = [
+    "CheckReport",
     "ContractViolation",
+    "OnInterrupt",
     "ReferenceTarget",
     "Target",
     "TargetRun",
+    "UntestedError",
     "as_target",
     "check_bounded_retry",
     "check_exclusion_holds",
@@ -50,7 +62,9 @@ __all__ = [
     "check_tool_errors_surface",
     "check_unique_tool_names",
     "example_args",
+    "sample_messages",
     "sample_request",
+    "sample_state",
     "sample_system_message",
     "strategies",
 ]

@@ -7,9 +7,11 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from hookproof.contracts._args import example_args
+from hookproof.contracts._interrupts import OnInterrupt
+from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
 from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
 from hookproof.contracts._violation import violation
-from hookproof.messages import ToolMessage
+from hookproof.errors import UsageError
 from hookproof.models import RecordingModel, ScriptedModel, call
 
 __all__ = [
@@ -29,6 +31,15 @@ def _crash(run: TargetRun) -> str:
     return f"{type(error).__name__}: {error}" if error is not None else ""
 
 
+def _why_unanswered(run: TargetRun, name: str) -> str:
+    """Why a scripted call to ``name`` got no answer (so nothing about it was exercised)."""
+    if run.paused is not None:
+        return f"{name}: the call was never answered: {run.paused}"
+    if not run.final_requests:
+        return f"{name}: the model was never called, so the call was never made"
+    return f"{name}: the model called it but the run ended before the call was answered"
+
+
 def check_fail_closed(
     build: Build | Target,
     context: Any,
@@ -36,52 +47,80 @@ def check_fail_closed(
     least_privileged_context: Any,
     tiers: Sequence[str] | None = None,
     script: Any = None,
-) -> None:
+    on_interrupt: OnInterrupt = "approve",
+    allow_untested: bool = False,
+) -> CheckReport:
     """An untrusted, unknown, malformed or missing context never gets more tools, or another
-    model, than the least-privileged trusted context; a crash is a violation too."""
+    model, than the least-privileged trusted context; a crash is a violation too. The
+    least-privileged run must reach the model, or there is nothing to compare with."""
     __tracebackhide__ = True
+    exercise = Exercise("check_fail_closed", allow_untested=allow_untested)
     target = as_target(build, tiers)
-    baseline = _baseline(build, target, least_privileged_context, tiers, script)
+    baseline = _baseline(build, target, least_privileged_context, tiers, script, on_interrupt)
+    exercise.context(least_privileged_context)
+    exercise.observe(baseline)
     if baseline.error is not None:
-        raise violation(
-            "check_fail_closed",
-            invariant="the least-privileged trusted context runs without error",
-            counterexample=f"least_privileged_context={least_privileged_context!r}",
-            found=[f"the baseline run raised {_crash(baseline)}"],
-            fix="make the agent run for its least-privileged context first",
+        raise exercise.failed(
+            violation(
+                "check_fail_closed",
+                invariant="the least-privileged trusted context runs without error",
+                counterexample=f"least_privileged_context={least_privileged_context!r}",
+                found=[f"the baseline run raised {_crash(baseline)}"],
+                fix="make the agent run for its least-privileged context first",
+            )
         )
-    run = target.run(context=context, script=script)
+    if not baseline.final_requests:
+        exercise.not_tried(
+            "the least-privileged run never called the model, so there are no tools or "
+            "models to compare the untrusted run with"
+            + (f" ({baseline.paused})" if baseline.paused else "")
+        )
+    run = target.run(context=context, script=script, on_interrupt=on_interrupt)
+    exercise.context(context)
+    exercise.observe(run)
     found = _privilege_gain(baseline, run)
     if found:
-        raise violation(
-            "check_fail_closed",
-            invariant="an untrusted or missing context degrades to least privilege: no extra "
-            "tool, no other model, no crash",
-            counterexample=f"context={context!r}",
-            found=found,
-            fix="resolve identity only from a trusted context type, fall back to the least "
-            "privileged role and model for anything else, and handle runtime/context None",
-            trace=run.trace,
-            replay=(
-                f"check_fail_closed(build, {context!r}, least_privileged_context="
-                f"{least_privileged_context!r}{_tiers_arg(tiers)})"
-            ),
+        raise exercise.failed(
+            violation(
+                "check_fail_closed",
+                invariant="an untrusted or missing context degrades to least privilege: no "
+                "extra tool, no other model, no crash",
+                counterexample=f"context={context!r}",
+                found=found,
+                fix="resolve identity only from a trusted context type, fall back to the least "
+                "privileged role and model for anything else, and handle runtime/context None",
+                trace=run.trace,
+                replay=(
+                    f"check_fail_closed(build, {context!r}, least_privileged_context="
+                    f"{least_privileged_context!r}{_tiers_arg(tiers)})"
+                ),
+            )
         )
+    return exercise.passed(
+        counterexample=f"least_privileged_context={least_privileged_context!r}",
+        fix="make the least-privileged context reach the model (check the input and the "
+        "script), or pass a script that does",
+    )
 
 
 _BASELINES: dict[tuple[Any, ...], tuple[Any, TargetRun]] = {}
 
 
 def _baseline(
-    build: Any, target: Target, context: Any, tiers: Sequence[str] | None, script: Any
+    build: Any,
+    target: Target,
+    context: Any,
+    tiers: Sequence[str] | None,
+    script: Any,
+    on_interrupt: OnInterrupt,
 ) -> TargetRun:
-    """The least-privileged run, computed once per (factory, context, tiers, script): a
-    property test calls the check hundreds of times with the same baseline."""
-    key = (id(build), repr(context), tuple(tiers or ()), repr(script))
+    """The least-privileged run, computed once per (factory, context, tiers, script, answer):
+    a property test calls the check hundreds of times with the same baseline."""
+    key = (id(build), repr(context), tuple(tiers or ()), repr(script), repr(on_interrupt))
     cached = _BASELINES.get(key)
     if cached is not None and cached[0] is build:
         return cached[1]
-    run = target.run(context=context, script=script)
+    run = target.run(context=context, script=script, on_interrupt=on_interrupt)
     if len(_BASELINES) >= 64:
         _BASELINES.clear()
     _BASELINES[key] = (build, run)
@@ -101,124 +140,162 @@ def _privilege_gain(baseline: TargetRun, run: TargetRun) -> list[str]:
     return found
 
 
-def _scripted_calls(target: Target, names: Collection[str]) -> list[Any]:
-    schemas = target.tool_schemas()
-    calls = [call(name, example_args(schemas.get(name, {}))) for name in sorted(names)]
-    return [*calls, "done"]
-
-
 def check_exclusion_holds(
     build: Build | Target,
     excluded: Collection[str],
     *,
     context: Any = None,
     tiers: Sequence[str] | None = None,
-) -> None:
+    on_interrupt: OnInterrupt = "approve",
+    allow_untested: bool = False,
+) -> CheckReport:
     """Excluded tools never reach a FinalRequest, and a scripted call to one never executes,
-    whatever the user's middleware does (re-adding included)."""
+    whatever the user's middleware does (re-adding included). Each excluded tool is called in
+    a run of its own, so one interrupt or error cannot hide the others; interrupts are
+    answered with ``on_interrupt`` and the run goes on."""
     __tracebackhide__ = True
+    if isinstance(excluded, str) or not excluded:
+        raise UsageError(
+            f"hookproof: check_exclusion_holds takes a non-empty collection of tool names, got "
+            f"{excluded!r}. Example: check_exclusion_holds(build, ['delete_customer'])."
+        )
+    exercise = Exercise("check_exclusion_holds", allow_untested=allow_untested)
     target = as_target(build, tiers)
-    run = target.run(context=context, script=_scripted_calls(target, excluded))
+    schemas = target.tool_schemas()
+    exercise.context(context)
+    found: list[str] = []
+    last: TargetRun | None = None
+    for name in sorted(excluded):
+        script = call_once_then_done(call(name, example_args(schemas.get(name, {}))))
+        last = target.run(context=context, script=script, on_interrupt=on_interrupt)
+        exercise.observe(last)
+        found += _exclusion_problems(last, name, excluded, exercise)
+    counterexample = f"excluded={sorted(excluded)!r}, context={context!r}"
+    if found:
+        raise exercise.failed(
+            violation(
+                "check_exclusion_holds",
+                invariant="excluded tools are never shown to the model and never executed",
+                counterexample=counterexample,
+                found=found,
+                fix="apply the exclusion after every middleware that can add tools (last in the "
+                "stack) and refuse calls to excluded tools in wrap_tool_call",
+                trace=last.trace if last is not None else None,
+                replay=f"check_exclusion_holds(build, {sorted(excluded)!r}, context={context!r}"
+                f"{_tiers_arg(tiers)})",
+            )
+        )
+    return exercise.passed(
+        counterexample=counterexample,
+        fix="let the call reach the tool step: answer interrupts (on_interrupt=...), give the "
+        "agent a checkpointer, or check a context for which the agent calls the model",
+    )
+
+
+def _exclusion_problems(
+    run: TargetRun, name: str, excluded: Collection[str], exercise: Exercise
+) -> list[str]:
     found = []
     for index, request in enumerate(run.final_requests):
         shown = sorted(set(request.tool_names) & set(excluded))
         if shown:
-            found.append(f"model call {index} was shown excluded tool(s) {shown}")
-    executed = _executed_tools(run) & set(excluded)
+            found.append(
+                f"run calling {name!r}: model call {index} was shown excluded tool(s) {shown}"
+            )
+    executed = sorted(executed_tools(run) & set(excluded))
     if executed:
-        found.append(f"excluded tool(s) {sorted(executed)} executed when the model called them")
+        found.append(f"excluded tool(s) {executed} executed when the model called {name!r}")
     if run.error is not None and not found:
-        found.append(f"the run raised {_crash(run)} (an excluded tool may have run)")
-    if found:
-        raise violation(
-            "check_exclusion_holds",
-            invariant="excluded tools are never shown to the model and never executed",
-            counterexample=f"excluded={sorted(excluded)!r}, context={context!r}",
-            found=found,
-            fix="apply the exclusion after every middleware that can add tools (last in the "
-            "stack) and refuse calls to excluded tools in wrap_tool_call",
-            trace=run.trace,
-            replay=f"check_exclusion_holds(build, {sorted(excluded)!r}, context={context!r}"
-            f"{_tiers_arg(tiers)})",
-        )
-
-
-def _executed_tools(run: TargetRun) -> set[str]:
-    if run.trace is None:  # foreign frameworks: read successful tool answers instead
-        return {
-            str(message.name)
-            for message in run.messages
-            if isinstance(message, ToolMessage) and message.status == "success"
-        }
-    return {
-        str(event.data.get("tool"))
-        for event in run.trace
-        if event.kind == "tool"
-        and event.phase in ("exit", "error")
-        and not _unknown_tool_answer(run, event.data.get("call_id"))
-    }
-
-
-def _unknown_tool_answer(run: TargetRun, call_id: object) -> bool:
-    return any(
-        message.role == "tool"
-        and getattr(message, "tool_call_id", None) == call_id
-        and " is not a valid tool" in message.text
-        for message in run.messages
-    )
+        found.append(f"the run calling {name!r} raised {_crash(run)} (it may have run)")
+    if not found and answer_to(run, name) is None:
+        exercise.not_tried(_why_unanswered(run, name))
+    return found
 
 
 def check_tool_closure(
-    build: Build | Target, *, context: Any = None, tiers: Sequence[str] | None = None
-) -> None:
-    """Every tool visible in a FinalRequest has an executor: a scripted call to it executes."""
+    build: Build | Target,
+    *,
+    context: Any = None,
+    tiers: Sequence[str] | None = None,
+    on_interrupt: OnInterrupt = "approve",
+    allow_untested: bool = False,
+) -> CheckReport:
+    """Every tool visible in a FinalRequest has an executor: a scripted call to it executes.
+    A run that shows no tool, or a call that never gets an answer, is not a pass."""
     __tracebackhide__ = True
+    exercise = Exercise("check_tool_closure", allow_untested=allow_untested)
     target = as_target(build, tiers)
-    first = target.run(context=context)
+    first = target.run(context=context, on_interrupt=on_interrupt)
+    exercise.context(context)
+    exercise.observe(first)
     if first.error is not None:
-        raise violation(
-            "check_tool_closure",
-            invariant="the agent runs",
-            counterexample=f"context={context!r}",
-            found=[f"the run raised {_crash(first)}"],
-            fix="make the agent run with a one-turn script first",
+        raise exercise.failed(
+            violation(
+                "check_tool_closure",
+                invariant="the agent runs",
+                counterexample=f"context={context!r}",
+                found=[f"the run raised {_crash(first)}"],
+                fix="make the agent run with a one-turn script first",
+            )
         )
     schemas = {
         r.tool(n).name: r.tool(n).parameters for r in first.final_requests for n in r.tool_names
     }
+    if not schemas:
+        exercise.not_tried(
+            "no tool was shown to the model, so no executor could be tried"
+            + (f" ({first.paused})" if first.paused else "")
+        )
     found = [
         problem
         for name in sorted(schemas)
-        if (problem := _closure(target, name, schemas[name], context))
+        if (problem := _closure(target, name, schemas[name], context, on_interrupt, exercise))
     ]
     if found:
-        raise violation(
-            "check_tool_closure",
-            invariant="every tool shown to the model can be executed",
-            counterexample=f"context={context!r}",
-            found=found,
-            fix="a tool added in wrap_model_call needs a matching wrap_tool_call that sets "
-            "request.tool (or register it in tools=)",
-            replay=f"check_tool_closure(build, context={context!r}{_tiers_arg(tiers)})",
+        raise exercise.failed(
+            violation(
+                "check_tool_closure",
+                invariant="every tool shown to the model can be executed",
+                counterexample=f"context={context!r}",
+                found=found,
+                fix="a tool added in wrap_model_call needs a matching wrap_tool_call that sets "
+                "request.tool (or register it in tools=)",
+                replay=f"check_tool_closure(build, context={context!r}{_tiers_arg(tiers)})",
+            )
         )
+    return exercise.passed(
+        counterexample=f"context={context!r}",
+        fix="check a context that is shown tools, and let each call reach the tool step "
+        "(answer interrupts with on_interrupt=..., give the agent a checkpointer)",
+    )
 
 
 _UNKNOWN = ("not a valid tool", "not found in toolsNode indexes")  # runtime, Eino
 
 
-def _closure(target: Target, name: str, schema: Any, context: Any) -> str | None:
+def _closure(
+    target: Target,
+    name: str,
+    schema: Any,
+    context: Any,
+    on_interrupt: OnInterrupt,
+    exercise: Exercise,
+) -> str | None:
     script = call_once_then_done(call(name, example_args(schema)))
-    run = target.run(context=context, script=script)
+    run = target.run(context=context, script=script, on_interrupt=on_interrupt)
+    exercise.observe(run)
     unknown = run.error is not None and any(text in str(run.error) for text in _UNKNOWN)
     if run.error is not None and not unknown:
         return None  # the tool ran and raised: it has an executor
     if run.error is not None:
         return f"{name}: calling it failed with {_crash(run)}"
-    answers = [
-        m for m in run.messages if m.role == "tool" and getattr(m, "name", None) in (name, None)
-    ]
-    if any(" is not a valid tool" in m.text for m in answers):
-        return f"{name}: shown to the model but no executor ran it ({answers[0].text})"
+    answer = answer_to(run, name)
+    if answer is None:
+        if name not in executed_tools(run):
+            exercise.not_tried(_why_unanswered(run, name))
+        return None
+    if " is not a valid tool" in answer.text:
+        return f"{name}: shown to the model but no executor ran it ({answer.text})"
     return None
 
 
@@ -229,9 +306,12 @@ class _FalsyModel(RecordingModel):
         return False
 
 
-def check_injected_model_used(build: Build, *, tiers: Sequence[str] | None = None) -> None:
+def check_injected_model_used(
+    build: Build, *, tiers: Sequence[str] | None = None, allow_untested: bool = False
+) -> CheckReport:
     """A falsy but valid injected model is still the one called."""
     __tracebackhide__ = True
+    exercise = Exercise("check_injected_model_used", allow_untested=allow_untested)
     names = tuple(tiers) if tiers else ("model",)
     models: dict[str, Any] = {
         name: _FalsyModel(ScriptedModel(["done"], name=name)) for name in names
@@ -245,17 +325,20 @@ def check_injected_model_used(build: Build, *, tiers: Sequence[str] | None = Non
             for n in names
         }
     run = target.run(models=models)  # type: ignore[call-arg]
+    exercise.observe(run)
     if run.called:
-        return
-    raise violation(
-        "check_injected_model_used",
-        invariant="the injected model is used even when it is falsy",
-        counterexample="an injected model whose __bool__ returns False",
-        found=[
-            "none of the injected models received a request"
-            + (f"; the run raised {_crash(run)}" if run.error else "")
-        ],
-        fix="test injected dependencies with `is not None`, never with `or` or `if model:`",
-        trace=run.trace,
-        replay=f"check_injected_model_used(build{_tiers_arg(tiers)})",
+        return exercise.passed(counterexample="a falsy injected model", fix="")
+    raise exercise.failed(
+        violation(
+            "check_injected_model_used",
+            invariant="the injected model is used even when it is falsy",
+            counterexample="an injected model whose __bool__ returns False",
+            found=[
+                "none of the injected models received a request"
+                + (f"; the run raised {_crash(run)}" if run.error else "")
+            ],
+            fix="test injected dependencies with `is not None`, never with `or` or `if model:`",
+            trace=run.trace,
+            replay=f"check_injected_model_used(build{_tiers_arg(tiers)})",
+        )
     )

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._target import (
     DEFAULT_INPUT,
     Build,
@@ -188,9 +189,11 @@ def check_isolation(
     script: Any = None,
     input: Mapping[str, Any] | None = None,
     modes: Sequence[str] = ("threads", "asyncio"),
-) -> None:
+    allow_untested: bool = False,
+) -> CheckReport:
     """Concurrent runs through ONE built agent each get exactly their sequential requests.
-    On LangChain and deepagents agents only threads are used (runs are held in callbacks)."""
+    On LangChain and deepagents agents only threads are used (runs are held in callbacks).
+    Runs that pass no hook boundary cannot be held together, which is not a pass."""
     __tracebackhide__ = True
     if len(contexts) < 2:
         raise UsageError("hookproof: check_isolation needs at least two contexts to run together.")
@@ -200,30 +203,49 @@ def check_isolation(
             "must be a function of the request (e.g. lambda request: 'done'), not a list of "
             "turns that the runs would consume from each other."
         )
-    payload = input or DEFAULT_INPUT
-    script = script if script is not None else (lambda request: "done")
-    target = as_target(build, tiers)
-    if isinstance(target, EinoTarget):
-        runs = _eino_runs(target.agent(target.models(script)), payload)
-    elif isinstance(target, ReferenceTarget):
-        runs = _reference_runs(target.agent(target.models(script)), payload)
-    else:
-        runs = _langchain_runs(target, script, payload)
+    exercise = Exercise("check_isolation", allow_untested=allow_untested)
+    for context in contexts:
+        exercise.context(context)
+    runs = _runs_for(as_target(build, tiers), script, input or DEFAULT_INPUT)
     counters = [_Counter() for _ in contexts]
     expected = [_fingerprint(runs.sync(c, n)) for c, n in zip(contexts, counters, strict=True)]
+    exercise.runs += len(contexts)
+    exercise.hook(*(label for counter in counters for label in counter.labels))
     points = min(len(counter.labels) for counter in counters)
+    if points == 0:
+        exercise.not_tried(
+            "a run passed no hook, layer, model or tool boundary, so no runs could be held "
+            "together there"
+        )
     for mode in _usable_modes(runs, modes):
         for point in range(1, points + 1):
+            exercise.runs += len(contexts)
             found = _leak_lines(contexts, expected, _MODES[mode](runs, contexts, point))
             if found:
                 label = counters[0].labels[point - 1]
-                raise violation(
-                    "check_isolation",
-                    invariant="concurrent runs through one agent see exactly what they see alone",
-                    counterexample=f"{mode}: all {len(contexts)} runs held at boundary {point} "
-                    f"(before {label}) until every run reached it",
-                    found=found,
-                    fix="keep request data in hook locals, the runtime context or state, never "
-                    "on the middleware instance (self); one instance serves every run",
-                    replay=f"check_isolation(build, {list(contexts)!r}, modes=[{mode!r}])",
+                raise exercise.failed(
+                    violation(
+                        "check_isolation",
+                        invariant="concurrent runs through one agent see exactly what they see "
+                        "alone",
+                        counterexample=f"{mode}: all {len(contexts)} runs held at boundary "
+                        f"{point} (before {label}) until every run reached it",
+                        found=found,
+                        fix="keep request data in hook locals, the runtime context or state, "
+                        "never on the middleware instance (self); one instance serves every run",
+                        replay=f"check_isolation(build, {list(contexts)!r}, modes=[{mode!r}])",
+                    )
                 )
+    return exercise.passed(
+        counterexample=f"contexts={list(contexts)!r}",
+        fix="check an agent whose runs pass through middleware hooks or a model call",
+    )
+
+
+def _runs_for(target: Any, script: Any, payload: Mapping[str, Any]) -> _Runs:
+    script = script if script is not None else (lambda request: "done")
+    if isinstance(target, EinoTarget):
+        return _eino_runs(target.agent(target.models(script)), payload)
+    if isinstance(target, ReferenceTarget):
+        return _reference_runs(target.agent(target.models(script)), payload)
+    return _langchain_runs(target, script, payload)

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._frozen import FrozenDict, FrozenList, freeze
+from hookproof.contracts._metadata import message_losses, system_losses
+from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._violation import violation
 from hookproof.errors import ImmutableError
 from hookproof.messages import (
     AssistantMessage,
     ImageBlock,
+    Message,
+    RemoveMessage,
     SystemMessage,
     TextBlock,
     ToolCall,
@@ -27,9 +32,13 @@ __all__ = [
     "check_metadata_preserved",
     "check_request_not_mutated",
     "check_tool_errors_surface",
+    "sample_messages",
     "sample_request",
+    "sample_state",
     "sample_system_message",
 ]
+
+NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 
 
 @tool
@@ -61,16 +70,37 @@ def sample_system_message() -> SystemMessage:
     )
 
 
-def sample_request(model: Any = "sample-model", context: Any = None) -> ModelRequest:
-    """A rich ModelRequest: messages of every role, tools, settings, state and runtime."""
-    messages = [
-        UserMessage(content="Find the refund policy.", id="u1"),
+def sample_messages() -> list[Message]:
+    """Messages of every role with the metadata a careless rebuild loses."""
+    return [
+        UserMessage(
+            content=[
+                TextBlock(text="Find the refund policy.", cache_control={"type": "ephemeral"}),
+                TextBlock(text="My card ends in 4242.", id="u1-b1"),
+            ],
+            id="u1",
+            name="customer",
+            additional_kwargs={"channel": "web"},
+        ),
         AssistantMessage(
             content="",
             tool_calls=[ToolCall(name="sample_search", args={"query": "refund"}, id="c1")],
+            id="a1",
+            response_metadata={"model": "sample-model", "finish_reason": "tool_calls"},
         ),
-        ToolMessage(content="results for refund", tool_call_id="c1", name="sample_search"),
+        ToolMessage(
+            content="results for refund",
+            tool_call_id="c1",
+            name="sample_search",
+            id="t1",
+            additional_kwargs={"source": "kb"},
+        ),
     ]
+
+
+def sample_request(model: Any = "sample-model", context: Any = None) -> ModelRequest:
+    """A rich ModelRequest: messages of every role, tools, settings, state and runtime."""
+    messages = sample_messages()
     return ModelRequest.create(
         model=model,
         messages=messages,
@@ -81,6 +111,11 @@ def sample_request(model: Any = "sample-model", context: Any = None) -> ModelReq
         runtime=Runtime(context=context),
         model_settings={"temperature": 0.2, "stop": ["END"]},
     )
+
+
+def sample_state() -> FrozenDict:
+    """The state a node hook receives: the sample messages and one more key."""
+    return FrozenDict({"messages": FrozenList(sample_messages()), "notes": freeze({"k": [1, 2]})})
 
 
 def _reply(_request: Any) -> ModelResponse:
@@ -102,6 +137,10 @@ def _tool_reply(request: ToolCallRequest) -> ToolMessage:
 
 def _hook(middleware: object, name: str) -> Callable[[Any, Callable[..., Any]], Any] | None:
     """The middleware's wrap hook as a plain call; an async-only hook runs on its own loop."""
+    if _foreign(middleware):
+        from hookproof.adapters.langchain import overridden
+
+        return overridden(middleware, name)  # type: ignore[no-any-return]
     sync = getattr(middleware, name, None)
     if callable(sync):
         return sync  # type: ignore[no-any-return]
@@ -121,6 +160,50 @@ def sync_call(async_hook: Callable[..., Any]) -> Callable[[Any, Callable[..., An
     return run
 
 
+def node_call(sync: Any, async_: Any) -> Callable[[Any, Any], Any] | None:
+    """A node hook as a plain call ``(state, runtime)``; an async-only one runs on its loop."""
+    if callable(sync):
+        return sync  # type: ignore[no-any-return]
+    if callable(async_):
+        return lambda state, runtime: asyncio.run(async_(state, runtime))
+    return None
+
+
+@dataclass(frozen=True)
+class _NodeSamples:
+    """What node hooks are run on: the hook lookup, a sample state and runtime, and how to
+    read the messages of a state update (hookproof's or LangChain's)."""
+
+    hook: Callable[[object, str], Callable[[Any, Any], Any] | None]
+    state: Callable[[], Any]
+    runtime: Callable[[], Any]
+    messages: Callable[[Sequence[Any]], list[Message]]
+    replaces_all: Callable[[Sequence[Any]], bool]
+
+
+def _native_node_hook(middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
+    return node_call(getattr(middleware, name, None), getattr(middleware, f"a{name}", None))
+
+
+_NATIVE = _NodeSamples(
+    hook=_native_node_hook,
+    state=sample_state,
+    runtime=lambda: Runtime(context=None),
+    messages=lambda items: [item for item in items if isinstance(item, Message)],
+    replaces_all=lambda items: any(
+        isinstance(item, RemoveMessage) and item.id == RemoveMessage.ALL for item in items
+    ),
+)
+
+
+def _samples(middleware: object) -> _NodeSamples:
+    if not _foreign(middleware):
+        return _NATIVE
+    from hookproof.adapters.langchain import node_samples
+
+    return node_samples(_NodeSamples)  # type: ignore[no-any-return]
+
+
 def _foreign(middleware: object) -> bool:
     """LangChain middleware get LangChain requests (checked by module, importing nothing)."""
     return any(
@@ -133,45 +216,127 @@ def _name(middleware: object) -> str:
     return str(getattr(middleware, "name", type(middleware).__name__))
 
 
+def _present_hooks(middleware: object) -> list[str]:
+    samples = _samples(middleware)
+    wraps = [hook for hook in ("wrap_model_call", "wrap_tool_call") if _hook(middleware, hook)]
+    return wraps + [hook for hook in NODE_HOOKS if samples.hook(middleware, hook)]
+
+
+def _nothing_to_check(middleware: object, exercise: Exercise, hooks: Sequence[str]) -> None:
+    if not any(hook in _present_hooks(middleware) for hook in hooks):
+        exercise.not_tried(
+            f"nothing to check: middleware {_name(middleware)!r} has none of the hooks this "
+            f"check exercises ({', '.join(hooks)})"
+        )
+
+
+def _run_node_hook(
+    middleware: object, hook: str, samples: _NodeSamples, exercise: Exercise
+) -> tuple[Any, Any, BaseException | None]:
+    """Run one node hook on a fresh sample state: (state, outcome, ImmutableError or None).
+    Any other failure means the hook could not be checked on the sample."""
+    method = samples.hook(middleware, hook)
+    assert method is not None
+    state = samples.state()
+    try:
+        outcome = method(state, samples.runtime())
+    except ImmutableError as error:
+        return state, None, error
+    except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
+        exercise.not_tried(
+            f"{hook} raised {type(error).__name__}: {error} on the sample state, so it could "
+            "not be checked; pass state=... that your middleware accepts"
+        )
+        return state, None, None
+    exercise.hook(f"{_name(middleware)}.{hook}")
+    return state, outcome, None
+
+
+def _short(error: BaseException) -> str:
+    return str(error).split(". ")[0].replace("hookproof: ", "")
+
+
+def _node_mutations(middleware: object, exercise: Exercise, state: Any) -> list[str]:
+    samples = _samples(middleware)
+    if state is not None:
+        samples = replace(samples, state=lambda: copy.deepcopy(state))
+    found = []
+    for hook in NODE_HOOKS:
+        if samples.hook(middleware, hook) is None:
+            continue
+        before = copy.deepcopy(samples.state())
+        given, _, refused = _run_node_hook(middleware, hook, samples, exercise)
+        if refused is not None:
+            found.append(f"{hook} tried to change the state in place ({_short(refused)})")
+        elif given != before:
+            found.append(f"{hook} changed the state it received in place")
+    return found
+
+
 def _mutation_found(
-    middleware: object, hook: str, request: Any, handler: Callable[..., Any]
+    middleware: object, hook: str, request: Any, handler: Callable[..., Any], exercise: Exercise
 ) -> list[str]:
-    method = getattr(middleware, hook, None)
+    method = _hook(middleware, hook)
     if method is None:
         return []
     before = copy.deepcopy(request)
     try:
         method(request, handler)
     except ImmutableError as error:
-        first = str(error).split(". ")[0].replace("hookproof: ", "")
-        return [f"{hook} tried to change the request in place ({first})"]
+        return [f"{hook} tried to change the request in place ({_short(error)})"]
+    finally:
+        exercise.hook(f"{_name(middleware)}.{hook}")
     if request != before:
         return [f"{hook} changed the request it received"]
     return []
 
 
-def check_request_not_mutated(middleware: object, request: ModelRequest | None = None) -> None:
-    """The middleware's wrap hooks leave the request they receive exactly as it was."""
+def check_request_not_mutated(
+    middleware: object,
+    request: ModelRequest | None = None,
+    *,
+    state: Any = None,
+    allow_untested: bool = False,
+) -> CheckReport:
+    """The middleware's wrap hooks leave the request they receive exactly as it was, and its
+    node hooks leave the state (and its messages) as it was. A middleware with none of these
+    hooks has nothing to check, which fails unless ``allow_untested=True``."""
     __tracebackhide__ = True
+    exercise = Exercise("check_request_not_mutated", allow_untested=allow_untested)
+    _nothing_to_check(middleware, exercise, ("wrap_model_call", "wrap_tool_call", *NODE_HOOKS))
     if _foreign(middleware):
         from hookproof.adapters.langchain import mutation_findings
 
         found = mutation_findings(middleware, request)
+        wraps = [h for h in ("wrap_model_call", "wrap_tool_call") if _hook(middleware, h)]
+        exercise.hook(*(f"{_name(middleware)}.{hook}" for hook in wraps))
     else:
         sample = request if request is not None else sample_request()
-        found = _mutation_found(middleware, "wrap_model_call", sample, _reply)
-        found += _mutation_found(middleware, "wrap_tool_call", _tool_request(), _tool_reply)
-    if found:
-        raise violation(
-            "check_request_not_mutated",
-            invariant="a wrap hook never changes the request it was given; it passes "
-            "request.override(...) on instead",
-            counterexample=f"middleware {_name(middleware)!r} on a sample request",
-            found=found,
-            fix="build new lists (tools = [t for t in request.tools if ...]) and call "
-            "handler(request.override(tools=tools)); never append, clear or assign in place",
-            replay=f"check_request_not_mutated({_name(middleware)})",
+        found = _mutation_found(middleware, "wrap_model_call", sample, _reply, exercise)
+        found += _mutation_found(
+            middleware, "wrap_tool_call", _tool_request(), _tool_reply, exercise
         )
+    found += _node_mutations(middleware, exercise, state)
+    if found:
+        raise exercise.failed(
+            violation(
+                "check_request_not_mutated",
+                invariant="a hook never changes the request or state it was given; wrap hooks "
+                "pass request.override(...) on, node hooks return their updates",
+                counterexample=f"middleware {_name(middleware)!r} on a sample request and state",
+                found=found,
+                fix="build new lists (tools = [t for t in request.tools if ...]) and call "
+                "handler(request.override(tools=tools)); in node hooks return "
+                "{'messages': [...]} instead of editing state['messages']; never append, clear "
+                "or assign in place",
+                replay=f"check_request_not_mutated({_name(middleware)})",
+            )
+        )
+    return exercise.passed(
+        counterexample=f"middleware {_name(middleware)!r}",
+        fix="pass the middleware whose hooks you mean to check, or a request/state that its "
+        "hooks accept",
+    )
 
 
 def _passed_on(middleware: object, request: ModelRequest) -> ModelRequest | None:
@@ -185,53 +350,98 @@ def _passed_on(middleware: object, request: ModelRequest) -> ModelRequest | None
     return seen[-1] if seen else None
 
 
-def _metadata_losses(before: SystemMessage, after: SystemMessage | None) -> list[str]:
-    if after is None:
-        return ["the system message was removed"]
-    found = [
-        f"{field} {getattr(before, field)!r} became {getattr(after, field)!r}"
-        for field in ("id", "name", "additional_kwargs", "response_metadata")
-        if getattr(before, field) != getattr(after, field)
-    ]
-    kept = list(after.content)
-    for index, block in enumerate(before.content):
-        if block not in kept:
-            found.append(f"block {index} ({block.type}) was lost or altered: {block!r:.120}")
-    return found
-
-
-def check_metadata_preserved(
-    middleware: object, system_message: SystemMessage | None = None
-) -> None:
-    """The middleware's system-message edit keeps ids, names, additional_kwargs,
-    response_metadata, block cache_control and every other block."""
-    __tracebackhide__ = True
+def _wrap_metadata(
+    middleware: object, system_message: SystemMessage | None, exercise: Exercise
+) -> list[str]:
+    if _hook(middleware, "wrap_model_call") is None:
+        return []
+    exercise.hook(f"{_name(middleware)}.wrap_model_call")
     if _foreign(middleware):
         from hookproof.adapters.langchain import metadata_findings
 
         found = metadata_findings(middleware, system_message)
-        original: Any = system_message
     else:
         original = system_message if system_message is not None else sample_system_message()
-        if _hook(middleware, "wrap_model_call") is None:
-            return
         request = sample_request().override(system_message=original)
         passed = _passed_on(middleware, request)
         found = (
-            ["wrap_model_call never called its handler, so the edit cannot be checked"]
+            None
             if passed is None
-            else _metadata_losses(original, passed.system_message)
+            else system_losses(original, passed.system_message)
+            + message_losses(request.messages, passed.messages)
         )
+    if found is None:
+        exercise.not_tried(
+            "wrap_model_call never called its handler on the sample request, so what it "
+            "passes on could not be seen"
+        )
+        return []
+    return found
+
+
+def _node_metadata(middleware: object, exercise: Exercise, state: Any) -> list[str]:
+    samples = _samples(middleware)
+    if state is not None:
+        samples = replace(samples, state=lambda: copy.deepcopy(state))
+    found = []
+    for hook in NODE_HOOKS:
+        if samples.hook(middleware, hook) is None:
+            continue
+        given, outcome, refused = _run_node_hook(middleware, hook, samples, exercise)
+        if refused is not None:
+            found.append(f"{hook} tried to change the state in place ({_short(refused)})")
+            continue
+        update = getattr(outcome, "update", outcome)
+        written = update.get("messages") if isinstance(update, Mapping) else None
+        if not written:
+            continue
+        before = samples.messages(given["messages"])
+        losses = message_losses(
+            before, samples.messages(written), replaced=samples.replaces_all(written)
+        )
+        found += [f"{hook}: {loss}" for loss in losses]
+    return found
+
+
+def check_metadata_preserved(
+    middleware: object,
+    system_message: SystemMessage | None = None,
+    *,
+    state: Any = None,
+    allow_untested: bool = False,
+) -> CheckReport:
+    """The middleware's edits keep metadata: the system message its wrap_model_call passes
+    on keeps ids, names, additional_kwargs, response_metadata and every block; messages it
+    passes on, and messages its node hooks write to the state, keep their id, name,
+    additional_kwargs, response_metadata, tool_call_id and each block's id, cache_control and
+    extras (the text may change)."""
+    __tracebackhide__ = True
+    exercise = Exercise("check_metadata_preserved", allow_untested=allow_untested)
+    _nothing_to_check(middleware, exercise, ("wrap_model_call", *NODE_HOOKS))
+    found = _wrap_metadata(middleware, system_message, exercise)
+    found += _node_metadata(middleware, exercise, state)
+    counterexample = f"middleware {_name(middleware)!r} on the sample messages" + (
+        f" and {system_message!r:.200}" if system_message is not None else ""
+    )
     if found:
-        raise violation(
-            "check_metadata_preserved",
-            invariant="editing the system message keeps its metadata and existing blocks",
-            counterexample=f"middleware {_name(middleware)!r} on {original!r:.200}",
-            found=found,
-            fix="edit with system_message.model_copy(update={'content': [*old.content, block]}) "
-            "instead of building SystemMessage(content=...) from text",
-            replay=f"check_metadata_preserved({_name(middleware)})",
+        raise exercise.failed(
+            violation(
+                "check_metadata_preserved",
+                invariant="editing a message keeps its metadata (and, for the system message, "
+                "its existing blocks)",
+                counterexample=counterexample,
+                found=found,
+                fix="edit with message.model_copy(update={'content': [...]}) (or "
+                "system_message.model_copy(update={'content': [*old.content, block]})) instead "
+                "of building a new message from text",
+                replay=f"check_metadata_preserved({_name(middleware)})",
+            )
         )
+    return exercise.passed(
+        counterexample=counterexample,
+        fix="pass the middleware whose edits you mean to check; its wrap_model_call must call "
+        "its handler for the sample request (or pass state=... its node hooks accept)",
+    )
 
 
 class _Budget(BaseException):
@@ -270,15 +480,54 @@ def check_bounded_retry(
         PermissionError("denied"),
         ValueError("bad schema"),
     ),
-) -> None:
+    allow_untested: bool = False,
+) -> CheckReport:
     """A wrap hook that re-calls its handler does so at most ``max_attempts`` times, only for
-    retryable errors, and lets the last error through instead of inventing a success."""
+    retryable errors, and lets the last error through instead of inventing a success. A
+    middleware without wrap_model_call, or one that never calls its handler, is not a pass."""
     __tracebackhide__ = True
+    exercise = Exercise("check_bounded_retry", allow_untested=allow_untested)
+    _nothing_to_check(middleware, exercise, ("wrap_model_call",))
+    found = _retry_problems(middleware, exercise, max_attempts, retryable, not_retryable)
+    if found:
+        raise exercise.failed(
+            violation(
+                "check_bounded_retry",
+                invariant=f"retry only {[t.__name__ for t in retryable]}, at most "
+                f"{max_attempts} attempts, then raise",
+                counterexample=f"middleware {_name(middleware)!r} with a handler that always fails",
+                found=found,
+                fix="catch only the retryable exception types, count attempts, and re-raise the "
+                "last error when the budget is spent",
+                replay=f"check_bounded_retry({_name(middleware)}, max_attempts={max_attempts})",
+            )
+        )
+    return exercise.passed(
+        counterexample=f"middleware {_name(middleware)!r}",
+        fix="pass the middleware that retries; its wrap_model_call must call its handler for "
+        "the sample request",
+    )
+
+
+def _retry_problems(
+    middleware: object,
+    exercise: Exercise,
+    max_attempts: int,
+    retryable: tuple[type[BaseException], ...],
+    not_retryable: tuple[BaseException, ...],
+) -> list[str]:
     if _hook(middleware, "wrap_model_call") is None:
-        return
+        return []
+    exercise.hook(f"{_name(middleware)}.wrap_model_call")
     found: list[str] = []
     error = retryable[0]("transient failure")
     calls, outcome = _count_calls(middleware, error, cap=max_attempts * 10)
+    if calls == 0:
+        exercise.not_tried(
+            "wrap_model_call never called its handler on the sample request, so no retry "
+            "could be observed"
+        )
+        return found
     if isinstance(outcome, _Budget):
         found.append(
             f"a {type(error).__name__} was retried more than {max_attempts * 10} times (no bound)"
@@ -295,25 +544,18 @@ def check_bounded_retry(
             found.append(f"a {type(permanent).__name__} (not retryable) was tried {calls} times")
         if outcome is None:
             found.append(f"a {type(permanent).__name__} was swallowed: the hook returned a result")
-    if found:
-        raise violation(
-            "check_bounded_retry",
-            invariant=f"retry only {[t.__name__ for t in retryable]}, at most {max_attempts} "
-            "attempts, then raise",
-            counterexample=f"middleware {_name(middleware)!r} with a handler that always fails",
-            found=found,
-            fix="catch only the retryable exception types, count attempts, and re-raise the "
-            "last error when the budget is spent",
-            replay=f"check_bounded_retry({_name(middleware)}, max_attempts={max_attempts})",
-        )
+    return found
 
 
-def _surfaced(middleware: object, error: BaseException) -> str | None:
+def _surfaced(middleware: object, error: BaseException, exercise: Exercise) -> str | None:
     method = _hook(middleware, "wrap_tool_call")
     if method is None:
         return None
+    exercise.hook(f"{_name(middleware)}.wrap_tool_call")
+    called = []
 
     def handler(_request: Any) -> Any:
+        called.append(True)
         raise error
 
     try:
@@ -324,6 +566,12 @@ def _surfaced(middleware: object, error: BaseException) -> str | None:
             if raised is error or isinstance(raised, type(error))
             else (f"{type(error).__name__} came out as {type(raised).__name__}: {raised}")
         )
+    if not called:
+        exercise.not_tried(
+            f"wrap_tool_call never called its handler on the sample call, so a "
+            f"{type(error).__name__} from the tool could not be raised"
+        )
+        return None
     status = getattr(result, "status", None)
     text = _message_text(result)
     if status is None:
@@ -360,24 +608,35 @@ def _tool_request_for(middleware: object) -> Any:
     return _tool_request()
 
 
-def check_tool_errors_surface(middleware: object) -> None:
+def check_tool_errors_surface(middleware: object, *, allow_untested: bool = False) -> CheckReport:
     """Permission denials and programming errors in tools are re-raised, or become an
-    error-status ToolMessage naming the error type; never a success."""
+    error-status ToolMessage naming the error type; never a success. A middleware without
+    wrap_tool_call, or one that never calls its handler, is not a pass."""
     __tracebackhide__ = True
+    exercise = Exercise("check_tool_errors_surface", allow_untested=allow_untested)
+    _nothing_to_check(middleware, exercise, ("wrap_tool_call",))
     errors = (
         PermissionError("role 'guest' may not call this tool"),
         KeyError("customer"),
         TypeError("bad call"),
     )
-    found = [problem for error in errors if (problem := _surfaced(middleware, error))]
+    found = [problem for error in errors if (problem := _surfaced(middleware, error, exercise))]
     if found:
-        raise violation(
-            "check_tool_errors_surface",
-            invariant="tool failures stay visible: re-raised, or an error ToolMessage naming it",
-            counterexample=f"middleware {_name(middleware)!r} around tools that raise",
-            found=found,
-            fix="catch only the errors you mean to translate, return "
-            "ToolMessage(..., status='error') naming the error type, and let the rest propagate; "
-            "never `except Exception: return 'failed'`",
-            replay=f"check_tool_errors_surface({_name(middleware)})",
+        raise exercise.failed(
+            violation(
+                "check_tool_errors_surface",
+                invariant="tool failures stay visible: re-raised, or an error ToolMessage "
+                "naming it",
+                counterexample=f"middleware {_name(middleware)!r} around tools that raise",
+                found=found,
+                fix="catch only the errors you mean to translate, return "
+                "ToolMessage(..., status='error') naming the error type, and let the rest "
+                "propagate; never `except Exception: return 'failed'`",
+                replay=f"check_tool_errors_surface({_name(middleware)})",
+            )
         )
+    return exercise.passed(
+        counterexample=f"middleware {_name(middleware)!r}",
+        fix="pass the middleware that wraps tool calls; its wrap_tool_call must call its "
+        "handler for the sample call",
+    )

@@ -12,11 +12,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from hookproof.contracts._interrupts import (
+    MAX_RESUMES,
+    OnInterrupt,
+    check_on_interrupt,
+    resume_value,
+    thread_id,
+)
 from hookproof.errors import UsageError
 from hookproof.messages import Message
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel
-from hookproof.runtime import Agent
-from hookproof.trace import Trace
+from hookproof.runtime import Agent, Command, InMemoryCheckpointer
+from hookproof.trace import Trace, TraceEvent
 
 __all__ = ["DEFAULT_INPUT", "EinoTarget", "ReferenceTarget", "Target", "TargetRun", "as_target"]
 
@@ -26,7 +33,11 @@ Build = Callable[[Any], Any]
 
 @dataclass(frozen=True)
 class TargetRun:
-    """One run's observable result. ``error`` is set (and the rest partial) when it raised."""
+    """One run's observable result. ``error`` is set (and the rest partial) when it raised.
+
+    A run that paused at an interrupt was resumed with the check's ``on_interrupt`` answer
+    ``interrupts_resumed`` times; ``paused`` says why it still stopped at one, if it did.
+    """
 
     messages: tuple[Message, ...] = ()
     trace: Trace | None = None
@@ -34,6 +45,8 @@ class TargetRun:
     called: tuple[str, ...] = ()
     error: BaseException | None = None
     models: Mapping[str, RecordingModel] = field(default_factory=dict)
+    interrupts_resumed: int = 0
+    paused: str | None = None
 
     @property
     def visible_tools(self) -> set[str]:
@@ -42,10 +55,16 @@ class TargetRun:
 
 @runtime_checkable
 class Target(Protocol):
-    """What checks need from a framework: build with injected models, run, report."""
+    """What checks need from a framework: build with injected models, run (resuming every
+    interrupt with ``on_interrupt``'s answer), report."""
 
     def run(
-        self, *, context: Any = None, script: Any = None, input: Mapping[str, Any] | None = None
+        self,
+        *,
+        context: Any = None,
+        script: Any = None,
+        input: Mapping[str, Any] | None = None,
+        on_interrupt: OnInterrupt = "approve",
     ) -> TargetRun: ...
 
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]: ...
@@ -102,25 +121,66 @@ class ReferenceTarget:
         script: Any = None,
         input: Mapping[str, Any] | None = None,
         models: Mapping[str, RecordingModel] | None = None,
+        on_interrupt: OnInterrupt = "approve",
     ) -> TargetRun:
+        answer = check_on_interrupt(on_interrupt)
         models = dict(models) if models is not None else self.models(script)
-        agent = self.agent(models)
+        agent = resumable(self.agent(models))
+        thread = thread_id()
+        parts: list[Any] = []
         try:
-            result = agent.invoke(dict(input or DEFAULT_INPUT), context=context)
+            parts.append(
+                agent.invoke(dict(input or DEFAULT_INPUT), context=context, thread_id=thread)
+            )
+            while parts[-1].interrupts and len(parts) <= MAX_RESUMES:
+                value = resume_value(parts[-1].interrupts[0].value, answer)
+                parts.append(agent.invoke(Command(resume=value), context=context, thread_id=thread))
         except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
             return TargetRun(
                 final_requests=tuple(r for m in models.values() for r in m.requests),
                 called=_called(models),
                 error=error,
                 models=models,
+                interrupts_resumed=max(len(parts) - 1, 0),
             )
+        last = parts[-1]
         return TargetRun(
-            messages=result.messages,
-            trace=result.trace,
-            final_requests=result.final_requests,
+            messages=last.messages,
+            trace=joined([part.trace for part in parts]),
+            final_requests=tuple(r for part in parts for r in part.final_requests),
             called=_called(models),
             models=models,
+            interrupts_resumed=len(parts) - 1,
+            paused=_still_paused(last.interrupts),
         )
+
+
+def resumable(agent: Any) -> Any:
+    """The agent with a checkpointer of its own when it has none, so an interrupt pauses the
+    run instead of failing it and the check can answer it."""
+    if agent.checkpointer is not None:
+        return agent
+    return agent.with_checkpointer(InMemoryCheckpointer())
+
+
+def _still_paused(interrupts: Sequence[Any]) -> str | None:
+    if not interrupts:
+        return None
+    return (
+        f"the run was still paused at an interrupt after {MAX_RESUMES} answers "
+        f"(last value {interrupts[0].value!r:.120})"
+    )
+
+
+def joined(traces: Sequence[Trace]) -> Trace:
+    """One trace of a run and its resumes, numbered through."""
+    events = [event for trace in traces for event in trace]
+    return Trace(
+        tuple(
+            TraceEvent(seq, e.kind, e.hook, e.phase, e.middleware, e.depth, e.data)
+            for seq, e in enumerate(events)
+        )
+    )
 
 
 class EinoTarget(ReferenceTarget):
@@ -151,16 +211,25 @@ class EinoTarget(ReferenceTarget):
         script: Any = None,
         input: Mapping[str, Any] | None = None,
         models: Mapping[str, RecordingModel] | None = None,
+        on_interrupt: OnInterrupt = "approve",
     ) -> TargetRun:
+        answer = check_on_interrupt(on_interrupt)
         models = dict(models) if models is not None else self.models(script)
-        run = self.agent(models).run(eino_input(input), eino_ctx(context))
+        agent, ctx, checkpoint = resumable(self.agent(models)), eino_ctx(context), thread_id()
+        runs = [agent.run(eino_input(input), ctx, checkpoint_id=checkpoint)]
+        while runs[-1].interrupted and runs[-1].error is None and len(runs) <= MAX_RESUMES:
+            value = resume_value(runs[-1].result.interrupts[0].value, answer)
+            runs.append(agent.resume(checkpoint, value, ctx))
+        last = runs[-1]
         return TargetRun(
-            messages=run.messages,
-            trace=run.trace,
-            final_requests=run.final_requests,
+            messages=last.messages,
+            trace=joined([run.trace for run in runs]),
+            final_requests=tuple(r for run in runs for r in run.final_requests),
             called=_called(models),
-            error=run.error,
+            error=last.error,
             models=models,
+            interrupts_resumed=len(runs) - 1,
+            paused=_still_paused(last.result.interrupts if last.interrupted else ()),
         )
 
 

@@ -6,7 +6,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._violation import violation
+from hookproof.errors import UsageError
 from hookproof.trace import Trace, TraceEvent
 
 __all__ = ["check_hook_order", "check_unique_tool_names"]
@@ -109,27 +111,51 @@ def _before_after(trace: Trace, before: str, after: str, *, reverse: bool) -> li
     return found
 
 
-def check_hook_order(trace: Trace) -> None:
+def check_hook_order(trace: Trace, *, allow_untested: bool = False) -> CheckReport:
     """Layers nest as an onion, before_* run in one order and after_* in its reverse (in the
     same order on an Eino-dialect trace), every model call sits inside the same layers, and
-    hooks run once per turn."""
+    hooks run once per turn. A trace with no hook or wrap layer has no order to check."""
     __tracebackhide__ = True
+    exercise = Exercise("check_hook_order", allow_untested=allow_untested)
+    if not isinstance(trace, Trace):
+        raise UsageError(
+            f"hookproof: check_hook_order takes a hookproof Trace (result.trace), got "
+            f"{type(trace).__name__}."
+        )
+    exercise.hook(
+        *(
+            f"{event.middleware}.{event.hook}"
+            for event in trace
+            if event.kind in ("hook", "layer") and event.phase == "enter" and event.middleware
+        )
+    )
+    if not exercise.hooks:
+        exercise.not_tried(
+            f"the trace ({len(trace)} events) shows no hook or wrap layer, so there is no "
+            "order to check"
+        )
     found, unclosed = _nesting_problems(trace)
     interrupted = any(e.kind == "agent" and e.hook == "interrupt" for e in trace)
     if unclosed and not interrupted:
         found.append(f"{[e.label() for e in unclosed]} never exited")
     found += _order_problems(trace)
     if found:
-        raise violation(
-            "check_hook_order",
-            invariant="wrap layers nest (first middleware outermost), before_* in list order, "
-            "after_* reversed (Eino: in list order), once per model turn",
-            counterexample="the trace below",
-            found=found,
-            fix="call handler(request) from inside the wrap hook (not after returning), and "
-            "register each middleware once",
-            trace=trace,
+        raise exercise.failed(
+            violation(
+                "check_hook_order",
+                invariant="wrap layers nest (first middleware outermost), before_* in list "
+                "order, after_* reversed (Eino: in list order), once per model turn",
+                counterexample="the trace below",
+                found=found,
+                fix="call handler(request) from inside the wrap hook (not after returning), and "
+                "register each middleware once",
+                trace=trace,
+            )
         )
+    return exercise.passed(
+        counterexample=f"a trace of {len(trace)} events",
+        fix="pass the trace of a run of an agent with middleware (result.trace)",
+    )
 
 
 def _names(tools: Iterable[Any]) -> list[str]:
@@ -140,16 +166,27 @@ def _names(tools: Iterable[Any]) -> list[str]:
     return names
 
 
-def check_unique_tool_names(tools: Sequence[Any]) -> None:
-    """No two tools share a name (the model would see one schema, another would run)."""
+def check_unique_tool_names(tools: Sequence[Any], *, allow_untested: bool = False) -> CheckReport:
+    """No two tools share a name (the model would see one schema, another would run). An
+    empty list has nothing to check."""
     __tracebackhide__ = True
-    counts = Counter(_names(tools))
+    exercise = Exercise("check_unique_tool_names", allow_untested=allow_untested)
+    names = _names(tools)
+    if not names:
+        exercise.not_tried("the tool list is empty, so no name could be compared")
+    counts = Counter(names)
     duplicates = sorted(name for name, count in counts.items() if count > 1)
     if duplicates:
-        raise violation(
-            "check_unique_tool_names",
-            invariant="tool names are unique",
-            counterexample=f"tools named {_names(tools)}",
-            found=[f"{name!r} appears {counts[name]} times" for name in duplicates],
-            fix="rename one of each pair, or register the tool once",
+        raise exercise.failed(
+            violation(
+                "check_unique_tool_names",
+                invariant="tool names are unique",
+                counterexample=f"tools named {names}",
+                found=[f"{name!r} appears {counts[name]} times" for name in duplicates],
+                fix="rename one of each pair, or register the tool once",
+            )
         )
+    return exercise.passed(
+        counterexample="an empty tool list",
+        fix="pass the tools the model is shown (e.g. recording_model.last.tools)",
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -134,6 +135,14 @@ class ChatModelAgent:
         self.checkpointer = checkpointer
         self.clock: Clock = clock or SystemClock()
         self._engine = self._build_engine()
+
+    def with_checkpointer(self, checkpointer: Any) -> ChatModelAgent:
+        """The same agent saving its runs in ``checkpointer`` (so a run that pauses at an
+        interrupt can be resumed); this agent is left as it is."""
+        clone = copy.copy(self)
+        clone.checkpointer = checkpointer
+        clone._engine = clone._build_engine()
+        return clone
 
     def _build_engine(self) -> Engine:
         handlers = list(zip(_owners(self.handlers), self.handlers, strict=True))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -43,6 +44,17 @@ class Agent:
     @property
     def system_message(self) -> SystemMessage | None:
         return self._engine.system_message  # type: ignore[no-any-return]
+
+    @property
+    def checkpointer(self) -> Any:
+        return self._engine.checkpointer
+
+    def with_checkpointer(self, checkpointer: Any) -> Agent:
+        """The same agent saving its threads in ``checkpointer`` (so a run that pauses at an
+        interrupt can be resumed); this agent is left as it is."""
+        engine = copy.copy(self._engine)
+        engine.checkpointer = checkpointer
+        return Agent(engine, middleware=self.middleware, context_schema=self.context_schema)
 
     def invoke(
         self,

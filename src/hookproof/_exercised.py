@@ -1,0 +1,73 @@
+"""Where check reports go while a test runs, so the plugin and ``hookproof check`` can total
+what the contracts really exercised. Kept free of imports: the plugin loads it for every test.
+
+A check calls ``record(report)``; ``collecting()`` (entered by the plugin around each test
+call) gathers the reports of that test. ``totals(reports)`` adds up their counts.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+__all__ = ["COUNTS", "PROPERTY", "collecting", "describe", "record", "totals"]
+
+# The counts every report gives, in the order reports print them.
+COUNTS = (
+    "checks",
+    "runs",
+    "contexts",
+    "tool_calls_attempted",
+    "tool_calls_executed",
+    "hooks_observed",
+    "interrupts_resumed",
+    "untested",
+)
+PROPERTY = "hookproof_exercised"  # the name of the per-test junit property
+
+
+class Countable(Protocol):
+    def counts(self) -> Mapping[str, int]: ...
+
+
+# Process-wide on purpose: a check may run in a thread the test started. pytest runs one test
+# at a time per process (xdist uses processes).
+_ACTIVE: list[list[Any]] = []
+_LOCK = threading.Lock()
+
+
+def record(report: Countable) -> None:
+    """Keep ``report`` for the test that is running (if any test is collecting)."""
+    with _LOCK:
+        if _ACTIVE:
+            _ACTIVE[-1].append(report)
+
+
+@contextmanager
+def collecting() -> Iterator[list[Any]]:
+    """Collect the reports recorded inside the ``with`` block."""
+    reports: list[Any] = []
+    with _LOCK:
+        _ACTIVE.append(reports)
+    try:
+        yield reports
+    finally:
+        with _LOCK:
+            _ACTIVE.remove(reports)
+
+
+def totals(counted: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """The sum of each count over several reports' ``counts()`` (missing counts are 0)."""
+    summed = dict.fromkeys(COUNTS, 0)
+    for counts in counted:
+        for name in COUNTS:
+            summed[name] += int(counts.get(name, 0))
+    return summed
+
+
+def describe(summed: Mapping[str, int]) -> str:
+    """One line for people: ``12 checks exercised 40 runs, 3 contexts, ...``."""
+    parts = [f"{summed.get(name, 0)} {name.replace('_', ' ')}" for name in COUNTS[1:]]
+    return f"{summed.get('checks', 0)} check calls exercised " + ", ".join(parts)

@@ -1,0 +1,219 @@
+"""What a check really exercised, and the rule that an obligation it could not exercise fails.
+
+Every ``check_*`` returns a CheckReport: the runs it made, the contexts it tried, the tool
+calls it had the model make and the ones that really executed, the hooks it saw run and the
+interrupts it answered. An obligation the check could not exercise (a call that never got an
+answer, a hook that never called its handler, a middleware with nothing to check) raises
+UntestedError, a ContractViolation, unless the caller passed ``allow_untested=True``: then
+the check passes and ``report.untested`` says what was not tried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hookproof import _exercised
+from hookproof.contracts._violation import ContractViolation
+from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
+
+if TYPE_CHECKING:
+    from hookproof.contracts._target import TargetRun
+
+__all__ = [
+    "CheckReport",
+    "Exercise",
+    "UntestedError",
+    "answer_to",
+    "attempted_calls",
+    "executed_tools",
+]
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What one check call exercised. ``untested`` is empty unless ``allow_untested=True``
+    let the check pass without exercising everything it promises."""
+
+    check: str
+    runs: int = 0
+    contexts: tuple[str, ...] = ()
+    tool_calls_attempted: tuple[str, ...] = ()
+    tool_calls_executed: tuple[str, ...] = ()
+    hooks_observed: tuple[str, ...] = ()
+    interrupts_resumed: int = 0
+    untested: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """True when every obligation of the check was exercised."""
+        return not self.untested
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "checks": 1,
+            "runs": self.runs,
+            "contexts": len(self.contexts),
+            "tool_calls_attempted": len(self.tool_calls_attempted),
+            "tool_calls_executed": len(self.tool_calls_executed),
+            "hooks_observed": len(self.hooks_observed),
+            "interrupts_resumed": self.interrupts_resumed,
+            "untested": len(self.untested),
+        }
+
+    def summary(self) -> str:
+        return _exercised.describe(self.counts())
+
+
+class UntestedError(ContractViolation):
+    """A check could not exercise what it promises, so it fails instead of passing.
+    ``report`` is what it did exercise; ``report.untested`` what it could not."""
+
+    def __init__(self, message: str, *, check: str, counterexample: str, report: CheckReport):
+        super().__init__(message, check=check, counterexample=counterexample)
+        self.report = report
+
+
+def _distinct(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+class Exercise:
+    """Collects what a check does while it runs; ``passed`` and ``failed`` end it."""
+
+    def __init__(self, check: str, *, allow_untested: bool = False) -> None:
+        self.check = check
+        self.allow_untested = allow_untested
+        self.runs = 0
+        self.contexts: list[str] = []
+        self.attempted: list[str] = []
+        self.executed: list[str] = []
+        self.hooks: list[str] = []
+        self.resumed = 0
+        self.untested: list[str] = []
+
+    def context(self, context: Any) -> None:
+        self.contexts.append(repr(context))
+
+    def hook(self, *labels: str) -> None:
+        self.hooks += labels
+
+    def not_tried(self, what: str) -> None:
+        self.untested.append(what)
+
+    def observe(self, run: TargetRun) -> None:
+        """Count one run of the agent: its calls, executions, hooks and interrupts."""
+        self.runs += 1
+        self.attempted += [call.name for call in attempted_calls(run)]
+        self.executed += sorted(executed_tools(run))
+        self.resumed += run.interrupts_resumed
+        if run.trace is not None:
+            self.hooks += [
+                f"{event.middleware}.{event.hook}"
+                for event in run.trace
+                if event.kind in ("hook", "layer") and event.phase == "enter" and event.middleware
+            ]
+
+    def report(self) -> CheckReport:
+        return CheckReport(
+            check=self.check,
+            runs=self.runs,
+            contexts=_distinct(self.contexts),
+            tool_calls_attempted=tuple(self.attempted),
+            tool_calls_executed=tuple(self.executed),
+            hooks_observed=_distinct(self.hooks),
+            interrupts_resumed=self.resumed,
+            untested=tuple(self.untested),
+        )
+
+    def failed(self, error: ContractViolation) -> ContractViolation:
+        """Record the report of a check that found a violation; raise what it returns."""
+        _exercised.record(self.report())
+        return error
+
+    def passed(self, *, counterexample: str, fix: str) -> CheckReport:
+        """The report, or UntestedError when an obligation was not exercised."""
+        report = self.report()
+        _exercised.record(report)
+        if report.untested and not self.allow_untested:
+            raise UntestedError(
+                _untested_message(report, counterexample, fix),
+                check=self.check,
+                counterexample=counterexample,
+                report=report,
+            )
+        return report
+
+
+def _untested_message(report: CheckReport, counterexample: str, fix: str) -> str:
+    return "\n".join(
+        [
+            f"hookproof: contract {report.check} could not exercise everything it promises, "
+            "so it fails rather than pass on what it did not try.",
+            f"Case: {counterexample}",
+            "Not tried:",
+            *(f"  - {line}" for line in report.untested),
+            f"Exercised: {report.summary()}.",
+            f"Fix: {fix}",
+            f"If that part cannot apply to this agent, call {report.check}(..., "
+            "allow_untested=True): it then passes and its returned report lists what was not "
+            "tried (report.untested).",
+        ]
+    )
+
+
+# -- reading a run ---------------------------------------------------------------------------
+
+
+def _history(run: TargetRun) -> Sequence[Message]:
+    if run.messages:
+        return run.messages
+    last = run.final_requests[-1] if run.final_requests else None
+    return last.messages if last is not None else ()
+
+
+def attempted_calls(run: TargetRun) -> list[ToolCall]:
+    """The tool calls the model made during the run, in order."""
+    return [
+        call
+        for message in _history(run)
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls
+    ]
+
+
+def answer_to(run: TargetRun, name: str) -> ToolMessage | None:
+    """The ToolMessage that answered the model's first call to ``name``, if any did."""
+    ids = [call.id for call in attempted_calls(run) if call.name == name]
+    for message in _history(run):
+        if isinstance(message, ToolMessage) and message.tool_call_id in ids:
+            return message
+    return None
+
+
+def executed_tools(run: TargetRun) -> set[str]:
+    """Names of the tools whose executor ran (from the trace; from success answers for
+    runs without one)."""
+    if run.trace is None:
+        return {
+            str(message.name)
+            for message in run.messages
+            if isinstance(message, ToolMessage) and message.status == "success"
+        }
+    return {
+        str(event.data.get("tool"))
+        for event in run.trace
+        if event.kind == "tool"
+        and event.phase in ("exit", "error")
+        and not _unknown_tool_answer(run, event.data.get("call_id"))
+    }
+
+
+def _unknown_tool_answer(run: TargetRun, call_id: object) -> bool:
+    return any(
+        message.role == "tool"
+        and getattr(message, "tool_call_id", None) == call_id
+        and " is not a valid tool" in message.text
+        for message in run.messages
+    )
