@@ -391,7 +391,7 @@ def _node_metadata(middleware: object, exercise: Exercise, state: Any) -> list[s
         if refused is not None:
             found.append(f"{hook} tried to change the state in place ({_short(refused)})")
             continue
-        update = getattr(outcome, "update", outcome)
+        update = outcome if isinstance(outcome, Mapping) else getattr(outcome, "update", None)
         written = update.get("messages") if isinstance(update, Mapping) else None
         if not written:
             continue

@@ -1,0 +1,342 @@
+"""No vacuous pass: checks report what they exercised, answer interrupts and go on, try each
+excluded tool in its own run, and fail with UntestedError on what they could not exercise.
+
+Each scenario has a buggy twin the check must catch and a fixed twin it must pass; the
+human-in-the-loop scenarios passed vacuously before checks answered interrupts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from hookproof import contracts
+from hookproof.contracts import CheckReport, ContractViolation, UntestedError
+from hookproof.errors import UsageError
+from hookproof.harness import create_deep_agent
+from hookproof.messages import RemoveMessage, ToolMessage, UserMessage
+from hookproof.runtime import AgentMiddleware, create_agent, tool
+
+GUEST_TOOLS = {"public_search"}
+EXCLUDED = {"delete_customer", "export_data"}
+
+
+@dataclass(frozen=True)
+class Ctx:
+    role: str
+
+
+@tool
+def public_search(query: str) -> str:
+    """Search the public knowledge base."""
+    return f"public:{query}"
+
+
+@tool
+def delete_customer(customer_id: str) -> str:
+    """Delete a customer record."""
+    return f"deleted {customer_id}"
+
+
+@tool
+def export_data(table: str) -> str:
+    """Export a table."""
+    return f"exported {table}"
+
+
+TOOLS = [public_search, delete_customer, export_data]
+
+
+def _guest(runtime: Any) -> bool:
+    context = getattr(runtime, "context", None)
+    return getattr(context, "role", "guest") != "admin"
+
+
+class HidesOnly(AgentMiddleware):
+    """Buggy twin: hides admin tools from a guest's model but runs a call to them anyway."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        if _guest(request.runtime):
+            request = request.override(tools=[t for t in request.tools if t.name in GUEST_TOOLS])
+        return handler(request)
+
+
+class HidesAndRefuses(HidesOnly):
+    """Fixed twin: also refuses a guest's call to an admin tool."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        if _guest(request.runtime) and request.tool_call.name not in GUEST_TOOLS:
+            return ToolMessage(
+                content=f"{request.tool_call.name} is not available",
+                tool_call_id=request.tool_call.id or "",
+                status="error",
+            )
+        return handler(request)
+
+
+REVIEW = {"delete_customer": True, "export_data": True}
+
+
+def _harness(filter_: AgentMiddleware) -> Any:
+    return lambda model: create_deep_agent(model, TOOLS, middleware=[filter_], interrupt_on=REVIEW)
+
+
+# -- interrupts are answered and the check goes on -------------------------------------------
+
+
+def test_exclusion_on_the_harness_with_human_review_catches_the_hiding_only_filter() -> None:
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_exclusion_holds(_harness(HidesOnly()), EXCLUDED, context=Ctx("guest"))
+    message = str(caught.value)
+    assert "excluded tool(s) ['delete_customer'] executed" in message
+    assert "excluded tool(s) ['export_data'] executed" in message  # each tool in its own run
+
+
+def test_exclusion_on_the_harness_with_human_review_holds_for_the_refusing_filter() -> None:
+    report = contracts.check_exclusion_holds(
+        _harness(HidesAndRefuses()), EXCLUDED, context=Ctx("guest")
+    )
+    assert isinstance(report, CheckReport) and report.complete
+    assert report.runs == 2 and report.interrupts_resumed == 2
+    assert sorted(report.tool_calls_attempted) == sorted(EXCLUDED)
+    assert report.tool_calls_executed == ()
+    assert "HidesAndRefuses.wrap_tool_call" in report.hooks_observed
+    assert "HumanInTheLoopMiddleware.after_model" in report.hooks_observed
+
+
+def test_a_rejected_review_still_counts_as_an_answered_call() -> None:
+    report = contracts.check_exclusion_holds(
+        _harness(HidesOnly()), EXCLUDED, context=Ctx("guest"), on_interrupt="reject"
+    )
+    assert report.complete and report.interrupts_resumed == 2
+    assert report.tool_calls_executed == ()
+
+
+def test_a_function_answers_interrupts_of_your_own() -> None:
+    from hookproof.runtime import InMemoryCheckpointer, interrupt
+
+    class AskFirst(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            if interrupt({"ask": request.tool_call.name}) != "go":
+                raise AssertionError("the answer did not come from on_interrupt")
+            return handler(request)
+
+    seen: list[Any] = []
+
+    def answer(value: Any) -> str:
+        seen.append(value)
+        return "go"
+
+    def build(model: Any) -> Any:
+        return create_agent(
+            model, TOOLS, middleware=[AskFirst()], checkpointer=InMemoryCheckpointer()
+        )
+
+    report = contracts.check_tool_closure(build, on_interrupt=answer)
+    assert seen == [{"ask": name} for name in ("delete_customer", "export_data", "public_search")]
+    assert report.interrupts_resumed == 3
+    assert sorted(report.tool_calls_executed) == sorted(t.name for t in TOOLS)
+
+
+def test_on_interrupt_is_validated() -> None:
+    with pytest.raises(UsageError, match="on_interrupt='maybe'"):
+        contracts.check_tool_closure(_harness(HidesOnly()), on_interrupt="maybe")  # type: ignore[arg-type]
+
+
+# -- what could not be exercised fails -------------------------------------------------------
+
+
+class EndsAfterModel(AgentMiddleware):
+    """Ends every run right after the model answers: no tool call is ever answered."""
+
+    def after_model(self, state: Any, runtime: Any) -> Any:
+        return {"jump_to": "end"}
+
+
+def _ends_early(model: Any) -> Any:
+    return create_agent(model, TOOLS, middleware=[HidesOnly(), EndsAfterModel()])
+
+
+def test_a_call_that_is_never_answered_is_untested_not_a_pass() -> None:
+    with pytest.raises(UntestedError) as caught:
+        contracts.check_exclusion_holds(_ends_early, EXCLUDED, context=Ctx("guest"))
+    error = caught.value
+    assert isinstance(error, ContractViolation)  # a failure, whatever catches it
+    assert "the run ended before the call was answered" in str(error)
+    assert "allow_untested=True" in str(error)
+    assert len(error.report.untested) == 2 and error.report.runs == 2
+
+
+def test_allow_untested_passes_and_the_report_says_what_was_not_tried() -> None:
+    report = contracts.check_exclusion_holds(
+        _ends_early, EXCLUDED, context=Ctx("guest"), allow_untested=True
+    )
+    assert not report.complete
+    assert [line.split(":")[0] for line in report.untested] == sorted(EXCLUDED)
+
+
+def test_tool_closure_with_no_tool_shown_is_untested() -> None:
+    with pytest.raises(UntestedError, match="no tool was shown to the model"):
+        contracts.check_tool_closure(lambda model: create_agent(model, []))
+
+
+def test_fail_closed_needs_a_baseline_that_reaches_the_model() -> None:
+    class NeverRuns(AgentMiddleware):
+        def before_agent(self, state: Any, runtime: Any) -> Any:
+            return {"jump_to": "end"}
+
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[NeverRuns()])
+
+    with pytest.raises(UntestedError, match="least-privileged run never called the model"):
+        contracts.check_fail_closed(build, Ctx("root"), least_privileged_context=Ctx("guest"))
+
+
+def test_unique_tool_names_on_an_empty_list_is_untested() -> None:
+    with pytest.raises(UntestedError, match="the tool list is empty"):
+        contracts.check_unique_tool_names([])
+    assert contracts.check_unique_tool_names(TOOLS).complete
+
+
+def test_bounded_retry_when_the_hook_never_calls_its_handler_is_untested() -> None:
+    class Refuses(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            raise PermissionError("no model for you")
+
+    with pytest.raises(UntestedError, match="never called its handler"):
+        contracts.check_bounded_retry(Refuses())
+
+
+def test_isolation_reports_its_runs() -> None:
+    report = contracts.check_isolation(
+        _harness(HidesAndRefuses()), [Ctx("guest"), Ctx("admin")], modes=["threads"]
+    )
+    assert report.complete and report.contexts == ("Ctx(role='guest')", "Ctx(role='admin')")
+    assert report.runs > 2
+
+
+# -- node-hook-only middleware is checked ----------------------------------------------------
+
+
+class AppendsInPlace(AgentMiddleware):
+    """Buggy twin: adds a reminder by appending to the state's message list in place."""
+
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        state["messages"].append(UserMessage(content="Be brief."))
+
+
+class ReturnsReminder(AgentMiddleware):
+    """Fixed twin: returns the reminder as a state update."""
+
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        return {"messages": [UserMessage(content="Be brief.")]}
+
+
+class RedactsCarelessly(AgentMiddleware):
+    """Buggy twin: rebuilds each user message from its redacted text."""
+
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        rebuilt = [
+            UserMessage(content="[redacted]") if m.role == "user" else m for m in state["messages"]
+        ]
+        return {"messages": [RemoveMessage(id=RemoveMessage.ALL), *rebuilt]}
+
+
+class RedactsCarefully(AgentMiddleware):
+    """Fixed twin: replaces each text block's text and keeps the rest, by message id."""
+
+    async def abefore_model(self, state: Any, runtime: Any) -> Any:  # async-only works too
+        def redacted(message: Any) -> Any:
+            blocks = [b.model_copy(update={"text": "[redacted]"}) for b in message.content]
+            return message.model_copy(update={"content": blocks})
+
+        return {"messages": [redacted(m) for m in state["messages"] if m.role == "user"]}
+
+
+def test_request_not_mutated_checks_node_hooks() -> None:
+    with pytest.raises(ContractViolation, match="before_model tried to change the state in place"):
+        contracts.check_request_not_mutated(AppendsInPlace())
+    report = contracts.check_request_not_mutated(ReturnsReminder())
+    assert report.hooks_observed == ("ReturnsReminder.before_model",)
+
+
+def test_metadata_preserved_checks_node_hooks() -> None:
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_metadata_preserved(RedactsCarelessly())
+    message = str(caught.value)
+    assert "before_model: user message 'u1': id 'u1' became None" in message
+    assert "block 0 cache_control {'type': 'ephemeral'} became None" in message
+    report = contracts.check_metadata_preserved(RedactsCarefully())
+    assert report.complete and report.hooks_observed == ("RedactsCarefully.before_model",)
+
+
+def test_metadata_preserved_checks_every_message_a_wrap_hook_passes_on() -> None:
+    class RebuildsHistory(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            plain = [type(m)(content=m.text) if m.role == "user" else m for m in request.messages]
+            return handler(request.override(messages=plain))
+
+    with pytest.raises(ContractViolation, match="user message 'u1': name 'customer' became None"):
+        contracts.check_metadata_preserved(RebuildsHistory())
+
+
+def test_middleware_with_nothing_to_check_fails() -> None:
+    class Empty(AgentMiddleware):
+        pass
+
+    for check in (contracts.check_request_not_mutated, contracts.check_metadata_preserved):
+        with pytest.raises(UntestedError, match="nothing to check"):
+            check(Empty())
+        assert check(Empty(), allow_untested=True).untested
+
+
+def test_a_node_hook_that_fails_on_the_sample_state_is_untested() -> None:
+    class NeedsRole(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            return {"role": runtime.context.role}
+
+    with pytest.raises(UntestedError, match="before_model raised AttributeError"):
+        contracts.check_request_not_mutated(NeedsRole())
+
+
+# -- the Eino dialect: an approval handler pauses every tool call ----------------------------
+
+
+def _eino(*handlers: Any) -> Any:
+    from hookproof.examples.eino_support import build_eino_support_agent
+
+    return lambda model: build_eino_support_agent(model, handlers=list(handlers))
+
+
+def _approval() -> Any:
+    from hookproof.eino import BaseChatModelAgentMiddleware, interrupt
+
+    class Approval(BaseChatModelAgentMiddleware):
+        def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+            def approved(ctx: Any, arguments: str) -> Any:
+                decision = interrupt({"action_requests": [{"name": tool_ctx.name}]})
+                assert decision == {"decisions": [{"type": "approve"}]}
+                return endpoint(ctx, arguments)
+
+            return approved
+
+    return Approval()
+
+
+def test_eino_interrupts_are_answered_and_a_hiding_only_filter_is_caught() -> None:
+    from hookproof.examples.eino_support import RoleToolFilter
+
+    class OnlyHides(RoleToolFilter):
+        def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+            return endpoint
+
+    excluded = ["internal_lookup", "refund"]
+    with pytest.raises(ContractViolation, match=r"excluded tool\(s\) \['internal_lookup'\]"):
+        contracts.check_exclusion_holds(_eino(_approval(), OnlyHides()), excluded, context={})
+    report = contracts.check_exclusion_holds(
+        _eino(_approval(), RoleToolFilter()), excluded, context={}
+    )
+    assert report.complete and report.runs == 2
+    assert report.interrupts_resumed == 2  # the approval (outermost) paused each call first
+    assert report.tool_calls_executed == ()
