@@ -12,7 +12,17 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-__all__ = ["COUNTS", "PROPERTY", "collecting", "describe", "record", "totals"]
+__all__ = [
+    "COUNTS",
+    "PROPERTY",
+    "collecting",
+    "decode",
+    "describe",
+    "encode",
+    "from_properties",
+    "record",
+    "totals",
+]
 
 # The counts every report gives, in the order reports print them.
 COUNTS = (
@@ -71,3 +81,25 @@ def describe(summed: Mapping[str, int]) -> str:
     """One line for people: ``12 checks exercised 40 runs, 3 contexts, ...``."""
     parts = [f"{summed.get(name, 0)} {name.replace('_', ' ')}" for name in COUNTS[1:]]
     return f"{summed.get('checks', 0)} check calls exercised " + ", ".join(parts)
+
+
+def encode(summed: Mapping[str, int]) -> str:
+    """``checks=3 runs=40 ...``: one property value, readable in junit XML."""
+    return " ".join(f"{name}={int(summed.get(name, 0))}" for name in COUNTS)
+
+
+def decode(value: str) -> dict[str, int]:
+    """The counts of an ``encode``d value; unknown names and malformed parts are ignored."""
+    counts = {}
+    for part in value.split():
+        name, _, number = part.partition("=")
+        if name in COUNTS and number.isdigit():
+            counts[name] = int(number)
+    return counts
+
+
+def from_properties(groups: Iterable[Iterable[tuple[str, object]]]) -> dict[str, int] | None:
+    """The totals of every exercised property among the given reports' properties, or None
+    when there is none (no contract check ran)."""
+    values = [str(value) for group in groups for name, value in group if name == PROPERTY]
+    return totals(decode(value) for value in values) if values else None

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from hookproof import _exercised
 from hookproof.errors import InvalidInputError
 
 __all__ = ["CheckResult", "bundled_contracts", "format_summary", "run_check"]
@@ -27,8 +28,12 @@ _OUTCOMES = ("passed", "failed", "error", "skipped")
 
 @dataclass(frozen=True)
 class CheckResult:
+    """pytest's exit code, passed / failed / error / skipped per file, and what the
+    contract checks exercised (None when no check reported anything)."""
+
     exit_code: int
     rows: tuple[tuple[str, Counter[str]], ...]
+    exercised: dict[str, int] | None = None
 
     def total(self) -> Counter[str]:
         total: Counter[str] = Counter()
@@ -69,6 +74,17 @@ def _rows(report: Path) -> tuple[tuple[str, Counter[str]], ...]:
     return tuple(sorted(per_file.items()))
 
 
+def _exercised_totals(report: Path) -> dict[str, int] | None:
+    if not report.exists():
+        return None
+    root = ElementTree.parse(report).getroot()
+    groups = [
+        [(p.get("name", ""), p.get("value", "")) for p in case.iter("property")]
+        for case in root.iter("testcase")
+    ]
+    return _exercised.from_properties(groups)
+
+
 def _command(paths: Sequence[str], report: Path, extra: Sequence[str]) -> list[str]:
     command = [sys.executable, "-m", "pytest", *paths, f"--junitxml={report}"]
     command += ["-o", "junit_family=xunit1", "-q", "-p", "no:cacheprovider"]
@@ -96,7 +112,7 @@ def run_check(
     with tempfile.TemporaryDirectory(prefix="hookproof-check-") as scratch:
         report = Path(scratch) / "report.xml"
         code = _stream(_command(targets, report, pytest_args), progress or sys.stderr)
-        return CheckResult(code, _rows(report))
+        return CheckResult(code, _rows(report), _exercised_totals(report))
 
 
 def _stream(command: list[str], progress: TextIO) -> int:
@@ -123,6 +139,8 @@ def format_summary(result: CheckResult) -> str:
         4: "pytest rejected its arguments",
         5: "no contracts were collected",
     }
+    if result.exercised is not None:
+        lines.append(f"exercised: {_exercised.describe(result.exercised)}")
     lines.append(
         verdict.get(result.exit_code, f"contracts failed (pytest exit {result.exit_code})")
     )

@@ -1,0 +1,116 @@
+"""What contract checks exercised reaches the test report, the terminal and
+``hookproof check``'s summary, added up across tests (and across xdist workers)."""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from hookproof import _exercised
+from hookproof.check import CheckResult, format_summary, run_check
+
+pytest_plugins = ["pytester"]
+
+SUITE = '''
+from hookproof import contracts
+from hookproof.messages import ToolMessage
+from hookproof.runtime import AgentMiddleware, create_agent, tool
+
+
+@tool
+def lookup(query: str) -> str:
+    """Look something up."""
+    return query
+
+
+class Refuse(AgentMiddleware):
+    def wrap_model_call(self, request, handler):
+        return handler(request.override(tools=[]))
+
+    def wrap_tool_call(self, request, handler):
+        return ToolMessage("refused", tool_call_id=request.tool_call.id, status="error")
+
+
+def build(model):
+    return create_agent(model, [lookup], middleware=[Refuse()])
+
+
+def test_exclusion():
+    contracts.check_exclusion_holds(build, ["lookup"])
+
+
+def test_untested_allowed():
+    contracts.check_tool_closure(build, allow_untested=True)
+
+
+def test_no_check():
+    assert True
+'''
+
+
+def _property(report: str) -> list[str]:
+    root = ElementTree.parse(report).getroot()
+    return [
+        prop.get("value", "")
+        for prop in root.iter("property")
+        if prop.get("name") == _exercised.PROPERTY
+    ]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_totals_reach_junit_and_the_terminal(pytester: pytest.Pytester, workers: list[str]) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    result = pytester.runpytest_subprocess("--junitxml=report.xml", *workers)
+    result.assert_outcomes(passed=3)
+    values = sorted(_property(str(pytester.path / "report.xml")))
+    assert values == [
+        "checks=1 runs=1 contexts=1 tool_calls_attempted=0 tool_calls_executed=0 "
+        "hooks_observed=1 interrupts_resumed=0 untested=1",
+        "checks=1 runs=1 contexts=1 tool_calls_attempted=1 tool_calls_executed=0 "
+        "hooks_observed=2 interrupts_resumed=0 untested=0",
+    ]
+    result.stdout.fnmatch_lines(
+        [
+            "hookproof contracts: 2 check calls exercised 2 runs, 2 contexts, 1 tool calls "
+            "attempted, 0 tool calls executed, 3 hooks observed, 0 interrupts resumed, "
+            "1 untested"
+        ]
+    )
+
+
+def test_a_session_without_checks_prints_no_totals(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_ok():\n    assert True\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "hookproof contracts:" not in result.stdout.str()
+
+
+def test_hookproof_check_prints_the_totals(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(pytester.path)
+        result = run_check(["test_suite.py"], progress=io.StringIO())
+    assert result.exit_code == 0
+    assert result.exercised == {
+        "checks": 2,
+        "runs": 2,
+        "contexts": 2,
+        "tool_calls_attempted": 1,
+        "tool_calls_executed": 0,
+        "hooks_observed": 3,
+        "interrupts_resumed": 0,
+        "untested": 1,
+    }
+    assert "exercised: 2 check calls exercised 2 runs" in format_summary(result)
+
+
+def test_a_summary_without_checks_says_nothing_about_them() -> None:
+    assert "exercised" not in format_summary(CheckResult(0, ()))
+
+
+def test_encoded_counts_read_back_and_ignore_noise() -> None:
+    counts = dict.fromkeys(_exercised.COUNTS, 2)
+    assert _exercised.decode(_exercised.encode(counts)) == counts
+    assert _exercised.decode("runs=3 bogus=1 checks=x untested") == {"runs": 3}
