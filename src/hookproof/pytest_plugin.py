@@ -171,3 +171,34 @@ def _is_hookproof_extension(extension: object) -> bool:
     from hookproof.snapshot.extension import HookproofSnapshotExtension
 
     return isinstance(extension, HookproofSnapshotExtension)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Total what the test's contract checks exercised, as a property of its report (junit
+    XML and ``hookproof check`` read it; xdist carries it to the controller)."""
+    from hookproof import _exercised
+
+    with _exercised.collecting() as reports:
+        try:
+            return (yield)
+        finally:
+            if reports:
+                summed = _exercised.totals(report.counts() for report in reports)
+                item.user_properties.append((_exercised.PROPERTY, _exercised.encode(summed)))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line with what the session's contract checks exercised, when any ran."""
+    from hookproof import _exercised
+
+    # Every phase's report carries the item's properties: count each test's call once.
+    reports = [
+        r
+        for group in terminalreporter.stats.values()
+        for r in group
+        if getattr(r, "when", None) == "call"
+    ]
+    found = _exercised.from_properties(getattr(r, "user_properties", ()) for r in reports)
+    if found is not None:
+        terminalreporter.write_line(f"hookproof contracts: {_exercised.describe(found)}")
