@@ -25,7 +25,8 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     for directory in (baseline, candidate):
         _write(directory, "suite/test_a/guest.txt", _request())
         _write(directory, "suite/test_a/admin.txt", _request(tool_choice="any"))
-    (baseline / "notes.txt").write_text("not a snapshot\n")
+    (baseline / "README.md").write_text("not a snapshot\n")
+    (baseline / ".gitkeep").write_text("")
     return baseline, candidate
 
 

@@ -5,18 +5,27 @@ directory, then ``hookproof gate BASELINE CANDIDATE``. Snapshots are paired by r
 a snapshot only in the baseline is BREAKING (the suite lost a recorded request), one only in
 the candidate is REVIEW. The report is data; ``format_text``, ``format_markdown`` and
 ``format_json`` render it.
+
+Every ``*.txt`` file under either directory is a snapshot and must be read; other names
+(README.md, .gitkeep) are not looked at. The gate fails closed: a ``*.txt`` it cannot read (a
+byte-order mark, not UTF-8, another format, truncated, a directory, FIFO or device, a link to
+anything but a regular file) and any link to a directory stop it with InvalidInputError listing
+every such file, before anything is compared. Links to regular files are followed.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import os
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookproof._snapshot_files import BOM, is_snapshot_name, read_regular_file
 from hookproof.errors import InvalidInputError
 from hookproof.snapshot._diff import Change, ChangeClass, diff
-from hookproof.snapshot._render import RequestView, parse
+from hookproof.snapshot._render import RequestView, SnapshotFormatError, parse
 
 __all__ = [
     "DEFAULT_FAIL_ON",
@@ -30,7 +39,13 @@ __all__ = [
 ]
 
 DEFAULT_FAIL_ON = frozenset({ChangeClass.BREAKING, ChangeClass.SECURITY})
-_SNAPSHOT_PREFIX = "hookproof final request"
+_SPECIAL_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
 
 
 @dataclass(frozen=True)
@@ -83,47 +98,121 @@ def parse_fail_on(value: str) -> frozenset[ChangeClass]:
     return frozenset(ChangeClass(name) for name in names)
 
 
-def _snapshots(directory: Path, role: str) -> dict[str, Path]:
+@dataclass(frozen=True)
+class _Unreadable:
+    path: Path
+    reason: str
+
+
+def _require_directory(directory: Path, role: str) -> None:
     if not directory.is_dir():
         raise InvalidInputError(
             f"hookproof: the {role} directory {str(directory)!r} does not exist or is not a "
             "directory. Pass the snapshot directories written before and after the upgrade."
         )
-    found = {}
-    for path in sorted(directory.rglob("*.txt")):
-        with path.open(encoding="utf-8", errors="replace") as stream:
-            if stream.readline().startswith(_SNAPSHOT_PREFIX):
-                found[path.relative_to(directory).as_posix()] = path
-    return found
 
 
-def _read(path: Path) -> RequestView:
+def _candidate_paths(directory: Path, problems: list[_Unreadable]) -> Iterator[Path]:
+    """Every entry named ``*.txt``, of any kind, and every link to a directory (not entered)."""
+
+    def unlisted(error: OSError) -> None:
+        where = Path(error.filename) if error.filename else directory
+        problems.append(_Unreadable(where, f"cannot be listed ({error.strerror or error})"))
+
+    for root, subdirectories, files in os.walk(directory, onerror=unlisted):
+        here = Path(root)
+        for name in subdirectories:
+            path = here / name
+            if path.is_symlink() or is_snapshot_name(path):
+                yield path
+        yield from (here / name for name in files if is_snapshot_name(Path(name)))
+
+
+def _kind(path: Path) -> str:
+    """What a path that is not a regular file is, links followed."""
+    link = "a symbolic link to " if path.is_symlink() else ""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InvalidInputError(
-            f"hookproof: cannot read snapshot {str(path)!r} ({error}). Regenerate it with "
-            "--snapshot-update."
-        ) from None
-    return parse(text, source=str(path))
+        mode = path.stat().st_mode
+    except OSError:
+        return f"{link}a missing file" if link else "gone (removed while the gate ran)"
+    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), "a special file")
+    return link + kind
 
 
-def _compare(name: str, old: Path | None, new: Path | None) -> FileReport:
+def _load(path: Path) -> RequestView | str:
+    """The snapshot at ``path``, or why it cannot be read as one."""
+    try:
+        data = read_regular_file(path)
+    except FileNotFoundError:
+        return f"is {_kind(path)}"
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    if data is None:
+        return f"is {_kind(path)}, not a regular file"
+    if data.startswith(BOM):
+        return "starts with a byte-order mark (U+FEFF), which hookproof never writes"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"is not UTF-8 text (byte {error.start} is {data[error.start]:#04x})"
+    try:
+        return parse(text, source=str(path))
+    except SnapshotFormatError as error:
+        return error.problem
+
+
+def _load_directory(directory: Path, problems: list[_Unreadable]) -> dict[str, RequestView]:
+    views = {}
+    for path in _candidate_paths(directory, problems):
+        loaded = _load(path)
+        if isinstance(loaded, str):
+            problems.append(_Unreadable(path, loaded))
+        else:
+            views[path.relative_to(directory).as_posix()] = loaded
+    return views
+
+
+def _unreadable_error(problems: list[_Unreadable]) -> InvalidInputError:
+    listing = "\n".join(
+        f"  {problem.path}: {problem.reason}"
+        for problem in sorted(problems, key=lambda problem: str(problem.path))
+    )
+    count = f"{len(problems)} file{'s' if len(problems) != 1 else ''}"
+    return InvalidInputError(
+        f"hookproof: {count} in the snapshot directories cannot be read as hookproof "
+        f"snapshots:\n{listing}\nThe gate fails closed: an unread snapshot could hide a removed "
+        "tool or a newly visible one. Every *.txt file under both directories must be a "
+        "snapshot in this hookproof's format: regenerate them with `pytest --snapshot-update`, "
+        "copy linked directories in as real ones, and give other files another extension "
+        "(README.md or .gitkeep are never read)."
+    )
+
+
+def _compare(name: str, old: RequestView | None, new: RequestView | None) -> FileReport:
     if old is None:
         added = Change(ChangeClass.REVIEW, "snapshot", "new snapshot (not in the baseline)")
         return FileReport(name, "added", (added,))
     if new is None:
         lost = Change(ChangeClass.BREAKING, "snapshot", "missing from the candidate")
         return FileReport(name, "removed", (lost,))
-    changes = diff(_read(old), _read(new)).changes
+    changes = diff(old, new).changes
     return FileReport(name, "changed" if changes else "unchanged", changes)
 
 
 def compare_directories(
     baseline: Path, candidate: Path, *, fail_on: Iterable[ChangeClass] = DEFAULT_FAIL_ON
 ) -> GateReport:
-    """Pair the snapshot files of two directories and classify every change."""
-    old, new = _snapshots(baseline, "baseline"), _snapshots(candidate, "candidate")
+    """Pair the snapshot files of two directories and classify every change.
+
+    Raises InvalidInputError listing every ``*.txt`` file of either directory that is not a
+    readable snapshot (see the module docstring); nothing is compared then.
+    """
+    _require_directory(baseline, "baseline")
+    _require_directory(candidate, "candidate")
+    problems: list[_Unreadable] = []
+    old, new = _load_directory(baseline, problems), _load_directory(candidate, problems)
+    if problems:
+        raise _unreadable_error(problems)
     if not old and not new:
         raise InvalidInputError(
             f"hookproof: neither {str(baseline)!r} nor {str(candidate)!r} holds a hookproof "

@@ -182,7 +182,9 @@ def _properties(schema: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _required(schema: Mapping[str, Any]) -> set[str]:
     required = schema.get("required", [])
-    return set(required) if isinstance(required, list) else set()
+    if not isinstance(required, list):
+        return set()
+    return {name for name in required if isinstance(name, str)}
 
 
 def _type_part(schema: Any) -> Any:

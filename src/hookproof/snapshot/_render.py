@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookproof._frozen import thaw
+from hookproof._snapshot_files import HEADER
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, _Block
 from hookproof.runtime._requests import FinalRequest
@@ -33,15 +34,22 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
-_HEADER = "hookproof final request, format "
-_HEADER_PATTERN = re.compile(r"^hookproof final request, format (\d+)$")
+_HEADER_PATTERN = re.compile(rf"^{re.escape(HEADER)}(\d+)$")
 _SCALARS = ("model", "tool_choice", "response_format", "settings")
 _NONE = "(none)"
 _EMPTY = "(empty system message)"
 
 
 class SnapshotFormatError(InvalidInputError):
-    """A snapshot file is not in the format this hookproof reads."""
+    """A snapshot file is not in the format this hookproof reads.
+
+    ``problem`` is the reason alone (e.g. ``its first line is 'x'``), for reports that list
+    several files.
+    """
+
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -224,7 +232,7 @@ def _tool_lines(tool: ToolView) -> list[str]:
 
 
 def render_view(data: RequestView) -> str:
-    lines = [f"{_HEADER}{FORMAT_VERSION}"]
+    lines = [f"{HEADER}{FORMAT_VERSION}"]
     lines += [
         f"model: {_one_line(data.model)}",
         f"tool_choice: {_one_line(data.tool_choice)}",
@@ -266,7 +274,8 @@ def content_hash(request: FinalRequest | RequestView, **options: Any) -> str:
 def _format_error(source: str, problem: str) -> SnapshotFormatError:
     return SnapshotFormatError(
         f"hookproof: {source} is not a readable hookproof snapshot: {problem}. Regenerate it "
-        "with `pytest --snapshot-update` (or delete it and run the tests again)."
+        "with `pytest --snapshot-update` (or delete it and run the tests again).",
+        problem,
     )
 
 
@@ -290,9 +299,13 @@ class _Lines:
         self.source = source
 
     def take(self, prefix: str) -> str:
-        line = self.lines[self.index] if self.index < len(self.lines) else "<end of file>"
+        expected = f"a line starting with {prefix!r}" if prefix else "a blank line"
+        if self.index >= len(self.lines):
+            problem = f"it ends after line {self.index}, where {expected} should follow"
+            raise _format_error(self.source, f"{problem} (is it truncated?)")
+        line = self.lines[self.index]
         if not line.startswith(prefix) or (not prefix and line):
-            raise _format_error(self.source, f"line {self.index + 1} should start with {prefix!r}")
+            raise _format_error(self.source, f"line {self.index + 1} should be {expected}")
         self.index += 1
         return line[len(prefix) :]
 
@@ -331,12 +344,21 @@ def _parse_tool(lines: _Lines) -> ToolView:
         raise _format_error(
             lines.source, f"tool {name!r} has invalid parameters ({error})"
         ) from None
+    if not isinstance(parameters, dict):
+        raise _format_error(lines.source, f"tool {name!r} parameters are not a JSON object")
     return ToolView(name, description, parameters)
 
 
 def _bars(lines: _Lines) -> list[str]:
     """Text lines written as ``| text`` (or a bare ``|`` for an empty line)."""
     return [line[1:] if line.startswith(" ") else line for line in lines.block("    |")]
+
+
+def _tool_count(lines: _Lines) -> int:
+    raw = lines.take("tools: ")
+    if not raw.isdecimal():
+        raise _format_error(lines.source, f"the tool count {raw!r} is not a number")
+    return int(raw)
 
 
 def parse(text: str, *, source: str = "snapshot") -> RequestView:
@@ -347,7 +369,7 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
     lines.take("")
     system = _section(lines, "system")
     messages = _section(lines, "messages")
-    count = int(lines.take("tools: "))
+    count = _tool_count(lines)
     tools = tuple(_parse_tool(lines) for _ in range(count))
     if lines.index != len(lines.lines):
         raise _format_error(source, f"unexpected text at line {lines.index + 1}")
