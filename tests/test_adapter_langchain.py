@@ -10,12 +10,12 @@ pytest.importorskip("langchain", reason="install hookproof[langchain] to test th
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
+from langchain_core.language_models.chat_models import SimpleChatModel
 from langchain_core.tools import tool
 from pydantic import Field
 
-from hookproof._guard import RealModelBlocked
 from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
-from hookproof.errors import ScriptExhausted
+from hookproof.errors import RealModelBlocked, ScriptExhausted
 from hookproof.models import FinalRequest, call
 from hookproof.snapshot import diff, render
 
@@ -94,12 +94,25 @@ def test_function_scripts_exhaustion_and_identity() -> None:
         ScriptedChatModel(script=[]).invoke("hi")
 
 
-def test_the_real_model_guard_covers_langchain_models() -> None:
+class ProviderChatModel(SimpleChatModel):
+    """Stands for a provider's chat model: not declared offline."""
+
+    def _call(self, *args: Any, **kwargs: Any) -> str:
+        return "live"
+
+    @property
+    def _llm_type(self) -> str:
+        return "provider"
+
+
+def test_the_real_model_guard_checks_the_recorded_model() -> None:
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    recording = RecordingChatModel(inner=FakeListChatModel(responses=["live"]))
-    with pytest.raises(RealModelBlocked, match="FakeListChatModel"):
-        recording.invoke("hi")
+    with pytest.raises(RealModelBlocked, match=r"\(ProviderChatModel\)"):
+        RecordingChatModel(inner=ProviderChatModel()).invoke("hi")
+    recording = RecordingChatModel(inner=FakeListChatModel(responses=["fake"]))
+    assert recording.invoke("hi").content == "fake"  # langchain-core's fakes are offline
+    assert recording.last.messages[0].text == "hi"
 
 
 class ProviderLike(ScriptedChatModel):

@@ -11,7 +11,14 @@ import pytest
 
 PUBLIC = {
     "hookproof": ["HookproofError"],
-    "hookproof.errors": ["HookproofError", "ToolError", "ScriptExhausted", "UsageError"],
+    "hookproof.errors": [
+        "HookproofError",
+        "ToolError",
+        "ScriptExhausted",
+        "UsageError",
+        "RealModelBlocked",
+        "ConnectionBlocked",
+    ],
     "hookproof.runtime": [
         "create_agent",
         "AgentMiddleware",
@@ -106,6 +113,7 @@ HEAVY = ["langchain", "langchain_core", "langgraph", "hypothesis", "syrupy", "ji
         "import hookproof.harness",
         "import hookproof.eino",
         "import hookproof.eino.toolsearch",
+        "from hookproof._guard import block_real_models\nwith block_real_models(): pass",
     ],
 )
 def test_import_loads_no_heavy_dependency(statement: str) -> None:

@@ -2,16 +2,21 @@
 
 Precedence, lowest to highest: built-in defaults < ini file (``[tool.pytest.ini_options]``)
 < ``@pytest.mark.hookproof(...)`` markers (the closest marker wins) < command-line options.
-Marker keyword arguments are exactly the fields of ``HookproofOptions``.
+Marker keyword arguments are exactly the fields of ``HookproofOptions``. One exception to
+"closest wins": ``allow_hosts`` accumulates, so a host allowed by the ini file stays allowed in
+a test whose marker allows one more.
 
-Example: ini ``hookproof_snapshot_dir = "snaps"``, a module marker
-``hookproof(model_name="fast")`` and a test marker ``hookproof(model_name="reasoning")``
-give ``snapshot_dir="snaps"`` and ``model_name="reasoning"``.
+Example: ini ``hookproof_snapshot_dir = "snaps"`` and ``hookproof_allow_hosts = "db, cache"``,
+a module marker ``hookproof(model_name="fast")`` and a test marker
+``hookproof(model_name="reasoning", allow_hosts=["10.0.0.7"])`` give
+``snapshot_dir="snaps"``, ``model_name="reasoning"`` and
+``allow_hosts=("db", "cache", "10.0.0.7")``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +41,10 @@ class HookproofOptions:
     snapshot_dir: str = "snapshots"
     """Where snapshot files go, relative to the pytest rootdir."""
     allow_real_models: bool = False
-    """Let models that are not declared offline run in this test."""
+    """Let models that are not declared offline run, and sockets connect anywhere."""
+    allow_hosts: Sequence[str] = ()
+    """Hosts (names or IP addresses) sockets may connect to while real models are blocked;
+    loopback is always allowed. A string is split at commas and whitespace."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -60,6 +68,7 @@ def resolve_options(
 ) -> HookproofOptions:
     """Merge option sources (markers listed farthest first, so the closest wins)."""
     merged: dict[str, Any] = {}
+    hosts: list[str] = []
     for source, values in (
         [("the ini file", ini or {})]
         + [("@pytest.mark.hookproof", marker) for marker in markers]
@@ -67,4 +76,22 @@ def resolve_options(
     ):
         _check_keys(source, values)
         merged.update({key: value for key, value in values.items() if value is not None})
-    return HookproofOptions(**merged)
+        hosts += _split_hosts(source, values.get("allow_hosts"))
+    return HookproofOptions(**{**merged, "allow_hosts": tuple(dict.fromkeys(hosts))})
+
+
+def _split_hosts(source: str, value: object) -> list[str]:
+    """``"db, cache"`` or ``["db", "cache"]`` -> ``["db", "cache"]``."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    elif isinstance(value, set | frozenset):
+        value = sorted(value, key=str)  # not hash order: the same run twice, the same options
+    elif not isinstance(value, list | tuple):
+        raise UsageError(
+            f"hookproof: {source} gives allow_hosts={value!r}, which is not a list of hosts, "
+            "so hookproof cannot tell which hosts connections may reach. Pass host names or "
+            'IP addresses, e.g. allow_hosts=["db", "10.0.0.7"].'
+        )
+    return [host for item in value for host in re.split(r"[\s,]+", str(item)) if host]

@@ -6,6 +6,7 @@ Every message follows one shape: what happened (with values), why it matters, ho
 from __future__ import annotations
 
 __all__ = [
+    "ConnectionBlocked",
     "DuplicateMiddlewareError",
     "DuplicateToolError",
     "HookproofError",
@@ -13,6 +14,7 @@ __all__ = [
     "InvalidInputError",
     "MaxIterationsExceeded",
     "MissingAsyncHookError",
+    "RealModelBlocked",
     "ScriptExhausted",
     "ToolError",
     "UnexecutableToolError",
@@ -54,6 +56,19 @@ class MaxIterationsExceeded(HookproofError):
 
 class MissingAsyncHookError(UsageError):
     """A hook exists only in its async form but the agent was run synchronously."""
+
+
+class RealModelBlocked(HookproofError):
+    """A test reached for a real model provider while hookproof's guard was on: it called a
+    model not declared offline, or opened a connection to a host that is not loopback."""
+
+
+class ConnectionBlocked(RealModelBlocked, ConnectionError):
+    """The guard refused a socket connection to a host that is not loopback.
+
+    Also a ConnectionError, so client libraries treat it as a failed connection: they close
+    the socket, and report it in their own connection error (the message stays visible).
+    """
 
 
 class ScriptExhausted(HookproofError):

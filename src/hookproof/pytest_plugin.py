@@ -10,7 +10,9 @@ only inside the fixtures that need them, so loading it costs almost nothing:
 - ``hookproof_options``: the merged options (see ``hookproof.config``);
 - ``hookproof_profiles``: an isolated harness-profile registry for the test;
 - marker ``@pytest.mark.hookproof(**options)``: the kwargs of ``HookproofOptions``;
-- real model calls are blocked in every test unless ``allow_real_models=True``;
+- real model calls are blocked in every test unless ``allow_real_models=True``: models not
+  declared offline, LangChain chat models included, and sockets to hosts that are not
+  loopback (ini ``hookproof_allow_hosts`` / marker ``allow_hosts`` let some through);
 - hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``).
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 
 _INI_OPTIONS = {
     "hookproof_snapshot_dir": "directory for hookproof snapshot files, relative to rootdir",
+    "hookproof_allow_hosts": "hosts (names or IPs, comma or whitespace separated) tests may "
+    "connect to while real models are blocked; loopback is always allowed",
 }
 
 
@@ -38,7 +42,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--hookproof-allow-real-models",
         action="store_true",
         default=None,
-        help="let models that are not declared offline run (the guard is on by default)",
+        help="let models that are not declared offline run and sockets connect anywhere "
+        "(the guard is on by default)",
     )
     for name, help_text in _INI_OPTIONS.items():
         parser.addini(name, help_text, default="")
@@ -68,7 +73,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "hookproof(**options): hookproof options for this test (the fields of "
         "hookproof.config.HookproofOptions: script, model_name, matchers, normalise_ids, "
-        "snapshot_dir, allow_real_models)",
+        "snapshot_dir, allow_real_models, allow_hosts)",
     )
 
 
@@ -84,27 +89,21 @@ def hookproof_options(request: pytest.FixtureRequest) -> HookproofOptions:
     from hookproof.config import resolve_options
 
     config = request.config
-    ini = {"snapshot_dir": config.getini("hookproof_snapshot_dir") or None}
+    ini = {
+        "snapshot_dir": config.getini("hookproof_snapshot_dir") or None,
+        "allow_hosts": config.getini("hookproof_allow_hosts") or None,
+    }
     markers = [mark.kwargs for mark in reversed(list(request.node.iter_markers("hookproof")))]
     cli = {"allow_real_models": config.getoption("hookproof_allow_real_models")}
     return resolve_options(ini=ini, markers=markers, cli=cli)
 
 
-def _allowed(request: pytest.FixtureRequest) -> bool:
-    """Command line first, then the closest marker that says anything about it."""
-    if request.config.getoption("hookproof_allow_real_models"):
-        return True
-    for mark in request.node.iter_markers("hookproof"):
-        if "allow_real_models" in mark.kwargs:
-            return bool(mark.kwargs["allow_real_models"])
-    return False
-
-
 @pytest.fixture(autouse=True)
-def _hookproof_model_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+def _hookproof_model_guard(hookproof_options: HookproofOptions) -> Iterator[None]:
     from hookproof._guard import block_real_models
 
-    with block_real_models(not _allowed(request)):
+    blocking = not hookproof_options.allow_real_models
+    with block_real_models(blocking, allow_hosts=hookproof_options.allow_hosts):
         yield
 
 

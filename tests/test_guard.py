@@ -1,0 +1,457 @@
+"""The real-model guard: every LangChain chat model and every socket off the machine.
+
+LangChain models are pointed at a loopback server that answers like an OpenAI-compatible
+provider and counts requests. With the guard on (as in every test here) each call path is
+refused and the server sees nothing; the pytester tests show that the same paths do reach
+it once a test opts out, so the 0 is meaningful. Socket refusals are tested without sending
+a packet: the guard's reference to the real connect is replaced by a recorder first, and
+only TEST-NET addresses (RFC 5737) are used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import ipaddress
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from hookproof import _guard_socket
+from hookproof._guard import RealModelBlocked as PrivateRealModelBlocked
+from hookproof._guard import block_real_models, check_model, current_policy
+from hookproof.config import resolve_options
+from hookproof.errors import ConnectionBlocked, HookproofError, RealModelBlocked, UsageError
+from tests import guard_calls
+from tests.guard_calls import CALLS, chat_openai, requirements, stay_on_this_machine
+from tests.openai_stub import REPLY, StubProvider, stub_provider
+
+pytest_plugins = ["pytester"]
+
+TEST_NET = "192.0.2.1"  # reserved for documentation: never routed
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "OPENAI_PROXY")
+
+
+@pytest.fixture
+def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[StubProvider]:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    stay_on_this_machine(monkeypatch)
+    with stub_provider() as server:
+        yield server
+
+
+@pytest.fixture
+def connects(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """Recorders in place of the real connect / connect_ex behind the guard's wrappers: they
+    record and send nothing."""
+    calls: list[tuple[str, Any]] = []
+    for name in ("connect", "connect_ex"):
+        wrapper = getattr(socket.socket, name)
+        assert getattr(wrapper, "_hookproof_guarded", False), "the socket guard is not installed"
+        monkeypatch.setattr(wrapper, "__wrapped__", _recorder(calls, name))
+    return calls
+
+
+def _recorder(calls: list[tuple[str, Any]], name: str) -> Any:
+    return lambda sock, address: calls.append((name, address))
+
+
+def _needs(name: str) -> None:
+    for package in requirements(name):
+        pytest.importorskip(package, reason=f"install {package} to test this call path")
+
+
+# -- LangChain chat models ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted(CALLS))
+def test_every_call_path_of_a_langchain_model_is_refused(path: str, provider: StubProvider) -> None:
+    _needs(path)
+    with pytest.raises(RealModelBlocked, match=r"'stub-model' \(ChatOpenAI\)"):
+        CALLS[path](chat_openai(provider.base_url))
+    assert provider.requests == []
+
+
+def test_the_stub_provider_answers_when_the_guard_is_off(provider: StubProvider) -> None:
+    _needs("invoke")
+    with block_real_models(False):
+        texts = CALLS["invoke"](chat_openai(provider.base_url)) + CALLS["stream"](
+            chat_openai(provider.base_url)
+        )
+    assert texts == [REPLY, REPLY]
+    assert provider.requests == ["POST /v1/chat/completions"] * 2
+
+
+def test_the_langchain_message_names_the_langchain_replacements(provider: StubProvider) -> None:
+    _needs("invoke")
+    with pytest.raises(RealModelBlocked) as caught:
+        chat_openai(provider.base_url).invoke("hi")
+    message = str(caught.value)
+    assert message.startswith("hookproof: the test called model 'stub-model' (ChatOpenAI)")
+    for hint in (
+        "ScriptedChatModel or RecordingChatModel",
+        "hookproof.adapters.langchain",
+        "`hookproof_offline: ClassVar[bool] = True` on ChatOpenAI",
+        "@pytest.mark.hookproof(allow_real_models=True)",
+        "--hookproof-allow-real-models",
+    ):
+        assert hint in message
+
+
+def test_langchain_fakes_and_hookproof_models_run_under_the_guard() -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.language_models.fake_chat_models import (
+        FakeListChatModel,
+        GenericFakeChatModel,
+    )
+
+    from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
+
+    assert current_policy().blocking
+    assert FakeListChatModel(responses=["fake"]).invoke("hi").content == "fake"
+    generic = GenericFakeChatModel(messages=iter(["streamed"]))
+    assert "".join(chunk.content for chunk in generic.stream("hi")) == "streamed"
+    recording = RecordingChatModel(inner=ScriptedChatModel(script=["scripted"]))
+    assert recording.invoke("hi").content == "scripted"
+    assert recording.last.messages[0].text == "hi"
+
+
+def test_a_custom_model_declared_offline_runs_and_an_undeclared_one_does_not() -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.language_models.chat_models import SimpleChatModel
+
+    class Undeclared(SimpleChatModel):
+        responses: list[str]
+
+        def _call(self, *args: Any, **kwargs: Any) -> str:
+            return self.responses[0]
+
+        @property
+        def _llm_type(self) -> str:
+            return "undeclared"
+
+    class Declared(Undeclared):
+        hookproof_offline: ClassVar[bool] = True
+
+    assert Declared(responses=["ok"]).invoke("hi").content == "ok"
+    with pytest.raises(RealModelBlocked, match=r"\(Undeclared\).*on Undeclared"):
+        Undeclared(responses=["ok"]).invoke("hi")
+
+
+def test_a_model_called_from_another_thread_is_refused(provider: StubProvider) -> None:
+    _needs("invoke")
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            chat_openai(provider.base_url).invoke("hi")
+        except RealModelBlocked as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert len(errors) == 1
+    assert provider.requests == []
+
+
+def test_langchain_imported_after_the_guard_is_on_is_guarded_too(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("langchain_core")
+    pytester.makepyfile(
+        """
+import sys
+import pytest
+from hookproof.errors import RealModelBlocked
+
+def test_late_import():
+    assert "langchain_core.language_models.chat_models" not in sys.modules
+    from langchain_core.language_models.chat_models import SimpleChatModel
+
+    class Provider(SimpleChatModel):
+        def _call(self, *args, **kwargs):
+            return "live"
+        @property
+        def _llm_type(self):
+            return "provider"
+
+    with pytest.raises(RealModelBlocked):
+        Provider().invoke("hi")
+"""
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+# -- runtime and Eino models ----------------------------------------------------------------
+
+
+def test_the_runtime_message_names_the_runtime_replacements() -> None:
+    class ProviderModel:
+        name = "provider-large"
+
+        def invoke(self, request: object) -> object:
+            raise AssertionError("the guard let the call through")
+
+    with pytest.raises(RealModelBlocked) as caught:
+        check_model(ProviderModel())
+    message = str(caught.value)
+    assert message.startswith("hookproof: the test called model 'provider-large' (ProviderModel)")
+    assert "ScriptedModel or RecordingModel (over a ScriptedModel) from hookproof.models" in message
+    assert "`hookproof_offline = True` on ProviderModel" in message
+    assert "hookproof.adapters.langchain" not in message
+
+
+def test_real_model_blocked_is_public_and_one_class() -> None:
+    assert RealModelBlocked is PrivateRealModelBlocked
+    assert issubclass(RealModelBlocked, HookproofError)
+
+
+def test_the_guard_restores_the_previous_policy() -> None:
+    before = current_policy()
+    with block_real_models(False):
+        assert not current_policy().blocking
+        with block_real_models(allow_hosts=["DB.example"]):
+            assert current_policy().allow_hosts == frozenset({"db.example"})
+        assert not current_policy().blocking
+    assert current_policy() == before
+
+
+# -- sockets --------------------------------------------------------------------------------
+
+
+def test_a_connection_off_the_machine_is_refused_before_it_starts(
+    connects: list[tuple[str, Any]],
+) -> None:
+    with socket.socket() as sock, pytest.raises(ConnectionBlocked) as caught:
+        sock.connect((TEST_NET, 443))
+    with socket.socket() as sock, pytest.raises(ConnectionBlocked):
+        sock.connect_ex((TEST_NET, 443))
+    assert connects == []
+    assert isinstance(caught.value, RealModelBlocked)
+    assert isinstance(caught.value, ConnectionError)  # so clients close the socket
+    message = str(caught.value)
+    assert message.startswith(f"hookproof: the test tried to connect to {TEST_NET} (port 443)")
+    for hint in (
+        f"`hookproof_allow_hosts = {TEST_NET}`",
+        f'@pytest.mark.hookproof(allow_hosts=["{TEST_NET}"])',
+        "@pytest.mark.hookproof(allow_real_models=True)",
+        "--hookproof-allow-real-models",
+    ):
+        assert hint in message
+
+
+def test_clients_are_refused_too(connects: list[tuple[str, Any]]) -> None:
+    async def open_connection() -> None:
+        await asyncio.open_connection(TEST_NET, 80)
+
+    with pytest.raises(ConnectionBlocked):
+        socket.create_connection((TEST_NET, 80), timeout=1)
+    with pytest.raises(ConnectionBlocked):
+        asyncio.run(open_connection())
+    httpx = pytest.importorskip("httpx")
+    with httpx.Client(trust_env=False) as client, pytest.raises(httpx.ConnectError) as caught:
+        client.get(f"http://{TEST_NET}/")
+    assert str(caught.value).startswith(f"hookproof: the test tried to connect to {TEST_NET}")
+    assert connects == []
+
+
+@pytest.mark.parametrize(
+    ("family", "host"),
+    [
+        (socket.AF_INET, "127.0.0.1"),
+        (socket.AF_INET, "127.8.9.10"),
+        (socket.AF_INET, "localhost"),
+        (socket.AF_INET6, "::1"),
+        (socket.AF_INET6, "::ffff:127.0.0.1"),
+    ],
+)
+def test_loopback_is_allowed(family: int, host: str) -> None:
+    _guard_socket.check_address(family, (host, 80))
+
+
+def test_a_loopback_server_is_reached(provider: StubProvider) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", provider.port, timeout=10)
+    try:
+        connection.request("GET", "/health")
+        assert connection.getresponse().status == 404
+    finally:
+        connection.close()
+    assert provider.requests == ["GET /health"]
+
+
+def test_unix_sockets_are_allowed(tmp_path: Path) -> None:
+    if not hasattr(socket, "AF_UNIX"):
+        pytest.skip("no Unix-domain sockets on this platform")
+    path = str(tmp_path / "s")
+    with socket.socket(socket.AF_UNIX) as server, socket.socket(socket.AF_UNIX) as client:
+        server.bind(path)
+        server.listen()
+        client.connect(path)
+        assert client.getpeername() == path
+
+
+def test_allowed_hosts_pass(
+    connects: list[tuple[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_guard_socket, "_addresses_of", _resolved)
+    with block_real_models(allow_hosts=[TEST_NET, "db.ci.internal"]), socket.socket() as sock:
+        sock.connect((TEST_NET, 5432))
+        sock.connect(("db.ci.internal", 5432))
+        sock.connect_ex(("192.0.2.7", 5432))  # what db.ci.internal resolves to
+        with pytest.raises(RealModelBlocked, match=r"192\.0\.2\.8"):
+            sock.connect(("192.0.2.8", 5432))
+    assert connects == [
+        ("connect", (TEST_NET, 5432)),
+        ("connect", ("db.ci.internal", 5432)),
+        ("connect_ex", ("192.0.2.7", 5432)),
+    ]
+
+
+def _resolved(name: str) -> frozenset[Any]:
+    """Stands in for the resolver: no name is ever looked up."""
+    assert name == "db.ci.internal"
+    return frozenset({ipaddress.ip_address("192.0.2.7")})
+
+
+def test_with_the_guard_off_connections_go_through(connects: list[tuple[str, Any]]) -> None:
+    with block_real_models(False), socket.socket() as sock:
+        sock.connect((TEST_NET, 443))
+    assert connects == [("connect", (TEST_NET, 443))]
+
+
+def test_the_guard_is_installed_once_and_reinstalled_if_replaced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    guarded = socket.socket.connect
+    with block_real_models():
+        assert socket.socket.connect is guarded
+    monkeypatch.setattr(socket.socket, "connect", guarded.__wrapped__)
+    with block_real_models():
+        assert socket.socket.connect is not guarded
+        assert getattr(socket.socket.connect, "_hookproof_guarded", False)
+
+
+# -- options ------------------------------------------------------------------------------
+
+
+def test_allow_hosts_accumulate_across_sources() -> None:
+    options = resolve_options(
+        ini={"allow_hosts": "db, cache\n10.0.0.7"},
+        markers=[{"allow_hosts": ["cache", "queue"]}, {"allow_hosts": "search"}],
+    )
+    assert options.allow_hosts == ("db", "cache", "10.0.0.7", "queue", "search")
+    assert resolve_options(markers=[{"allow_hosts": {"b", "a"}}]).allow_hosts == ("a", "b")
+    assert resolve_options().allow_hosts == ()
+
+
+def test_allow_hosts_of_the_wrong_kind_is_explained() -> None:
+    with pytest.raises(UsageError, match=r"allow_hosts=5, which is not a list of hosts"):
+        resolve_options(markers=[{"allow_hosts": 5}])
+
+
+# -- the plugin turns the guard on and off --------------------------------------------------
+
+CHILD_CONFTEST = """
+import pytest
+from guard_calls import stay_on_this_machine
+
+@pytest.fixture(autouse=True)
+def _stay_on_this_machine(monkeypatch):
+    stay_on_this_machine(monkeypatch)
+"""
+
+CHILD_CALLS = """
+import pytest
+from guard_calls import CALLS, chat_openai
+{header}
+@pytest.mark.parametrize("path", sorted(CALLS))
+def test_call(path):
+    assert set(CALLS[path](chat_openai({base_url!r}))) == {{"stub reply"}}
+"""
+OPT_OUT = "pytestmark = pytest.mark.hookproof(allow_real_models=True)\n"
+
+
+def _write_call_project(pytester: pytest.Pytester, **files: tuple[StubProvider, str]) -> None:
+    for path in CALLS:
+        _needs(path)
+    pytester.makepyfile(guard_calls=Path(guard_calls.__file__).read_text())
+    pytester.makeconftest(CHILD_CONFTEST)
+    for name, (provider, header) in files.items():
+        source = CHILD_CALLS.format(base_url=provider.base_url, header=header)
+        pytester.makepyfile(**{name: source})
+
+
+def _requests_of_every_call() -> list[str]:
+    per_call = [2 if path.endswith("batch") else 1 for path in CALLS]
+    return ["POST /v1/chat/completions"] * sum(per_call)
+
+
+def test_calls_reach_the_provider_only_from_a_test_that_opts_out(
+    pytester: pytest.Pytester, provider: StubProvider
+) -> None:
+    with stub_provider() as opted_provider:
+        _write_call_project(
+            pytester,
+            test_guarded=(provider, ""),
+            test_opted_out=(opted_provider, OPT_OUT),
+        )
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tb=line")
+    result.assert_outcomes(failed=len(CALLS), passed=len(CALLS))
+    result.stdout.fnmatch_lines(["*RealModelBlocked: hookproof: the test called model*"])
+    assert provider.requests == []
+    assert opted_provider.requests == _requests_of_every_call()
+
+
+def test_calls_reach_the_provider_with_the_command_line_opt_out(
+    pytester: pytest.Pytester, provider: StubProvider
+) -> None:
+    _write_call_project(pytester, test_guarded=(provider, ""))
+    arguments = ("-p", "no:cacheprovider", "--hookproof-allow-real-models")
+    pytester.runpytest_subprocess(*arguments).assert_outcomes(passed=len(CALLS))
+    assert provider.requests == _requests_of_every_call()
+
+
+def test_allow_hosts_from_the_ini_file_and_markers(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nhookproof_allow_hosts = 192.0.2.1, 192.0.2.2\n")
+    pytester.makepyfile(
+        """
+import socket
+import pytest
+from hookproof._guard import current_policy
+from hookproof.errors import ConnectionBlocked
+
+@pytest.fixture
+def connects(monkeypatch):
+    calls = []
+    assert getattr(socket.socket.connect, "_hookproof_guarded", False)
+    monkeypatch.setattr(socket.socket.connect, "__wrapped__", lambda s, a: calls.append(a[0]))
+    return calls
+
+def attempt(*hosts):
+    with socket.socket() as sock:
+        for host in hosts:
+            try:
+                sock.connect((host, 5432))
+            except ConnectionBlocked:
+                pass
+
+def test_ini(connects):
+    attempt("192.0.2.1", "192.0.2.2", "192.0.2.3")
+    assert connects == ["192.0.2.1", "192.0.2.2"]
+
+@pytest.mark.hookproof(allow_hosts="192.0.2.3")
+def test_a_marker_adds_to_the_ini(connects):
+    attempt("192.0.2.1", "192.0.2.3", "192.0.2.4")
+    assert connects == ["192.0.2.1", "192.0.2.3"]
+
+@pytest.mark.hookproof(allow_real_models=True)
+def test_the_opt_out_turns_the_socket_line_off():
+    assert not current_policy().blocking
+"""
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=3)
