@@ -201,11 +201,11 @@ def test_gate_bad_bytes_and_check_usage_errors(
     for side in ("old", "new"):
         (tmp_path / side).mkdir()
         (tmp_path / side / "s.txt").write_text(render(FinalRequest(model="m")), encoding="utf-8")
-    (tmp_path / "new" / "notes.txt").write_bytes(b"\xff\xfe")
+    (tmp_path / "new" / "notes.md").write_bytes(b"\xff\xfe")  # only *.txt is a snapshot
     assert main(["gate", str(tmp_path / "old"), str(tmp_path / "new")]) == 0
     (tmp_path / "new" / "s.txt").write_bytes(b"hookproof final request, format 1\n\xff")
     assert main(["gate", str(tmp_path / "old"), str(tmp_path / "new")]) == 2
-    assert "cannot read snapshot" in capsys.readouterr().err
+    assert "s.txt: is not UTF-8 text (byte 34 is 0xff)" in capsys.readouterr().err
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "test_ok.py").write_text("def test_ok():\n    pass\n")
