@@ -105,12 +105,53 @@ def test_exclusion_on_the_harness_with_human_review_holds_for_the_refusing_filte
     assert "HumanInTheLoopMiddleware.after_model" in report.hooks_observed
 
 
-def test_a_rejected_review_still_counts_as_an_answered_call() -> None:
+def test_a_rejected_review_does_not_exercise_the_exclusion() -> None:
+    # Rejecting the review keeps the tool from running whatever the filter does, so the
+    # hiding-only filter would pass: the check says the exclusion itself was not tried.
+    with pytest.raises(UntestedError, match="answered by rejecting the human review"):
+        contracts.check_exclusion_holds(
+            _harness(HidesOnly()), EXCLUDED, context=Ctx("guest"), on_interrupt="reject"
+        )
     report = contracts.check_exclusion_holds(
-        _harness(HidesOnly()), EXCLUDED, context=Ctx("guest"), on_interrupt="reject"
+        _harness(HidesOnly()),
+        EXCLUDED,
+        context=Ctx("guest"),
+        on_interrupt="reject",
+        allow_untested=True,
     )
-    assert report.complete and report.interrupts_resumed == 2
-    assert report.tool_calls_executed == ()
+    assert report.interrupts_resumed == 2 and report.tool_calls_executed == ()
+    assert len(report.untested) == 2
+
+
+def test_a_review_that_only_allows_rejection_is_answered_with_a_rejection() -> None:
+    review = {"delete_customer": {"allowed_decisions": ["reject"]}}
+
+    def build(model: Any) -> Any:
+        return create_deep_agent(model, TOOLS, middleware=[HidesOnly()], interrupt_on=review)
+
+    report = contracts.check_exclusion_holds(
+        build, ["delete_customer"], context=Ctx("guest"), allow_untested=True
+    )
+    assert report.interrupts_resumed == 1 and report.tool_calls_executed == ()
+    assert "rejecting the human review" in report.untested[0]
+
+
+def test_a_run_that_keeps_pausing_is_reported_after_twenty_answers() -> None:
+    from hookproof.runtime import interrupt
+
+    class AsksForever(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            while True:
+                interrupt("again?")
+
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[HidesOnly(), AsksForever()])
+
+    with pytest.raises(UntestedError) as caught:
+        contracts.check_exclusion_holds(build, ["delete_customer"], context=Ctx("guest"))
+    assert "still paused at an interrupt after 20 answers" in str(caught.value)
+    assert "on_interrupt=lambda value" in str(caught.value)
+    assert caught.value.report.interrupts_resumed == 20
 
 
 def test_a_function_answers_interrupts_of_your_own() -> None:
@@ -147,25 +188,49 @@ def test_on_interrupt_is_validated() -> None:
 # -- what could not be exercised fails -------------------------------------------------------
 
 
-class EndsAfterModel(AgentMiddleware):
-    """Ends every run right after the model answers: no tool call is ever answered."""
+class EndsBeforeModel(AgentMiddleware):
+    """Ends every run before the model is called: no call is ever made."""
 
-    def after_model(self, state: Any, runtime: Any) -> Any:
+    def before_model(self, state: Any, runtime: Any) -> Any:
         return {"jump_to": "end"}
 
 
+class EndsAfterModel(AgentMiddleware):
+    """A guard of another kind: ends the run after a model turn that calls an admin tool."""
+
+    def after_model(self, state: Any, runtime: Any) -> Any:
+        calls = state["messages"][-1].tool_calls
+        return {"jump_to": "end"} if any(c.name in EXCLUDED for c in calls) else None
+
+
 def _ends_early(model: Any) -> Any:
-    return create_agent(model, TOOLS, middleware=[HidesOnly(), EndsAfterModel()])
+    return create_agent(model, TOOLS, middleware=[HidesOnly(), EndsBeforeModel()])
 
 
-def test_a_call_that_is_never_answered_is_untested_not_a_pass() -> None:
+def test_a_call_that_is_never_made_is_untested_not_a_pass() -> None:
     with pytest.raises(UntestedError) as caught:
         contracts.check_exclusion_holds(_ends_early, EXCLUDED, context=Ctx("guest"))
     error = caught.value
     assert isinstance(error, ContractViolation)  # a failure, whatever catches it
-    assert "the run ended before the call was answered" in str(error)
+    assert "the model was never called, so the call was never made" in str(error)
     assert "allow_untested=True" in str(error)
     assert len(error.report.untested) == 2 and error.report.runs == 2
+
+
+def test_a_run_that_ends_instead_of_executing_the_call_exercised_the_exclusion() -> None:
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[HidesOnly(), EndsAfterModel()])
+
+    report = contracts.check_exclusion_holds(build, EXCLUDED, context=Ctx("guest"))
+    assert report.complete and report.tool_calls_executed == ()
+
+
+def test_a_misspelt_excluded_tool_is_untested() -> None:
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[HidesOnly()])
+
+    with pytest.raises(UntestedError, match="delete_custmer: not a tool of this agent"):
+        contracts.check_exclusion_holds(build, ["delete_custmer"])
 
 
 def test_allow_untested_passes_and_the_report_says_what_was_not_tried() -> None:

@@ -349,6 +349,7 @@ def run_agent(
     """Run a LangChain / deepagents graph and report it as a contracts TargetRun. A run that
     pauses at an interrupt is resumed with ``on_interrupt``'s answer (the graph gets a
     checkpointer of its own when it has none, so it can be resumed)."""
+    from hookproof.contracts._interrupts import resume_loop
     from hookproof.contracts._target import TargetRun
 
     def requests() -> tuple[FinalRequest, ...]:
@@ -359,54 +360,54 @@ def run_agent(
 
     tracer = TraceHandler(probe)
     token = _TRACER.set(tracer)
-    resumed = 0
+    parts: list[Any] = []
     try:
-        result, resumed, paused = _invoke_resuming(agent, context, input, tracer, on_interrupt)
+        paused = resume_loop(
+            *_graph_steps(agent, context, input, tracer, on_interrupt), on_interrupt, parts
+        )
     except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
         return TargetRun(
-            final_requests=requests(), called=called(), error=error, trace=tracer.trace()
+            final_requests=requests(),
+            called=called(),
+            error=error,
+            trace=tracer.trace(),
+            interrupts_resumed=len(parts),
         )
     finally:
         _TRACER.reset(token)
-    messages = tuple(_message(m) for m in result.get("messages", ()))
-    own = (
-        tuple(tracer.requests) if probe is not None else requests()
-    )  # concurrent runs share models
+    messages = tuple(_message(m) for m in parts[-1].get("messages", ()))
+    own = tuple(tracer.requests) if probe is not None else requests()  # runs share models
     return TargetRun(
         messages=messages,
         final_requests=own,
         called=() if probe is not None else called(),
         trace=tracer.trace(),
-        interrupts_resumed=resumed,
+        interrupts_resumed=len(parts) - 1,
         paused=paused,
     )
 
 
-def _invoke_resuming(
+def _graph_steps(
     agent: Any, context: Any, input: Mapping[str, Any], tracer: TraceHandler, on_interrupt: Any
-) -> tuple[Any, int, str | None]:
+) -> tuple[Any, Any, Any]:
+    """The first invoke, the resume step and the pending-interrupt reader of one run."""
     from langgraph.types import Command
 
-    from hookproof.contracts._interrupts import MAX_RESUMES, resume_value, thread_id
+    from hookproof.contracts._interrupts import resume_value, thread_id
 
     graph = _with_checkpointer(agent)
     config = {"callbacks": [tracer.handler()], "configurable": {"thread_id": thread_id()}}
-    result = graph.invoke(dict(input), context=context, config=config)
-    resumed = 0
-    while _interrupts(result) and resumed < MAX_RESUMES:
-        pending = _interrupts(result)
+
+    def step(last: Any) -> Any:
+        pending = _interrupts(last)
         answers = {item.id: resume_value(item.value, on_interrupt) for item in pending}
         answer = next(iter(answers.values())) if len(answers) == 1 else answers
-        result = graph.invoke(Command(resume=answer), context=context, config=config)
-        resumed += 1
-    pending = _interrupts(result)
-    paused = (
-        f"the run was still paused at an interrupt after {MAX_RESUMES} answers "
-        f"(last value {pending[0].value!r:.120})"
-        if pending
-        else None
-    )
-    return result, resumed, paused
+        return graph.invoke(Command(resume=answer), context=context, config=config)
+
+    def values(last: Any) -> list[Any]:
+        return [item.value for item in _interrupts(last)]
+
+    return (lambda: graph.invoke(dict(input), context=context, config=config)), step, values
 
 
 def _interrupts(result: Any) -> list[Any]:

@@ -7,11 +7,18 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from hookproof.contracts._args import example_args
-from hookproof.contracts._interrupts import OnInterrupt
-from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
+from hookproof.contracts._interrupts import REJECTION, OnInterrupt
+from hookproof.contracts._report import (
+    CheckReport,
+    Exercise,
+    answer_to,
+    attempted_calls,
+    executed_tools,
+)
 from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
+from hookproof.messages import ToolMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
 
 __all__ = [
@@ -31,13 +38,34 @@ def _crash(run: TargetRun) -> str:
     return f"{type(error).__name__}: {error}" if error is not None else ""
 
 
-def _why_unanswered(run: TargetRun, name: str) -> str:
-    """Why a scripted call to ``name`` got no answer (so nothing about it was exercised)."""
+_UNKNOWN = ("is not a valid tool", "not found in toolsNode indexes")  # runtime/LangChain, Eino
+
+
+def _unknown(text: str) -> bool:
+    return any(marker in text for marker in _UNKNOWN)
+
+
+def _never_tried(run: TargetRun, name: str) -> str | None:
+    """Why the scripted call to ``name`` was never put to the agent's tool step, or None
+    when it was (it was answered, or the run went on past it without pausing)."""
     if run.paused is not None:
         return f"{name}: the call was never answered: {run.paused}"
     if not run.final_requests:
         return f"{name}: the model was never called, so the call was never made"
-    return f"{name}: the model called it but the run ended before the call was answered"
+    if name not in [call.name for call in attempted_calls(run)]:
+        return f"{name}: the model's call to it never reached the run's history"
+    return None
+
+
+def _rejected(answer: ToolMessage | None) -> bool:
+    return answer is not None and REJECTION in answer.text
+
+
+def _rejection(name: str) -> str:
+    return (
+        f"{name}: the call was answered by rejecting the human review (on_interrupt="
+        "'reject'), so what the agent does with an approved call was not tried"
+    )
 
 
 def check_fail_closed(
@@ -56,9 +84,12 @@ def check_fail_closed(
     __tracebackhide__ = True
     exercise = Exercise("check_fail_closed", allow_untested=allow_untested)
     target = as_target(build, tiers)
-    baseline = _baseline(build, target, least_privileged_context, tiers, script, on_interrupt)
+    baseline, fresh = _baseline(
+        build, target, least_privileged_context, tiers, script, on_interrupt
+    )
     exercise.context(least_privileged_context)
-    exercise.observe(baseline)
+    if fresh:
+        exercise.observe(baseline)
     if baseline.error is not None:
         raise exercise.failed(
             violation(
@@ -78,6 +109,8 @@ def check_fail_closed(
     run = target.run(context=context, script=script, on_interrupt=on_interrupt)
     exercise.context(context)
     exercise.observe(run)
+    if run.paused is not None:
+        exercise.not_tried(f"the run for context={context!r} {run.paused.removeprefix('the run ')}")
     found = _privilege_gain(baseline, run)
     if found:
         raise exercise.failed(
@@ -103,7 +136,7 @@ def check_fail_closed(
     )
 
 
-_BASELINES: dict[tuple[Any, ...], tuple[Any, TargetRun]] = {}
+_BASELINES: dict[tuple[Any, ...], tuple[Any, TargetRun]] = {}  # build, baseline run
 
 
 def _baseline(
@@ -113,18 +146,19 @@ def _baseline(
     tiers: Sequence[str] | None,
     script: Any,
     on_interrupt: OnInterrupt,
-) -> TargetRun:
+) -> tuple[TargetRun, bool]:
     """The least-privileged run, computed once per (factory, context, tiers, script, answer):
-    a property test calls the check hundreds of times with the same baseline."""
+    a property test calls the check hundreds of times with the same baseline. The flag says
+    whether it was run now."""
     key = (id(build), repr(context), tuple(tiers or ()), repr(script), repr(on_interrupt))
     cached = _BASELINES.get(key)
     if cached is not None and cached[0] is build:
-        return cached[1]
+        return cached[1], False
     run = target.run(context=context, script=script, on_interrupt=on_interrupt)
     if len(_BASELINES) >= 64:
         _BASELINES.clear()
     _BASELINES[key] = (build, run)
-    return run
+    return run, True
 
 
 def _privilege_gain(baseline: TargetRun, run: TargetRun) -> list[str]:
@@ -164,12 +198,15 @@ def check_exclusion_holds(
     schemas = target.tool_schemas()
     exercise.context(context)
     found: list[str] = []
-    last: TargetRun | None = None
+    shown: TargetRun | None = None  # the run whose trace the report shows
     for name in sorted(excluded):
         script = call_once_then_done(call(name, example_args(schemas.get(name, {}))))
-        last = target.run(context=context, script=script, on_interrupt=on_interrupt)
-        exercise.observe(last)
-        found += _exclusion_problems(last, name, excluded, exercise)
+        run = target.run(context=context, script=script, on_interrupt=on_interrupt)
+        exercise.observe(run)
+        problems = _exclusion_problems(run, name, excluded, name in schemas, exercise)
+        if shown is None and (problems or len(exercise.untested)):
+            shown = run
+        found += problems
     counterexample = f"excluded={sorted(excluded)!r}, context={context!r}"
     if found:
         raise exercise.failed(
@@ -180,35 +217,46 @@ def check_exclusion_holds(
                 found=found,
                 fix="apply the exclusion after every middleware that can add tools (last in the "
                 "stack) and refuse calls to excluded tools in wrap_tool_call",
-                trace=last.trace if last is not None else None,
+                trace=shown.trace if shown is not None else None,
                 replay=f"check_exclusion_holds(build, {sorted(excluded)!r}, context={context!r}"
                 f"{_tiers_arg(tiers)})",
             )
         )
     return exercise.passed(
         counterexample=counterexample,
-        fix="let the call reach the tool step: answer interrupts (on_interrupt=...), give the "
-        "agent a checkpointer, or check a context for which the agent calls the model",
+        fix="let the call reach the tool step: answer the agent's interrupts the way it "
+        "expects (on_interrupt='approve' or a function of the interrupt value), name tools "
+        "the agent has, or check a context for which the agent calls the model",
+        trace=shown.trace if shown is not None else None,
     )
 
 
 def _exclusion_problems(
-    run: TargetRun, name: str, excluded: Collection[str], exercise: Exercise
+    run: TargetRun, name: str, excluded: Collection[str], registered: bool, exercise: Exercise
 ) -> list[str]:
-    found = []
-    for index, request in enumerate(run.final_requests):
-        shown = sorted(set(request.tool_names) & set(excluded))
-        if shown:
-            found.append(
-                f"run calling {name!r}: model call {index} was shown excluded tool(s) {shown}"
-            )
+    found = [
+        f"run calling {name!r}: model call {index} was shown excluded tool(s) {shown}"
+        for index, request in enumerate(run.final_requests)
+        if (shown := sorted(set(request.tool_names) & set(excluded)))
+    ]
     executed = sorted(executed_tools(run) & set(excluded))
     if executed:
         found.append(f"excluded tool(s) {executed} executed when the model called {name!r}")
-    if run.error is not None and not found:
+    if found:
+        return found
+    answer = answer_to(run, name)
+    refused_as_unknown = _unknown(answer.text if answer else str(run.error or ""))
+    if refused_as_unknown and not registered:
+        exercise.not_tried(
+            f"{name}: not a tool of this agent, so the call was refused as unknown and no "
+            "exclusion was tried (a misspelt name? a tool only a subagent has?)"
+        )
+    elif run.error is not None and not refused_as_unknown:
         found.append(f"the run calling {name!r} raised {_crash(run)} (it may have run)")
-    if not found and answer_to(run, name) is None:
-        exercise.not_tried(_why_unanswered(run, name))
+    elif _rejected(answer):
+        exercise.not_tried(_rejection(name))
+    elif answer is None and (reason := _never_tried(run, name)):
+        exercise.not_tried(reason)
     return found
 
 
@@ -270,9 +318,6 @@ def check_tool_closure(
     )
 
 
-_UNKNOWN = ("not a valid tool", "not found in toolsNode indexes")  # runtime, Eino
-
-
 def _closure(
     target: Target,
     name: str,
@@ -284,18 +329,21 @@ def _closure(
     script = call_once_then_done(call(name, example_args(schema)))
     run = target.run(context=context, script=script, on_interrupt=on_interrupt)
     exercise.observe(run)
-    unknown = run.error is not None and any(text in str(run.error) for text in _UNKNOWN)
-    if run.error is not None and not unknown:
-        return None  # the tool ran and raised: it has an executor
+    executed = name in executed_tools(run)
     if run.error is not None:
-        return f"{name}: calling it failed with {_crash(run)}"
+        if executed and not _unknown(str(run.error)):
+            return None  # the tool ran and raised: it has an executor
+        return f"{name}: calling it failed before any executor ran: {_crash(run)}"
     answer = answer_to(run, name)
-    if answer is None:
-        if name not in executed_tools(run):
-            exercise.not_tried(_why_unanswered(run, name))
-        return None
-    if " is not a valid tool" in answer.text:
+    if answer is not None and _unknown(answer.text):
         return f"{name}: shown to the model but no executor ran it ({answer.text})"
+    if _rejected(answer):
+        exercise.not_tried(_rejection(name))
+    elif answer is None and not executed:
+        exercise.not_tried(
+            _never_tried(run, name)
+            or f"{name}: the run ended without executing or answering the call"
+        )
     return None
 
 

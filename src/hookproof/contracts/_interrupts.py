@@ -9,19 +9,26 @@ interrupt your own hooks raise.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Mapping
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 from hookproof.errors import UsageError
 
-__all__ = ["MAX_RESUMES", "OnInterrupt", "check_on_interrupt", "resume_value", "thread_id"]
+__all__ = [
+    "MAX_RESUMES",
+    "REJECTION",
+    "OnInterrupt",
+    "check_on_interrupt",
+    "resume_loop",
+    "resume_value",
+    "still_paused",
+    "thread_id",
+]
 
 OnInterrupt: TypeAlias = Literal["approve", "reject"] | Callable[[Any], Any]
 MAX_RESUMES = 20  # a run still paused after this many answers is reported, not looped on
 REJECTION = "hookproof: a contract check rejected this call at the human-in-the-loop review."
-
-_THREADS = itertools.count()
 
 
 def check_on_interrupt(on_interrupt: object) -> OnInterrupt:
@@ -35,19 +42,71 @@ def check_on_interrupt(on_interrupt: object) -> OnInterrupt:
 
 
 def resume_value(value: Any, on_interrupt: OnInterrupt) -> Any:
-    """The answer to one interrupt ``value``."""
+    """The answer to one interrupt ``value``. A review that does not allow the asked-for
+    decision for a call gets the other one (a reviewer may only reject some calls)."""
     if callable(on_interrupt):
         return on_interrupt(value)
     requests = value.get("action_requests") if isinstance(value, Mapping) else None
-    count = len(requests) if isinstance(requests, list | tuple) else 1
-    decision = (
-        {"type": "approve"}
-        if on_interrupt == "approve"
-        else {"type": "reject", "message": REJECTION}
+    if not isinstance(requests, list | tuple):
+        return {"decisions": [_decision(on_interrupt)]}
+    allowed = _allowed_decisions(value, len(requests))
+    return {"decisions": [_decision(_choose(on_interrupt, kinds)) for kinds in allowed]}
+
+
+def _allowed_decisions(value: Mapping[str, Any], count: int) -> list[Sequence[str] | None]:
+    configs = value.get("review_configs")
+    if not isinstance(configs, list | tuple) or len(configs) != count:
+        return [None] * count
+    return [
+        config.get("allowed_decisions") if isinstance(config, Mapping) else None
+        for config in configs
+    ]
+
+
+def _choose(wanted: str, allowed: Sequence[str] | None) -> str:
+    if allowed is None or wanted in allowed:
+        return wanted
+    other = "reject" if wanted == "approve" else "approve"
+    return other if other in allowed else wanted
+
+
+def _decision(kind: str) -> dict[str, Any]:
+    return {"type": "approve"} if kind == "approve" else {"type": "reject", "message": REJECTION}
+
+
+def still_paused(value: Any, on_interrupt: OnInterrupt) -> str:
+    """Why a run counts as stopped at an interrupt: it was answered MAX_RESUMES times."""
+    answer = (
+        "a function's answers"
+        if callable(on_interrupt)
+        else repr(resume_value(value, on_interrupt))
     )
-    return {"decisions": [dict(decision) for _ in range(count)]}
+    return (
+        f"the run was still paused at an interrupt after {MAX_RESUMES} answers (last value "
+        f"{value!r:.120}, answered with {answer:.120}); answer it with "
+        "on_interrupt=lambda value: ... if it expects another format"
+    )
 
 
 def thread_id() -> str:
-    """A thread id no other check run uses, so paused runs never share a checkpoint."""
-    return f"hookproof-check-{next(_THREADS)}"
+    """A thread id no other check run uses, in this process or any other (a checkpointer
+    may outlive the process), so a check never resumes another run's checkpoint."""
+    return f"hookproof-check-{uuid.uuid4().hex}"
+
+
+def resume_loop(
+    start: Callable[[], Any],
+    step: Callable[[Any], Any],
+    pending: Callable[[Any], Any],
+    on_interrupt: OnInterrupt,
+    parts: list[Any],
+) -> str | None:
+    """Run ``start()``, then ``step(last)`` while ``pending(last)`` (the values of a paused
+    run's interrupts) is not empty, at most MAX_RESUMES times. Every part is appended to
+    ``parts`` as it comes (so a caller keeps them when a step raises); returns why the run
+    is still paused, or None."""
+    parts.append(start())
+    while pending(parts[-1]) and len(parts) <= MAX_RESUMES:
+        parts.append(step(parts[-1]))
+    values = pending(parts[-1])
+    return still_paused(values[0], on_interrupt) if values else None

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookproof import _exercised
-from hookproof.contracts._violation import ContractViolation
+from hookproof.contracts._violation import ContractViolation, excerpt
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from hookproof.trace import Trace
 
 if TYPE_CHECKING:
     from hookproof.contracts._target import TargetRun
@@ -28,6 +29,7 @@ __all__ = [
     "answer_to",
     "attempted_calls",
     "executed_tools",
+    "hook_labels",
 ]
 
 
@@ -63,7 +65,21 @@ class CheckReport:
         }
 
     def summary(self) -> str:
-        return _exercised.describe(self.counts())
+        """``2 runs, 1 contexts, ...``: what this one check call exercised."""
+        counts = self.counts()
+        return ", ".join(f"{counts[name]} {name.replace('_', ' ')}" for name in _COUNTED)
+
+
+_COUNTED = [name for name in _exercised.COUNTS if name != "checks"]
+
+
+def hook_labels(trace: Trace | None) -> list[str]:
+    """``Middleware.hook`` of every hook and wrap layer entered in ``trace``, in order."""
+    return [
+        f"{event.middleware}.{event.hook}"
+        for event in trace or ()
+        if event.kind in ("hook", "layer") and event.phase == "enter" and event.middleware
+    ]
 
 
 class UntestedError(ContractViolation):
@@ -108,12 +124,7 @@ class Exercise:
         self.attempted += [call.name for call in attempted_calls(run)]
         self.executed += sorted(executed_tools(run))
         self.resumed += run.interrupts_resumed
-        if run.trace is not None:
-            self.hooks += [
-                f"{event.middleware}.{event.hook}"
-                for event in run.trace
-                if event.kind in ("hook", "layer") and event.phase == "enter" and event.middleware
-            ]
+        self.hooks += hook_labels(run.trace)
 
     def report(self) -> CheckReport:
         return CheckReport(
@@ -132,13 +143,14 @@ class Exercise:
         _exercised.record(self.report())
         return error
 
-    def passed(self, *, counterexample: str, fix: str) -> CheckReport:
-        """The report, or UntestedError when an obligation was not exercised."""
+    def passed(self, *, counterexample: str, fix: str, trace: Trace | None = None) -> CheckReport:
+        """The report, or UntestedError when an obligation was not exercised (with an
+        excerpt of ``trace``, the run that shows it, when given)."""
         report = self.report()
         _exercised.record(report)
         if report.untested and not self.allow_untested:
             raise UntestedError(
-                _untested_message(report, counterexample, fix),
+                _untested_message(report, counterexample, fix, trace),
                 check=self.check,
                 counterexample=counterexample,
                 report=report,
@@ -146,7 +158,10 @@ class Exercise:
         return report
 
 
-def _untested_message(report: CheckReport, counterexample: str, fix: str) -> str:
+def _untested_message(
+    report: CheckReport, counterexample: str, fix: str, trace: Trace | None
+) -> str:
+    excerpt_lines = ["Trace excerpt:", excerpt(trace)] if trace is not None else []
     return "\n".join(
         [
             f"hookproof: contract {report.check} could not exercise everything it promises, "
@@ -155,6 +170,7 @@ def _untested_message(report: CheckReport, counterexample: str, fix: str) -> str
             "Not tried:",
             *(f"  - {line}" for line in report.untested),
             f"Exercised: {report.summary()}.",
+            *excerpt_lines,
             f"Fix: {fix}",
             f"If that part cannot apply to this agent, call {report.check}(..., "
             "allow_untested=True): it then passes and its returned report lists what was not "
@@ -193,10 +209,11 @@ def answer_to(run: TargetRun, name: str) -> ToolMessage | None:
 
 
 def executed_tools(run: TargetRun) -> set[str]:
-    """Names of the tools whose executor ran (from the trace; from success answers for
-    runs without one)."""
+    """Names of the tools whose executor ran: from the trace; for a run without one (it
+    raised), from the tool steps it reached and its success answers."""
     if run.trace is None:
-        return {
+        reached = {label[5:] for label in run.reached if label.startswith("tool ")}
+        return reached | {
             str(message.name)
             for message in run.messages
             if isinstance(message, ToolMessage) and message.status == "success"

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from hookproof.contracts._interrupts import (
-    MAX_RESUMES,
     OnInterrupt,
     check_on_interrupt,
+    resume_loop,
     resume_value,
     thread_id,
 )
@@ -23,6 +23,7 @@ from hookproof.errors import UsageError
 from hookproof.messages import Message
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel
 from hookproof.runtime import Agent, Command, InMemoryCheckpointer
+from hookproof.runtime._probe import PROBE
 from hookproof.trace import Trace, TraceEvent
 
 __all__ = ["DEFAULT_INPUT", "EinoTarget", "ReferenceTarget", "Target", "TargetRun", "as_target"]
@@ -47,6 +48,7 @@ class TargetRun:
     models: Mapping[str, RecordingModel] = field(default_factory=dict)
     interrupts_resumed: int = 0
     paused: str | None = None
+    reached: tuple[str, ...] = ()  # the run's boundaries ("tool lookup", ...), when known
 
     @property
     def visible_tools(self) -> set[str]:
@@ -125,34 +127,58 @@ class ReferenceTarget:
     ) -> TargetRun:
         answer = check_on_interrupt(on_interrupt)
         models = dict(models) if models is not None else self.models(script)
-        agent = resumable(self.agent(models))
-        thread = thread_id()
-        parts: list[Any] = []
+        agent, thread = resumable(self.agent(models)), thread_id()
+        parts: list[Any]
+        probe, parts = _Reached(), []
+        token = PROBE.set(probe)
         try:
-            parts.append(
-                agent.invoke(dict(input or DEFAULT_INPUT), context=context, thread_id=thread)
+            paused = resume_loop(
+                lambda: agent.invoke(
+                    dict(input or DEFAULT_INPUT), context=context, thread_id=thread
+                ),
+                lambda last: agent.invoke(
+                    Command(resume=resume_value(last.interrupts[0].value, answer)),
+                    context=context,
+                    thread_id=thread,
+                ),
+                lambda last: [pending.value for pending in last.interrupts],
+                answer,
+                parts,
             )
-            while parts[-1].interrupts and len(parts) <= MAX_RESUMES:
-                value = resume_value(parts[-1].interrupts[0].value, answer)
-                parts.append(agent.invoke(Command(resume=value), context=context, thread_id=thread))
         except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
             return TargetRun(
                 final_requests=tuple(r for m in models.values() for r in m.requests),
                 called=_called(models),
                 error=error,
                 models=models,
-                interrupts_resumed=max(len(parts) - 1, 0),
+                interrupts_resumed=len(parts),
+                reached=tuple(probe.labels),
             )
-        last = parts[-1]
+        finally:
+            PROBE.reset(token)
         return TargetRun(
-            messages=last.messages,
+            messages=parts[-1].messages,
             trace=joined([part.trace for part in parts]),
             final_requests=tuple(r for part in parts for r in part.final_requests),
             called=_called(models),
             models=models,
             interrupts_resumed=len(parts) - 1,
-            paused=_still_paused(last.interrupts),
+            paused=paused,
+            reached=tuple(probe.labels),
         )
+
+
+class _Reached:
+    """A probe that only notes each boundary a run reaches (kept when the run raises)."""
+
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+
+    def reached(self, label: str) -> None:
+        self.labels.append(label)
+
+    async def areached(self, label: str) -> None:
+        self.labels.append(label)
 
 
 def resumable(agent: Any) -> Any:
@@ -161,15 +187,6 @@ def resumable(agent: Any) -> Any:
     if agent.checkpointer is not None:
         return agent
     return agent.with_checkpointer(InMemoryCheckpointer())
-
-
-def _still_paused(interrupts: Sequence[Any]) -> str | None:
-    if not interrupts:
-        return None
-    return (
-        f"the run was still paused at an interrupt after {MAX_RESUMES} answers "
-        f"(last value {interrupts[0].value!r:.120})"
-    )
 
 
 def joined(traces: Sequence[Trace]) -> Trace:
@@ -216,10 +233,16 @@ class EinoTarget(ReferenceTarget):
         answer = check_on_interrupt(on_interrupt)
         models = dict(models) if models is not None else self.models(script)
         agent, ctx, checkpoint = resumable(self.agent(models)), eino_ctx(context), thread_id()
-        runs = [agent.run(eino_input(input), ctx, checkpoint_id=checkpoint)]
-        while runs[-1].interrupted and runs[-1].error is None and len(runs) <= MAX_RESUMES:
-            value = resume_value(runs[-1].result.interrupts[0].value, answer)
-            runs.append(agent.resume(checkpoint, value, ctx))
+        runs: list[Any] = []
+        paused = resume_loop(
+            lambda: agent.run(eino_input(input), ctx, checkpoint_id=checkpoint),
+            lambda last: agent.resume(
+                checkpoint, resume_value(last.result.interrupts[0].value, answer), ctx
+            ),
+            _eino_pending,
+            answer,
+            runs,
+        )
         last = runs[-1]
         return TargetRun(
             messages=last.messages,
@@ -229,8 +252,14 @@ class EinoTarget(ReferenceTarget):
             error=last.error,
             models=models,
             interrupts_resumed=len(runs) - 1,
-            paused=_still_paused(last.result.interrupts if last.interrupted else ()),
+            paused=paused,
         )
+
+
+def _eino_pending(run: Any) -> list[Any]:
+    if not run.interrupted or run.error is not None:
+        return []
+    return [pending.value for pending in run.result.interrupts]
 
 
 def eino_input(input: Mapping[str, Any] | None) -> Any:

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from hookproof.contracts._report import CheckReport, Exercise
+from hookproof.contracts._report import CheckReport, Exercise, hook_labels
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
 from hookproof.trace import Trace, TraceEvent
@@ -122,13 +122,7 @@ def check_hook_order(trace: Trace, *, allow_untested: bool = False) -> CheckRepo
             f"hookproof: check_hook_order takes a hookproof Trace (result.trace), got "
             f"{type(trace).__name__}."
         )
-    exercise.hook(
-        *(
-            f"{event.middleware}.{event.hook}"
-            for event in trace
-            if event.kind in ("hook", "layer") and event.phase == "enter" and event.middleware
-        )
-    )
+    exercise.hook(*hook_labels(trace))
     if not exercise.hooks:
         exercise.not_tried(
             f"the trace ({len(trace)} events) shows no hook or wrap layer, so there is no "
