@@ -13,7 +13,8 @@ only inside the fixtures that need them, so loading it costs almost nothing:
 - real model calls are blocked in every test unless ``allow_real_models=True``: models not
   declared offline, LangChain chat models included, and sockets to hosts that are not
   loopback (ini ``hookproof_allow_hosts`` / marker ``allow_hosts`` let some through);
-- hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``).
+- hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``);
+- snapshots of test modules that did not run (skipped at import, say) are not "unused".
 """
 
 from __future__ import annotations
@@ -75,6 +76,19 @@ def pytest_configure(config: pytest.Config) -> None:
         "hookproof.config.HookproofOptions: script, model_name, matchers, normalise_ids, "
         "snapshot_dir, allow_real_models, allow_hosts)",
     )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """Note each test module's collection: the snapshot extension asks which ones ran."""
+    report = yield
+    if isinstance(collector, pytest.Module):
+        from hookproof._collected_modules import record_module_collection
+
+        record_module_collection(collector.config, collector.path, complete=report.passed)
+    return report
 
 
 def pytest_report_header(config: pytest.Config) -> str:

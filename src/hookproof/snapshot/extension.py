@@ -4,6 +4,13 @@ One readable text file per assertion, under ``<rootdir>/<snapshot_dir>/<test pat
 written atomically. A file in another format version is reported as needing regeneration
 (``--snapshot-update``). A failing comparison shows the semantic diff first, then the text
 diff. Imported only when a test asks for the fixture: it imports syrupy.
+
+Unused snapshots: syrupy calls a discovered snapshot unused when no test used it and its test
+module was collected. It cannot map this layout (``snapshots/<test path>/``) back to a test
+module, and a module skipped at import (``pytest.importorskip``) counts as collected though it
+yielded no test. So discovery here leaves out the snapshots of a test module that exists but
+was not collected completely this session: they belong to tests that did not run. Snapshots of
+a module that ran, or no longer exists, are discovered as usual and reported when unused.
 """
 
 from __future__ import annotations
@@ -15,9 +22,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from syrupy.data import SnapshotCollections
 from syrupy.exceptions import TaintedSnapshotError
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from hookproof._collected_modules import collected_modules
+from hookproof._snapshot_files import snapshot_root
 from hookproof.errors import UsageError
 from hookproof.runtime._requests import FinalRequest
 from hookproof.snapshot._diff import diff
@@ -30,8 +40,6 @@ if TYPE_CHECKING:
     from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
 
 __all__ = ["HookproofSnapshotExtension", "extension_for"]
-
-SNAPSHOT_DIR_INI = "hookproof_snapshot_dir"
 
 
 class HookproofSnapshotExtension(SingleFileSnapshotExtension):
@@ -62,13 +70,32 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
         config = test_location.item.config
-        base = config.rootpath / (cls.snapshot_dir or _ini_dir(config))
         test_file = Path(test_location.filepath)
         try:
             relative = test_file.relative_to(config.rootpath)
         except ValueError:
             relative = Path(test_file.name)
+        base = snapshot_root(config, cls.snapshot_dir)
         return str(base / relative.parent / test_location.basename)
+
+    def discover_snapshots(
+        self, *, test_location: PyTestLocation, ignore_extensions: list[str] | None = None
+    ) -> SnapshotCollections:
+        """syrupy's discovery, without the snapshots of test modules that did not run."""
+        found = super().discover_snapshots(
+            test_location=test_location, ignore_extensions=ignore_extensions
+        )
+        config = test_location.item.config
+        collected = collected_modules(config)
+        if collected is None:
+            return found
+        base = snapshot_root(config, self.snapshot_dir)
+        kept = SnapshotCollections()
+        for collection in found:
+            owner = _owning_module(Path(collection.location), base, config.rootpath)
+            if not _did_not_run(owner, collected):
+                kept.add(collection)
+        return kept
 
     def read_snapshot_data_from_location(
         self, *, snapshot_location: str, snapshot_name: str, session_id: str
@@ -113,12 +140,20 @@ def semantic_lines(old: str, new: str) -> Iterator[str]:
         yield "text diff (- snapshot, + received):"
 
 
-def _ini_dir(config: Any) -> str:
+def _owning_module(location: Path, base: Path, rootdir: Path) -> Path | None:
+    """``<base>/<dir>/<module>/<test>.txt`` belongs to ``<rootdir>/<dir>/<module>.py``."""
     try:
-        value = config.getini(SNAPSHOT_DIR_INI)
+        relative = location.relative_to(base)
     except ValueError:
-        value = ""
-    return str(value) if value else "snapshots"
+        return None
+    if len(relative.parts) < 2:
+        return None
+    return (rootdir / relative.parent.parent / f"{relative.parent.name}.py").resolve()
+
+
+def _did_not_run(module: Path | None, collected: frozenset[Path]) -> bool:
+    """A test module that exists but was not collected completely: its tests did not run."""
+    return module is not None and module not in collected and module.is_file()
 
 
 def _write_atomically(path: Path, text: str) -> None:
