@@ -13,9 +13,11 @@ import pytest
 
 from hookproof import contracts
 from hookproof.contracts import CheckReport, ContractViolation, UntestedError
+from hookproof.contracts._target import call_once_then_done
 from hookproof.errors import UsageError
 from hookproof.harness import create_deep_agent
 from hookproof.messages import RemoveMessage, ToolMessage, UserMessage
+from hookproof.models import call
 from hookproof.runtime import AgentMiddleware, create_agent, tool
 
 GUEST_TOOLS = {"public_search"}
@@ -405,3 +407,139 @@ def test_eino_interrupts_are_answered_and_a_hiding_only_filter_is_caught() -> No
     assert report.complete and report.runs == 2
     assert report.interrupts_resumed == 2  # the approval (outermost) paused each call first
     assert report.tool_calls_executed == ()
+
+
+# -- legitimate edits are not losses ---------------------------------------------------------
+
+
+def _node(update: Any) -> AgentMiddleware:
+    class Edits(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            return update(list(state["messages"]))
+
+    return Edits()
+
+
+def _cached(message: Any) -> Any:
+    last = message.content[-1].model_copy(update={"cache_control": {"type": "ephemeral"}})
+    return message.model_copy(update={"content": [*message.content[:-1], last]})
+
+
+LEGITIMATE = {
+    "appends a reminder": lambda ms: {"messages": [UserMessage(content="Be brief.")]},
+    "trims the history": lambda ms: {"messages": [RemoveMessage(id=RemoveMessage.ALL), *ms[1:]]},
+    "summarises": lambda ms: {
+        "messages": [
+            RemoveMessage(id=RemoveMessage.ALL),
+            UserMessage(content="Summary so far.", id="summary-1"),
+            *ms[1:],
+        ]
+    },
+    "slides a window": lambda ms: {
+        "messages": [RemoveMessage(id=RemoveMessage.ALL), *ms[1:], UserMessage(content="Next?")]
+    },
+    "adds cache_control": lambda ms: {"messages": [_cached(ms[-1])]},
+    "adds a kwarg": lambda ms: {
+        "messages": [ms[0].model_copy(update={"additional_kwargs": {"channel": "web", "n": 1}})]
+    },
+}
+
+
+@pytest.mark.parametrize("edit", sorted(LEGITIMATE))
+def test_metadata_preserved_accepts_legitimate_edits(edit: str) -> None:
+    assert contracts.check_metadata_preserved(_node(LEGITIMATE[edit])).complete
+
+
+def test_metadata_preserved_reads_every_shape_of_update() -> None:
+    from hookproof.runtime import Command
+
+    def careless(messages: list[Any]) -> list[Any]:
+        return [m.model_copy(update={"additional_kwargs": {}}) for m in messages]
+
+    shapes = {
+        "command": lambda ms: Command(update={"messages": careless(ms)}),
+        "one message": lambda ms: {"messages": careless(ms)[0]},
+    }
+    for update in shapes.values():
+        with pytest.raises(ContractViolation, match="additional_kwargs"):
+            contracts.check_metadata_preserved(_node(update))
+
+
+def test_metadata_preserved_needs_a_hook_that_edits_the_sample() -> None:
+    class SummarisesPastFifty(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            messages = list(state["messages"])
+            if len(messages) <= 50:
+                return None
+            summary = UserMessage(content="Summary.", id="summary")
+            return {"messages": [RemoveMessage(id=RemoveMessage.ALL), summary, *messages[-5:]]}
+
+    with pytest.raises(UntestedError, match="no hook wrote a message on the sample state"):
+        contracts.check_metadata_preserved(SummarisesPastFifty())
+    long_state = {"messages": [UserMessage(content=str(n), id=f"m{n}") for n in range(60)]}
+    report = contracts.check_metadata_preserved(SummarisesPastFifty(), state=long_state)
+    assert report.complete
+
+
+def test_node_hooks_see_the_given_context() -> None:
+    class ByRole(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            return {"role": runtime.context.role}
+
+    with pytest.raises(UntestedError, match="pass context="):
+        contracts.check_request_not_mutated(ByRole())
+    assert contracts.check_request_not_mutated(ByRole(), context=Ctx("guest")).complete
+
+
+def test_a_wrap_hook_that_fails_on_the_sample_request_is_untested() -> None:
+    class ByRole(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            request.runtime.context.role  # noqa: B018 - reads the role like a real router
+            return handler(request)
+
+    for check in (contracts.check_request_not_mutated, contracts.check_metadata_preserved):
+        with pytest.raises(UntestedError, match="wrap_model_call raised AttributeError"):
+            check(ByRole())
+        assert check(ByRole(), context=Ctx("guest")).complete
+
+
+def test_isolation_of_runs_that_all_fail_is_untested() -> None:
+    class Broken(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            raise RuntimeError("no database")
+
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[Broken()])
+
+    with pytest.raises(UntestedError, match="every run on its own raised or made no model call"):
+        contracts.check_isolation(build, [Ctx("guest"), Ctx("admin")])
+
+
+def test_isolation_compares_runs_that_pause_for_review_up_to_the_pause() -> None:
+    from hookproof.runtime import interrupt
+
+    class Review(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            interrupt({"review": request.tool_call.name})
+            return handler(request)
+
+    class RoleOnSelf(HidesOnly):
+        """Buggy twin: keeps the caller's role on the shared instance between hooks."""
+
+        def before_model(self, state: Any, runtime: Any) -> None:
+            self.role = getattr(runtime.context, "role", "guest")
+
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            request = request.override(
+                tools=[t for t in request.tools if self.role == "admin" or t.name in GUEST_TOOLS]
+            )
+            return handler(request)
+
+    def build(filter_: AgentMiddleware) -> Any:
+        return lambda model: create_agent(model, TOOLS, middleware=[filter_, Review()])
+
+    contexts = [Ctx("guest"), Ctx("admin")]
+    script = call_once_then_done(call("public_search", {"query": "x"}))
+    assert contracts.check_isolation(build(HidesAndRefuses()), contexts, script=script).complete
+    with pytest.raises(ContractViolation, match="saw another run's request"):
+        contracts.check_isolation(build(RoleOnSelf()), contexts, script=script)

@@ -497,7 +497,7 @@ def sample_messages() -> list[Any]:
     ]
 
 
-def sample_model_request(system_message: Any = None) -> Any:
+def sample_model_request(system_message: Any = None, context: Any = None) -> Any:
     """A rich LangChain ModelRequest (whose override is shallow: in-place changes leak)."""
     from langchain.agents.middleware.types import ModelRequest as LCModelRequest
 
@@ -509,7 +509,7 @@ def sample_model_request(system_message: Any = None) -> Any:
         tool_choice="auto",
         tools=_sample_tools(),
         state={"messages": list(messages), "notes": {"k": [1, 2]}},  # type: ignore[arg-type]
-        runtime=None,
+        runtime=_sample_runtime(context),
         model_settings={"temperature": 0.2, "stop": ["END"]},
     )
 
@@ -519,10 +519,10 @@ def sample_state() -> dict[str, Any]:
     return {"messages": sample_messages(), "notes": {"k": [1, 2]}}
 
 
-def _sample_runtime() -> Any:
+def _sample_runtime(context: Any = None) -> Any:
     from langgraph.runtime import Runtime
 
-    return Runtime(context=None)
+    return Runtime(context=context)
 
 
 def node_hook(middleware: object, hook: str) -> Any:
@@ -545,12 +545,12 @@ def _replaces_all(messages: Sequence[Any]) -> bool:
     )
 
 
-def node_samples(samples: Any) -> Any:
+def node_samples(samples: Any, context: Any = None) -> Any:
     """What contracts run LangChain node hooks on (``samples`` is their record type)."""
     return samples(
         hook=node_hook,
         state=sample_state,
-        runtime=_sample_runtime,
+        runtime=lambda: _sample_runtime(context),
         messages=_converted,
         replaces_all=_replaces_all,
     )
@@ -627,12 +627,12 @@ def _in_place_changes(
     ]
 
 
-def mutation_findings(middleware: object, request: Any = None) -> list[str]:
+def mutation_findings(middleware: object, request: Any = None, context: Any = None) -> list[str]:
     """Run the wrap hooks on rich LangChain requests; report any in-place change."""
     found: list[str] = []
     model_hook = overridden(middleware, "wrap_model_call")
     if model_hook is not None:
-        sample = request if request is not None else sample_model_request()
+        sample = request if request is not None else sample_model_request(context=context)
         found += _in_place_changes("wrap_model_call", model_hook, sample, model_reply, _FIELDS)
     tool_hook = overridden(middleware, "wrap_tool_call")
     if tool_hook is not None:
@@ -643,7 +643,9 @@ def mutation_findings(middleware: object, request: Any = None) -> list[str]:
     return found
 
 
-def metadata_findings(middleware: object, system_message: Any = None) -> list[str] | None:
+def metadata_findings(
+    middleware: object, system_message: Any = None, context: Any = None
+) -> list[str] | None:
     """Run wrap_model_call on a LangChain request; report lost metadata or blocks of the
     system message and the messages it passes on (None: it never called its handler)."""
     from hookproof.contracts._metadata import message_losses, system_losses
@@ -652,7 +654,7 @@ def metadata_findings(middleware: object, system_message: Any = None) -> list[st
     if method is None:
         return []
     original = system_message if system_message is not None else sample_system_message()
-    request = sample_model_request(system_message=original)
+    request = sample_model_request(system_message=original, context=context)
     before = _converted(request.messages)
     seen: list[Any] = []
 

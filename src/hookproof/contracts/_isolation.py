@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookproof.contracts._interrupts import thread_id
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._target import (
     DEFAULT_INPUT,
@@ -26,6 +27,7 @@ from hookproof.contracts._target import (
     as_target,
     eino_ctx,
     eino_input,
+    resumable,
 )
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
@@ -87,10 +89,14 @@ def _fingerprint(outcome: Any) -> tuple[str, ...]:
 
 
 def _reference_runs(agent: Agent, payload: Mapping[str, Any]) -> _Runs:
+    """Each run on a thread of its own, so a run that pauses at an interrupt stops there
+    (and is compared up to there) instead of failing."""
+    agent = resumable(agent)
+
     def sync(context: Any, probe: Any) -> Any:
         token = PROBE.set(probe)
         try:
-            return agent.invoke(dict(payload), context=context)
+            return agent.invoke(dict(payload), context=context, thread_id=thread_id())
         except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
             return error
         finally:
@@ -99,7 +105,7 @@ def _reference_runs(agent: Agent, payload: Mapping[str, Any]) -> _Runs:
     async def async_(context: Any, probe: Any) -> Any:
         PROBE.set(probe)
         try:
-            return await agent.ainvoke(dict(payload), context=context)
+            return await agent.ainvoke(dict(payload), context=context, thread_id=thread_id())
         except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
             return error
 
@@ -109,10 +115,12 @@ def _reference_runs(agent: Agent, payload: Mapping[str, Any]) -> _Runs:
 def _eino_runs(agent: Any, payload: Mapping[str, Any]) -> _Runs:
     """An Eino agent runs synchronously (errors are events, not exceptions): threads only."""
 
+    agent = resumable(agent)
+
     def sync(context: Any, probe: Any) -> Any:
         token = PROBE.set(probe)
         try:
-            return agent.run(eino_input(payload), eino_ctx(context))
+            return agent.run(eino_input(payload), eino_ctx(context), checkpoint_id=thread_id())
         finally:
             PROBE.reset(token)
 
@@ -212,6 +220,11 @@ def check_isolation(
     exercise.runs += len(contexts)
     exercise.hook(*(label for counter in counters for label in counter.labels))
     points = min(len(counter.labels) for counter in counters)
+    if all(not fingerprint or fingerprint[0].startswith("raised ") for fingerprint in expected):
+        exercise.not_tried(
+            "every run on its own raised or made no model call, so there was no request for "
+            f"concurrent runs to leak into (first: {expected[0][:1]!r:.160})"
+        )
     if points == 0:
         exercise.not_tried(
             "a run passed no hook, layer, model or tool boundary, so no runs could be held "

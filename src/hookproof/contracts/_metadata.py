@@ -1,13 +1,16 @@
 """Which metadata a message edit lost: ids, names, kwargs, response metadata, block metadata.
 
-An edit may change a message's text (redaction does); it must keep what identifies the
-message and what providers read beside the text. Messages are paired before and after the
-edit by position when the edit kept their number, else by id, else by role in order.
+An edit may change a message's text (redaction does) and may add metadata (prompt caching
+adds ``cache_control``); it must keep what identifies the message and what providers read
+beside the text. A message after the edit is the same message as one before when it has its
+id; in a replacement of the whole list of the same length, an id-less message in the same
+place with the same role is read as a rebuild of the one it replaced. Any other message is
+an addition (a summary, a reminder), never a loss.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hookproof.messages import Message, SystemMessage
@@ -18,11 +21,21 @@ _FIELDS = ("id", "name", "additional_kwargs", "response_metadata", "tool_call_id
 _BLOCK_FIELDS = ("id", "cache_control", "extras")
 
 
+def _lost(before: Any, after: Any) -> bool:
+    """A value was lost when it was set and is gone or different; for mappings, when a key
+    it had is gone or changed (keys may be added)."""
+    if before is None or before == {} or before == ():
+        return False
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        return any(key not in after or after[key] != value for key, value in before.items())
+    return bool(before != after)
+
+
 def _field_losses(where: str, before: Message, after: Message) -> list[str]:
     return [
         f"{where}: {field} {getattr(before, field, None)!r} became {getattr(after, field, None)!r}"
         for field in _FIELDS
-        if getattr(before, field, None) != getattr(after, field, None)
+        if _lost(getattr(before, field, None), getattr(after, field, None))
     ]
 
 
@@ -37,7 +50,7 @@ def _block_losses(where: str, before: Message, after: Message) -> list[str]:
             f"{where}: block {index} {field} {getattr(block, field)!r} became "
             f"{getattr(kept, field, None)!r}"
             for field in _BLOCK_FIELDS
-            if getattr(block, field) != getattr(kept, field, None)
+            if _lost(getattr(block, field), getattr(kept, field, None))
         ]
     return found
 
@@ -45,19 +58,16 @@ def _block_losses(where: str, before: Message, after: Message) -> list[str]:
 def _pairs(
     before: Sequence[Message], after: Sequence[Message], *, replaced: bool
 ) -> list[tuple[Message, Message]]:
-    """Which message became which. An update that does not replace the whole list only
-    replaces the messages whose ids it carries (others are additions)."""
-    if replaced and len(before) == len(after):
-        return list(zip(before, after, strict=True))
+    """Which message became which (see the module docstring)."""
     pairs = [(old, new) for new in after for old in before if old.id and old.id == new.id]
-    if not replaced:
+    if not (replaced and len(before) == len(after)):
         return pairs
-    taken = {id(old) for old, _ in pairs} | {id(new) for _, new in pairs}
-    for new in after:
-        match = next((old for old in before if old.role == new.role and id(old) not in taken), None)
-        if id(new) not in taken and match is not None:
-            pairs.append((match, new))
-            taken |= {id(match), id(new)}
+    paired = {id(old) for old, _ in pairs}
+    pairs += [
+        (old, new)
+        for old, new in zip(before, after, strict=True)
+        if not new.id and id(old) not in paired and new.role == old.role
+    ]
     return pairs
 
 

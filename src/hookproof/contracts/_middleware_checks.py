@@ -122,10 +122,12 @@ def _reply(_request: Any) -> ModelResponse:
     return ModelResponse(result=(AssistantMessage(content="ok"),))
 
 
-def _tool_request() -> ToolCallRequest:
+def _tool_request(context: Any = None) -> ToolCallRequest:
     tool_call = ToolCall(name="sample_search", args={"query": "refund"}, id="c9")
     state = FrozenDict({"messages": FrozenList()})
-    runtime: ToolRuntime[Any] = ToolRuntime(state=state, tool_call_id="c9", tool_call=tool_call)
+    runtime: ToolRuntime[Any] = ToolRuntime(
+        context=context, state=state, tool_call_id="c9", tool_call=tool_call
+    )
     return ToolCallRequest(tool_call=tool_call, tool=sample_search, state=state, runtime=runtime)
 
 
@@ -196,12 +198,18 @@ _NATIVE = _NodeSamples(
 )
 
 
-def _samples(middleware: object) -> _NodeSamples:
-    if not _foreign(middleware):
-        return _NATIVE
-    from hookproof.adapters.langchain import node_samples
+def _samples(middleware: object, state: Any = None, context: Any = None) -> _NodeSamples:
+    """The node samples for this middleware's dialect, with the caller's state and
+    runtime context when given."""
+    if _foreign(middleware):
+        from hookproof.adapters.langchain import node_samples
 
-    return node_samples(_NodeSamples)  # type: ignore[no-any-return]
+        samples: _NodeSamples = node_samples(_NodeSamples, context)
+    else:
+        samples = replace(_NATIVE, runtime=lambda: Runtime(context=context))
+    if state is not None:
+        samples = replace(samples, state=lambda: copy.deepcopy(state))
+    return samples
 
 
 def _foreign(middleware: object) -> bool:
@@ -243,23 +251,25 @@ def _run_node_hook(
     except ImmutableError as error:
         return state, None, error
     except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
-        exercise.not_tried(
-            f"{hook} raised {type(error).__name__}: {error} on the sample state, so it could "
-            "not be checked; pass state=... that your middleware accepts"
-        )
+        _raised_on_sample(exercise, hook, error, "state")
         return state, None, None
     exercise.hook(f"{_name(middleware)}.{hook}")
     return state, outcome, None
+
+
+def _raised_on_sample(exercise: Exercise, hook: str, error: Exception, sample: str) -> None:
+    exercise.not_tried(
+        f"{hook} raised {type(error).__name__}: {error} on the sample {sample}, so it could not "
+        f"be checked; pass context=... (the runtime context it reads) or {sample}=... that "
+        "your middleware accepts"
+    )
 
 
 def _short(error: BaseException) -> str:
     return str(error).split(". ")[0].replace("hookproof: ", "")
 
 
-def _node_mutations(middleware: object, exercise: Exercise, state: Any) -> list[str]:
-    samples = _samples(middleware)
-    if state is not None:
-        samples = replace(samples, state=lambda: copy.deepcopy(state))
+def _node_mutations(middleware: object, exercise: Exercise, samples: _NodeSamples) -> list[str]:
     found = []
     for hook in NODE_HOOKS:
         if samples.hook(middleware, hook) is None:
@@ -280,12 +290,14 @@ def _mutation_found(
     if method is None:
         return []
     before = copy.deepcopy(request)
+    exercise.hook(f"{_name(middleware)}.{hook}")
     try:
         method(request, handler)
     except ImmutableError as error:
         return [f"{hook} tried to change the request in place ({_short(error)})"]
-    finally:
-        exercise.hook(f"{_name(middleware)}.{hook}")
+    except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
+        _raised_on_sample(exercise, hook, error, "request")
+        return []
     if request != before:
         return [f"{hook} changed the request it received"]
     return []
@@ -296,27 +308,25 @@ def check_request_not_mutated(
     request: ModelRequest | None = None,
     *,
     state: Any = None,
+    context: Any = None,
     allow_untested: bool = False,
 ) -> CheckReport:
     """The middleware's wrap hooks leave the request they receive exactly as it was, and its
-    node hooks leave the state (and its messages) as it was. A middleware with none of these
-    hooks has nothing to check, which fails unless ``allow_untested=True``."""
+    node hooks leave the state (and its messages) as it was. ``context`` is the runtime
+    context the sample request and node hooks see. A middleware with none of these hooks has
+    nothing to check, which fails unless ``allow_untested=True``."""
     __tracebackhide__ = True
     exercise = Exercise("check_request_not_mutated", allow_untested=allow_untested)
     _nothing_to_check(middleware, exercise, ("wrap_model_call", "wrap_tool_call", *NODE_HOOKS))
     if _foreign(middleware):
-        from hookproof.adapters.langchain import mutation_findings
-
-        found = mutation_findings(middleware, request)
-        wraps = [h for h in ("wrap_model_call", "wrap_tool_call") if _hook(middleware, h)]
-        exercise.hook(*(f"{_name(middleware)}.{hook}" for hook in wraps))
+        found = _foreign_findings(middleware, exercise, "mutation_findings", request, context) or []
     else:
-        sample = request if request is not None else sample_request()
+        sample = request if request is not None else sample_request(context=context)
         found = _mutation_found(middleware, "wrap_model_call", sample, _reply, exercise)
         found += _mutation_found(
-            middleware, "wrap_tool_call", _tool_request(), _tool_reply, exercise
+            middleware, "wrap_tool_call", _tool_request(context), _tool_reply, exercise
         )
-    found += _node_mutations(middleware, exercise, state)
+    found += _node_mutations(middleware, exercise, _samples(middleware, state, context))
     if found:
         raise exercise.failed(
             violation(
@@ -339,6 +349,21 @@ def check_request_not_mutated(
     )
 
 
+def _foreign_findings(
+    middleware: object, exercise: Exercise, finder: str, sample: Any, context: Any
+) -> list[str] | None:
+    """Run a LangChain middleware's wrap hooks through the adapter's ``finder``."""
+    from hookproof.adapters import langchain
+
+    wraps = [hook for hook in ("wrap_model_call", "wrap_tool_call") if _hook(middleware, hook)]
+    exercise.hook(*(f"{_name(middleware)}.{hook}" for hook in wraps))
+    try:
+        return getattr(langchain, finder)(middleware, sample, context)  # type: ignore[no-any-return]
+    except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
+        _raised_on_sample(exercise, " / ".join(wraps), error, "request")
+        return []
+
+
 def _passed_on(middleware: object, request: ModelRequest) -> ModelRequest | None:
     seen: list[ModelRequest] = []
 
@@ -351,19 +376,23 @@ def _passed_on(middleware: object, request: ModelRequest) -> ModelRequest | None
 
 
 def _wrap_metadata(
-    middleware: object, system_message: SystemMessage | None, exercise: Exercise
+    middleware: object, system_message: SystemMessage | None, context: Any, exercise: Exercise
 ) -> list[str]:
     if _hook(middleware, "wrap_model_call") is None:
         return []
-    exercise.hook(f"{_name(middleware)}.wrap_model_call")
     if _foreign(middleware):
-        from hookproof.adapters.langchain import metadata_findings
-
-        found = metadata_findings(middleware, system_message)
+        found = _foreign_findings(
+            middleware, exercise, "metadata_findings", system_message, context
+        )
     else:
+        exercise.hook(f"{_name(middleware)}.wrap_model_call")
         original = system_message if system_message is not None else sample_system_message()
-        request = sample_request().override(system_message=original)
-        passed = _passed_on(middleware, request)
+        request = sample_request(context=context).override(system_message=original)
+        try:
+            passed = _passed_on(middleware, request)
+        except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
+            _raised_on_sample(exercise, "wrap_model_call", error, "request")
+            return []
         found = (
             None
             if passed is None
@@ -379,11 +408,25 @@ def _wrap_metadata(
     return found
 
 
-def _node_metadata(middleware: object, exercise: Exercise, state: Any) -> list[str]:
-    samples = _samples(middleware)
-    if state is not None:
-        samples = replace(samples, state=lambda: copy.deepcopy(state))
-    found = []
+def written_messages(outcome: Any) -> list[Any] | None:
+    """The messages a node hook's outcome writes (a dict, a Command whose update is a dict
+    or a list of (key, value) pairs; one message or a list), or None."""
+    update = outcome if isinstance(outcome, Mapping) else getattr(outcome, "update", None)
+    if isinstance(update, list | tuple):
+        update = {pair[0]: pair[1] for pair in update if isinstance(pair, tuple) and len(pair) == 2}
+    written = update.get("messages") if isinstance(update, Mapping) else None
+    if written is None:
+        return None
+    return list(written) if isinstance(written, list | tuple) else [written]
+
+
+def _node_metadata(
+    middleware: object, exercise: Exercise, samples: _NodeSamples
+) -> tuple[list[str], bool]:
+    """What the node hooks lost of message metadata, and whether any of them wrote a
+    message at all (a hook that writes none on the sample has shown no edit)."""
+    found: list[str] = []
+    wrote = False
     for hook in NODE_HOOKS:
         if samples.hook(middleware, hook) is None:
             continue
@@ -391,16 +434,16 @@ def _node_metadata(middleware: object, exercise: Exercise, state: Any) -> list[s
         if refused is not None:
             found.append(f"{hook} tried to change the state in place ({_short(refused)})")
             continue
-        update = outcome if isinstance(outcome, Mapping) else getattr(outcome, "update", None)
-        written = update.get("messages") if isinstance(update, Mapping) else None
+        written = written_messages(outcome)
         if not written:
             continue
-        before = samples.messages(given["messages"])
+        wrote = True
+        before = samples.messages(given.get("messages", ()))
         losses = message_losses(
             before, samples.messages(written), replaced=samples.replaces_all(written)
         )
         found += [f"{hook}: {loss}" for loss in losses]
-    return found
+    return found, wrote
 
 
 def check_metadata_preserved(
@@ -408,19 +451,28 @@ def check_metadata_preserved(
     system_message: SystemMessage | None = None,
     *,
     state: Any = None,
+    context: Any = None,
     allow_untested: bool = False,
 ) -> CheckReport:
     """The middleware's edits keep metadata: the system message its wrap_model_call passes
     on keeps ids, names, additional_kwargs, response_metadata and every block; messages it
     passes on, and messages its node hooks write to the state, keep their id, name,
     additional_kwargs, response_metadata, tool_call_id and each block's id, cache_control and
-    extras (the text may change)."""
+    extras (the text may change; metadata may be added, not lost). ``context`` is the
+    runtime context the sample request and node hooks see."""
     __tracebackhide__ = True
     exercise = Exercise("check_metadata_preserved", allow_untested=allow_untested)
     _nothing_to_check(middleware, exercise, ("wrap_model_call", *NODE_HOOKS))
-    found = _wrap_metadata(middleware, system_message, exercise)
-    found += _node_metadata(middleware, exercise, state)
-    counterexample = f"middleware {_name(middleware)!r} on the sample messages" + (
+    found = _wrap_metadata(middleware, system_message, context, exercise)
+    node_found, wrote = _node_metadata(middleware, exercise, _samples(middleware, state, context))
+    found += node_found
+    if not wrote and not _hook(middleware, "wrap_model_call") and not exercise.untested:
+        exercise.not_tried(
+            "no hook wrote a message on the sample state, so no edit could be checked; pass "
+            "state=... (and context=...) for which your middleware edits messages"
+        )
+    sample = "the given state" if state is not None else "the sample messages"
+    counterexample = f"middleware {_name(middleware)!r} on {sample}" + (
         f" and {system_message!r:.200}" if system_message is not None else ""
     )
     if found:
