@@ -11,7 +11,8 @@ import asyncio
 import ipaddress
 import socket
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -56,11 +57,27 @@ def _abatch(model: Any) -> list[str]:
 
 
 def _stream_events_v3(model: Any) -> list[str]:
+    with _beta_allowed():
+        stream = model.stream_events("hi", version="v3")
+    return [str(stream.text)]
+
+
+def _astream_events_v3(model: Any) -> list[str]:
+    async def text() -> str:
+        with _beta_allowed():
+            stream = await model.astream_events("hi", version="v3")
+        return str(await stream.text)
+
+    return [asyncio.run(text())]
+
+
+@contextmanager
+def _beta_allowed() -> Iterator[None]:
     from langchain_core._api.beta_decorator import LangChainBetaWarning
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", LangChainBetaWarning)  # v3 is beta; it warns on call
-        return [str(model.stream_events("hi", version="v3").text)]
+        warnings.simplefilter("ignore", LangChainBetaWarning)  # v3 is beta: it warns on call
+        yield
 
 
 def _bound_tools(model: Any) -> list[str]:
@@ -108,6 +125,7 @@ CALLS: dict[str, Callable[[Any], list[str]]] = {
     "batch": _batch,
     "abatch": _abatch,
     "stream_events_v3": _stream_events_v3,
+    "astream_events_v3": _astream_events_v3,
     "bind_tools": _bound_tools,
     "create_agent": _create_agent,
     "create_agent_async": _create_agent_async,

@@ -14,6 +14,7 @@ import asyncio
 import http.client
 import ipaddress
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from hookproof import _guard_socket
+from hookproof import _guard_langchain, _guard_socket
 from hookproof._guard import RealModelBlocked as PrivateRealModelBlocked
 from hookproof._guard import block_real_models, check_model, current_policy
 from hookproof.config import resolve_options
@@ -117,6 +118,13 @@ def test_langchain_fakes_and_hookproof_models_run_under_the_guard() -> None:
     assert FakeListChatModel(responses=["fake"]).invoke("hi").content == "fake"
     generic = GenericFakeChatModel(messages=iter(["streamed"]))
     assert "".join(chunk.content for chunk in generic.stream("hi")) == "streamed"
+
+    class FakeWithTools(GenericFakeChatModel):  # a common way to fake a tool-calling model
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    with_tools = FakeWithTools(messages=iter(["tools"])).bind_tools([guard_calls.lookup])
+    assert with_tools.invoke("hi").content == "tools"
     recording = RecordingChatModel(inner=ScriptedChatModel(script=["scripted"]))
     assert recording.invoke("hi").content == "scripted"
     assert recording.last.messages[0].text == "hi"
@@ -185,6 +193,23 @@ def test_late_import():
 """
     )
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_the_langchain_guard_is_installed_once_from_any_number_of_threads() -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.language_models.chat_models import BaseChatModel
+
+    threads = [threading.Thread(target=_guard_langchain.install) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    finders = [f for f in sys.meta_path if type(f).__name__ == "_PatchOnImport"]
+    assert len(finders) == 1
+    for name in _guard_langchain.CHOKEPOINTS:
+        method = BaseChatModel.__dict__[name]
+        assert method._hookproof_guarded
+        assert not getattr(method.__wrapped__, "_hookproof_guarded", False)  # wrapped once
 
 
 # -- runtime and Eino models ----------------------------------------------------------------
@@ -400,7 +425,7 @@ def test_calls_reach_the_provider_only_from_a_test_that_opts_out(
             test_guarded=(provider, ""),
             test_opted_out=(opted_provider, OPT_OUT),
         )
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tb=line")
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--tb=line")
     result.assert_outcomes(failed=len(CALLS), passed=len(CALLS))
     result.stdout.fnmatch_lines(["*RealModelBlocked: hookproof: the test called model*"])
     assert provider.requests == []
@@ -412,7 +437,7 @@ def test_calls_reach_the_provider_with_the_command_line_opt_out(
 ) -> None:
     _write_call_project(pytester, test_guarded=(provider, ""))
     arguments = ("-p", "no:cacheprovider", "--hookproof-allow-real-models")
-    pytester.runpytest_subprocess(*arguments).assert_outcomes(passed=len(CALLS))
+    pytester.runpytest_inprocess(*arguments).assert_outcomes(passed=len(CALLS))
     assert provider.requests == _requests_of_every_call()
 
 
@@ -454,4 +479,4 @@ def test_the_opt_out_turns_the_socket_line_off():
     assert not current_policy().blocking
 """
     )
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=3)
