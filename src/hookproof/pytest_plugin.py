@@ -14,7 +14,9 @@ only inside the fixtures that need them, so loading it costs almost nothing:
   declared offline, LangChain chat models included, and sockets to hosts that are not
   loopback (ini ``hookproof_allow_hosts`` / marker ``allow_hosts`` let some through);
 - hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``);
-- snapshots of test modules that did not run (skipped at import, say) are not "unused".
+- snapshots of test modules that did not run (skipped at import, say) are not "unused";
+- snapshot files are never collected as tests (pytest's default ``--doctest-glob``
+  matches ``test*.txt``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Generator, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -89,6 +92,18 @@ def pytest_make_collect_report(
 
         record_module_collection(collector.config, collector.path, complete=report.passed)
     return report
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Snapshot files are data: ``*.txt`` in the snapshot directory, or with the header."""
+    from hookproof._snapshot_files import has_snapshot_header, is_snapshot_name, snapshot_root
+
+    if not is_snapshot_name(collection_path):
+        return None
+    if collection_path.is_relative_to(snapshot_root(config)):
+        return True
+    # None, not False: False would also overrule --ignore and other plugins' decisions.
+    return True if has_snapshot_header(collection_path) else None
 
 
 def pytest_report_header(config: pytest.Config) -> str:
