@@ -267,12 +267,73 @@ def test_unique_tool_names_on_an_empty_list_is_untested() -> None:
 
 
 def test_bounded_retry_when_the_hook_never_calls_its_handler_is_untested() -> None:
+    from hookproof.runtime import ModelResponse
+
+    class Answers(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return ModelResponse(result=())
+
     class Refuses(AgentMiddleware):
         def wrap_model_call(self, request: Any, handler: Any) -> Any:
             raise PermissionError("no model for you")
 
     with pytest.raises(UntestedError, match="never called its handler"):
+        contracts.check_bounded_retry(Answers())
+    with pytest.raises(UntestedError, match="raised PermissionError: no model for you"):
         contracts.check_bounded_retry(Refuses())
+
+
+def test_retry_and_tool_error_checks_see_the_given_context() -> None:
+    class RetriesForAdmins(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            attempts = 3 if request.runtime.context.role == "admin" else 1
+            for attempt in range(attempts):
+                try:
+                    return handler(request)
+                except ConnectionError:
+                    if attempt == attempts - 1:
+                        raise
+            raise AssertionError("unreachable")
+
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            if request.runtime.context.role != "admin":
+                return ToolMessage("denied", tool_call_id=request.tool_call.id, status="error")
+            return handler(request)
+
+    with pytest.raises(UntestedError, match="pass context="):
+        contracts.check_bounded_retry(RetriesForAdmins())
+    assert contracts.check_bounded_retry(RetriesForAdmins(), context=Ctx("admin")).complete
+    with pytest.raises(UntestedError, match="never called its handler"):
+        contracts.check_tool_errors_surface(RetriesForAdmins(), context=Ctx("guest"))
+    assert contracts.check_tool_errors_surface(RetriesForAdmins(), context=Ctx("admin")).complete
+
+
+@dataclass
+class Swallows(AgentMiddleware):
+    note: str = "failed"
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        try:
+            return handler(request)
+        except Exception:  # noqa: BLE001 - the deliberate bug
+            return ToolMessage(self.note, tool_call_id=request.tool_call.id)
+
+
+class NeedsArguments(AgentMiddleware):
+    def __init__(self, note: str) -> None:
+        self.note = note
+
+    wrap_tool_call = Swallows.wrap_tool_call
+
+
+def test_replay_snippets_build_the_middleware() -> None:
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_tool_errors_surface(Swallows())
+    assert "check_tool_errors_surface(Swallows(note='failed'))" in str(caught.value)
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_tool_errors_surface(NeedsArguments("x"), context=Ctx("admin"))
+    replay = "check_tool_errors_surface(NeedsArguments(...)  # your constructor arguments"
+    assert replay in str(caught.value)
 
 
 def test_isolation_reports_its_runs() -> None:

@@ -556,8 +556,10 @@ def node_samples(samples: Any, context: Any = None) -> Any:
     )
 
 
-def sample_tool_call_request() -> Any:
-    """A LangChain ToolCallRequest for one sample_search call."""
+def sample_tool_call_request(context: Any = None) -> Any:
+    """A LangChain ToolCallRequest for one sample_search call, its runtime carrying
+    ``context``."""
+    from langchain.tools import ToolRuntime as LCToolRuntime
     from langgraph.prebuilt.tool_node import ToolCallRequest as LCToolCallRequest
 
     search = _sample_tools()[0]
@@ -567,7 +569,16 @@ def sample_tool_call_request() -> Any:
         "id": "c9",
         "type": "tool_call",
     }
-    return LCToolCallRequest(tool_call=call_spec, tool=search, state={"messages": []}, runtime=None)  # type: ignore[arg-type]
+    state: dict[str, Any] = {"messages": []}
+    runtime = LCToolRuntime(
+        state=state,
+        context=context,
+        config={},
+        stream_writer=lambda _chunk: None,
+        tool_call_id="c9",
+        store=None,
+    )
+    return LCToolCallRequest(tool_call=call_spec, tool=search, state=state, runtime=runtime)  # type: ignore[arg-type]
 
 
 def model_reply(_request: Any) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -224,6 +226,28 @@ def _name(middleware: object) -> str:
     return str(getattr(middleware, "name", type(middleware).__name__))
 
 
+def _built(middleware: object) -> str:
+    """Code that builds the middleware again, for a replay snippet: its repr when that is
+    constructor-shaped (dataclasses), ``Name()`` when it takes no arguments, else ``Name(...)``
+    with a note to fill in what the test passed."""
+    cls = type(middleware)
+    if dataclasses.is_dataclass(middleware):
+        return repr(middleware)
+    try:
+        inspect.signature(cls).bind()
+    except (TypeError, ValueError):
+        return f"{cls.__name__}(...)  # your constructor arguments"
+    return f"{cls.__name__}()"
+
+
+def _ctx(context: Any) -> str:
+    return "" if context is None else f", context={context!r}"
+
+
+def _replay(check: str, middleware: object, extra: str = "") -> str:
+    return f"{check}({_built(middleware)}{extra})"
+
+
 def _present_hooks(middleware: object) -> list[str]:
     samples = _samples(middleware)
     wraps = [hook for hook in ("wrap_model_call", "wrap_tool_call") if _hook(middleware, hook)]
@@ -251,17 +275,19 @@ def _run_node_hook(
     except ImmutableError as error:
         return state, None, error
     except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
-        _raised_on_sample(exercise, hook, error, "state")
+        _raised_on_sample(exercise, hook, error, "state", "state")
         return state, None, None
     exercise.hook(f"{_name(middleware)}.{hook}")
     return state, outcome, None
 
 
-def _raised_on_sample(exercise: Exercise, hook: str, error: Exception, sample: str) -> None:
+def _raised_on_sample(
+    exercise: Exercise, hook: str, error: Exception, sample: str, param: str | None = None
+) -> None:
+    other = f" or {param}=... that it accepts" if param else ""
     exercise.not_tried(
         f"{hook} raised {type(error).__name__}: {error} on the sample {sample}, so it could not "
-        f"be checked; pass context=... (the runtime context it reads) or {sample}=... that "
-        "your middleware accepts"
+        f"be checked; pass context=... (the runtime context it reads){other}"
     )
 
 
@@ -296,7 +322,7 @@ def _mutation_found(
     except ImmutableError as error:
         return [f"{hook} tried to change the request in place ({_short(error)})"]
     except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
-        _raised_on_sample(exercise, hook, error, "request")
+        _raised_on_sample(exercise, hook, error, "request", "request")
         return []
     if request != before:
         return [f"{hook} changed the request it received"]
@@ -339,7 +365,7 @@ def check_request_not_mutated(
                 "handler(request.override(tools=tools)); in node hooks return "
                 "{'messages': [...]} instead of editing state['messages']; never append, clear "
                 "or assign in place",
-                replay=f"check_request_not_mutated({_name(middleware)})",
+                replay=_replay("check_request_not_mutated", middleware, _ctx(context)),
             )
         )
     return exercise.passed(
@@ -486,7 +512,7 @@ def check_metadata_preserved(
                 fix="edit with message.model_copy(update={'content': [...]}) (or "
                 "system_message.model_copy(update={'content': [*old.content, block]})) instead "
                 "of building a new message from text",
-                replay=f"check_metadata_preserved({_name(middleware)})",
+                replay=_replay("check_metadata_preserved", middleware, _ctx(context)),
             )
         )
     return exercise.passed(
@@ -502,7 +528,7 @@ class _Budget(BaseException):
 
 
 def _count_calls(
-    middleware: object, error: BaseException, cap: int
+    middleware: object, sample: Any, error: BaseException, cap: int
 ) -> tuple[int, BaseException | None]:
     calls = 0
 
@@ -515,7 +541,7 @@ def _count_calls(
 
     outcome: BaseException | None = None
     try:
-        _hook(middleware, "wrap_model_call")(_model_request_for(middleware), handler)  # type: ignore[misc]
+        _hook(middleware, "wrap_model_call")(sample, handler)  # type: ignore[misc]
     except _Budget:
         outcome = _Budget()
     except Exception as raised:  # noqa: BLE001 - whatever escapes is what we judge
@@ -532,6 +558,7 @@ def check_bounded_retry(
         PermissionError("denied"),
         ValueError("bad schema"),
     ),
+    context: Any = None,
     allow_untested: bool = False,
 ) -> CheckReport:
     """A wrap hook that re-calls its handler does so at most ``max_attempts`` times, only for
@@ -540,7 +567,8 @@ def check_bounded_retry(
     __tracebackhide__ = True
     exercise = Exercise("check_bounded_retry", allow_untested=allow_untested)
     _nothing_to_check(middleware, exercise, ("wrap_model_call",))
-    found = _retry_problems(middleware, exercise, max_attempts, retryable, not_retryable)
+    sample = _model_request_for(middleware, context)
+    found = _retry_problems(middleware, exercise, sample, max_attempts, retryable, not_retryable)
     if found:
         raise exercise.failed(
             violation(
@@ -551,7 +579,11 @@ def check_bounded_retry(
                 found=found,
                 fix="catch only the retryable exception types, count attempts, and re-raise the "
                 "last error when the budget is spent",
-                replay=f"check_bounded_retry({_name(middleware)}, max_attempts={max_attempts})",
+                replay=_replay(
+                    "check_bounded_retry",
+                    middleware,
+                    f", max_attempts={max_attempts}{_ctx(context)}",
+                ),
             )
         )
     return exercise.passed(
@@ -564,6 +596,7 @@ def check_bounded_retry(
 def _retry_problems(
     middleware: object,
     exercise: Exercise,
+    sample: Any,
     max_attempts: int,
     retryable: tuple[type[BaseException], ...],
     not_retryable: tuple[BaseException, ...],
@@ -573,7 +606,10 @@ def _retry_problems(
     exercise.hook(f"{_name(middleware)}.wrap_model_call")
     found: list[str] = []
     error = retryable[0]("transient failure")
-    calls, outcome = _count_calls(middleware, error, cap=max_attempts * 10)
+    calls, outcome = _count_calls(middleware, sample, error, cap=max_attempts * 10)
+    if calls == 0 and outcome is not None and not isinstance(outcome, type(error)):
+        _raised_on_sample(exercise, "wrap_model_call", outcome, "request")  # type: ignore[arg-type]
+        return found
     if calls == 0:
         exercise.not_tried(
             "wrap_model_call never called its handler on the sample request, so no retry "
@@ -591,7 +627,7 @@ def _retry_problems(
             f"after {calls} failing attempt(s) the hook returned a result instead of raising"
         )
     for permanent in not_retryable:
-        calls, outcome = _count_calls(middleware, permanent, cap=max_attempts * 10)
+        calls, outcome = _count_calls(middleware, sample, permanent, cap=max_attempts * 10)
         if calls > 1:
             found.append(f"a {type(permanent).__name__} (not retryable) was tried {calls} times")
         if outcome is None:
@@ -599,7 +635,9 @@ def _retry_problems(
     return found
 
 
-def _surfaced(middleware: object, error: BaseException, exercise: Exercise) -> str | None:
+def _surfaced(
+    middleware: object, error: BaseException, exercise: Exercise, context: Any
+) -> str | None:
     method = _hook(middleware, "wrap_tool_call")
     if method is None:
         return None
@@ -611,8 +649,11 @@ def _surfaced(middleware: object, error: BaseException, exercise: Exercise) -> s
         raise error
 
     try:
-        result = method(_tool_request_for(middleware), handler)
+        result = method(_tool_request_for(middleware, context), handler)
     except BaseException as raised:  # noqa: BLE001 - re-raising is the accepted outcome
+        if not called and isinstance(raised, Exception):
+            _raised_on_sample(exercise, "wrap_tool_call", raised, "tool call")
+            return None
         return (
             None
             if raised is error or isinstance(raised, type(error))
@@ -644,23 +685,25 @@ def _message_text(message: Any) -> str:
     return content if isinstance(content, str) else str(content)
 
 
-def _model_request_for(middleware: object) -> Any:
+def _model_request_for(middleware: object, context: Any = None) -> Any:
     if _foreign(middleware):
         from hookproof.adapters.langchain import sample_model_request
 
-        return sample_model_request()
-    return sample_request()
+        return sample_model_request(context=context)
+    return sample_request(context=context)
 
 
-def _tool_request_for(middleware: object) -> Any:
+def _tool_request_for(middleware: object, context: Any = None) -> Any:
     if _foreign(middleware):
         from hookproof.adapters.langchain import sample_tool_call_request
 
-        return sample_tool_call_request()
-    return _tool_request()
+        return sample_tool_call_request(context)
+    return _tool_request(context)
 
 
-def check_tool_errors_surface(middleware: object, *, allow_untested: bool = False) -> CheckReport:
+def check_tool_errors_surface(
+    middleware: object, *, context: Any = None, allow_untested: bool = False
+) -> CheckReport:
     """Permission denials and programming errors in tools are re-raised, or become an
     error-status ToolMessage naming the error type; never a success. A middleware without
     wrap_tool_call, or one that never calls its handler, is not a pass."""
@@ -672,7 +715,9 @@ def check_tool_errors_surface(middleware: object, *, allow_untested: bool = Fals
         KeyError("customer"),
         TypeError("bad call"),
     )
-    found = [problem for error in errors if (problem := _surfaced(middleware, error, exercise))]
+    found = [
+        problem for error in errors if (problem := _surfaced(middleware, error, exercise, context))
+    ]
     if found:
         raise exercise.failed(
             violation(
@@ -684,7 +729,7 @@ def check_tool_errors_surface(middleware: object, *, allow_untested: bool = Fals
                 fix="catch only the errors you mean to translate, return "
                 "ToolMessage(..., status='error') naming the error type, and let the rest "
                 "propagate; never `except Exception: return 'failed'`",
-                replay=f"check_tool_errors_surface({_name(middleware)})",
+                replay=_replay("check_tool_errors_surface", middleware, _ctx(context)),
             )
         )
     return exercise.passed(
