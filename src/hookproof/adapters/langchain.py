@@ -27,7 +27,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 
 from hookproof._guard import check_model
-from hookproof.errors import InvalidInputError
+from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import (
     AssistantMessage,
     ImageBlock,
@@ -40,9 +40,10 @@ from hookproof.messages import (
     UserMessage,
 )
 from hookproof.models import FinalRequest, ScriptedModel
+from hookproof.runtime import Interrupt
 from hookproof.tools import ToolSchema
 
-__all__ = ["RecordingChatModel", "ScriptedChatModel", "final_request"]
+__all__ = ["RecordingChatModel", "ScriptedChatModel", "final_request", "run"]
 
 _ROLES: dict[str, type[Message]] = {
     "system": SystemMessage,
@@ -178,6 +179,29 @@ def _ai_message(reply: AssistantMessage) -> AIMessage:
     return AIMessage(content=reply.text, tool_calls=calls, id=reply.id)
 
 
+class _Absent:
+    """The default of a positional argument that was not given (it may come as a keyword)."""
+
+    def __repr__(self) -> str:
+        return "<positional or keyword>"
+
+
+_ABSENT: Any = _Absent()
+
+
+def _with_positional(model: str, field: str, value: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Fold the one positional argument into pydantic's keywords, refusing it twice."""
+    if value is _ABSENT:
+        return kwargs
+    if field in kwargs:
+        raise UsageError(
+            f"hookproof: {model} got {field} twice, positionally and as {field}=. "
+            f"hookproof cannot tell which one you meant. Pass it once, e.g. "
+            f"{model}(value) or {model}({field}=value)."
+        )
+    return {**kwargs, field: value}
+
+
 class _ToolBinding(BaseChatModel):
     """bind_tools that keeps full schemas, tool_choice and any settings."""
 
@@ -217,6 +241,11 @@ class ScriptedChatModel(_ToolBinding):
     model_name: str = "scripted"
     provider: str | None = None
     _scripted: ScriptedModel | None = PrivateAttr(default=None)
+
+    def __init__(self, script: Any = _ABSENT, /, **kwargs: Any) -> None:
+        """``ScriptedChatModel([...])`` or ``ScriptedChatModel(script=[...])``, like
+        ``ScriptedModel(turns)``; the other fields are keywords."""
+        super().__init__(**_with_positional(type(self).__name__, "script", script, kwargs))
 
     @property
     def _llm_type(self) -> str:
@@ -258,6 +287,11 @@ class RecordingChatModel(_ToolBinding):
     # Calls are kept raw and converted on first read, so recording costs almost nothing.
     _raw: list[tuple[list[BaseMessage], dict[str, Any], Any]] = PrivateAttr(default_factory=list)
     _requests: list[FinalRequest] = PrivateAttr(default_factory=list)
+
+    def __init__(self, inner: Any = _ABSENT, /, **kwargs: Any) -> None:
+        """``RecordingChatModel(model)`` or ``RecordingChatModel(inner=model)``, like
+        ``RecordingModel(inner)``."""
+        super().__init__(**_with_positional(type(self).__name__, "inner", inner, kwargs))
 
     @property
     def _llm_type(self) -> str:
@@ -345,10 +379,12 @@ def run_agent(
     input: Mapping[str, Any],
     probe: Any = None,
     on_interrupt: Any = "approve",
+    config: Mapping[str, Any] | None = None,
 ) -> Any:
     """Run a LangChain / deepagents graph and report it as a contracts TargetRun. A run that
     pauses at an interrupt is resumed with ``on_interrupt``'s answer (the graph gets a
-    checkpointer of its own when it has none, so it can be resumed)."""
+    checkpointer of its own when it has none, so it can be resumed). ``config`` is merged
+    into the run's config (its callbacks kept; a fresh thread unless it names one)."""
     from hookproof.contracts._interrupts import resume_loop
     from hookproof.contracts._target import TargetRun
 
@@ -363,7 +399,7 @@ def run_agent(
     parts: list[Any] = []
     try:
         paused = resume_loop(
-            *_graph_steps(agent, context, input, tracer, on_interrupt), on_interrupt, parts
+            *_graph_steps(agent, context, input, tracer, on_interrupt, config), on_interrupt, parts
         )
     except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
         return TargetRun(
@@ -387,16 +423,81 @@ def run_agent(
     )
 
 
+def run(
+    agent: Any,
+    input: Any,
+    *,
+    context: Any = None,
+    config: Mapping[str, Any] | None = None,
+) -> Any:
+    """Invoke a compiled LangChain or deepagents agent once and return hookproof's
+    ``RunResult``: ``.messages`` (hookproof messages), ``.state`` (the graph's output, frozen),
+    ``.trace`` (node hooks, model calls and tool calls, from LangChain's callbacks),
+    ``.final_requests`` (what each model call received, whatever the chat model) and
+    ``.text``; ``.interrupts`` when the run paused. ``input`` is what ``agent.invoke`` takes
+    (a dict with "messages", or a LangGraph ``Command(resume=...)``); ``config`` is merged into
+    the run config (its callbacks kept; a fresh thread id unless it names one)."""
+    from hookproof._frozen import FrozenDict, freeze
+    from hookproof.runtime import RunResult
+
+    if not callable(getattr(agent, "invoke", None)):
+        raise UsageError(
+            f"hookproof: run() takes a compiled LangChain or deepagents agent (something with "
+            f"invoke()), got {type(agent).__name__}. Build it with create_agent(...) or "
+            "create_deep_agent(...)."
+        )
+    tracer = TraceHandler()
+    merged = run_config(config, tracer)
+    token = _TRACER.set(tracer)
+    try:
+        output = agent.invoke(input, context=context, config=merged)
+    finally:
+        _TRACER.reset(token)
+    values = dict(output) if isinstance(output, Mapping) else {"output": output}
+    pending = values.pop("__interrupt__", None) or ()
+    messages = tuple(_message(item) for item in values.get("messages", ()))
+    return RunResult(
+        messages=messages,
+        state=FrozenDict(freeze({**values, "messages": list(messages)})),
+        trace=tracer.recorder,
+        final_requests=tuple(tracer.requests),
+        interrupts=tuple(Interrupt(value=item.value, source="langgraph") for item in pending),
+        thread_id=merged["configurable"]["thread_id"],
+    )
+
+
+def run_config(config: Mapping[str, Any] | None, tracer: TraceHandler) -> dict[str, Any]:
+    """The user's run config with hookproof's tracer added to its callbacks and a thread id
+    (the one it names, else a fresh one)."""
+    from hookproof.contracts._interrupts import thread_id
+
+    merged = dict(config or {})
+    callbacks = merged.get("callbacks")
+    if callbacks is not None and not isinstance(callbacks, list | tuple):
+        callbacks.add_handler(tracer.handler(), inherit=True)  # a callback manager
+    else:
+        merged["callbacks"] = [*(callbacks or ()), tracer.handler()]
+    configurable = dict(merged.get("configurable") or {})
+    configurable["thread_id"] = thread_id(config)
+    merged["configurable"] = configurable
+    return merged
+
+
 def _graph_steps(
-    agent: Any, context: Any, input: Mapping[str, Any], tracer: TraceHandler, on_interrupt: Any
+    agent: Any,
+    context: Any,
+    input: Mapping[str, Any],
+    tracer: TraceHandler,
+    on_interrupt: Any,
+    user_config: Mapping[str, Any] | None,
 ) -> tuple[Any, Any, Any]:
     """The first invoke, the resume step and the pending-interrupt reader of one run."""
     from langgraph.types import Command
 
-    from hookproof.contracts._interrupts import resume_value, thread_id
+    from hookproof.contracts._interrupts import resume_value
 
     graph = _with_checkpointer(agent)
-    config = {"callbacks": [tracer.handler()], "configurable": {"thread_id": thread_id()}}
+    config = run_config(user_config, tracer)
 
     def step(last: Any) -> Any:
         pending = _interrupts(last)
@@ -649,7 +750,7 @@ def mutation_findings(middleware: object, request: Any = None, context: Any = No
     if tool_hook is not None:
         tool_fields = ("tool_call", "state")
         found += _in_place_changes(
-            "wrap_tool_call", tool_hook, sample_tool_call_request(), _tool_reply, tool_fields
+            "wrap_tool_call", tool_hook, sample_tool_call_request(context), _tool_reply, tool_fields
         )
     return found
 
@@ -718,6 +819,7 @@ class LangChainTarget:
         input: Mapping[str, Any] | None = None,
         models: Mapping[str, Any] | None = None,
         on_interrupt: Any = "approve",
+        config: Mapping[str, Any] | None = None,
     ) -> Any:
         from hookproof.contracts._interrupts import check_on_interrupt
         from hookproof.contracts._target import DEFAULT_INPUT
@@ -731,7 +833,8 @@ class LangChainTarget:
                 for name in chosen
             }
         agent = self.agent(chosen)
-        return run_agent(agent, chosen, context, input or DEFAULT_INPUT, on_interrupt=answer)
+        payload = input or DEFAULT_INPUT
+        return run_agent(agent, chosen, context, payload, on_interrupt=answer, config=config)
 
 
 class FalsyRecordingChatModel(RecordingChatModel):

@@ -3,7 +3,7 @@ injected model."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from hookproof.contracts._args import example_args
@@ -76,6 +76,7 @@ def check_fail_closed(
     tiers: Sequence[str] | None = None,
     script: Any = None,
     on_interrupt: OnInterrupt = "approve",
+    config: Mapping[str, Any] | None = None,
     allow_untested: bool = False,
 ) -> CheckReport:
     """An untrusted, unknown, malformed or missing context never gets more tools, or another
@@ -85,7 +86,7 @@ def check_fail_closed(
     exercise = Exercise("check_fail_closed", allow_untested=allow_untested)
     target = as_target(build, tiers)
     baseline, fresh = _baseline(
-        build, target, least_privileged_context, tiers, script, on_interrupt
+        build, target, least_privileged_context, tiers, script, on_interrupt, config
     )
     exercise.context(least_privileged_context)
     if fresh:
@@ -106,7 +107,7 @@ def check_fail_closed(
             "models to compare the untrusted run with"
             + (f" ({baseline.paused})" if baseline.paused else "")
         )
-    run = target.run(context=context, script=script, on_interrupt=on_interrupt)
+    run = target.run(context=context, script=script, on_interrupt=on_interrupt, config=config)
     exercise.context(context)
     exercise.observe(run)
     if run.paused is not None:
@@ -146,15 +147,16 @@ def _baseline(
     tiers: Sequence[str] | None,
     script: Any,
     on_interrupt: OnInterrupt,
+    config: Mapping[str, Any] | None,
 ) -> tuple[TargetRun, bool]:
     """The least-privileged run, computed once per (factory, context, tiers, script, answer):
     a property test calls the check hundreds of times with the same baseline. The flag says
     whether it was run now."""
-    key = (id(build), repr(context), tuple(tiers or ()), repr(script), repr(on_interrupt))
+    key = (id(build), repr((context, tuple(tiers or ()), script, on_interrupt, config)))
     cached = _BASELINES.get(key)
     if cached is not None and cached[0] is build:
         return cached[1], False
-    run = target.run(context=context, script=script, on_interrupt=on_interrupt)
+    run = target.run(context=context, script=script, on_interrupt=on_interrupt, config=config)
     if len(_BASELINES) >= 64:
         _BASELINES.clear()
     _BASELINES[key] = (build, run)
@@ -181,6 +183,7 @@ def check_exclusion_holds(
     context: Any = None,
     tiers: Sequence[str] | None = None,
     on_interrupt: OnInterrupt = "approve",
+    config: Mapping[str, Any] | None = None,
     allow_untested: bool = False,
 ) -> CheckReport:
     """Excluded tools never reach a FinalRequest, and a scripted call to one never executes,
@@ -201,7 +204,7 @@ def check_exclusion_holds(
     shown: TargetRun | None = None  # the run whose trace the report shows
     for name in sorted(excluded):
         script = call_once_then_done(call(name, example_args(schemas.get(name, {}))))
-        run = target.run(context=context, script=script, on_interrupt=on_interrupt)
+        run = target.run(context=context, script=script, on_interrupt=on_interrupt, config=config)
         exercise.observe(run)
         problems = _exclusion_problems(run, name, excluded, name in schemas, exercise)
         if shown is None and (problems or len(exercise.untested)):
@@ -266,6 +269,7 @@ def check_tool_closure(
     context: Any = None,
     tiers: Sequence[str] | None = None,
     on_interrupt: OnInterrupt = "approve",
+    config: Mapping[str, Any] | None = None,
     allow_untested: bool = False,
 ) -> CheckReport:
     """Every tool visible in a FinalRequest has an executor: a scripted call to it executes.
@@ -273,7 +277,7 @@ def check_tool_closure(
     __tracebackhide__ = True
     exercise = Exercise("check_tool_closure", allow_untested=allow_untested)
     target = as_target(build, tiers)
-    first = target.run(context=context, on_interrupt=on_interrupt)
+    first = target.run(context=context, on_interrupt=on_interrupt, config=config)
     exercise.context(context)
     exercise.observe(first)
     if first.error is not None:
@@ -297,7 +301,11 @@ def check_tool_closure(
     found = [
         problem
         for name in sorted(schemas)
-        if (problem := _closure(target, name, schemas[name], context, on_interrupt, exercise))
+        if (
+            problem := _closure(
+                target, name, schemas[name], context, on_interrupt, config, exercise
+            )
+        )
     ]
     if found:
         raise exercise.failed(
@@ -324,10 +332,11 @@ def _closure(
     schema: Any,
     context: Any,
     on_interrupt: OnInterrupt,
+    config: Mapping[str, Any] | None,
     exercise: Exercise,
 ) -> str | None:
     script = call_once_then_done(call(name, example_args(schema)))
-    run = target.run(context=context, script=script, on_interrupt=on_interrupt)
+    run = target.run(context=context, script=script, on_interrupt=on_interrupt, config=config)
     exercise.observe(run)
     executed = name in executed_tools(run)
     if run.error is not None:
@@ -355,9 +364,14 @@ class _FalsyModel(RecordingModel):
 
 
 def check_injected_model_used(
-    build: Build, *, tiers: Sequence[str] | None = None, allow_untested: bool = False
+    build: Build,
+    *,
+    context: Any = None,
+    tiers: Sequence[str] | None = None,
+    config: Mapping[str, Any] | None = None,
+    allow_untested: bool = False,
 ) -> CheckReport:
-    """A falsy but valid injected model is still the one called."""
+    """A falsy but valid injected model is still the one called (in a run for ``context``)."""
     __tracebackhide__ = True
     exercise = Exercise("check_injected_model_used", allow_untested=allow_untested)
     names = tuple(tiers) if tiers else ("model",)
@@ -372,7 +386,8 @@ def check_injected_model_used(
             n: FalsyRecordingChatModel(inner=ScriptedChatModel(script=["done"], model_name=n))
             for n in names
         }
-    run = target.run(models=models)  # type: ignore[call-arg]
+    run = target.run(models=models, context=context, config=config)  # type: ignore[call-arg]
+    exercise.context(context)
     exercise.observe(run)
     if run.called:
         return exercise.passed(counterexample="a falsy injected model", fix="")

@@ -19,6 +19,7 @@ __all__ = [
     "MAX_RESUMES",
     "REJECTION",
     "OnInterrupt",
+    "check_config",
     "check_on_interrupt",
     "resume_loop",
     "resume_value",
@@ -88,10 +89,33 @@ def still_paused(value: Any, on_interrupt: OnInterrupt) -> str:
     )
 
 
-def thread_id() -> str:
-    """A thread id no other check run uses, in this process or any other (a checkpointer
-    may outlive the process), so a check never resumes another run's checkpoint."""
-    return f"hookproof-check-{uuid.uuid4().hex}"
+def thread_id(config: Mapping[str, Any] | None = None) -> str:
+    """The run's thread: the one ``config["configurable"]["thread_id"]`` names, else one no
+    other check run uses, in this process or any other (a checkpointer may outlive the
+    process), so a check never resumes another run's checkpoint."""
+    configurable = (config or {}).get("configurable") or {}
+    given = configurable.get("thread_id") if isinstance(configurable, Mapping) else None
+    return str(given) if given is not None else f"hookproof-check-{uuid.uuid4().hex}"
+
+
+def check_config(config: Mapping[str, Any] | None, where: str) -> None:
+    """Agents of hookproof's own dialects take only a thread id from ``config``."""
+    if config is None:
+        return
+    if not isinstance(config, Mapping):
+        raise UsageError(
+            f"hookproof: config must be a dict like LangGraph's run config, got "
+            f"{type(config).__name__}."
+        )
+    unknown = sorted(set(config) - {"configurable"})
+    configurable = config.get("configurable") or {}
+    extra = sorted(set(configurable) - {"thread_id"}) if isinstance(configurable, Mapping) else []
+    if unknown or extra:
+        raise UsageError(
+            f"hookproof: {where} takes only config={{'configurable': {{'thread_id': ...}}}}; "
+            f"got keys {unknown + [f'configurable.{key}' for key in extra]}. The other keys of "
+            "a LangGraph run config apply to LangChain and deepagents agents only."
+        )
 
 
 def resume_loop(

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookproof.contracts._interrupts import thread_id
+from hookproof.contracts._interrupts import check_config, thread_id
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._target import (
     DEFAULT_INPUT,
@@ -127,13 +127,17 @@ def _eino_runs(agent: Any, payload: Mapping[str, Any]) -> _Runs:
     return _Runs(sync)
 
 
-def _langchain_runs(target: Any, script: Any, payload: Mapping[str, Any]) -> _Runs:
+def _langchain_runs(
+    target: Any, script: Any, payload: Mapping[str, Any], config: Mapping[str, Any] | None
+) -> _Runs:
     """LangChain holds runs in its callbacks, on each run's own thread: threads only."""
     from hookproof.adapters.langchain import run_agent
 
     models = target.models(script)
     agent = target.agent(models)
-    return _Runs(lambda context, probe: run_agent(agent, models, context, payload, probe))
+    return _Runs(
+        lambda context, probe: run_agent(agent, models, context, payload, probe, config=config)
+    )
 
 
 def _threads(runs: _Runs, contexts: Sequence[Any], point: int) -> list[Any]:
@@ -197,6 +201,7 @@ def check_isolation(
     script: Any = None,
     input: Mapping[str, Any] | None = None,
     modes: Sequence[str] = ("threads", "asyncio"),
+    config: Mapping[str, Any] | None = None,
     allow_untested: bool = False,
 ) -> CheckReport:
     """Concurrent runs through ONE built agent each get exactly their sequential requests.
@@ -214,7 +219,7 @@ def check_isolation(
     exercise = Exercise("check_isolation", allow_untested=allow_untested)
     for context in contexts:
         exercise.context(context)
-    runs = _runs_for(as_target(build, tiers), script, input or DEFAULT_INPUT)
+    runs = _runs_for(as_target(build, tiers), script, input or DEFAULT_INPUT, config)
     counters = [_Counter() for _ in contexts]
     expected = [_fingerprint(runs.sync(c, n)) for c, n in zip(contexts, counters, strict=True)]
     exercise.runs += len(contexts)
@@ -255,10 +260,14 @@ def check_isolation(
     )
 
 
-def _runs_for(target: Any, script: Any, payload: Mapping[str, Any]) -> _Runs:
+def _runs_for(
+    target: Any, script: Any, payload: Mapping[str, Any], config: Mapping[str, Any] | None
+) -> _Runs:
     script = script if script is not None else (lambda request: "done")
     if isinstance(target, EinoTarget):
+        check_config(config, "check_isolation on an Eino-dialect agent")
         return _eino_runs(target.agent(target.models(script)), payload)
     if isinstance(target, ReferenceTarget):
+        check_config(config, "check_isolation on a hookproof runtime agent")
         return _reference_runs(target.agent(target.models(script)), payload)
-    return _langchain_runs(target, script, payload)
+    return _langchain_runs(target, script, payload, config)

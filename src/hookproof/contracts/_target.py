@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from hookproof.contracts._interrupts import (
     OnInterrupt,
+    check_config,
     check_on_interrupt,
     resume_loop,
     resume_value,
@@ -67,6 +68,7 @@ class Target(Protocol):
         script: Any = None,
         input: Mapping[str, Any] | None = None,
         on_interrupt: OnInterrupt = "approve",
+        config: Mapping[str, Any] | None = None,
     ) -> TargetRun: ...
 
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]: ...
@@ -124,10 +126,12 @@ class ReferenceTarget:
         input: Mapping[str, Any] | None = None,
         models: Mapping[str, RecordingModel] | None = None,
         on_interrupt: OnInterrupt = "approve",
+        config: Mapping[str, Any] | None = None,
     ) -> TargetRun:
         answer = check_on_interrupt(on_interrupt)
+        check_config(config, "a check on a hookproof runtime agent")
         models = dict(models) if models is not None else self.models(script)
-        agent, thread = resumable(self.agent(models)), thread_id()
+        agent, thread = resumable(self.agent(models)), thread_id(config)
         parts: list[Any]
         probe, parts = _Reached(), []
         token = PROBE.set(probe)
@@ -229,10 +233,13 @@ class EinoTarget(ReferenceTarget):
         input: Mapping[str, Any] | None = None,
         models: Mapping[str, RecordingModel] | None = None,
         on_interrupt: OnInterrupt = "approve",
+        config: Mapping[str, Any] | None = None,
     ) -> TargetRun:
         answer = check_on_interrupt(on_interrupt)
+        check_config(config, "a check on an Eino-dialect agent")
         models = dict(models) if models is not None else self.models(script)
-        agent, ctx, checkpoint = resumable(self.agent(models)), eino_ctx(context), thread_id()
+        agent, ctx = resumable(self.agent(models)), eino_ctx(context)
+        checkpoint = thread_id(config)
         runs: list[Any] = []
         paused = resume_loop(
             lambda: agent.run(eino_input(input), ctx, checkpoint_id=checkpoint),
