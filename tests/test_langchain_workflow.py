@@ -159,3 +159,31 @@ def test_run_reports_interrupts_and_resumes_on_the_same_thread() -> None:
 def test_run_refuses_what_is_not_an_agent() -> None:
     with pytest.raises(UsageError, match="compiled LangChain or deepagents agent"):
         run(object(), {"messages": []})
+
+
+def build_deep(model: Any) -> Any:
+    """The same application on deepagents: review of deletes, the role filter, a saver."""
+    deepagents = pytest.importorskip("deepagents")
+    return deepagents.create_deep_agent(
+        model,
+        [lookup, delete_account],
+        middleware=[RoleFilter()],
+        interrupt_on={"delete_account": True},
+        context_schema=Ctx,
+        checkpointer=InMemorySaver(),
+    )
+
+
+def test_every_agent_check_runs_on_the_deepagents_application() -> None:
+    guest, admin = Ctx("guest"), Ctx("admin")
+    contracts.check_fail_closed(build_deep, Ctx("intruder"), least_privileged_context=guest)
+    report = contracts.check_exclusion_holds(build_deep, ["delete_account"], context=guest)
+    assert report.complete and report.interrupts_resumed == 1
+    closure = contracts.check_tool_closure(build_deep, context=admin)
+    assert {"delete_account", "lookup", "ls", "task"} <= set(closure.tool_calls_executed)
+    contracts.check_injected_model_used(build_deep, context=guest)
+    contracts.check_isolation(build_deep, [guest, admin], modes=["threads"])
+    result = run(
+        build_deep(ScriptedChatModel(script=["hi"])), {"messages": [("user", "x")]}, context=guest
+    )
+    assert result.text == "hi" and "task" in result.final_requests[0].tool_names
