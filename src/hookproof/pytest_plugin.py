@@ -7,6 +7,9 @@ only inside the fixtures that need them, so loading it costs almost nothing:
   compares one readable file under ``<rootdir>/snapshots/`` (ini ``hookproof_snapshot_dir``);
 - ``scripted_model``: a ScriptedModel playing the marker's ``script=``;
 - ``recording_model``: a RecordingModel over ``scripted_model``;
+- ``scripted_chat_model`` / ``recording_chat_model``: the same for LangChain, real
+  ``BaseChatModel``s ``create_agent`` and deepagents accept (needs ``hookproof[langchain]``;
+  the adapter is imported only when one of them is requested);
 - ``hookproof_options``: the merged options (see ``hookproof.config``);
 - ``hookproof_profiles``: an isolated harness-profile registry for the test;
 - marker ``@pytest.mark.hookproof(**options)``: the kwargs of ``HookproofOptions``;
@@ -21,6 +24,7 @@ only inside the fixtures that need them, so loading it costs almost nothing:
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 from collections.abc import Generator, Iterator
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
     from hookproof.config import HookproofOptions
     from hookproof.models import RecordingModel, ScriptedModel
 
@@ -150,6 +155,39 @@ def recording_model(scripted_model: ScriptedModel) -> RecordingModel:
     from hookproof.models import RecordingModel
 
     return RecordingModel(scripted_model)
+
+
+@contextlib.contextmanager
+def _langchain_needed(fixture: str) -> Iterator[None]:
+    """Turn a missing langchain into a message saying what to install."""
+    try:
+        yield
+    except ModuleNotFoundError as error:
+        if not (error.name or "").startswith("langchain"):
+            raise
+        raise pytest.UsageError(
+            f"hookproof: {fixture} needs langchain-core, which cannot be imported ({error}). "
+            "The fixture builds a real LangChain chat model for create_agent. Install it with "
+            "`pip install 'hookproof[langchain]'`."
+        ) from None
+
+
+@pytest.fixture
+def scripted_chat_model(hookproof_options: HookproofOptions) -> ScriptedChatModel:
+    """A LangChain ScriptedChatModel playing ``@pytest.mark.hookproof(script=[...])``."""
+    with _langchain_needed("scripted_chat_model"):
+        from hookproof.adapters.langchain import ScriptedChatModel
+
+    script = list(hookproof_options.script)
+    return ScriptedChatModel(script, model_name=hookproof_options.model_name)
+
+
+@pytest.fixture
+def recording_chat_model(scripted_chat_model: ScriptedChatModel) -> RecordingChatModel:
+    """A LangChain RecordingChatModel over ``scripted_chat_model``, for ``create_agent``."""
+    from hookproof.adapters.langchain import RecordingChatModel
+
+    return RecordingChatModel(scripted_chat_model)
 
 
 @pytest.fixture
