@@ -19,6 +19,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
 
 from hookproof.errors import UsageError, did_you_mean
@@ -45,6 +46,10 @@ class HookproofOptions:
     allow_hosts: Sequence[str] = ()
     """Hosts (names or IP addresses) sockets may connect to while real models are blocked;
     loopback is always allowed. A string is split at commas and whitespace."""
+    freeze_time: str | date | None = None
+    """Freeze the clock (with freezegun) at this moment for the whole test: fixture setup, the
+    test body, every run (sync and async) and teardown. An ISO-8601 string such as
+    ``"2026-01-01T09:00:00Z"``, or a date / datetime. None leaves the clock alone."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -77,6 +82,7 @@ def resolve_options(
         _check_keys(source, values)
         merged.update({key: value for key, value in values.items() if value is not None})
         hosts += _split_hosts(source, values.get("allow_hosts"))
+        _check_freeze_time(source, values.get("freeze_time"))
     return HookproofOptions(**{**merged, "allow_hosts": tuple(dict.fromkeys(hosts))})
 
 
@@ -95,3 +101,21 @@ def _split_hosts(source: str, value: object) -> list[str]:
             'IP addresses, e.g. allow_hosts=["db", "10.0.0.7"].'
         )
     return [host for item in value for host in re.split(r"[\s,]+", str(item)) if host]
+
+
+def _check_freeze_time(source: str, value: object) -> None:
+    """Refuse a moment freezegun would misread or reject only once the test has started."""
+    if value is None or isinstance(value, date):
+        return
+    if isinstance(value, str):
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            return
+    raise UsageError(
+        f"hookproof: {source} gives freeze_time={value!r}, which is not an ISO-8601 date or "
+        "datetime, so hookproof cannot tell at which moment to freeze the clock. Pass one like "
+        'freeze_time="2026-01-01T09:00:00Z" (or a datetime.date / datetime.datetime).'
+    )

@@ -16,6 +16,11 @@ only inside the fixtures that need them, so loading it costs almost nothing:
 - real model calls are blocked in every test unless ``allow_real_models=True``: models not
   declared offline, LangChain chat models included, and sockets to hosts that are not
   loopback (ini ``hookproof_allow_hosts`` / marker ``allow_hosts`` let some through);
+- ``freeze_time``: ``@pytest.mark.hookproof(freeze_time="2026-01-01T09:00:00Z")`` or
+  ``--hookproof-freeze-time=...`` (which wins) freezes the clock with freezegun for the whole
+  test — every fixture's setup (building the agent), the body, each run, sync or async, and
+  teardown — so a prompt with today's date snapshots the same on every run. freezegun is
+  imported only for tests that ask; ``hookproof.snapshot.dates`` masks dates instead;
 - hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``);
 - snapshots of test modules that did not run (skipped at import, say) are not "unused";
 - snapshot files are never collected as tests (pytest's default ``--doctest-glob``
@@ -34,6 +39,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
     from hookproof.config import HookproofOptions
     from hookproof.models import RecordingModel, ScriptedModel
@@ -53,6 +60,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="let models that are not declared offline run and sockets connect anywhere "
         "(the guard is on by default)",
+    )
+    group.addoption(
+        "--hookproof-freeze-time",
+        default=None,
+        metavar="MOMENT",
+        help="freeze the clock of every test at this ISO-8601 moment, e.g. "
+        "2026-01-01T09:00:00Z (overrides the marker's freeze_time)",
     )
     for name, help_text in _INI_OPTIONS.items():
         parser.addini(name, help_text, default="")
@@ -82,7 +96,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "hookproof(**options): hookproof options for this test (the fields of "
         "hookproof.config.HookproofOptions: script, model_name, matchers, normalise_ids, "
-        "snapshot_dir, allow_real_models, allow_hosts)",
+        "snapshot_dir, allow_real_models, allow_hosts, freeze_time)",
     )
 
 
@@ -117,19 +131,70 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"hookproof: {__version__}"
 
 
-@pytest.fixture
-def hookproof_options(request: pytest.FixtureRequest) -> HookproofOptions:
-    """The options in force for this test: defaults < ini < markers < command line."""
+def _options_for(node: pytest.Item) -> HookproofOptions:
     from hookproof.config import resolve_options
 
-    config = request.config
+    config = node.config
     ini = {
         "snapshot_dir": config.getini("hookproof_snapshot_dir") or None,
         "allow_hosts": config.getini("hookproof_allow_hosts") or None,
     }
-    markers = [mark.kwargs for mark in reversed(list(request.node.iter_markers("hookproof")))]
-    cli = {"allow_real_models": config.getoption("hookproof_allow_real_models")}
+    markers = [mark.kwargs for mark in reversed(list(node.iter_markers("hookproof")))]
+    cli = {
+        "allow_real_models": config.getoption("hookproof_allow_real_models"),
+        "freeze_time": config.getoption("hookproof_freeze_time"),
+    }
     return resolve_options(ini=ini, markers=markers, cli=cli)
+
+
+@pytest.fixture
+def hookproof_options(request: pytest.FixtureRequest) -> HookproofOptions:
+    """The options in force for this test: defaults < ini < markers < command line."""
+    return _options_for(request.node)
+
+
+_FROZEN_CLOCK = pytest.StashKey[contextlib.ExitStack]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Freeze the clock (``freeze_time``) before any of the test's fixtures is set up."""
+    # A plain hook, not a wrapper: its errors then reach the report like a fixture's do.
+    moment = _options_for(item).freeze_time if _may_freeze(item) else None
+    if moment is not None:
+        item.stash[_FROZEN_CLOCK] = clock = contextlib.ExitStack()
+        clock.enter_context(_frozen_clock(moment))
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
+    """Let the clock run again once the test's fixtures are torn down."""
+    try:
+        return (yield)
+    finally:
+        clock = item.stash.get(_FROZEN_CLOCK, None)
+        if clock is not None:
+            del item.stash[_FROZEN_CLOCK]
+            clock.close()
+
+
+def _may_freeze(item: pytest.Item) -> bool:
+    """Whether any source sets freeze_time (cheap: most tests resolve no options here)."""
+    asked = item.config.getoption("hookproof_freeze_time") is not None
+    return asked or any("freeze_time" in mark.kwargs for mark in item.iter_markers("hookproof"))
+
+
+def _frozen_clock(moment: str | date) -> contextlib.AbstractContextManager[object]:
+    try:
+        from freezegun import freeze_time
+    except ModuleNotFoundError:
+        raise pytest.UsageError(
+            f"hookproof: freeze_time={moment!r} needs freezegun, which is not installed. "
+            "Without it the clock cannot be frozen and the test would see the real time. "
+            "Install it with `pip install 'hookproof[test]'` (or `pip install freezegun`)."
+        ) from None
+    # real_asyncio: event loops keep real monotonic time, so awaited sleeps and timeouts end.
+    return freeze_time(moment, real_asyncio=True)
 
 
 @pytest.fixture(autouse=True)

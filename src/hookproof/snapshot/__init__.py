@@ -7,7 +7,7 @@ The syrupy extension behind the ``hookproof_snapshot`` fixture lives in
 """
 
 from hookproof.snapshot._diff import Change, ChangeClass, SnapshotDiff, diff
-from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, regex
+from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, dates, regex
 from hookproof.snapshot._render import (
     FORMAT_VERSION,
     RequestView,
@@ -30,6 +30,7 @@ __all__ = [
     "SnapshotFormatError",
     "ToolView",
     "content_hash",
+    "dates",
     "diff",
     "parse",
     "regex",

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-__all__ = ["DEFAULT_MATCHERS", "Matcher", "Normaliser", "regex"]
+__all__ = ["DEFAULT_MATCHERS", "Matcher", "Normaliser", "dates", "regex"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,22 @@ DEFAULT_MATCHERS: tuple[Matcher, ...] = (
     ),
     regex(r"(?:/private)?(?:/tmp|/var/folders)(?:/[^\s\"'/]+)+", "tmp-path"),
 )
+
+
+_MONTH = "(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_WEEKDAY = r"(?:(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),?\s+)?"
+_ISO_DATE = r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+_ISO_TIME = r"(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+_LONG_DATES = (
+    rf"{_WEEKDAY}{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,\s+\d{{4}}",  # Monday, January 5, 2026
+    rf"{_WEEKDAY}\d{{1,2}}\s+{_MONTH}\s+\d{{4}}",  # Monday 5 January 2026
+)
+
+dates: RegexMatcher = regex(rf"\b(?:{_ISO_DATE}{_ISO_TIME}|{'|'.join(_LONG_DATES)})\b", "date")
+"""Masks dates by ``<date-N>``: ISO-8601 dates and datetimes (``2026-01-05``,
+``2026-01-05T09:30:00Z``, ``2026-01-05 09:30:00.123456``) and English long dates
+(``Monday, January 5, 2026``, ``5 January 2026``). Not a default: put it first,
+``matchers=[dates, *DEFAULT_MATCHERS]``, to mask a prompt's "today" instead of freezing time."""
 
 
 @dataclass
