@@ -604,3 +604,42 @@ def test_isolation_compares_runs_that_pause_for_review_up_to_the_pause() -> None
     assert contracts.check_isolation(build(HidesAndRefuses()), contexts, script=script).complete
     with pytest.raises(ContractViolation, match="saw another run's request"):
         contracts.check_isolation(build(RoleOnSelf()), contexts, script=script)
+
+
+# -- a framework's own refusal, and duplicate names through a factory ------------------------
+
+
+@tool
+def phantom(x: str) -> str:
+    """Shown by a middleware, registered nowhere."""
+    return x
+
+
+class ShowsPhantom(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(request.override(tools=[*request.tools, phantom]))
+
+
+def test_tool_closure_reports_the_runtimes_refusal_as_the_finding() -> None:
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[ShowsPhantom()])
+
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_tool_closure(build)
+    message = str(caught.value)
+    assert "Invariant: every tool shown to the model can be executed" in message
+    assert "the framework refused to run: UnexecutableToolError" in message
+    assert "one-turn script" not in message
+
+
+def test_unique_tool_names_takes_a_factory() -> None:
+    class Adds(AgentMiddleware):
+        tools = [public_search]  # the same name as a tool the app registers
+
+    def duplicated(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[Adds()])
+
+    with pytest.raises(ContractViolation, match="'public_search' appears 2 times"):
+        contracts.check_unique_tool_names(duplicated)
+    report = contracts.check_unique_tool_names(_harness(HidesAndRefuses()), context=Ctx("admin"))
+    assert report.complete and report.runs == 1

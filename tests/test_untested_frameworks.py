@@ -201,3 +201,39 @@ def test_langchain_middleware_with_nothing_to_check_fails() -> None:
     for check in (contracts.check_request_not_mutated, contracts.check_metadata_preserved):
         with pytest.raises(UntestedError, match="nothing to check"):
             check(Empty())
+
+
+@tool
+def phantom(query: str) -> str:
+    """Shown by a middleware, registered nowhere."""
+    return query
+
+
+class ShowsPhantom(AgentMiddleware):  # type: ignore[type-arg]
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(request.override(tools=[*request.tools, phantom]))
+
+
+def test_tool_closure_reports_langchains_refusal_as_the_finding() -> None:
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[ShowsPhantom()])
+
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_tool_closure(build)
+    message = str(caught.value)
+    assert "the framework refused to run: ValueError: Middleware added tools" in message
+    assert "one-turn script" not in message
+
+
+def test_unique_tool_names_sees_duplicates_langchain_accepts() -> None:
+    @tool("public_search")
+    def public_search_again(query: str) -> str:
+        """A second tool under the same name."""
+        return query
+
+    def build(model: Any) -> Any:
+        return create_agent(model, [*TOOLS, public_search_again])
+
+    with pytest.raises(ContractViolation, match="'public_search' appears 2 times"):
+        contracts.check_unique_tool_names(build)
+    assert contracts.check_unique_tool_names(lambda model: create_agent(model, TOOLS)).complete

@@ -39,7 +39,11 @@ class ImmutableError(HookproofError, AttributeError):
 
 
 class DuplicateToolError(InvalidInputError):
-    """Two tools with the same name were registered on one agent."""
+    """Two tools with the same name were registered on one agent; ``tool_name`` is it."""
+
+    def __init__(self, message: str, *, tool_name: str | None = None) -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
 
 
 class DuplicateMiddlewareError(InvalidInputError):

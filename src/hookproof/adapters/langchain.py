@@ -811,6 +811,15 @@ class LangChainTarget:
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
         return graph_tool_schemas(self.agent(self.models()))
 
+    def registered_tool_names(self) -> list[list[str]]:
+        """The tool names each agent the factory builds registers, duplicates kept (LangChain
+        keeps the last tool of a name without a word)."""
+        lists: list[list[str]] = []
+        build_instrumented(
+            self.build, self.models() if self.tiers else self.models()["model"], lists
+        )
+        return lists
+
     def run(
         self,
         *,
@@ -980,10 +989,12 @@ def _instrumented(compose: Any, hook: str) -> Any:
 _PATCH_LOCK = threading.Lock()  # one build at a time touches the factory's module globals
 
 
-def build_instrumented(build: Any, argument: Any) -> Any:
+def build_instrumented(build: Any, argument: Any, tool_lists: list[list[str]] | None = None) -> Any:
     """Call the user's factory with LangChain's wrap-hook composition instrumented, so runs of
-    the agent it builds record their wrap layers. Behaviour is unchanged; on a LangChain
-    version without these internals, the agent is built as is (node hooks are still traced)."""
+    the agent it builds record their wrap layers; with ``tool_lists``, the names of the
+    tools each agent it builds registers (before LangChain keeps one per name) are appended
+    there. Behaviour is unchanged; on a LangChain version without these internals, the agent
+    is built as is (node hooks are still traced)."""
     from unittest import mock
 
     try:
@@ -1003,4 +1014,17 @@ def build_instrumented(build: Any, argument: Any) -> Any:
             stack.enter_context(
                 mock.patch.object(factory, name, _instrumented(getattr(factory, name), hook))
             )
+        tool_node = getattr(factory, "ToolNode", None)  # LangChain's internal, where present
+        if tool_lists is not None and isinstance(tool_node, type):
+            recording = _recording_tool_node(tool_node, tool_lists)
+            stack.enter_context(mock.patch.object(factory, "ToolNode", recording))
         return build(argument)
+
+
+def _recording_tool_node(tool_node: type, tool_lists: list[list[str]]) -> Any:
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        tools = kwargs.get("tools", args[0] if args else ())
+        tool_lists.append([str(getattr(item, "name", item)) for item in tools])
+        return tool_node(*args, **kwargs)
+
+    return recorded

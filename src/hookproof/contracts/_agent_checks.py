@@ -263,6 +263,21 @@ def _exclusion_problems(
     return found
 
 
+_CLOSURE = "every tool shown to the model can be executed"
+_CLOSURE_FIX = (
+    "a tool added in wrap_model_call needs a matching wrap_tool_call that sets request.tool "
+    "(or register it in tools=)"
+)
+# The frameworks' own refusals to show the model a tool nothing executes: hookproof's
+# runtime, and LangChain's create_agent (its message, as of LangChain 1.x).
+_UNEXECUTABLE = ("UnexecutableToolError", "doesn't know how to execute")
+
+
+def _refused_unexecutable(error: BaseException) -> bool:
+    text = f"{type(error).__name__}: {error}"
+    return any(marker in text for marker in _UNEXECUTABLE)
+
+
 def check_tool_closure(
     build: Build | Target,
     *,
@@ -281,13 +296,19 @@ def check_tool_closure(
     exercise.context(context)
     exercise.observe(first)
     if first.error is not None:
+        refused = _refused_unexecutable(first.error)
         raise exercise.failed(
             violation(
                 "check_tool_closure",
-                invariant="the agent runs",
+                invariant=_CLOSURE if refused else "the agent runs",
                 counterexample=f"context={context!r}",
-                found=[f"the run raised {_crash(first)}"],
-                fix="make the agent run with a one-turn script first",
+                found=[
+                    f"the framework refused to run: {_crash(first)}"
+                    if refused
+                    else f"the run raised {_crash(first)}"
+                ],
+                fix=_CLOSURE_FIX if refused else "make the agent run with a one-turn script first",
+                trace=first.trace,
             )
         )
     schemas = {
@@ -311,11 +332,10 @@ def check_tool_closure(
         raise exercise.failed(
             violation(
                 "check_tool_closure",
-                invariant="every tool shown to the model can be executed",
+                invariant=_CLOSURE,
                 counterexample=f"context={context!r}",
                 found=found,
-                fix="a tool added in wrap_model_call needs a matching wrap_tool_call that sets "
-                "request.tool (or register it in tools=)",
+                fix=_CLOSURE_FIX,
                 replay=f"check_tool_closure(build, context={context!r}{_tiers_arg(tiers)})",
             )
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from hookproof.contracts._report import CheckReport, Exercise, hook_labels
@@ -160,12 +160,21 @@ def _names(tools: Iterable[Any]) -> list[str]:
     return names
 
 
-def check_unique_tool_names(tools: Sequence[Any], *, allow_untested: bool = False) -> CheckReport:
-    """No two tools share a name (the model would see one schema, another would run). An
-    empty list has nothing to check."""
+def check_unique_tool_names(
+    tools: Sequence[Any] | Callable[[Any], Any],
+    *,
+    context: Any = None,
+    tiers: Sequence[str] | None = None,
+    allow_untested: bool = False,
+) -> CheckReport:
+    """No two tools share a name (the model would see one schema, another would run). Give
+    the tools, or your factory ``build(model) -> agent``: then every tool the model is
+    shown in a run for ``context`` counts, middleware and harness tools included, and a
+    framework that refuses duplicates at build time is reported too. An empty list has
+    nothing to check."""
     __tracebackhide__ = True
     exercise = Exercise("check_unique_tool_names", allow_untested=allow_untested)
-    names = _names(tools)
+    names = _names(tools) if not callable(tools) else _shown_names(tools, context, tiers, exercise)
     if not names:
         exercise.not_tried("the tool list is empty, so no name could be compared")
     counts = Counter(names)
@@ -182,5 +191,30 @@ def check_unique_tool_names(tools: Sequence[Any], *, allow_untested: bool = Fals
         )
     return exercise.passed(
         counterexample="an empty tool list",
-        fix="pass the tools the model is shown (e.g. recording_model.last.tools)",
+        fix="pass the tools the model is shown (e.g. recording_model.last.tools), or your factory",
     )
+
+
+def _shown_names(
+    build: Callable[[Any], Any], context: Any, tiers: Sequence[str] | None, exercise: Exercise
+) -> list[str]:
+    """Tool names the model is shown in each call of one run, duplicates kept; a build that
+    refuses duplicates counts as showing them."""
+    from hookproof.contracts._target import as_target
+    from hookproof.errors import DuplicateToolError
+
+    try:
+        target = as_target(build, tiers)
+    except DuplicateToolError as error:
+        return [str(error.tool_name)] * 2
+    run = target.run(context=context)
+    exercise.context(context)
+    exercise.observe(run)
+    if isinstance(run.error, DuplicateToolError):
+        return [str(run.error.tool_name)] * 2
+    registered = getattr(target, "registered_tool_names", None)
+    for names in registered() if callable(registered) else ():
+        if len(set(names)) < len(names):  # the framework kept one of each name: report it
+            return list(names)
+    first = run.final_requests[0] if run.final_requests else None
+    return [tool.name for tool in first.tools] if first is not None else []

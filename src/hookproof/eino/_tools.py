@@ -153,7 +153,8 @@ def tool_map(tools: tuple[Any, ...], where: str) -> dict[str, Any]:
         if name in found:
             raise DuplicateToolError(
                 f"hookproof: {where} has two tools named {name!r} (at {index} and before). "
-                "The model would see one schema while the run executes the other; rename one."
+                "The model would see one schema while the run executes the other; rename one.",
+                tool_name=name,
             )
         found[name] = item
     return found

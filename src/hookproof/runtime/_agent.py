@@ -139,7 +139,8 @@ def _check_unique(tools: list[tuple[Tool, str]]) -> None:
             raise DuplicateToolError(
                 f"hookproof: two tools are named {item.name!r}: one from {seen[item.name]}, one "
                 f"from {source}. The model would see one schema while the runtime "
-                "executes the other. Rename one, or register it once."
+                "executes the other. Rename one, or register it once.",
+                tool_name=item.name,
             )
         seen[item.name] = source
 
