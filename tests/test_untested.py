@@ -634,7 +634,7 @@ def test_tool_closure_reports_the_runtimes_refusal_as_the_finding() -> None:
 
 def test_unique_tool_names_takes_a_factory() -> None:
     class Adds(AgentMiddleware):
-        tools = [public_search]  # the same name as a tool the app registers
+        tools = (public_search,)  # the same name as a tool the app registers
 
     def duplicated(model: Any) -> Any:
         return create_agent(model, TOOLS, middleware=[Adds()])
