@@ -88,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # Only here is hypothesis imported: a profile was asked for, so it is in use.
         from hypothesis import settings
 
-        from hookproof.contracts.profiles import register_profiles
+        from hookproof._profiles import register_profiles
 
         register_profiles()
         settings.load_profile(profile)
