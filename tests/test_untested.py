@@ -643,3 +643,28 @@ def test_unique_tool_names_takes_a_factory() -> None:
         contracts.check_unique_tool_names(duplicated)
     report = contracts.check_unique_tool_names(_harness(HidesAndRefuses()), context=Ctx("admin"))
     assert report.complete and report.runs == 1
+
+
+# -- a tool that runs without a trace --------------------------------------------------------
+
+
+class FastPath(HidesAndRefuses):
+    """Buggy twin: refuses through the inner layers, but runs admin exports itself first."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        if request.tool_call.name == "export_data" and request.tool is not None:
+            text = str(request.tool.func(**request.tool_call.args))
+            return ToolMessage(content=text, tool_call_id=request.tool_call.id, status="error")
+        return super().wrap_tool_call(request, handler)
+
+
+def test_exclusion_sees_a_tool_function_run_outside_the_trace() -> None:
+    def build(filter_: AgentMiddleware) -> Any:
+        return lambda model: create_agent(model, TOOLS, middleware=[filter_])
+
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_exclusion_holds(build(FastPath()), EXCLUDED, context=Ctx("guest"))
+    message = str(caught.value)
+    assert "excluded tool(s) ['export_data'] executed" in message
+    assert "its function ran outside the tool step" in message
+    assert contracts.check_exclusion_holds(build(HidesAndRefuses()), EXCLUDED).complete

@@ -237,3 +237,19 @@ def test_unique_tool_names_sees_duplicates_langchain_accepts() -> None:
     with pytest.raises(ContractViolation, match="'public_search' appears 2 times"):
         contracts.check_unique_tool_names(build)
     assert contracts.check_unique_tool_names(lambda model: create_agent(model, TOOLS)).complete
+
+
+class FastPath(HidesAndRefuses):
+    """Buggy twin: runs a guest's delete itself, answering with an error status."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        call = request.tool_call
+        if call["name"] == "delete_customer" and request.tool is not None:
+            text = str(request.tool.func(**call["args"]))
+            return LCToolMessage(content=text, tool_call_id=call["id"], status="error")
+        return super().wrap_tool_call(request, handler)
+
+
+def test_langchain_exclusion_sees_a_tool_function_run_outside_the_trace() -> None:
+    with pytest.raises(ContractViolation, match="its function ran outside the tool step"):
+        contracts.check_exclusion_holds(_langchain(FastPath()), EXCLUDED, context=Ctx("guest"))

@@ -811,6 +811,12 @@ class LangChainTarget:
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
         return graph_tool_schemas(self.agent(self.models()))
 
+    def tool_objects(self) -> Mapping[str, list[Any]]:
+        """The tools the agent's tool node can execute, by name."""
+        node = getattr(self.agent(self.models()), "nodes", {}).get("tools")
+        tools = getattr(getattr(node, "bound", None), "tools_by_name", {}) or {}
+        return {name: [item] for name, item in tools.items()}
+
     def registered_tool_names(self) -> list[list[str]]:
         """The tool names each agent the factory builds registers, duplicates kept (LangChain
         keeps the last tool of a name without a word)."""

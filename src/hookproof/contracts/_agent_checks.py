@@ -3,11 +3,12 @@ injected model."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
 from hookproof.contracts._args import example_args
 from hookproof.contracts._interrupts import REJECTION, OnInterrupt
+from hookproof.contracts._observe import watching
 from hookproof.contracts._report import (
     CheckReport,
     Exercise,
@@ -202,11 +203,15 @@ def check_exclusion_holds(
     exercise.context(context)
     found: list[str] = []
     shown: TargetRun | None = None  # the run whose trace the report shows
+    tools = _tool_objects(target)
     for name in sorted(excluded):
         script = call_once_then_done(call(name, example_args(schemas.get(name, {}))))
-        run = target.run(context=context, script=script, on_interrupt=on_interrupt, config=config)
-        exercise.observe(run)
-        problems = _exclusion_problems(run, name, excluded, name in schemas, exercise)
+        with watching({name: tools.get(name, [])}) as ran:
+            run = target.run(
+                context=context, script=script, on_interrupt=on_interrupt, config=config
+            )
+        exercise.observe(run, ran=ran)
+        problems = _exclusion_problems(run, name, excluded, name in schemas, exercise, ran)
         if shown is None and (problems or len(exercise.untested)):
             shown = run
         found += problems
@@ -234,17 +239,30 @@ def check_exclusion_holds(
     )
 
 
+def _tool_objects(target: Target) -> Mapping[str, list[Any]]:
+    objects = getattr(target, "tool_objects", None)
+    return objects() if callable(objects) else {}
+
+
 def _exclusion_problems(
-    run: TargetRun, name: str, excluded: Collection[str], registered: bool, exercise: Exercise
+    run: TargetRun,
+    name: str,
+    excluded: Collection[str],
+    registered: bool,
+    exercise: Exercise,
+    ran: Set[str],
 ) -> list[str]:
     found = [
         f"run calling {name!r}: model call {index} was shown excluded tool(s) {shown}"
         for index, request in enumerate(run.final_requests)
         if (shown := sorted(set(request.tool_names) & set(excluded)))
     ]
-    executed = sorted(executed_tools(run) & set(excluded))
+    executed = sorted((executed_tools(run) | ran) & set(excluded))
     if executed:
-        found.append(f"excluded tool(s) {executed} executed when the model called {name!r}")
+        untraced = " (its function ran outside the tool step)" if ran - executed_tools(run) else ""
+        found.append(
+            f"excluded tool(s) {executed} executed when the model called {name!r}{untraced}"
+        )
     if found:
         return found
     answer = answer_to(run, name)

@@ -10,7 +10,7 @@ the check passes and ``report.untested`` says what was not tried.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -118,11 +118,12 @@ class Exercise:
     def not_tried(self, what: str) -> None:
         self.untested.append(what)
 
-    def observe(self, run: TargetRun) -> None:
-        """Count one run of the agent: its calls, executions, hooks and interrupts."""
+    def observe(self, run: TargetRun, *, ran: Set[str] = frozenset()) -> None:
+        """Count one run of the agent: its calls, executions (``ran``: tools whose function
+        was seen running outside the trace), hooks and interrupts."""
         self.runs += 1
         self.attempted += [call.name for call in attempted_calls(run)]
-        self.executed += sorted(executed_tools(run))
+        self.executed += sorted(executed_tools(run) | ran)
         self.resumed += run.interrupts_resumed
         self.hooks += hook_labels(run.trace)
 

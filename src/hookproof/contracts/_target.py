@@ -118,6 +118,13 @@ class ReferenceTarget:
         agent = self.agent(self.models())
         return {tool.name: tool.parameters for tool in agent.tools}
 
+    def tool_objects(self) -> Mapping[str, list[Any]]:
+        """The executable tools of the agent the factory builds, by name."""
+        found: dict[str, list[Any]] = {}
+        for item in self.agent(self.models()).tools:
+            found.setdefault(_tool_name(item), []).append(item)
+        return found
+
     def run(
         self,
         *,
@@ -267,6 +274,13 @@ def _eino_pending(run: Any) -> list[Any]:
     if not run.interrupted or run.error is not None:
         return []
     return [pending.value for pending in run.result.interrupts]
+
+
+def _tool_name(tool: Any) -> str:
+    name = getattr(tool, "name", None)
+    if name is None and callable(getattr(tool, "info", None)):
+        name = tool.info().name
+    return str(name)
 
 
 def eino_input(input: Mapping[str, Any] | None) -> Any:
