@@ -444,7 +444,8 @@ def _approval() -> Any:
         def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
             def approved(ctx: Any, arguments: str) -> Any:
                 decision = interrupt({"action_requests": [{"name": tool_ctx.name}]})
-                assert decision == {"decisions": [{"type": "approve"}]}
+                if decision != {"decisions": [{"type": "approve"}]}:
+                    return f"{tool_ctx.name}: rejected by the reviewer"
                 return endpoint(ctx, arguments)
 
             return approved
@@ -668,3 +669,64 @@ def test_exclusion_sees_a_tool_function_run_outside_the_trace() -> None:
     assert "excluded tool(s) ['export_data'] executed" in message
     assert "its function ran outside the tool step" in message
     assert contracts.check_exclusion_holds(build(HidesAndRefuses()), EXCLUDED).complete
+
+
+# -- approval gates that do not gate ---------------------------------------------------------
+
+
+def _reviewed(review: dict[str, Any]) -> Any:
+    return lambda model: create_deep_agent(model, TOOLS, interrupt_on=review)
+
+
+def test_requires_approval_catches_a_gate_that_names_the_old_tool() -> None:
+    stale = {"delete_record": True, "export_data": True}  # delete_customer was renamed
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_requires_approval(_reviewed(stale), ["delete_customer", "export_data"])
+    assert "delete_customer ran without any review" in str(caught.value)
+    assert "export_data" not in str(caught.value).split("Found:")[1].split("Fix:")[0]
+    report = contracts.check_requires_approval(
+        _reviewed(REVIEW), ["delete_customer", "export_data"]
+    )
+    assert report.complete and report.interrupts_resumed == 2 and report.tool_calls_executed == ()
+
+
+def test_requires_approval_catches_a_review_whose_rejection_is_ignored() -> None:
+    from hookproof.runtime import interrupt
+
+    class AsksButIgnores(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            interrupt({"approve": request.tool_call.name})
+            return handler(request)
+
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[AsksButIgnores()])
+
+    with pytest.raises(ContractViolation, match="ran although its review was answered"):
+        contracts.check_requires_approval(build, ["delete_customer"])
+
+
+def test_a_refused_call_satisfies_the_gate() -> None:
+    def build(model: Any) -> Any:
+        return create_agent(model, TOOLS, middleware=[HidesAndRefuses()])
+
+    report = contracts.check_requires_approval(build, ["delete_customer"], context=Ctx("guest"))
+    assert report.complete and report.interrupts_resumed == 0
+    assert report.tool_calls_executed == ()
+
+
+def test_requires_approval_on_eino_interrupts() -> None:
+    from hookproof.examples.eino_support import RoleToolFilter
+
+    def answer(value: Any) -> str:
+        return "no"  # the example's own review format: a plain answer
+
+    # The example's refund asks first but refunds whatever the answer: the gate is caught.
+    with pytest.raises(ContractViolation, match="refund ran although its review"):
+        contracts.check_requires_approval(
+            _eino(RoleToolFilter()), ["refund"], context={"role": "admin"}, on_interrupt=answer
+        )
+    report = contracts.check_requires_approval(
+        _eino(_approval(), RoleToolFilter()), ["internal_lookup"], context={"role": "analyst"}
+    )
+    assert report.complete and report.interrupts_resumed == 1
+    assert report.tool_calls_executed == ()

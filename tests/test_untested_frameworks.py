@@ -253,3 +253,19 @@ class FastPath(HidesAndRefuses):
 def test_langchain_exclusion_sees_a_tool_function_run_outside_the_trace() -> None:
     with pytest.raises(ContractViolation, match="its function ran outside the tool step"):
         contracts.check_exclusion_holds(_langchain(FastPath()), EXCLUDED, context=Ctx("guest"))
+
+
+@pytest.mark.parametrize("framework", ["langchain", "deepagents"])
+def test_requires_approval_on_the_frameworks(framework: str) -> None:
+    def build(review: dict[str, Any]) -> Any:
+        if framework == "langchain":
+            hitl = HumanInTheLoopMiddleware(interrupt_on=review)
+            return lambda model: create_agent(model, TOOLS, middleware=[hitl])
+        deepagents = pytest.importorskip("deepagents")
+        return lambda model: deepagents.create_deep_agent(model, TOOLS, interrupt_on=review)
+
+    stale = {"delete_record": True, "export_data": True}
+    with pytest.raises(ContractViolation, match="delete_customer ran without any review"):
+        contracts.check_requires_approval(build(stale), sorted(EXCLUDED))
+    report = contracts.check_requires_approval(build(REVIEW), sorted(EXCLUDED))
+    assert report.complete and report.interrupts_resumed == 2

@@ -23,6 +23,7 @@ from hookproof.contracts._agent_checks import (
     check_injected_model_used,
     check_tool_closure,
 )
+from hookproof.contracts._approval import check_requires_approval
 from hookproof.contracts._args import example_args
 from hookproof.contracts._interrupts import OnInterrupt
 from hookproof.contracts._isolation import check_isolation
@@ -58,6 +59,7 @@ __all__ = [
     "check_isolation",
     "check_metadata_preserved",
     "check_request_not_mutated",
+    "check_requires_approval",
     "check_tool_closure",
     "check_tool_errors_surface",
     "check_unique_tool_names",
