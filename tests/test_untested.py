@@ -730,3 +730,28 @@ def test_requires_approval_on_eino_interrupts() -> None:
     )
     assert report.complete and report.interrupts_resumed == 1
     assert report.tool_calls_executed == ()
+
+
+def test_metadata_preserved_checks_eino_handlers_that_rewrite_state_messages() -> None:
+    from hookproof.eino import BaseChatModelAgentMiddleware
+
+    class RebuildsUserMessages(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            rebuilt = [UserMessage(m.text) if m.role == "user" else m for m in state.messages]
+            return ctx, state.override(messages=rebuilt)
+
+    class RedactsInPlace(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            def redacted(message: Any) -> Any:
+                blocks = [b.model_copy(update={"text": "[redacted]"}) for b in message.content]
+                return message.model_copy(update={"content": blocks})
+
+            messages = [redacted(m) if m.role == "user" else m for m in state.messages]
+            return ctx, state.override(messages=messages)
+
+    with pytest.raises(ContractViolation, match="user message 'u1': id 'u1' became None"):
+        contracts.check_metadata_preserved(RebuildsUserMessages())
+    report = contracts.check_metadata_preserved(RedactsInPlace())
+    assert report.complete and report.hooks_observed == ("RedactsInPlace.before_model",)
+    with pytest.raises(UntestedError, match="nothing to check"):
+        contracts.check_metadata_preserved(BaseChatModelAgentMiddleware())

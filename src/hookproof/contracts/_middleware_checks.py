@@ -183,6 +183,10 @@ class _NodeSamples:
     runtime: Callable[[], Any]
     messages: Callable[[Sequence[Any]], list[Message]]
     replaces_all: Callable[[Sequence[Any]], bool]
+    written: Callable[[Any, Any], list[Any] | None] = lambda outcome, _given: written_messages(
+        outcome
+    )
+    state_messages: Callable[[Any], Sequence[Any]] = lambda state: state.get("messages", ())
 
 
 def _native_node_hook(middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
@@ -207,11 +211,63 @@ def _samples(middleware: object, state: Any = None, context: Any = None) -> _Nod
         from hookproof.adapters.langchain import node_samples
 
         samples: _NodeSamples = node_samples(_NodeSamples, context)
+    elif _eino(middleware):
+        samples = _eino_samples(context)
     else:
         samples = replace(_NATIVE, runtime=lambda: Runtime(context=context))
     if state is not None:
         samples = replace(samples, state=lambda: copy.deepcopy(state))
     return samples
+
+
+def _eino(middleware: object) -> bool:
+    """Eino-dialect handlers (checked by module, importing nothing)."""
+    return any(
+        getattr(cls, "__module__", "").startswith("hookproof.eino")
+        for cls in type(middleware).__mro__
+    )
+
+
+_EINO_HOOKS = {
+    "before_model": "before_model_rewrite_state",
+    "after_model": "after_model_rewrite_state",
+}
+
+
+def _eino_samples(context: Any) -> _NodeSamples:
+    """An Eino handler's state rewrites, run as node hooks: the state is a
+    ChatModelAgentState, the "runtime" the run's ctx, and a rewrite replaces the messages."""
+    from hookproof.eino import (
+        BaseChatModelAgentMiddleware,
+        ChatModelAgentState,
+        ModelContext,
+        RunContext,
+    )
+
+    def hook(middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
+        own = _EINO_HOOKS.get(name)
+        method = getattr(type(middleware), own, None) if own else None
+        if method is None or method is getattr(BaseChatModelAgentMiddleware, own or "", None):
+            return None
+        bound = getattr(middleware, own or "")
+        return lambda state, ctx: bound(ctx, state, ModelContext())[1]
+
+    def ctx() -> Any:
+        return context if isinstance(context, RunContext) else RunContext(dict(context or {}))
+
+    def written(outcome: Any, given: Any) -> list[Any] | None:
+        messages = getattr(outcome, "messages", None)
+        return None if messages is None or messages == given.messages else list(messages)
+
+    return _NodeSamples(
+        hook=hook,
+        state=lambda: ChatModelAgentState(messages=tuple(sample_messages())),
+        runtime=ctx,
+        messages=lambda items: [item for item in items if isinstance(item, Message)],
+        replaces_all=lambda _items: True,
+        written=written,
+        state_messages=lambda state: state.messages,
+    )
 
 
 def _foreign(middleware: object) -> bool:
@@ -460,11 +516,11 @@ def _node_metadata(
         if refused is not None:
             found.append(f"{hook} tried to change the state in place ({_short(refused)})")
             continue
-        written = written_messages(outcome)
+        written = samples.written(outcome, given)
         if not written:
             continue
         wrote = True
-        before = samples.messages(given.get("messages", ()))
+        before = samples.messages(samples.state_messages(given))
         losses = message_losses(
             before, samples.messages(written), replaced=samples.replaces_all(written)
         )

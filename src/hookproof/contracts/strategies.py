@@ -1,4 +1,5 @@
-"""Hypothesis strategies for contracts: contexts, system messages, tools, scripts, stacks.
+"""Hypothesis strategies for contracts: contexts, system messages, tools, scripts, stacks,
+and the arguments a tool's JSON Schema admits.
 
 ``contexts(AgentContext, trusted=False)`` draws what an attacker or a bug can hand your
 router: unknown values in every field, None, malformed objects of other types. Contexts are
@@ -8,14 +9,16 @@ built from the dataclass's own fields: Literal fields give the trusted values.
 from __future__ import annotations
 
 import dataclasses
+import json
 import keyword
+import math
 import typing
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args, get_origin
 
 from hypothesis import strategies as st
 
-from hookproof.contracts._args import example_args
+from hookproof.contracts._args import _resolve, example_args, example_value
 from hookproof.errors import UsageError
 from hookproof.messages import ImageBlock, ReasoningBlock, SystemMessage, TextBlock
 from hookproof.models import ScriptedCall, call
@@ -23,6 +26,7 @@ from hookproof.runtime import AgentMiddleware
 from hookproof.tools import ToolSchema
 
 __all__ = [
+    "arguments",
     "contexts",
     "middleware_stacks",
     "scripts",
@@ -227,3 +231,140 @@ def middleware_stacks(*, max_size: int = 8) -> st.SearchStrategy[list[ProbeMiddl
     return st.lists(_HOOK_SETS, max_size=max_size).map(
         lambda sets: [_probe_class(hooks)(f"probe{i}", hooks) for i, hooks in enumerate(sets)]
     )
+
+
+# -- arguments from a JSON Schema ------------------------------------------------------------
+
+_MAX_DEPTH = 4  # deeper (recursive $ref) values are the schema's minimal example
+_CHARS = st.characters(exclude_categories=["Cs", "Cc"])
+_KEYS = st.text(alphabet=_CHARS, min_size=1, max_size=8)
+_ANY_JSON = st.recursive(
+    _json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=4,
+)
+Strategy = st.SearchStrategy[Any]
+
+
+def arguments(schema: Mapping[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Arguments ``schema`` (a tool's JSON Schema for its parameters) admits: every required
+    property and any of the optional ones, with values of the declared types inside their
+    enums, consts, bounds and lengths; ``$ref``, ``anyOf``, ``oneOf``, ``allOf``, arrays and
+    nested objects included. Properties the schema leaves untyped get any JSON value."""
+    return _object(schema, schema, 0)
+
+
+def _json_value(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Strategy:
+    schema = _resolve(schema, root)
+    if depth > _MAX_DEPTH:
+        return st.just(example_value(schema, root))
+    if "enum" in schema:
+        return st.sampled_from(list(schema["enum"]))
+    if "const" in schema:
+        return st.just(schema["const"])
+    if "allOf" in schema:
+        return _json_value(_merged(schema, root), root, depth)
+    options = [*schema.get("anyOf", ()), *schema.get("oneOf", ())]
+    if options:
+        return st.one_of([_json_value(option, root, depth + 1) for option in options])
+    kind = schema.get("type", "object" if "properties" in schema else None)
+    if isinstance(kind, list):
+        return st.one_of([_json_value({**schema, "type": k}, root, depth) for k in kind])
+    typed = _TYPED.get(kind) if isinstance(kind, str) else None
+    return typed(schema, root, depth) if typed is not None else _ANY_JSON
+
+
+def _merged(schema: Mapping[str, Any], root: Mapping[str, Any]) -> dict[str, Any]:
+    """One schema of an ``allOf``: its parts' keywords, properties and required names."""
+    merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+    for part in (_resolve(p, root) for p in schema["allOf"]):
+        properties = {**merged.get("properties", {}), **part.get("properties", {})}
+        required = [*merged.get("required", ()), *part.get("required", ())]
+        merged = {**part, **merged, "properties": properties, "required": required}
+    return merged
+
+
+def _object(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Strategy:
+    properties = schema.get("properties", {})
+    required = set(schema.get("required", ()))
+    if not properties and not required:
+        extra = schema.get("additionalProperties", True)
+        if extra is False:
+            return st.just({})
+        values = _json_value(extra, root, depth + 1) if isinstance(extra, Mapping) else _ANY_JSON
+        return st.dictionaries(_KEYS, values, max_size=3)
+    value = {n: _json_value(properties.get(n, {}), root, depth + 1) for n in properties}
+    return st.fixed_dictionaries(
+        {n: value.get(n, _ANY_JSON) for n in sorted(required)},
+        optional={n: s for n, s in value.items() if n not in required},
+    )
+
+
+def _string(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Strategy:
+    low = int(schema.get("minLength", 0))
+    high = int(schema.get("maxLength", low + 20))
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        return st.from_regex(pattern).filter(lambda text: low <= len(text) <= high)
+    return st.text(alphabet=_CHARS, min_size=low, max_size=high)
+
+
+def _bounds(schema: Mapping[str, Any]) -> tuple[Any, Any, bool, bool]:
+    """(low, high, low excluded, high excluded), from JSON Schema 4 and 2020 keywords."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    exclude_low = exclude_high = False
+    if isinstance(schema.get("exclusiveMinimum"), bool):
+        exclude_low = bool(schema["exclusiveMinimum"])
+    elif "exclusiveMinimum" in schema:
+        low, exclude_low = schema["exclusiveMinimum"], True
+    if isinstance(schema.get("exclusiveMaximum"), bool):
+        exclude_high = bool(schema["exclusiveMaximum"])
+    elif "exclusiveMaximum" in schema:
+        high, exclude_high = schema["exclusiveMaximum"], True
+    return low, high, exclude_low, exclude_high
+
+
+def _integer(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Strategy:
+    low, high, exclude_low, exclude_high = _bounds(schema)
+    if low is not None:
+        low = math.floor(low) + 1 if exclude_low else math.ceil(low)
+    if high is not None:
+        high = math.ceil(high) - 1 if exclude_high else math.floor(high)
+    return st.integers(min_value=low, max_value=high)
+
+
+def _number(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Strategy:
+    low, high, exclude_low, exclude_high = _bounds(schema)
+    return st.floats(
+        min_value=low,
+        max_value=high,
+        exclude_min=exclude_low and low is not None,
+        exclude_max=exclude_high and high is not None,
+        allow_nan=False,
+        allow_infinity=False,
+    )
+
+
+def _array(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Strategy:
+    items = schema.get("items", {})
+    element = _json_value(items, root, depth + 1) if isinstance(items, Mapping) else _ANY_JSON
+    low = int(schema.get("minItems", 0))
+    high = int(schema.get("maxItems", low + 3))
+    if schema.get("uniqueItems"):
+        return st.lists(element, min_size=low, max_size=high, unique_by=_canonical)
+    return st.lists(element, min_size=low, max_size=high)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+_TYPED = {
+    "object": _object,
+    "string": _string,
+    "integer": _integer,
+    "number": _number,
+    "boolean": lambda schema, root, depth: st.booleans(),
+    "null": lambda schema, root, depth: st.none(),
+    "array": _array,
+}
