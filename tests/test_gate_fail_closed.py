@@ -160,6 +160,57 @@ def test_only_a_readme_is_still_no_snapshot_at_all(
     assert "neither" in capsys.readouterr().err
 
 
+def test_windows_line_endings_are_read_as_pytest_reads_them(dirs: tuple[Path, Path]) -> None:
+    baseline, candidate = dirs
+    crlf = _snapshot_text().replace("\n", "\r\n").encode()
+    (baseline / GUEST).write_bytes(crlf)  # a core.autocrlf checkout of the reviewed files
+    with open(baseline / GUEST, encoding="utf-8") as stream:  # as syrupy reads a snapshot
+        assert parse(stream.read()) == parse(_snapshot_text())
+    assert compare_directories(*dirs).files[0].status == "unchanged"
+    (candidate / GUEST).write_text(_snapshot_text(tools=_request().tools[:1]), encoding="utf-8")
+    changes = [change.describe() for change in compare_directories(*dirs).files[0].changes]
+    assert changes == ["BREAKING tool export: removed"]
+
+
+def _empty(directory: Path) -> None:
+    (directory / GUEST).unlink()
+    (directory / "README.md").write_text("# snapshots\n")
+
+
+def test_an_empty_baseline_stops_the_gate(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _empty(dirs[0])
+    with pytest.raises(InvalidInputError, match="the baseline directory") as caught:
+        compare_directories(*dirs)
+    assert "--allow-empty-baseline" in str(caught.value)
+    assert main(["gate", str(dirs[0]), str(dirs[1])]) == 2
+    captured = capsys.readouterr()
+    assert "PASSED" not in captured.out
+    assert f"the baseline directory {str(dirs[0])!r} holds no hookproof snapshot" in captured.err
+
+
+def test_an_empty_baseline_is_accepted_when_asked(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _empty(dirs[0])
+    report = compare_directories(*dirs, allow_empty_baseline=True)
+    assert [(item.path, item.status) for item in report.files] == [(GUEST, "added")]
+    assert main(["gate", str(dirs[0]), str(dirs[1]), "--allow-empty-baseline"]) == 0
+    assert "new snapshot (not in the baseline)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("allow", [[], ["--allow-empty-baseline"]])
+def test_an_empty_candidate_stops_the_gate(
+    allow: list[str], dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _empty(dirs[1])
+    assert main(["gate", str(dirs[0]), str(dirs[1]), *allow]) == 2
+    captured = capsys.readouterr()
+    assert "missing from the candidate" not in captured.out
+    assert f"the candidate directory {str(dirs[1])!r} holds no hookproof snapshot" in captured.err
+
+
 # -- symbolic links: followed to regular files only ----------------------------------------
 
 

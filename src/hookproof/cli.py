@@ -34,7 +34,10 @@ def _gate(args: argparse.Namespace) -> int:
         "json": gate.format_json,
     }
     report = gate.compare_directories(
-        Path(args.baseline), Path(args.candidate), fail_on=gate.parse_fail_on(args.fail_on)
+        Path(args.baseline),
+        Path(args.candidate),
+        fail_on=gate.parse_fail_on(args.fail_on),
+        allow_empty_baseline=args.allow_empty_baseline,
     )
     print(formatters[args.format](report))
     return report.exit_code
@@ -78,7 +81,7 @@ def _add_gate(commands: Any) -> None:
         help="compare two snapshot directories and fail on breaking or security changes",
         description="Compare the snapshots of the same suite before (BASELINE) and after "
         "(CANDIDATE) an upgrade. Exit 1 when a change of a failing class is found, 0 "
-        "otherwise, 2 on bad input.",
+        "otherwise, 2 on bad input (an unreadable *.txt, a side without snapshots).",
     )
     gate.add_argument("baseline", metavar="BASELINE_DIR")
     gate.add_argument("candidate", metavar="CANDIDATE_DIR")
@@ -89,6 +92,12 @@ def _add_gate(commands: Any) -> None:
         "cosmetic, or none (default: breaking,security)",
     )
     gate.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    gate.add_argument(
+        "--allow-empty-baseline",
+        action="store_true",
+        help="accept a baseline without snapshots (the first run of a new suite); without "
+        "it an empty baseline or candidate exits 2",
+    )
     gate.set_defaults(handler=_gate)
 
 

@@ -10,7 +10,14 @@ Every ``*.txt`` file under either directory is a snapshot and must be read; othe
 (README.md, .gitkeep) are not looked at. The gate fails closed: a ``*.txt`` it cannot read (a
 byte-order mark, not UTF-8, another format, truncated, a directory, FIFO or device, a link to
 anything but a regular file) and any link to a directory stop it with InvalidInputError listing
-every such file, before anything is compared. Links to regular files are followed.
+every such file, before anything is compared. Links to regular files are followed. Windows line
+endings (a core.autocrlf checkout) are read as LF, as pytest's text-mode read of a snapshot.
+
+A side without any snapshot is bad input too: an empty baseline would make every candidate
+snapshot merely "new" (a pass that checked nothing), an empty candidate every baseline snapshot
+"missing"; both usually mean a job wrote its snapshots somewhere else. The first run of a new
+suite passes ``allow_empty_baseline=True`` (``--allow-empty-baseline``); an empty candidate is
+always an error, since a suite that records nothing has nothing left to gate.
 """
 
 from __future__ import annotations
@@ -139,6 +146,15 @@ def _kind(path: Path) -> str:
     return link + kind
 
 
+def _universal_newlines(text: str) -> str:
+    """Line endings as pytest's text-mode read gives them: CRLF and CR become LF.
+
+    hookproof writes LF only (a carriage return in a request shows as ``\\r``), so CRLF comes
+    from a checkout (git's core.autocrlf on Windows) and converting it loses nothing.
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _load(path: Path) -> RequestView | str:
     """The snapshot at ``path``, or why it cannot be read as one."""
     try:
@@ -156,7 +172,7 @@ def _load(path: Path) -> RequestView | str:
     except UnicodeDecodeError as error:
         return f"is not UTF-8 text (byte {error.start} is {data[error.start]:#04x})"
     try:
-        return parse(text, source=str(path))
+        return parse(_universal_newlines(text), source=str(path))
     except SnapshotFormatError as error:
         return error.problem
 
@@ -188,6 +204,35 @@ def _unreadable_error(problems: list[_Unreadable]) -> InvalidInputError:
     )
 
 
+def _require_snapshots(
+    baseline: tuple[Path, int], candidate: tuple[Path, int], allow_empty_baseline: bool
+) -> None:
+    """Each side is a directory and its number of snapshots; a side with none is bad input."""
+    (old, old_count), (new, new_count) = baseline, candidate
+    if not old_count and not new_count:
+        raise InvalidInputError(
+            f"hookproof: neither {str(old)!r} nor {str(new)!r} holds a hookproof "
+            "snapshot. Run the suite with --snapshot-update into each directory first."
+        )
+    if not new_count:
+        raise InvalidInputError(
+            f"hookproof: the candidate directory {str(new)!r} holds no hookproof snapshot "
+            f"(no *.txt file), but the baseline {str(old)!r} holds {old_count}. Every one of "
+            "them would be reported missing: the candidate run most likely wrote its snapshots "
+            "elsewhere, or did not run. Point the gate at the directory it wrote "
+            "(-o hookproof_snapshot_dir=...). A suite that records nothing has nothing to gate."
+        )
+    if not old_count and not allow_empty_baseline:
+        raise InvalidInputError(
+            f"hookproof: the baseline directory {str(old)!r} holds no hookproof snapshot "
+            f"(no *.txt file), but the candidate {str(new)!r} holds {new_count}. Every one of "
+            "them would be merely new and the gate would pass without comparing anything: the "
+            "baseline run most likely wrote its snapshots elsewhere. Point the gate at the "
+            "directory it wrote (-o hookproof_snapshot_dir=...); for the first run of a new "
+            "suite, pass --allow-empty-baseline (allow_empty_baseline=True)."
+        )
+
+
 def _compare(name: str, old: RequestView | None, new: RequestView | None) -> FileReport:
     if old is None:
         added = Change(ChangeClass.REVIEW, "snapshot", "new snapshot (not in the baseline)")
@@ -200,12 +245,17 @@ def _compare(name: str, old: RequestView | None, new: RequestView | None) -> Fil
 
 
 def compare_directories(
-    baseline: Path, candidate: Path, *, fail_on: Iterable[ChangeClass] = DEFAULT_FAIL_ON
+    baseline: Path,
+    candidate: Path,
+    *,
+    fail_on: Iterable[ChangeClass] = DEFAULT_FAIL_ON,
+    allow_empty_baseline: bool = False,
 ) -> GateReport:
     """Pair the snapshot files of two directories and classify every change.
 
     Raises InvalidInputError listing every ``*.txt`` file of either directory that is not a
-    readable snapshot (see the module docstring); nothing is compared then.
+    readable snapshot, and when a side holds no snapshot at all (an empty baseline is accepted
+    with ``allow_empty_baseline``; see the module docstring); nothing is compared then.
     """
     _require_directory(baseline, "baseline")
     _require_directory(candidate, "candidate")
@@ -213,11 +263,7 @@ def compare_directories(
     old, new = _load_directory(baseline, problems), _load_directory(candidate, problems)
     if problems:
         raise _unreadable_error(problems)
-    if not old and not new:
-        raise InvalidInputError(
-            f"hookproof: neither {str(baseline)!r} nor {str(candidate)!r} holds a hookproof "
-            "snapshot. Run the suite with --snapshot-update into each directory first."
-        )
+    _require_snapshots((baseline, len(old)), (candidate, len(new)), allow_empty_baseline)
     files = tuple(_compare(name, old.get(name), new.get(name)) for name in sorted({*old, *new}))
     return GateReport(str(baseline), str(candidate), files, frozenset(fail_on))
 
