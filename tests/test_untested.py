@@ -674,20 +674,42 @@ def test_exclusion_sees_a_tool_function_run_outside_the_trace() -> None:
 # -- approval gates that do not gate ---------------------------------------------------------
 
 
-def _reviewed(review: dict[str, Any]) -> Any:
-    return lambda model: create_deep_agent(model, TOOLS, interrupt_on=review)
+_PUBLIC_ONLY = {
+    "name": "general-purpose",
+    "description": "General work with the public tools.",
+    "system_prompt": "Help with public information only.",
+    "tools": [public_search],
+}
+
+
+def _reviewed(review: dict[str, Any], subagents: list[Any] | None = None) -> Any:
+    return lambda model: create_deep_agent(model, TOOLS, interrupt_on=review, subagents=subagents)
 
 
 def test_requires_approval_catches_a_gate_that_names_the_old_tool() -> None:
     stale = {"delete_record": True, "export_data": True}  # delete_customer was renamed
+    safe = [_PUBLIC_ONLY]  # a general-purpose subagent without the gated tools
     with pytest.raises(ContractViolation) as caught:
-        contracts.check_requires_approval(_reviewed(stale), ["delete_customer", "export_data"])
+        contracts.check_requires_approval(
+            _reviewed(stale, safe), ["delete_customer", "export_data"]
+        )
     assert "delete_customer ran without any review" in str(caught.value)
     assert "export_data" not in str(caught.value).split("Found:")[1].split("Fix:")[0]
     report = contracts.check_requires_approval(
-        _reviewed(REVIEW), ["delete_customer", "export_data"]
+        _reviewed(REVIEW, safe), ["delete_customer", "export_data"]
     )
-    assert report.complete and report.interrupts_resumed == 2 and report.tool_calls_executed == ()
+    assert report.complete and report.interrupts_resumed == 2
+    assert set(report.tool_calls_executed) == {"task"}  # the subagent ran; no gated tool did
+    assert report.runs == 4  # each tool on the main agent, then asked of the subagent
+
+
+def test_requires_approval_follows_task_into_the_subagents() -> None:
+    # hookproof's harness gives its subagents no human review (deepagents' inherit the
+    # parent's interrupt_on): the default general-purpose subagent runs the tools unreviewed.
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_requires_approval(_reviewed(REVIEW), ["delete_customer", "export_data"])
+    found = str(caught.value).split("Found:")[1].split("Fix:")[0]
+    assert "through subagent 'general-purpose': delete_customer ran without any review" in found
 
 
 def test_requires_approval_catches_a_review_whose_rejection_is_ignored() -> None:
@@ -755,3 +777,66 @@ def test_metadata_preserved_checks_eino_handlers_that_rewrite_state_messages() -
     assert report.complete and report.hooks_observed == ("RedactsInPlace.before_model",)
     with pytest.raises(UntestedError, match="nothing to check"):
         contracts.check_metadata_preserved(BaseChatModelAgentMiddleware())
+
+
+# -- subagents are inside the contract -------------------------------------------------------
+
+
+class AdminOnly(AgentMiddleware):
+    """Hides and refuses the admin tools for anyone whose role is not exactly 'admin'."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        if _guest(request.runtime):
+            request = request.override(tools=[t for t in request.tools if t.name not in EXCLUDED])
+        return handler(request)
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        if _guest(request.runtime) and request.tool_call.name in EXCLUDED:
+            return ToolMessage("no", tool_call_id=request.tool_call.id or "", status="error")
+        return handler(request)
+
+
+class FailsOpen(AdminOnly):
+    """Buggy twin: only the role 'guest' is restricted; an unknown role is treated as admin."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        if getattr(request.runtime.context, "role", "guest") == "guest":
+            request = request.override(tools=[t for t in request.tools if t.name not in EXCLUDED])
+        return handler(request)
+
+
+def _with_subagent(subagent_filter: AgentMiddleware | None) -> Any:
+    general = {
+        "name": "general-purpose",
+        "description": "General work.",
+        "system_prompt": "Help.",
+        "middleware": [subagent_filter] if subagent_filter is not None else [],
+    }
+    return lambda model: create_deep_agent(
+        model, TOOLS, middleware=[AdminOnly()], subagents=[general]
+    )
+
+
+def test_exclusion_follows_task_into_the_subagents() -> None:
+    with pytest.raises(ContractViolation) as caught:
+        contracts.check_exclusion_holds(_with_subagent(None), EXCLUDED, context=Ctx("guest"))
+    found = str(caught.value).split("Found:")[1].split("Fix:")[0]
+    assert "through subagent 'general-purpose': excluded tool(s) ['delete_customer'] executed" in (
+        found
+    )
+    report = contracts.check_exclusion_holds(
+        _with_subagent(AdminOnly()), EXCLUDED, context=Ctx("guest")
+    )
+    assert report.complete and report.runs == 4
+
+
+def test_fail_closed_follows_task_into_the_subagents() -> None:
+    guest, intruder = Ctx("guest"), Ctx("intruder")
+    with pytest.raises(ContractViolation, match="through subagent 'general-purpose': tools beyond"):
+        contracts.check_fail_closed(
+            _with_subagent(FailsOpen()), intruder, least_privileged_context=guest
+        )
+    report = contracts.check_fail_closed(
+        _with_subagent(AdminOnly()), intruder, least_privileged_context=guest
+    )
+    assert report.complete and report.runs >= 3

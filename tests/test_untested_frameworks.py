@@ -268,4 +268,7 @@ def test_requires_approval_on_the_frameworks(framework: str) -> None:
     with pytest.raises(ContractViolation, match="delete_customer ran without any review"):
         contracts.check_requires_approval(build(stale), sorted(EXCLUDED))
     report = contracts.check_requires_approval(build(REVIEW), sorted(EXCLUDED))
-    assert report.complete and report.interrupts_resumed == 2
+    # deepagents' subagents inherit interrupt_on: two reviews on the main agent, and two
+    # more when the general-purpose subagent is asked to make the same calls.
+    expected = 2 if framework == "langchain" else 4
+    assert report.complete and report.interrupts_resumed == expected

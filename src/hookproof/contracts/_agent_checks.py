@@ -16,6 +16,7 @@ from hookproof.contracts._report import (
     attempted_calls,
     executed_tools,
 )
+from hookproof.contracts._subagents import Delegating, subagent_requests, subagents_of
 from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
@@ -114,6 +115,18 @@ def check_fail_closed(
     if run.paused is not None:
         exercise.not_tried(f"the run for context={context!r} {run.paused.removeprefix('the run ')}")
     found = _privilege_gain(baseline, run)
+    for subagent in [] if found else subagents_of(run):
+        delegate = Delegating(subagent, "done")
+        least, fresh = _baseline(
+            build, target, least_privileged_context, tiers, delegate, on_interrupt, config
+        )
+        if fresh:
+            exercise.observe(least)
+        through = target.run(
+            context=context, script=delegate, on_interrupt=on_interrupt, config=config
+        )
+        exercise.observe(through)
+        found += _gain_through(subagent, least, through)
     if found:
         raise exercise.failed(
             violation(
@@ -164,6 +177,24 @@ def _baseline(
     return run, True
 
 
+def _gain_through(subagent: str, baseline: TargetRun, run: TargetRun) -> list[str]:
+    """Tools the untrusted context's run of ``subagent`` showed beyond the baseline's."""
+
+    def shown(which: TargetRun) -> set[str]:
+        return {name for request in subagent_requests(which) for name in request.tool_names}
+
+    extra = sorted(shown(run) - shown(baseline))
+    if run.error is not None:
+        return [
+            f"through subagent {subagent!r}: the run crashed instead of degrading: {_crash(run)}"
+        ]
+    return (
+        [f"through subagent {subagent!r}: tools beyond the least-privileged set: {extra}"]
+        if extra
+        else []
+    )
+
+
 def _privilege_gain(baseline: TargetRun, run: TargetRun) -> list[str]:
     if run.error is not None:
         return [f"the run crashed instead of degrading: {_crash(run)}"]
@@ -204,6 +235,7 @@ def check_exclusion_holds(
     found: list[str] = []
     shown: TargetRun | None = None  # the run whose trace the report shows
     tools = _tool_objects(target)
+    subagents: list[str] = []
     for name in sorted(excluded):
         script = call_once_then_done(call(name, example_args(schemas.get(name, {}))))
         with watching({name: tools.get(name, [])}) as ran:
@@ -212,9 +244,25 @@ def check_exclusion_holds(
             )
         exercise.observe(run, ran=ran)
         problems = _exclusion_problems(run, name, excluded, name in schemas, exercise, ran)
+        subagents = subagents or subagents_of(run)
         if shown is None and (problems or len(exercise.untested)):
             shown = run
         found += problems
+    for subagent in subagents:
+        for name in sorted(excluded):
+            turn = call(name, example_args(schemas.get(name, {})))
+            with watching({name: tools.get(name, [])}) as ran:
+                run = target.run(
+                    context=context,
+                    script=Delegating(subagent, turn),
+                    on_interrupt=on_interrupt,
+                    config=config,
+                )
+            exercise.observe(run, ran=ran)
+            problems = _through_subagent(run, subagent, name, excluded, ran)
+            if shown is None and problems:
+                shown = run
+            found += problems
     counterexample = f"excluded={sorted(excluded)!r}, context={context!r}"
     if found:
         raise exercise.failed(
@@ -224,7 +272,9 @@ def check_exclusion_holds(
                 counterexample=counterexample,
                 found=found,
                 fix="apply the exclusion after every middleware that can add tools (last in the "
-                "stack) and refuse calls to excluded tools in wrap_tool_call",
+                "stack) and refuse calls to excluded tools in wrap_tool_call"
+                + _SUBAGENT_FIX
+                * any(line.startswith("through subagent") for line in found),
                 trace=shown.trace if shown is not None else None,
                 replay=f"check_exclusion_holds(build, {sorted(excluded)!r}, context={context!r}"
                 f"{_tiers_arg(tiers)})",
@@ -242,6 +292,32 @@ def check_exclusion_holds(
 def _tool_objects(target: Target) -> Mapping[str, list[Any]]:
     objects = getattr(target, "tool_objects", None)
     return objects() if callable(objects) else {}
+
+
+_SUBAGENT_FIX = (
+    "; a subagent runs with its own tools and middleware (deepagents' default general-purpose "
+    "subagent has every tool of the main agent and none of its middleware): give it the same "
+    "filter, or tools without the excluded ones (subagents=[{'name': 'general-purpose', ..., "
+    "'middleware': [...]}])"
+)
+
+
+def _through_subagent(
+    run: TargetRun, subagent: str, name: str, excluded: Collection[str], ran: Set[str]
+) -> list[str]:
+    """What a call to ``name`` made inside ``subagent`` shows of excluded tools."""
+    where = f"through subagent {subagent!r}"
+    found = [
+        f"{where}: its model call was shown excluded tool(s) {shown}"
+        for request in subagent_requests(run)
+        if (shown := sorted(set(request.tool_names) & set(excluded)))
+    ][:1]
+    executed = sorted((executed_tools(run) | ran) & set(excluded))
+    if executed:
+        found.append(f"{where}: excluded tool(s) {executed} executed when it called {name!r}")
+    if run.error is not None and not found:
+        found.append(f"{where}: the run calling {name!r} raised {_crash(run)} (it may have run)")
+    return found
 
 
 def _exclusion_problems(

@@ -17,6 +17,7 @@ from hookproof.contracts._args import example_args
 from hookproof.contracts._interrupts import OnInterrupt
 from hookproof.contracts._observe import watching
 from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
+from hookproof.contracts._subagents import Delegating, subagents_of
 from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
@@ -50,14 +51,23 @@ def check_requires_approval(
     exercise.context(context)
     found: list[str] = []
     shown: TargetRun | None = None
-    for name in sorted(tools):
-        script = call_once_then_done(call(name, example_args(schemas.get(name, {}))))
+    subagents: list[str] = []
+    cases: list[tuple[str, str | None]] = [(name, None) for name in sorted(tools)]
+    while cases:
+        name, subagent = cases.pop(0)
+        turn = call(name, example_args(schemas.get(name, {})))
+        script = call_once_then_done(turn) if subagent is None else Delegating(subagent, turn)
         with watching({name: objects.get(name, [])}) as ran:
             run = target.run(
                 context=context, script=script, on_interrupt=on_interrupt, config=config
             )
         exercise.observe(run, ran=ran)
-        problems = _gate_problems(run, name, name in schemas, bool(ran), exercise)
+        if subagent is None:
+            problems = _gate_problems(run, name, name in schemas, bool(ran), exercise)
+            if not subagents and (subagents := subagents_of(run)):
+                cases += [(tool_name, sub) for sub in subagents for tool_name in sorted(tools)]
+        else:
+            problems = _subagent_gate_problems(run, name, subagent, bool(ran))
         if shown is None and problems:
             shown = run
         found += problems
@@ -80,6 +90,17 @@ def check_requires_approval(
         counterexample=counterexample,
         fix="name tools the agent has, and check a context for which the model is called",
     )
+
+
+def _subagent_gate_problems(
+    run: TargetRun, name: str, subagent: str, ran_outside: bool
+) -> list[str]:
+    where = f"through subagent {subagent!r}"
+    if not (ran_outside or name in executed_tools(run)):
+        return []
+    if run.interrupts_resumed == 0:
+        return [f"{where}: {name} ran without any review: no interrupt came before it"]
+    return [f"{where}: {name} ran although its review was answered with a rejection"]
 
 
 def _gate_problems(
