@@ -840,3 +840,10 @@ def test_fail_closed_follows_task_into_the_subagents() -> None:
         _with_subagent(AdminOnly()), intruder, least_privileged_context=guest
     )
     assert report.complete and report.runs >= 3
+
+
+def test_an_approved_review_may_run_the_tool() -> None:
+    report = contracts.check_requires_approval(
+        _reviewed(REVIEW, [_PUBLIC_ONLY]), ["delete_customer"], on_interrupt="approve"
+    )
+    assert report.complete and "delete_customer" in report.tool_calls_executed

@@ -38,7 +38,8 @@ def check_requires_approval(
 ) -> CheckReport:
     """Every call to one of ``tools`` interrupts for review (or is refused) before the tool's
     function runs, and a rejected review keeps it from running. ``on_interrupt`` answers the
-    reviews: a rejection by default (a function, for review formats of your own)."""
+    reviews: "reject" (the default); a function for review formats of your own, which must
+    answer with a rejection in that format; "approve" checks only that a review comes first."""
     __tracebackhide__ = True
     if isinstance(tools, str) or not tools:
         raise UsageError(
@@ -51,6 +52,7 @@ def check_requires_approval(
     exercise.context(context)
     found: list[str] = []
     shown: TargetRun | None = None
+    rejecting = on_interrupt != "approve"  # a function must answer with a rejection
     subagents: list[str] = []
     cases: list[tuple[str, str | None]] = [(name, None) for name in sorted(tools)]
     while cases:
@@ -63,11 +65,11 @@ def check_requires_approval(
             )
         exercise.observe(run, ran=ran)
         if subagent is None:
-            problems = _gate_problems(run, name, name in schemas, bool(ran), exercise)
+            problems = _gate_problems(run, name, name in schemas, bool(ran), exercise, rejecting)
             if not subagents and (subagents := subagents_of(run)):
                 cases += [(tool_name, sub) for sub in subagents for tool_name in sorted(tools)]
         else:
-            problems = _subagent_gate_problems(run, name, subagent, bool(ran))
+            problems = _subagent_gate_problems(run, name, subagent, bool(ran), rejecting)
         if shown is None and problems:
             shown = run
         found += problems
@@ -93,24 +95,31 @@ def check_requires_approval(
 
 
 def _subagent_gate_problems(
-    run: TargetRun, name: str, subagent: str, ran_outside: bool
+    run: TargetRun, name: str, subagent: str, ran_outside: bool, rejecting: bool
 ) -> list[str]:
-    where = f"through subagent {subagent!r}"
     if not (ran_outside or name in executed_tools(run)):
         return []
+    return [f"through subagent {subagent!r}: {line}" for line in _ran(name, run, rejecting)]
+
+
+def _ran(name: str, run: TargetRun, rejecting: bool) -> list[str]:
+    """What it means that ``name`` ran: no review came first, or a rejection was ignored
+    (after an approval, running is right)."""
     if run.interrupts_resumed == 0:
-        return [f"{where}: {name} ran without any review: no interrupt came before it"]
-    return [f"{where}: {name} ran although its review was answered with a rejection"]
+        return [f"{name} ran without any review: no interrupt came before it"]
+    return [f"{name} ran although its review was answered with a rejection"] if rejecting else []
 
 
 def _gate_problems(
-    run: TargetRun, name: str, registered: bool, ran_outside: bool, exercise: Exercise
+    run: TargetRun,
+    name: str,
+    registered: bool,
+    ran_outside: bool,
+    exercise: Exercise,
+    rejecting: bool,
 ) -> list[str]:
-    executed = ran_outside or name in executed_tools(run)
-    if executed and run.interrupts_resumed == 0:
-        return [f"{name} ran without any review: no interrupt came before it"]
-    if executed:
-        return [f"{name} ran although its review was answered with a rejection"]
+    if ran_outside or name in executed_tools(run):
+        return _ran(name, run, rejecting)
     answer = answer_to(run, name)
     if run.error is not None and not _unknown(str(run.error)):
         return [f"the run calling {name!r} raised {type(run.error).__name__}: {run.error}"]
