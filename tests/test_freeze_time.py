@@ -143,6 +143,34 @@ def test_frozen_langchain_async_run(pytester: pytest.Pytester) -> None:
     assert _snapshot_texts(pytester) == first
 
 
+SCOPED_FIXTURES = """
+from datetime import datetime
+import pytest
+
+@pytest.fixture(scope="module")
+def built_early():
+    return datetime.now().year
+
+@pytest.fixture(scope="module")
+def built_late():
+    return datetime.now().year
+
+def test_unfrozen_first(built_early):
+    pass
+
+@pytest.mark.hookproof(freeze_time="2001-01-01")
+def test_frozen(built_early, built_late):
+    assert built_late == 2001  # first set up during the frozen test
+    assert built_early != 2001  # set up by the earlier test, at the real time
+"""
+
+
+def test_only_fixtures_set_up_during_a_frozen_test_are_frozen(pytester: pytest.Pytester) -> None:
+    """What the README and the plugin docstring promise for wider-scoped fixtures."""
+    pytester.makepyfile(test_scopes=SCOPED_FIXTURES)
+    pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=2)
+
+
 def test_command_line_wins_over_the_marker(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_dynamic=DYNAMIC_AGENT)
     result = pytester.runpytest_subprocess(

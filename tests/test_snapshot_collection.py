@@ -2,7 +2,8 @@
 
 They are named ``test_*.txt``, which pytest's default ``--doctest-glob`` (``test*.txt``)
 matches, so without the plugin a downstream ``pytest`` would read them as doctests (and stop
-on the first one that is not UTF-8). Users' own doctest files are still collected.
+on the first one that is not UTF-8). A snapshot is recognised by its header bytes, wherever it
+is; users' own doctest files are still collected, even inside the snapshot directory.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def _write(root: Path, name: str, data: bytes) -> Path:
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     root = pytester.path
     _write(root, "snapshots/test_agent/test_guest.txt", HEADER + FAILING_DOCTEST)
-    _write(root, "snapshots/test_agent/test_x.txt", b"\xff\xfe not UTF-8 \x80\n" + FAILING_DOCTEST)
+    _write(
+        root, "snapshots/test_agent/test_x.txt", HEADER + b"\xff\xfe not UTF-8\n" + FAILING_DOCTEST
+    )
     _write(root, "baseline/test_agent/test_copy.txt", HEADER + b"\xff\n" + FAILING_DOCTEST)
     _write(root, "baseline/test_agent/test_bom.txt", BOM + HEADER + FAILING_DOCTEST)
     _write(root, "test_real.txt", PASSING_DOCTEST.encode())
@@ -53,14 +56,27 @@ def test_snapshot_files_are_not_doctests_and_real_doctests_are(project: pytest.P
     assert "UnicodeDecodeError" not in result.stdout.str()
 
 
-def test_the_configured_snapshot_directory_is_the_one_ignored(project: pytest.Pytester) -> None:
+def test_the_snapshot_directory_hides_only_snapshots(project: pytest.Pytester) -> None:
     project.makeini("[pytest]\nhookproof_snapshot_dir = reviewed\n")
-    _write(project.path, "reviewed/test_agent/test_y.txt", b"\x80 no header\n" + FAILING_DOCTEST)
-    (project.path / "snapshots/test_agent/test_x.txt").unlink()
+    _write(project.path, "reviewed/test_agent/test_y.txt", HEADER + b"\x80\n" + FAILING_DOCTEST)
+    _write(project.path, "reviewed/test_notes.txt", PASSING_DOCTEST.encode())
     _write(project.path, "snapshots/test_notes.txt", PASSING_DOCTEST.encode())
     result = project.runpytest_subprocess("-v")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*reviewed/test_notes.txt::test_notes.txt PASSED*"])
     result.stdout.fnmatch_lines(["*snapshots/test_notes.txt::test_notes.txt PASSED*"])
+
+
+@pytest.mark.parametrize("snapshot_dir", ["tests", "."])
+def test_a_snapshot_directory_overlapping_the_tests_hides_no_doctest(
+    snapshot_dir: str, project: pytest.Pytester
+) -> None:
+    project.makeini(f"[pytest]\nhookproof_snapshot_dir = {snapshot_dir}\n")
+    _write(project.path, "tests/test_doc.txt", FAILING_DOCTEST)
+    _write(project.path, "tests/tests/test_agent/test_guest.txt", HEADER + FAILING_DOCTEST)
+    result = project.runpytest_subprocess("-v")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*tests/test_doc.txt::test_doc.txt FAILED*"])
 
 
 @needs_fifo

@@ -17,10 +17,12 @@ only inside the fixtures that need them, so loading it costs almost nothing:
   declared offline, LangChain chat models included, and sockets to hosts that are not
   loopback (ini ``hookproof_allow_hosts`` / marker ``allow_hosts`` let some through);
 - ``freeze_time``: ``@pytest.mark.hookproof(freeze_time="2026-01-01T09:00:00Z")`` or
-  ``--hookproof-freeze-time=...`` (which wins) freezes the clock with freezegun for the whole
-  test — every fixture's setup (building the agent), the body, each run, sync or async, and
-  teardown — so a prompt with today's date snapshots the same on every run. freezegun is
-  imported only for tests that ask; ``hookproof.snapshot.dates`` masks dates instead;
+  ``--hookproof-freeze-time=...`` (which wins) freezes the clock with freezegun from the
+  test's setup to its teardown — its function-scoped fixtures (building the agent), the body,
+  each run, sync or async — so a prompt with today's date snapshots the same on every run. A
+  fixture of a wider scope is frozen only if it is set up or torn down during a frozen test
+  (one an earlier test set up saw the real clock). freezegun is imported only for tests that
+  ask; ``hookproof.snapshot.dates`` masks dates instead;
 - hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``);
 - snapshots of test modules that did not run (skipped at import, say) are not "unused";
 - snapshot files are never collected as tests (pytest's default ``--doctest-glob``
@@ -113,14 +115,16 @@ def pytest_make_collect_report(
     return report
 
 
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Snapshot files are data: ``*.txt`` in the snapshot directory, or with the header."""
-    from hookproof._snapshot_files import has_snapshot_header, is_snapshot_name, snapshot_root
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """Snapshot files are data: a ``*.txt`` whose first bytes are the snapshot header.
+
+    The header, not the directory, decides: the snapshot directory may hold (or be) a folder
+    of the user's own doctests, and a file there without the header is no snapshot anyway.
+    """
+    from hookproof._snapshot_files import has_snapshot_header, is_snapshot_name
 
     if not is_snapshot_name(collection_path):
         return None
-    if collection_path.is_relative_to(snapshot_root(config)):
-        return True
     # None, not False: False would also overrule --ignore and other plugins' decisions.
     return True if has_snapshot_header(collection_path) else None
 
