@@ -10,9 +10,10 @@ import pytest
 import hookproof.snapshot
 from hookproof.config import resolve_options
 from hookproof.errors import UsageError
-from hookproof.messages import SystemMessage
+from hookproof.messages import SystemMessage, UserMessage
 from hookproof.models import FinalRequest
-from hookproof.snapshot import DEFAULT_MATCHERS, dates, render
+from hookproof.snapshot import DEFAULT_MATCHERS, dates, diff, render, view
+from hookproof.tools import ToolSchema
 
 pytest_plugins = ["pytester"]
 
@@ -245,6 +246,42 @@ def test_dates_before_the_defaults_masks_datetimes_as_dates() -> None:
     prompt = "at 2026-01-05T09:30:00Z, id 123e4567-e89b-12d3-a456-426614174000"
     text = render(_prompted(prompt), matchers=[dates, *DEFAULT_MATCHERS])
     assert "at <date-0>, id <uuid-0>" in text
+
+
+def _booking(today: str, opening: str) -> FinalRequest:
+    day = {"type": "string", "enum": [opening], "description": f"From {opening} on."}
+    tool = ToolSchema(
+        name="book",
+        description=f"Book a slot; bookings open on {opening}.",
+        parameters={"type": "object", "properties": {"day": day}, "required": ["day"]},
+    )
+    return FinalRequest(
+        model="m",
+        system_message=SystemMessage(content=f"Today is {today}."),
+        messages=(UserMessage(content=f"Book me in, it is {today}."),),
+        tools=(tool,),
+        tool_choice={"name": "book", "not_before": opening},
+        response_format={"after": opening},
+        model_settings={"opening": opening},
+    )
+
+
+def test_dates_masks_the_prompt_and_messages_but_not_tools_or_settings() -> None:
+    masked = [dates, *DEFAULT_MATCHERS]
+    old = view(_booking("2026-01-05", "2024-06-01"), matchers=masked)
+    text = render(old)
+    assert "| Today is <date-0>." in text
+    assert "Book me in, it is <date-0>." in text
+    assert text.count("2024-06-01") == 6  # enum, descriptions, tool_choice, format, settings
+    assert diff(old, view(_booking("2026-01-06", "2024-06-01"), matchers=masked)).changes == ()
+    changed = diff(old, view(_booking("2026-01-06", "2024-07-01"), matchers=masked)).changes
+    assert {change.subject for change in changed} >= {
+        "tool_choice",
+        "response_format",
+        "settings",
+        "tool book",
+    }
+    assert not {change.subject for change in changed} & {"system prompt", "messages"}
 
 
 def test_dates_is_exported_beside_regex() -> None:

@@ -2,7 +2,10 @@
 
 A matcher is either a ``(pattern, label)`` pair — every match is replaced by ``<label-N>``,
 numbered by first appearance within one request, so equal values stay equal — or a
-callable ``str -> str`` applied to every rendered text value.
+callable ``str -> str`` applied to every rendered text value. A pattern matcher marked
+``prose_only`` (``dates``) applies to the text of the system prompt and the messages alone:
+tool schemas, descriptions, tool_choice, response_format and settings keep their values, so
+the gate still sees a change there.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ class RegexMatcher:
 
     pattern: re.Pattern[str]
     label: str
+    prose_only: bool = False
+    """Only the text of the system prompt and the messages, not schemas or settings."""
 
 
 Matcher: TypeAlias = RegexMatcher | Callable[[str], str]
@@ -51,11 +56,16 @@ _LONG_DATES = (
     rf"{_WEEKDAY}\d{{1,2}}\s+{_MONTH}\s+\d{{4}}",  # Monday 5 January 2026
 )
 
-dates: RegexMatcher = regex(rf"\b(?:{_ISO_DATE}{_ISO_TIME}|{'|'.join(_LONG_DATES)})\b", "date")
+dates: RegexMatcher = RegexMatcher(
+    re.compile(rf"\b(?:{_ISO_DATE}{_ISO_TIME}|{'|'.join(_LONG_DATES)})\b"), "date", prose_only=True
+)
 """Masks dates by ``<date-N>``: ISO-8601 dates and datetimes (``2026-01-05``,
 ``2026-01-05T09:30:00Z``, ``2026-01-05 09:30:00.123456``) and English long dates
-(``Monday, January 5, 2026``, ``5 January 2026``). Not a default: put it first,
-``matchers=[dates, *DEFAULT_MATCHERS]``, to mask a prompt's "today" instead of freezing time."""
+(``Monday, January 5, 2026``, ``5 January 2026``), in the text of the system prompt and the
+messages only: a date in a tool schema (an enum value), a description, tool_choice,
+response_format or settings is part of the contract and stays visible. Not a default: put it
+first, ``matchers=[dates, *DEFAULT_MATCHERS]``, to mask a prompt's "today" instead of freezing
+time."""
 
 
 @dataclass
@@ -82,8 +92,18 @@ class Normaliser:
         return self.placeholder(label, value)
 
     def text(self, value: str) -> str:
+        """A value outside the prompt and messages: every matcher but the prose-only ones."""
+        return self._apply(value, prose=False)
+
+    def prose(self, value: str) -> str:
+        """Text of the system prompt or a message: every matcher."""
+        return self._apply(value, prose=True)
+
+    def _apply(self, value: str, *, prose: bool) -> str:
         for matcher in self.matchers:
             if isinstance(matcher, RegexMatcher):
+                if matcher.prose_only and not prose:
+                    continue
                 value = matcher.pattern.sub(self._replacer(matcher.label), value)
             else:
                 value = matcher(value)

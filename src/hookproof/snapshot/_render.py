@@ -114,7 +114,8 @@ def _visible(text: str) -> str:
 
 
 def _text_lines(text: str, norm: Normaliser) -> list[str]:
-    return [f"| {line}" if line else "|" for line in _visible(norm.text(text)).split("\n")]
+    """A block's text (system prompt or message), normalised as prose."""
+    return [f"| {line}" if line else "|" for line in _visible(norm.prose(text)).split("\n")]
 
 
 def _block_lines(block: _Block, norm: Normaliser) -> list[str]:
