@@ -39,6 +39,7 @@ from hookproof.contracts._middleware_checks import (
 )
 from hookproof.contracts._report import CheckReport, UntestedError
 from hookproof.contracts._target import ReferenceTarget, Target, TargetRun, as_target
+from hookproof.contracts._tool_checks import check_allowed_calls_succeed, check_tools_preserved
 from hookproof.contracts._trace_checks import check_hook_order, check_unique_tool_names
 from hookproof.contracts._violation import ContractViolation
 
@@ -51,6 +52,7 @@ __all__ = [
     "TargetRun",
     "UntestedError",
     "as_target",
+    "check_allowed_calls_succeed",
     "check_bounded_retry",
     "check_exclusion_holds",
     "check_fail_closed",
@@ -62,6 +64,7 @@ __all__ = [
     "check_requires_approval",
     "check_tool_closure",
     "check_tool_errors_surface",
+    "check_tools_preserved",
     "check_unique_tool_names",
     "example_args",
     "sample_messages",
