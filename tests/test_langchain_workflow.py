@@ -186,3 +186,4 @@ def test_every_agent_check_runs_on_the_deepagents_application() -> None:
     agent = build_deep(ScriptedChatModel(script=["hi"]))
     result = run(agent, {"messages": [("user", "x")]}, context=admin)
     assert result.text == "hi" and {"lookup", "task"} <= set(result.final_requests[0].tool_names)
+    assert contracts.check_hook_order(result.trace).complete

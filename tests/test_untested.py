@@ -847,3 +847,25 @@ def test_an_approved_review_may_run_the_tool() -> None:
         _reviewed(REVIEW, [_PUBLIC_ONLY]), ["delete_customer"], on_interrupt="approve"
     )
     assert report.complete and "delete_customer" in report.tool_calls_executed
+
+
+def test_the_remaining_agent_checks_run_on_eino_agents() -> None:
+    from hookproof.eino import ChatModelAgent
+    from hookproof.examples.eino_support import build_eino_support_agent, public_search
+
+    assert contracts.check_injected_model_used(build_eino_support_agent).complete
+    assert contracts.check_unique_tool_names(build_eino_support_agent, context={}).complete
+
+    def duplicated(model: Any) -> Any:
+        return ChatModelAgent(model=model, tools=[public_search, public_search])
+
+    with pytest.raises(ContractViolation, match="'public_search' appears 2 times"):
+        contracts.check_unique_tool_names(duplicated)
+    run = build_eino_support_agent(_scripted(["hi"])).run([("user", "x")])
+    assert contracts.check_hook_order(run.trace).complete
+
+
+def _scripted(turns: list[Any]) -> Any:
+    from hookproof.models import RecordingModel, ScriptedModel
+
+    return RecordingModel(ScriptedModel(turns))
