@@ -869,3 +869,20 @@ def _scripted(turns: list[Any]) -> Any:
     from hookproof.models import RecordingModel, ScriptedModel
 
     return RecordingModel(ScriptedModel(turns))
+
+
+def test_exclusion_counts_a_success_answer_to_an_excluded_call_as_a_run() -> None:
+    class AnswersForTheTool(HidesAndRefuses):
+        """Buggy twin: answers an export itself with a success, as a cached fast path would."""
+
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            if request.tool_call.name == "export_data":
+                return ToolMessage("exported (cached)", tool_call_id=request.tool_call.id or "")
+            return super().wrap_tool_call(request, handler)
+
+    def build(filter_: AgentMiddleware) -> Any:
+        return lambda model: create_agent(model, TOOLS, middleware=[filter_])
+
+    with pytest.raises(ContractViolation, match="'export_data' was answered with a success"):
+        contracts.check_exclusion_holds(build(AnswersForTheTool()), EXCLUDED, context=Ctx("guest"))
+    assert contracts.check_exclusion_holds(build(HidesAndRefuses()), EXCLUDED).complete

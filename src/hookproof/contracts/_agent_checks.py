@@ -17,7 +17,14 @@ from hookproof.contracts._report import (
     executed_tools,
 )
 from hookproof.contracts._subagents import Delegating, subagent_requests, subagents_of
-from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
+from hookproof.contracts._target import (
+    Build,
+    EinoTarget,
+    Target,
+    TargetRun,
+    as_target,
+    call_once_then_done,
+)
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
 from hookproof.messages import ToolMessage
@@ -243,7 +250,9 @@ def check_exclusion_holds(
                 context=context, script=script, on_interrupt=on_interrupt, config=config
             )
         exercise.observe(run, ran=ran)
-        problems = _exclusion_problems(run, name, excluded, name in schemas, exercise, ran)
+        problems = _exclusion_problems(
+            run, name, excluded, name in schemas, exercise, ran, not isinstance(target, EinoTarget)
+        )
         subagents = subagents or subagents_of(run)
         if shown is None and (problems or len(exercise.untested)):
             shown = run
@@ -327,7 +336,10 @@ def _exclusion_problems(
     registered: bool,
     exercise: Exercise,
     ran: Set[str],
+    statuses: bool,
 ) -> list[str]:
+    """What a run calling excluded ``name`` shows. ``statuses``: the target's tool answers
+    carry a status (an Eino tool answers with text only, so a refusal cannot say it failed)."""
     found = [
         f"run calling {name!r}: model call {index} was shown excluded tool(s) {shown}"
         for index, request in enumerate(run.final_requests)
@@ -354,6 +366,11 @@ def _exclusion_problems(
         exercise.not_tried(_rejection(name))
     elif answer is None and (reason := _never_tried(run, name)):
         exercise.not_tried(reason)
+    elif answer is not None and answer.status == "success" and statuses:
+        found.append(
+            f"the call to excluded tool {name!r} was answered with a success "
+            f"({answer.text!r:.80}), as if it ran; a refusal answers with status='error'"
+        )
     return found
 
 
