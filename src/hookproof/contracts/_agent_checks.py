@@ -245,10 +245,9 @@ def check_exclusion_holds(
     subagents: list[str] = []
     for name in sorted(excluded):
         script = call_once_then_done(call(name, example_args(schemas.get(name, {}))))
-        with watching({name: tools.get(name, [])}) as ran:
-            run = target.run(
-                context=context, script=script, on_interrupt=on_interrupt, config=config
-            )
+        run, ran = watched_run(
+            target, tools.get(name, []), name, context, script, on_interrupt, config
+        )
         exercise.observe(run, ran=ran)
         problems = _exclusion_problems(
             run, name, excluded, name in schemas, exercise, ran, not isinstance(target, EinoTarget)
@@ -260,13 +259,10 @@ def check_exclusion_holds(
     for subagent in subagents:
         for name in sorted(excluded):
             turn = call(name, example_args(schemas.get(name, {})))
-            with watching({name: tools.get(name, [])}) as ran:
-                run = target.run(
-                    context=context,
-                    script=Delegating(subagent, turn),
-                    on_interrupt=on_interrupt,
-                    config=config,
-                )
+            delegate = Delegating(subagent, turn)
+            run, ran = watched_run(
+                target, tools.get(name, []), name, context, delegate, on_interrupt, config
+            )
             exercise.observe(run, ran=ran)
             problems = _through_subagent(run, subagent, name, excluded, ran)
             if shown is None and problems:
@@ -296,6 +292,21 @@ def check_exclusion_holds(
         "the agent has, or check a context for which the agent calls the model",
         trace=shown.trace if shown is not None else None,
     )
+
+
+def watched_run(
+    target: Target,
+    tools: Sequence[Any],
+    name: str,
+    context: Any,
+    script: Any,
+    on_interrupt: OnInterrupt,
+    config: Mapping[str, Any] | None,
+) -> tuple[TargetRun, Set[str]]:
+    """One run, and whether the function of tool ``name`` (one of ``tools``) ran in it."""
+    with watching({name: tools}) as ran:
+        run = target.run(context=context, script=script, on_interrupt=on_interrupt, config=config)
+    return run, ran
 
 
 def _tool_objects(target: Target) -> Mapping[str, list[Any]]:

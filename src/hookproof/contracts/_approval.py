@@ -12,10 +12,15 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from hookproof.contracts._agent_checks import _never_tried, _tiers_arg, _tool_objects, _unknown
+from hookproof.contracts._agent_checks import (
+    _never_tried,
+    _tiers_arg,
+    _tool_objects,
+    _unknown,
+    watched_run,
+)
 from hookproof.contracts._args import example_args
 from hookproof.contracts._interrupts import OnInterrupt
-from hookproof.contracts._observe import watching
 from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
 from hookproof.contracts._subagents import Delegating, subagents_of
 from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
@@ -59,10 +64,9 @@ def check_requires_approval(
         name, subagent = cases.pop(0)
         turn = call(name, example_args(schemas.get(name, {})))
         script = call_once_then_done(turn) if subagent is None else Delegating(subagent, turn)
-        with watching({name: objects.get(name, [])}) as ran:
-            run = target.run(
-                context=context, script=script, on_interrupt=on_interrupt, config=config
-            )
+        run, ran = watched_run(
+            target, objects.get(name, []), name, context, script, on_interrupt, config
+        )
         exercise.observe(run, ran=ran)
         if subagent is None:
             problems = _gate_problems(run, name, name in schemas, bool(ran), exercise, rejecting)
