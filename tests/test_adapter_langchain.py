@@ -14,6 +14,7 @@ from langchain_core.language_models.chat_models import SimpleChatModel
 from langchain_core.tools import tool
 from pydantic import Field
 
+from hookproof._guard import block_real_models
 from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
 from hookproof.errors import RealModelBlocked, ScriptExhausted
 from hookproof.models import FinalRequest, call
@@ -108,7 +109,8 @@ class ProviderChatModel(SimpleChatModel):
 def test_the_real_model_guard_checks_the_recorded_model() -> None:
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    with pytest.raises(RealModelBlocked, match=r"\(ProviderChatModel\)"):
+    # The guard in a block of the test's own: the plugin fails a test that catches a refusal.
+    with block_real_models(), pytest.raises(RealModelBlocked, match=r"\(ProviderChatModel\)"):
         RecordingChatModel(inner=ProviderChatModel()).invoke("hi")
     recording = RecordingChatModel(inner=FakeListChatModel(responses=["fake"]))
     assert recording.invoke("hi").content == "fake"  # langchain-core's fakes are offline

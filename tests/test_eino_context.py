@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from hookproof._guard import block_real_models
 from hookproof.eino import (
     AgentEvent,
     AgentMiddleware,
@@ -295,8 +296,12 @@ def test_an_eino_style_model_is_still_subject_to_the_real_model_guard() -> None:
     class Unmarked(GoStyleModel):
         hookproof_offline = False  # type: ignore[assignment]
 
-    run = agent_with(Unmarked()).run([("user", "hi")])
+    # The guard in a block of the test's own: the plugin fails a test whose run caught (here:
+    # returned as run.error) a refusal.
+    with block_real_models() as refusals:
+        run = agent_with(Unmarked()).run([("user", "hi")])
     assert "blocks real model calls" in str(run.error)
+    assert refusals == [str(run.error)]
 
 
 def test_a_stream_only_eino_style_model_is_concatenated() -> None:

@@ -11,6 +11,7 @@ only TEST-NET addresses (RFC 5737) are used.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import ipaddress
 import socket
@@ -63,6 +64,12 @@ def _recorder(calls: list[tuple[str, Any]], name: str) -> Any:
     return lambda sock, address: calls.append((name, address))
 
 
+def provoked() -> contextlib.AbstractContextManager[list[str]]:
+    """The guard in a block of the test's own, for refusals a test provokes on purpose: they
+    are recorded there, not in the plugin's block, which fails a test that catches one."""
+    return block_real_models()
+
+
 def _needs(name: str) -> None:
     for package in requirements(name):
         pytest.importorskip(package, reason=f"install {package} to test this call path")
@@ -74,7 +81,7 @@ def _needs(name: str) -> None:
 @pytest.mark.parametrize("path", sorted(CALLS))
 def test_every_call_path_of_a_langchain_model_is_refused(path: str, provider: StubProvider) -> None:
     _needs(path)
-    with pytest.raises(RealModelBlocked, match=r"'stub-model' \(ChatOpenAI\)"):
+    with provoked(), pytest.raises(RealModelBlocked, match=r"'stub-model' \(ChatOpenAI\)"):
         CALLS[path](chat_openai(provider.base_url))
     assert provider.requests == []
 
@@ -91,7 +98,7 @@ def test_the_stub_provider_answers_when_the_guard_is_off(provider: StubProvider)
 
 def test_the_langchain_message_names_the_langchain_replacements(provider: StubProvider) -> None:
     _needs("invoke")
-    with pytest.raises(RealModelBlocked) as caught:
+    with provoked(), pytest.raises(RealModelBlocked) as caught:
         chat_openai(provider.base_url).invoke("hi")
     message = str(caught.value)
     assert message.startswith("hookproof: the test called model 'stub-model' (ChatOpenAI)")
@@ -148,7 +155,7 @@ def test_a_custom_model_declared_offline_runs_and_an_undeclared_one_does_not() -
         hookproof_offline: ClassVar[bool] = True
 
     assert Declared(responses=["ok"]).invoke("hi").content == "ok"
-    with pytest.raises(RealModelBlocked, match=r"\(Undeclared\).*on Undeclared"):
+    with provoked(), pytest.raises(RealModelBlocked, match=r"\(Undeclared\).*on Undeclared"):
         Undeclared(responses=["ok"]).invoke("hi")
 
 
@@ -163,9 +170,11 @@ def test_a_model_called_from_another_thread_is_refused(provider: StubProvider) -
             errors.append(error)
 
     thread = threading.Thread(target=work)
-    thread.start()
-    thread.join()
+    with provoked() as refusals:
+        thread.start()
+        thread.join()
     assert len(errors) == 1
+    assert refusals == [str(errors[0])]
     assert provider.requests == []
 
 
@@ -188,11 +197,12 @@ def test_late_import():
         def _llm_type(self):
             return "provider"
 
-    with pytest.raises(RealModelBlocked):
-        Provider().invoke("hi")
+    Provider().invoke("hi")
 """
     )
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*RealModelBlocked: hookproof: the test called model*Provider*"])
 
 
 def test_the_langchain_guard_is_installed_once_from_any_number_of_threads() -> None:
@@ -222,7 +232,7 @@ def test_the_runtime_message_names_the_runtime_replacements() -> None:
         def invoke(self, request: object) -> object:
             raise AssertionError("the guard let the call through")
 
-    with pytest.raises(RealModelBlocked) as caught:
+    with provoked(), pytest.raises(RealModelBlocked) as caught:
         check_model(ProviderModel())
     message = str(caught.value)
     assert message.startswith("hookproof: the test called model 'provider-large' (ProviderModel)")
@@ -252,9 +262,9 @@ def test_the_guard_restores_the_previous_policy() -> None:
 def test_a_connection_off_the_machine_is_refused_before_it_starts(
     connects: list[tuple[str, Any]],
 ) -> None:
-    with socket.socket() as sock, pytest.raises(ConnectionBlocked) as caught:
+    with provoked(), socket.socket() as sock, pytest.raises(ConnectionBlocked) as caught:
         sock.connect((TEST_NET, 443))
-    with socket.socket() as sock, pytest.raises(ConnectionBlocked):
+    with provoked(), socket.socket() as sock, pytest.raises(ConnectionBlocked):
         sock.connect_ex((TEST_NET, 443))
     assert connects == []
     assert isinstance(caught.value, RealModelBlocked)
@@ -274,14 +284,16 @@ def test_clients_are_refused_too(connects: list[tuple[str, Any]]) -> None:
     async def open_connection() -> None:
         await asyncio.open_connection(TEST_NET, 80)
 
-    with pytest.raises(ConnectionBlocked):
-        socket.create_connection((TEST_NET, 80), timeout=1)
-    with pytest.raises(ConnectionBlocked):
-        asyncio.run(open_connection())
     httpx = pytest.importorskip("httpx")
-    with httpx.Client(trust_env=False) as client, pytest.raises(httpx.ConnectError) as caught:
-        client.get(f"http://{TEST_NET}/")
+    with provoked() as refusals:
+        with pytest.raises(ConnectionBlocked):
+            socket.create_connection((TEST_NET, 80), timeout=1)
+        with pytest.raises(ConnectionBlocked):
+            asyncio.run(open_connection())
+        with httpx.Client(trust_env=False) as client, pytest.raises(httpx.ConnectError) as caught:
+            client.get(f"http://{TEST_NET}/")
     assert str(caught.value).startswith(f"hookproof: the test tried to connect to {TEST_NET}")
+    assert len(refusals) == 3  # httpx re-wraps the refusal: the guard's record still has it
     assert connects == []
 
 
@@ -361,6 +373,97 @@ def test_the_guard_is_installed_once_and_reinstalled_if_replaced(
         assert getattr(socket.socket.connect, "_hookproof_guarded", False)
 
 
+@pytest.fixture
+def resolver(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """A resolver of the test's own in place of getaddrinfo: numeric hosts are read as the
+    real one reads them, without a lookup; the names in the returned dict resolve to their
+    addresses; any other name fails. Nothing ever leaves the machine."""
+    names: dict[str, list[str]] = {}
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        if host in names:
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, 0)) for ip in names[host]]
+        return real(host, port, flags=socket.AI_NUMERICHOST)  # raises gaierror for a name
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(_guard_socket, "_RESOLVED", {}, raising=False)
+    return names
+
+
+@pytest.mark.parametrize(
+    ("family", "host"),
+    [
+        (socket.AF_INET, "127.1"),  # the short form connect reads as 127.0.0.1
+        (socket.AF_INET, "2130706433"),
+        (socket.AF_INET, "0.0.0.0"),  # the unspecified addresses connect to this machine
+        (socket.AF_INET6, "::"),
+        (socket.AF_INET6, "::ffff:0.0.0.0"),
+        (socket.AF_INET, "localhost."),
+        (socket.AF_INET, "LocalHost"),
+        (socket.AF_INET6, "ip6-localhost"),
+        (socket.AF_INET, socket.gethostname()),
+    ],
+)
+def test_hosts_that_stay_on_this_machine_are_allowed(
+    family: int, host: str, resolver: dict[str, list[str]]
+) -> None:
+    resolver.update({"ip6-localhost": ["::1"], socket.gethostname(): ["127.0.1.1"]})
+    _guard_socket.check_address(family, (host, 80))
+
+
+@pytest.mark.parametrize(
+    ("host", "addresses"),
+    [
+        ("api.provider.example", ["192.0.2.9"]),
+        ("mixed.example", ["127.0.0.1", "192.0.2.9"]),  # one address leaves the machine
+        ("nowhere.example", None),  # does not resolve: refused, fail closed
+        ("10.1", None),  # 10.0.0.1
+    ],
+)
+def test_names_resolving_off_the_machine_are_refused(
+    host: str, addresses: list[str] | None, resolver: dict[str, list[str]]
+) -> None:
+    if addresses is not None:
+        resolver[host] = addresses
+    with provoked(), pytest.raises(ConnectionBlocked, match=f"connect to {host} "):
+        _guard_socket.check_address(socket.AF_INET, (host, 443))
+
+
+def test_allowed_networks_pass(connects: list[tuple[str, Any]]) -> None:
+    with block_real_models(allow_hosts=["192.0.2.0/29", "2001:DB8::/32"]) as refusals:
+        with socket.socket() as sock:
+            sock.connect(("192.0.2.7", 5432))
+            with pytest.raises(ConnectionBlocked, match=r"192\.0\.2\.8"):
+                sock.connect(("192.0.2.8", 5432))
+        with socket.socket(socket.AF_INET6) as sock:
+            sock.connect(("2001:db8::7", 5432, 0, 0))
+    assert [address[0] for _, address in connects] == ["192.0.2.7", "2001:db8::7"]
+    assert len(refusals) == 1
+
+
+def test_a_name_resolving_into_allowed_addresses_passes(
+    connects: list[tuple[str, Any]], resolver: dict[str, list[str]]
+) -> None:
+    resolver["db"] = ["192.0.2.7", "127.0.0.1"]
+    with block_real_models(allow_hosts=["192.0.2.0/29"]), socket.socket() as sock:
+        sock.connect(("db", 5432))
+    assert connects == [("connect", ("db", 5432))]
+
+
+def test_a_failed_lookup_of_an_allowed_name_is_tried_again(
+    connects: list[tuple[str, Any]], resolver: dict[str, list[str]]
+) -> None:
+    """A service that does not resolve yet (still starting) is allowed once it does."""
+    with block_real_models(allow_hosts=["db.starting"]) as refusals, socket.socket() as sock:
+        with pytest.raises(ConnectionBlocked):
+            sock.connect(("192.0.2.7", 5432))
+        resolver["db.starting"] = ["192.0.2.7"]
+        sock.connect(("192.0.2.7", 5432))
+    assert connects == [("connect", ("192.0.2.7", 5432))]
+    assert len(refusals) == 1
+
+
 # -- options ------------------------------------------------------------------------------
 
 
@@ -377,6 +480,32 @@ def test_allow_hosts_accumulate_across_sources() -> None:
 def test_allow_hosts_of_the_wrong_kind_is_explained() -> None:
     with pytest.raises(UsageError, match=r"allow_hosts=5, which is not a list of hosts"):
         resolve_options(markers=[{"allow_hosts": 5}])
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ("db:5432", "has a port"),
+        ("[fd00::7]:5432", "has a port"),
+        ("[fd00::7]", "has a port"),
+        ("http://cache", "is a URL"),
+        ("https://api.provider.example/v1", "is a URL"),
+        ("10.0.0.0/33", "is not an IP network"),
+        ("db/primary", "is not an IP network"),
+    ],
+)
+def test_allow_hosts_entries_that_could_never_match_are_refused(entry: str, reason: str) -> None:
+    with pytest.raises(UsageError, match=rf"@pytest.mark.hookproof gives .*{reason}") as caught:
+        resolve_options(markers=[{"allow_hosts": ["db", entry]}])
+    assert f"allow_hosts entry {entry!r}" in str(caught.value)
+    assert "Give " in str(caught.value)  # says how to fix it
+    with pytest.raises(UsageError, match=reason), block_real_models(allow_hosts=[entry]):
+        pass
+
+
+def test_allow_hosts_take_names_addresses_and_networks() -> None:
+    entries = ["db", "10.0.0.7", "fd00::7", "10.0.0.0/8", "fd00::/8", "10.1.2.3/16"]
+    assert resolve_options(ini={"allow_hosts": " ".join(entries)}).allow_hosts == tuple(entries)
 
 
 # -- the plugin turns the guard on and off --------------------------------------------------
@@ -460,23 +589,201 @@ def connects(monkeypatch):
 def attempt(*hosts):
     with socket.socket() as sock:
         for host in hosts:
-            try:
-                sock.connect((host, 5432))
-            except ConnectionBlocked:
-                pass
+            sock.connect((host, 5432))
 
 def test_ini(connects):
-    attempt("192.0.2.1", "192.0.2.2", "192.0.2.3")
+    attempt("192.0.2.1", "192.0.2.2")
     assert connects == ["192.0.2.1", "192.0.2.2"]
+
+def test_ini_refuses_other_hosts(connects):
+    attempt("192.0.2.3")
 
 @pytest.mark.hookproof(allow_hosts="192.0.2.3")
 def test_a_marker_adds_to_the_ini(connects):
-    attempt("192.0.2.1", "192.0.2.3", "192.0.2.4")
+    attempt("192.0.2.1", "192.0.2.3")
     assert connects == ["192.0.2.1", "192.0.2.3"]
+
+@pytest.mark.hookproof(allow_hosts="192.0.2.3")
+def test_a_marker_refuses_other_hosts(connects):
+    attempt("192.0.2.4")
 
 @pytest.mark.hookproof(allow_real_models=True)
 def test_the_opt_out_turns_the_socket_line_off():
     assert not current_policy().blocking
 """
     )
-    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--tb=line")
+    result.assert_outcomes(passed=3, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*ConnectionBlocked: hookproof: the test tried to connect to 192.0.2.3 *",
+            "*ConnectionBlocked: hookproof: the test tried to connect to 192.0.2.4 *",
+            "FAILED *::test_ini_refuses_other_hosts*",
+            "FAILED *::test_a_marker_refuses_other_hosts*",
+        ]
+    )
+
+
+SCOPES = """
+import unittest
+import pytest
+from hookproof.models import ScriptedModel
+from hookproof.runtime import create_agent
+
+class ProviderModel:
+    name = "provider"
+    def invoke(self, request):
+        return ScriptedModel(["live"]).invoke(request)
+
+def call_provider():
+    create_agent(ProviderModel()).invoke({"messages": [("user", "hi")]})
+
+@pytest.fixture(scope="session")
+def session_setup():
+    call_provider()
+
+@pytest.fixture(scope="module")
+def module_teardown():
+    yield
+    call_provider()
+
+@pytest.fixture(scope="class")
+def class_setup():
+    call_provider()
+
+def test_session(session_setup):
+    pass
+
+def test_module(module_teardown):
+    pass
+
+class TestClass:
+    def test_class(self, class_setup):
+        pass
+
+class TestUnittest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        call_provider()
+
+    def test_unit(self):
+        pass
+"""
+
+SETUP_MODULE = """
+from test_scopes import call_provider
+
+def setup_module():
+    call_provider()
+
+def test_plain():
+    pass
+"""
+
+
+def test_fixtures_of_every_scope_and_xunit_setups_are_guarded(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # whole messages in the short summary
+    pytester.makepyfile(test_scopes=SCOPES, test_setup_module=SETUP_MODULE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rE")
+    result.assert_outcomes(passed=1, errors=5)
+    blocked = " - hookproof.errors.RealModelBlocked: hookproof: the test called model 'provider'*"
+    result.stdout.fnmatch_lines(
+        [
+            "ERROR test_scopes.py::test_session" + blocked,
+            "ERROR test_scopes.py::TestClass::test_class" + blocked,
+            "ERROR test_scopes.py::TestUnittest::test_unit" + blocked,  # setUpClass
+            "ERROR test_scopes.py::TestUnittest::test_unit" + blocked,  # the module's teardown
+            "ERROR test_setup_module.py::test_plain" + blocked,
+        ],
+        consecutive=True,
+    )
+    opted_out = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--hookproof-allow-real-models"
+    )
+    opted_out.assert_outcomes(passed=5)
+
+
+SWALLOWED = """
+import socket
+import pytest
+from langchain_core.language_models.chat_models import SimpleChatModel
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+class Provider(SimpleChatModel):
+    def _call(self, *args, **kwargs):
+        return "live"
+    @property
+    def _llm_type(self):
+        return "provider"
+
+@pytest.fixture
+def no_traffic(monkeypatch):
+    # The real connect is never reached, guard or no guard: nothing leaves the machine.
+    calls = []
+    monkeypatch.setattr(socket.socket, "connect", lambda sock, address: calls.append(address))
+    return calls
+
+@pytest.fixture
+def swallowing_fixture():
+    try:
+        Provider().invoke("hi")
+    except Exception:
+        pass
+
+def test_with_fallbacks():
+    reply = Provider().with_fallbacks([FakeListChatModel(responses=["fake"])]).invoke("hi")
+    assert reply.content in ("live", "fake")
+
+def test_try_except():
+    try:
+        Provider().invoke("hi")
+    except Exception:
+        pass
+
+def test_socket(no_traffic):
+    try:
+        with socket.socket() as sock:
+            sock.connect(("192.0.2.1", 80))
+    except OSError:
+        pass
+
+def test_in_a_fixture(swallowing_fixture):
+    pass
+
+def test_failing_on_its_own():
+    try:
+        Provider().invoke("hi")
+    except Exception:
+        pass
+    assert False, "its own failure"
+"""
+
+
+def test_a_refusal_the_code_under_test_caught_still_fails_the_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("langchain_core")
+    monkeypatch.setenv("COLUMNS", "1000")  # whole messages in the short summary
+    pytester.makepyfile(test_swallowed=SWALLOWED)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rfE")
+    result.assert_outcomes(failed=4, errors=1)
+    caught = (
+        " - hookproof.errors.RealModelBlocked: hookproof: during the test's {}, a real model "
+        "call or connection was refused and the error was caught by the code under test. *"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED *::test_with_fallbacks" + caught.format("call"),
+            "FAILED *::test_try_except" + caught.format("call"),
+            "FAILED *::test_socket" + caught.format("call"),
+            "FAILED *::test_failing_on_its_own - AssertionError: its own failure*",
+            "ERROR *::test_in_a_fixture" + caught.format("setup"),
+        ],
+        consecutive=True,
+    )
+    opted_out = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--hookproof-allow-real-models"
+    )
+    opted_out.assert_outcomes(passed=4, failed=1)

@@ -1,11 +1,19 @@
 """The guard's second line: while it is on, sockets connect only to this machine.
 
-``socket.socket.connect`` and ``connect_ex`` are wrapped once per process (every client
-library, sync or asyncio, TLS or not, ends in one of them); each wrapper keeps the method it
-replaced as ``__wrapped__``. The wrapper refuses an Internet (IPv4 / IPv6) address that is
-not loopback (127.0.0.0/8, ::1, "localhost") and not in the policy's ``allow_hosts``; it
-refuses before the real connect is attempted, so nothing is sent. Unix-domain and other
-local socket families always pass, and so does everything while the guard is off.
+``socket.socket.connect`` and ``connect_ex`` are wrapped once per process (client libraries
+built on Python's ``socket`` module, sync or asyncio, TLS or not, end in one of them); each
+wrapper keeps the method it replaced as ``__wrapped__``. The wrapper refuses an Internet
+(IPv4 / IPv6) address that leaves the machine and is not allowed by the policy's
+``allow_hosts`` (names, addresses, networks); it refuses before the real connect is
+attempted, so nothing is sent. Local means loopback (127.0.0.0/8, ::1, IPv4-mapped loopback)
+or unspecified (0.0.0.0, ::, which connect to this machine); a host given as a name
+("localhost.", the machine's own name) or in a numeric form ``ipaddress`` does not read
+(127.1) is resolved with getaddrinfo, and is local when every address it resolves to is.
+Unix-domain and other local socket families always pass, and so does everything while the
+guard is off.
+
+Not seen: datagrams sent with ``sendto`` on an unconnected socket, code calling the C
+``_socket`` type directly, and networking done in C (grpc, uvloop, other extensions).
 """
 
 from __future__ import annotations
@@ -17,10 +25,10 @@ import threading
 from collections.abc import Callable, Collection
 from typing import Any
 
-from hookproof._guard import current_policy
+from hookproof._guard import current_policy, record_refusal
 from hookproof.errors import ConnectionBlocked
 
-__all__ = ["check_address", "install"]
+__all__ = ["allowed_host_problem", "check_address", "install"]
 
 _INTERNET = (socket.AF_INET, socket.AF_INET6)
 _GUARDED = "_hookproof_guarded"
@@ -53,44 +61,102 @@ def check_address(family: int, address: Any) -> None:
     if not policy.blocking or family not in _INTERNET or not isinstance(address, tuple):
         return
     host = str(address[0])
-    if not _is_loopback(host) and not _is_allowed(host, policy.allow_hosts):
-        raise ConnectionBlocked(_refusal_message(host, address[1]))
+    if not _stays_here(host.lower(), policy.allow_hosts):
+        raise record_refusal(ConnectionBlocked(_refusal_message(host, address[1])))
 
 
-def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def allowed_host_problem(entry: str) -> str | None:
+    """Why an ``allow_hosts`` entry could never match a connection, or None if it can."""
+    if "://" in entry:
+        return (
+            "is a URL: the guard sees the host a socket connects to, never a URL, so the entry "
+            'would never match. Give the host alone, e.g. allow_hosts=["cache"] for '
+            "http://cache:6379/0."
+        )
+    if "/" in entry:
+        return None if _network(entry) is not None else _NOT_A_NETWORK
+    if _ip(entry) is None and (":" in entry or entry.startswith("[")):
+        return (
+            "has a port (or brackets): the guard compares hosts alone and allows every port "
+            "of an allowed host, so the entry would never match. Give the host alone, e.g. "
+            'allow_hosts=["db"] for db:5432, or ["fd00::7"] for [fd00::7]:5432.'
+        )
+    return None
+
+
+_NOT_A_NETWORK = (
+    "has a / but is not an IP network, so the entry would never match. Give a network as "
+    'address/prefix, e.g. allow_hosts=["10.0.0.0/8"], or a host name or address alone.'
+)
+
+
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _ip(host: str) -> _Address | None:
     try:
         return ipaddress.ip_address(host)
     except ValueError:
         return None
 
 
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    ip = _ip(host)
+def _network(entry: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    try:
+        return ipaddress.ip_network(entry, strict=False)  # 10.0.0.7/8 means 10.0.0.0/8
+    except ValueError:
+        return None
+
+
+def _is_local(ip: _Address) -> bool:
+    """Loopback, or the unspecified address (0.0.0.0, ::), which connects to this machine."""
     mapped = getattr(ip, "ipv4_mapped", None)
-    return ip is not None and (ip.is_loopback or (mapped is not None and mapped.is_loopback))
+    return any(one.is_loopback or one.is_unspecified for one in (ip, mapped) if one is not None)
 
 
-def _is_allowed(host: str, allowed: Collection[str]) -> bool:
-    if host.lower() in allowed:
+def _stays_here(host: str, allowed: Collection[str]) -> bool:
+    """Whether a connection to ``host`` (lower case) stays on this machine or is allowed."""
+    if host in allowed or host.rstrip(".") == "localhost":
         return True
     ip = _ip(host)
-    if ip is None:
-        return False
-    names = [entry for entry in allowed if _ip(entry) is None]
-    return any(_ip(entry) == ip for entry in allowed) or any(
+    # A name, or a numeric form ipaddress does not read (127.1): connect resolves it the same.
+    addresses = {ip} if ip is not None else _addresses_of(host)
+    return bool(addresses) and all(
+        _is_local(address) or _is_allowed(address, allowed) for address in addresses
+    )
+
+
+def _is_allowed(ip: _Address, allowed: Collection[str]) -> bool:
+    """Whether ``ip`` is an allowed address, in an allowed network, or what an allowed name
+    resolves to (names are looked up last, and only when nothing else matched)."""
+    numeric = [_network(entry) for entry in allowed if "/" in entry or _ip(entry) is not None]
+    names = [entry for entry in allowed if "/" not in entry and _ip(entry) is None]
+    return any(net is not None and ip in net for net in numeric) or any(
         ip in _addresses_of(name) for name in names
     )
 
 
-@functools.lru_cache(maxsize=64)
-def _addresses_of(name: str) -> frozenset[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    """The addresses an allowed host name resolves to: clients resolve a name before they
-    connect, so the wrapper sees only the address."""
+_RESOLVED: dict[str, frozenset[_Address]] = {}
+_RESOLVED_LIMIT = 256
+
+
+def _addresses_of(name: str) -> frozenset[_Address]:
+    """The addresses ``name`` resolves to: clients resolve a name before they connect, so the
+    wrapper often sees only the address. Only successful lookups are remembered, so a name
+    that does not resolve yet (a service still starting) is looked up again next time."""
+    found = _RESOLVED.get(name)
+    if found is None:
+        found = _resolve(name)
+        if found:
+            if len(_RESOLVED) >= _RESOLVED_LIMIT:
+                _RESOLVED.clear()
+            _RESOLVED[name] = found
+    return found
+
+
+def _resolve(name: str) -> frozenset[_Address]:
     try:
         infos = socket.getaddrinfo(name, None)
-    except OSError:
+    except (OSError, UnicodeError):
         return frozenset()
     found = (_ip(str(info[4][0]).partition("%")[0]) for info in infos)
     return frozenset(ip for ip in found if ip is not None)
@@ -98,12 +164,13 @@ def _addresses_of(name: str) -> frozenset[ipaddress.IPv4Address | ipaddress.IPv6
 
 def _refusal_message(host: str, port: object) -> str:
     return (
-        f"hookproof: the test tried to connect to {host} (port {port}), which is not a "
-        "loopback address. While hookproof's guard is on, connections leave the machine "
-        "only to hosts the test allows, so no real model provider or other live service is "
-        "reached by accident. If this host is test infrastructure (a database on a CI "
-        f"service host, say), allow it with `hookproof_allow_hosts = {host}` in the pytest "
-        f'ini file or @pytest.mark.hookproof(allow_hosts=["{host}"]); to allow real models '
-        "and connections in one test, mark it @pytest.mark.hookproof(allow_real_models=True), "
+        f"hookproof: the test tried to connect to {host} (port {port}), which is not on this "
+        "machine (not loopback, nor a name resolving only to loopback). While hookproof's "
+        "guard is on, connections leave the machine only to hosts the test allows, so no real "
+        "model provider or other live service is reached by accident. If this host is test "
+        "infrastructure (a database on a CI service host, say), allow it with "
+        f"`hookproof_allow_hosts = {host}` in the pytest ini file or "
+        f'@pytest.mark.hookproof(allow_hosts=["{host}"]); to allow real models and '
+        "connections in one test, mark it @pytest.mark.hookproof(allow_real_models=True), "
         "or run with --hookproof-allow-real-models."
     )

@@ -44,8 +44,9 @@ class HookproofOptions:
     allow_real_models: bool = False
     """Let models that are not declared offline run, and sockets connect anywhere."""
     allow_hosts: Sequence[str] = ()
-    """Hosts (names or IP addresses) sockets may connect to while real models are blocked;
-    loopback is always allowed. A string is split at commas and whitespace."""
+    """Hosts sockets may connect to while real models are blocked: names, IP addresses or
+    networks (``10.0.0.0/8``), without port or scheme (every port of an allowed host may be
+    reached); loopback is always allowed. A string is split at commas and whitespace."""
     freeze_time: str | date | None = None
     """Freeze the clock (with freezegun) at this moment for the whole test: fixture setup, the
     test body, every run (sync and async) and teardown. An ISO-8601 string such as
@@ -100,7 +101,21 @@ def _split_hosts(source: str, value: object) -> list[str]:
             "so hookproof cannot tell which hosts connections may reach. Pass host names or "
             'IP addresses, e.g. allow_hosts=["db", "10.0.0.7"].'
         )
-    return [host for item in value for host in re.split(r"[\s,]+", str(item)) if host]
+    hosts = [host for item in value for host in re.split(r"[\s,]+", str(item)) if host]
+    for host in hosts:
+        _check_host(source, host)
+    return hosts
+
+
+def _check_host(source: str, host: str) -> None:
+    """Refuse an entry that could never match a connection (``db:5432``, a URL)."""
+    from hookproof._guard_socket import allowed_host_problem
+
+    problem = allowed_host_problem(host.lower())
+    if problem is not None:
+        raise UsageError(
+            f"hookproof: {source} gives the allow_hosts entry {host!r}, which {problem}"
+        )
 
 
 def _check_freeze_time(source: str, value: object) -> None:

@@ -14,8 +14,10 @@ only inside the fixtures that need them, so loading it costs almost nothing:
 - ``hookproof_profiles``: an isolated harness-profile registry for the test;
 - marker ``@pytest.mark.hookproof(**options)``: the kwargs of ``HookproofOptions``;
 - real model calls are blocked in every test unless ``allow_real_models=True``: models not
-  declared offline, LangChain chat models included, and sockets to hosts that are not
-  loopback (ini ``hookproof_allow_hosts`` / marker ``allow_hosts`` let some through);
+  declared offline, LangChain chat models included, and sockets to hosts off the machine
+  (ini ``hookproof_allow_hosts`` / marker ``allow_hosts`` let some through), from
+  the first fixture's setup to the last teardown, fixtures of any scope included; a phase
+  whose refusal the code under test caught fails anyway (``_RealModelGuard``);
 - ``freeze_time``: ``@pytest.mark.hookproof(freeze_time="2026-01-01T09:00:00Z")`` or
   ``--hookproof-freeze-time=...`` (which wins) freezes the clock with freezegun from the
   test's setup to its teardown — its function-scoped fixtures (building the agent), the body,
@@ -94,6 +96,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         register_profiles()
         settings.load_profile(profile)
+    config.pluginmanager.register(_RealModelGuard(), "hookproof-real-model-guard")
     config.addinivalue_line(
         "markers",
         "hookproof(**options): hookproof options for this test (the fields of "
@@ -201,13 +204,56 @@ def _frozen_clock(moment: str | date) -> contextlib.AbstractContextManager[objec
     return freeze_time(moment, real_asyncio=True)
 
 
-@pytest.fixture(autouse=True)
-def _hookproof_model_guard(hookproof_options: HookproofOptions) -> Iterator[None]:
-    from hookproof._guard import block_real_models
+_GUARD = pytest.StashKey["tuple[bool, tuple[str, ...]]"]()
 
-    blocking = not hookproof_options.allow_real_models
-    with block_real_models(blocking, allow_hosts=hookproof_options.allow_hosts):
-        yield
+
+class _RealModelGuard:
+    """The guard around each phase of every test (registered in ``pytest_configure``; this
+    module has hooks of these names already). Being on for the whole phase, not only while a
+    function-scoped fixture lives, it covers every fixture set up or torn down for the test,
+    whatever its scope, and ``setup_module`` / ``setUpClass`` / their teardowns. Code run at
+    import or collection time is not covered: no test's options are known yet."""
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
+        from hookproof.errors import UsageError
+
+        # Resolved once; the later phases reuse it. Raising before the yield would skip
+        # other plugins' setup wrappers, so a bad option is raised once the phase has run
+        # (guarded fail-closed meanwhile) if nothing failed earlier.
+        try:
+            options = _options_for(item)
+        except UsageError as error:
+            yield from _guarded_phase(item, "setup")
+            raise error from None
+        item.stash[_GUARD] = (not options.allow_real_models, tuple(options.allow_hosts))
+        return (yield from _guarded_phase(item, "setup"))
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
+        return (yield from _guarded_phase(item, "call"))
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
+        return (yield from _guarded_phase(item, "teardown"))
+
+
+def _guarded_phase(item: pytest.Item, phase: str) -> Generator[None, None, None]:
+    """Run one phase with the guard on (unless the test opts out), and fail it if a refusal
+    was caught by the code under test while the phase itself passed."""
+    __tracebackhide__ = True
+    from hookproof._guard import RealModelBlocked, block_real_models, swallowed_message
+
+    # Not resolved (the setup failed on the options): fail closed, no host allowed.
+    blocking, hosts = item.stash.get(_GUARD, (True, ()))
+    with block_real_models(blocking, allow_hosts=hosts) as refusals:
+        result = yield
+    if refusals:
+        raise RealModelBlocked(swallowed_message(phase, refusals))
+    return result
 
 
 @pytest.fixture
