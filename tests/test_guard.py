@@ -685,6 +685,7 @@ def test_fixtures_of_every_scope_and_xunit_setups_are_guarded(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "1000")  # whole messages in the short summary
+    monkeypatch.delenv("CI", raising=False)  # under CI pytest prints them over several lines
     pytester.makepyfile(test_scopes=SCOPES, test_setup_module=SETUP_MODULE)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rE")
     result.assert_outcomes(passed=1, errors=5)
@@ -766,6 +767,7 @@ def test_a_refusal_the_code_under_test_caught_still_fails_the_test(
 ) -> None:
     pytest.importorskip("langchain_core")
     monkeypatch.setenv("COLUMNS", "1000")  # whole messages in the short summary
+    monkeypatch.delenv("CI", raising=False)  # under CI pytest prints them over several lines
     pytester.makepyfile(test_swallowed=SWALLOWED)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rfE")
     result.assert_outcomes(failed=4, errors=1)
