@@ -114,3 +114,11 @@ def test_encoded_counts_read_back_and_ignore_noise() -> None:
     counts = dict.fromkeys(_exercised.COUNTS, 2)
     assert _exercised.decode(_exercised.encode(counts)) == counts
     assert _exercised.decode("runs=3 bogus=1 checks=x untested") == {"runs": 3}
+
+
+def test_hookproof_check_runs_the_suites_without_hypothesis_deadlines() -> None:
+    from hookproof.check import suite_environment
+
+    assert suite_environment({"PATH": "/bin"}) == {"PATH": "/bin", "HYPOTHESIS_PROFILE": "dev"}
+    assert suite_environment({"CI": "true"}) == {"CI": "true"}  # CI selects the ci profile
+    assert suite_environment({"HYPOTHESIS_PROFILE": "deep"}) == {"HYPOTHESIS_PROFILE": "deep"}

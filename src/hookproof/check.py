@@ -8,12 +8,13 @@ with hookproof (run from the current directory, writing nothing into the install
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -21,7 +22,7 @@ from typing import TextIO
 from hookproof import _exercised
 from hookproof.errors import InvalidInputError
 
-__all__ = ["CheckResult", "bundled_contracts", "format_summary", "run_check"]
+__all__ = ["CheckResult", "bundled_contracts", "format_summary", "run_check", "suite_environment"]
 
 _OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -115,10 +116,22 @@ def run_check(
         return CheckResult(code, _rows(report), _exercised_totals(report))
 
 
+def suite_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The suites' environment: hookproof's ``dev`` hypothesis profile (no deadline) unless a
+    profile is chosen or CI selects ``ci``, so a slow machine's timing never fails a contract."""
+    chosen = environ.get("HYPOTHESIS_PROFILE") or environ.get("CI")
+    return dict(environ) if chosen else {**environ, "HYPOTHESIS_PROFILE": "dev"}
+
+
 def _stream(command: list[str], progress: TextIO) -> int:
     """Run command, copying its output line by line as it comes (the progress display)."""
     with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+        env=suite_environment(os.environ),
     ) as process:
         assert process.stdout is not None
         for line in process.stdout:
