@@ -28,9 +28,9 @@ from hookproof._guard import RealModelBlocked as PrivateRealModelBlocked
 from hookproof._guard import block_real_models, check_model, current_policy
 from hookproof.config import resolve_options
 from hookproof.errors import ConnectionBlocked, HookproofError, RealModelBlocked, UsageError
-from tests import guard_calls
-from tests.guard_calls import CALLS, chat_openai, requirements, stay_on_this_machine
-from tests.openai_stub import REPLY, StubProvider, stub_provider
+from tests.plugin import guard_calls
+from tests.plugin.guard_calls import CALLS, chat_openai, requirements, stay_on_this_machine
+from tests.plugin.openai_stub import REPLY, StubProvider, stub_provider
 
 pytest_plugins = ["pytester"]
 

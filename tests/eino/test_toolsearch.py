@@ -12,7 +12,7 @@ from hookproof.eino.toolsearch import SEARCH_INFO, ToolSearchMiddleware, search_
 from hookproof.errors import UsageError
 from hookproof.models import call
 from hookproof.tools import tool
-from tests.eino_helpers import scripted, search
+from tests.eino.helpers import scripted, search
 
 
 @tool

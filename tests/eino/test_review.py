@@ -32,7 +32,7 @@ from hookproof.eino.toolsearch import ToolSearchMiddleware
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, UserMessage, text_message
 from hookproof.models import call
-from tests.eino_helpers import Flaky, agent_with, lookup, scripted, search
+from tests.eino.helpers import Flaky, agent_with, lookup, scripted, search
 
 
 def _failover_to(backup: Any, *, retries: int = 1, when: Any = None) -> ModelFailoverConfig:
@@ -358,7 +358,7 @@ def test_calls_without_ids_each_run_and_return_directly_finds_its_call() -> None
 
 def test_a_callback_reading_a_stream_leaves_the_result_whole() -> None:
     from hookproof.eino import CallbackHandler
-    from tests.eino_helpers import StreamableOnly
+    from tests.eino.helpers import StreamableOnly
 
     seen: list[Any] = []
 

@@ -23,7 +23,7 @@ from hookproof.eino import (
 )
 from hookproof.messages import AssistantMessage, UserMessage, text_message
 from hookproof.models import call
-from tests.eino_helpers import (
+from tests.eino.helpers import (
     Flaky,
     Logger,
     StreamableOnly,

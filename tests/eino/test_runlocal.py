@@ -25,7 +25,7 @@ from hookproof.eino._serial import decode, encode
 from hookproof.errors import InvalidInputError
 from hookproof.models import call
 from hookproof.tools import ToolRuntime, tool
-from tests.eino_helpers import agent_with, scripted
+from tests.eino.helpers import agent_with, scripted
 
 
 @dataclass

@@ -117,7 +117,7 @@ def test_hook_order_holds_on_eino_traces_and_knows_their_after_order() -> None:
     from hookproof.contracts import check_hook_order
     from hookproof.models import call
     from hookproof.trace import Trace
-    from tests.eino_helpers import Logger, agent_with, scripted
+    from tests.eino.helpers import Logger, agent_with, scripted
 
     run = agent_with(
         scripted(call("search", {"q": "x"}), "done"), handlers=[Logger("a", []), Logger("b", [])]

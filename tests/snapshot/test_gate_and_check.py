@@ -10,7 +10,7 @@ import pytest
 from hookproof.cli import main
 from hookproof.models import FinalRequest
 from hookproof.snapshot import render
-from tests.test_snapshot import _request, _schema
+from tests.snapshot.test_render_and_diff import _request, _schema
 
 
 def _write(directory: Path, name: str, request: FinalRequest) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from hookproof.cli import main
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "deepagents-harness.md"
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "deepagents-harness.md"
 EXPECTED = """\
 guest_model=fast
 guest_business_tools=['public_search']

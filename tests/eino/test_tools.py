@@ -20,7 +20,7 @@ from hookproof.eino import (
 from hookproof.errors import DuplicateToolError, UsageError
 from hookproof.messages import ToolMessage
 from hookproof.models import call
-from tests.eino_helpers import (
+from tests.eino.helpers import (
     Both,
     EnhancedInvokableOnly,
     EnhancedStreamableOnly,

@@ -23,7 +23,7 @@ from hookproof.eino._core import EinoError
 from hookproof.errors import UsageError
 from hookproof.messages import UserMessage, text_message
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel, call
-from tests.eino_helpers import Flaky, scripted, search
+from tests.eino.helpers import Flaky, scripted, search
 
 
 def _agent(model: Any, clock: ManualClock | None = None, **kwargs: Any) -> ChatModelAgent:

@@ -16,7 +16,7 @@ from hookproof.contracts import check_hook_order
 from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent
 from hookproof.messages import AssistantMessage, ToolMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
-from tests.eino_helpers import Logger, lookup, search
+from tests.eino.helpers import Logger, lookup, search
 
 TOOLS = ("search", "lookup", "ghost")
 turn = st.one_of(

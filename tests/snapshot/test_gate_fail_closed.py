@@ -14,7 +14,7 @@ from hookproof.cli import main
 from hookproof.errors import InvalidInputError
 from hookproof.gate import compare_directories
 from hookproof.snapshot import SnapshotFormatError, parse, render
-from tests.test_snapshot import _request, _schema
+from tests.snapshot.test_render_and_diff import _request, _schema
 
 GUEST = "suite/test_a/guest.txt"
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")

@@ -11,7 +11,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 FILE_HEADER = re.compile(r"# ([\w/]+\.py)\n")
 
 

@@ -27,7 +27,7 @@ from hookproof.messages import AssistantMessage, construct, text_message
 from hookproof.models import ScriptedModel, call
 from hookproof.templates import user_agentic_message
 from hookproof.tools import ToolRuntime, tool
-from tests.eino_helpers import agent_with, lookup, scripted, search
+from tests.eino.helpers import agent_with, lookup, scripted, search
 
 
 class CtxProbe(BaseChatModelAgentMiddleware):
@@ -325,7 +325,7 @@ def test_arun_and_aresume_match_the_sync_runs() -> None:
     import asyncio
 
     from hookproof.eino import InMemoryCheckpointer, interrupt
-    from tests.eino_helpers import Logger
+    from tests.eino.helpers import Logger
 
     @tool
     def approve(q: str, ctx: RunContext) -> str:

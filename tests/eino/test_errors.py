@@ -27,7 +27,7 @@ from hookproof.eino._core import EinoError
 from hookproof.errors import UsageError
 from hookproof.models import call
 from hookproof.tools import tool
-from tests.eino_helpers import (
+from tests.eino.helpers import (
     Flaky,
     Logger,
     StreamableOnly,
