@@ -173,7 +173,7 @@ def test_an_unregistered_type_fails_at_set_time_with_the_fix() -> None:
 
     run = agent_with(scripted("x"), handlers=[Store()]).run([("user", "x")])
     assert isinstance(run.error, SerializationError)
-    assert "register_name('tests.test_eino_runlocal.Unregistered', Unregistered)" in str(run.error)
+    assert "register_name('tests.eino.test_runlocal.Unregistered', Unregistered)" in str(run.error)
 
 
 def test_register_name_refuses_a_name_taken_by_another_class() -> None:

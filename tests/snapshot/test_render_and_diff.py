@@ -102,7 +102,8 @@ def test_custom_matchers_and_ids_kept() -> None:
 
 def test_content_hash_is_stable_across_processes_and_hash_seeds() -> None:
     code = (
-        "from tests.snapshot.test_render_and_diff import _request; from hookproof.snapshot import content_hash;"
+        "from tests.snapshot.test_render_and_diff import _request;"
+        "from hookproof.snapshot import content_hash;"
         "print(content_hash(_request()))"
     )
     hashes = {

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookproof._engine.probe import PROBE
 from hookproof.contracts._interrupts import check_config, thread_id
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._target import (
@@ -32,7 +33,6 @@ from hookproof.contracts._target import (
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
 from hookproof.runtime import Agent
-from hookproof.runtime._probe import PROBE
 from hookproof.snapshot import diff, render
 
 __all__ = ["check_isolation"]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from hookproof._engine.probe import PROBE
 from hookproof.contracts._interrupts import (
     OnInterrupt,
     check_config,
@@ -24,7 +25,6 @@ from hookproof.errors import UsageError
 from hookproof.messages import Message
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel
 from hookproof.runtime import Agent, Command, InMemoryCheckpointer
-from hookproof.runtime._probe import PROBE
 from hookproof.trace import Trace, TraceEvent
 
 __all__ = ["DEFAULT_INPUT", "EinoTarget", "ReferenceTarget", "Target", "TargetRun", "as_target"]

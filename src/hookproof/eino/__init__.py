@@ -59,6 +59,7 @@ Deliberate differences from Eino, each because hookproof must be deterministic:
       ``tool_arguments_handler=``.
 """
 
+from hookproof._engine.checkpoint import InMemoryCheckpointer, interrupt
 from hookproof.eino._agent import DEFAULT_MAX_ITERATIONS, ChatModelAgent
 from hookproof.eino._callbacks import CallbackHandler, RunInfo
 from hookproof.eino._core import (
@@ -121,7 +122,6 @@ from hookproof.eino._tools import (
     StreamableTool,
     select_endpoint,
 )
-from hookproof.runtime._checkpoint import InMemoryCheckpointer, interrupt
 
 ErrExceedMaxIterations = ExceedMaxIterationsError
 ErrExceedMaxRetries = ExceedMaxRetriesError

@@ -8,6 +8,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hookproof._engine.checkpoint import InterruptRaised
+from hookproof._engine.loop import AsyncExec, Engine, RunResult, Stack, SyncExec, drive
+from hookproof._engine.state import StateSpec
 from hookproof.eino._core import AgentEvent, EinoError, RunContext, return_directly_flags
 from hookproof.eino._handlers import (
     AgentMiddleware,
@@ -29,10 +32,7 @@ from hookproof.eino._tool_layers import execute_tool, tool_layers
 from hookproof.eino._tools import as_eino_tool, tool_map
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import Message, coerce_messages
-from hookproof.runtime._checkpoint import InterruptRaised
-from hookproof.runtime._engine import AsyncExec, Engine, RunResult, Stack, SyncExec, drive
-from hookproof.runtime._requests import NO_RESUME
-from hookproof.runtime._state import StateSpec
+from hookproof.vocabulary import NO_RESUME
 
 __all__ = ["DEFAULT_MAX_ITERATIONS", "ChatModelAgent"]
 

@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from hookproof._engine.checkpoint import InterruptRaised
 from hookproof.eino._core import RunContext
-from hookproof.runtime._checkpoint import InterruptRaised
 
 __all__ = ["CallbackHandler", "RunInfo", "around"]
 

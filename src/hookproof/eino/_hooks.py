@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hookproof._engine.checkpoint import InterruptRaised
+from hookproof._engine.loop import NodeHook
 from hookproof._frozen import FrozenDict
 from hookproof.eino._core import (
     ChatModelAgentContext,
@@ -27,8 +29,6 @@ from hookproof.eino._run import (
 from hookproof.eino._tools import as_eino_tool, info_of, tool_map
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, SystemMessage, text_message
-from hookproof.runtime._checkpoint import InterruptRaised
-from hookproof.runtime._engine import NodeHook
 
 __all__ = ["after_agent_hooks", "after_model_hooks", "before_model_hooks", "start_hooks"]
 

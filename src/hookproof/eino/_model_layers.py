@@ -10,6 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from hookproof._engine.checkpoint import InterruptRaised
+from hookproof._engine.loop import WrapLayer
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof._guard import check_model
 from hookproof.eino._core import (
@@ -32,9 +34,7 @@ from hookproof.eino._retry import (
 from hookproof.eino._run import EinoRun, ReplaceMessages
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage
-from hookproof.runtime._checkpoint import InterruptRaised
-from hookproof.runtime._engine import WrapLayer
-from hookproof.runtime._requests import ModelRequest, ModelResponse, model_name
+from hookproof.vocabulary import ModelRequest, ModelResponse, model_name
 
 __all__ = ["ModelCall", "model_layers"]
 

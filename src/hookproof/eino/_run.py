@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hookproof._engine.loop import RunResult
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof.eino._core import (
     AgentAction,
@@ -18,7 +19,6 @@ from hookproof.eino._core import (
 )
 from hookproof.eino._runlocal import RUN_LOCAL_KEY, RunExec
 from hookproof.messages import AssistantMessage, Message, ToolMessage
-from hookproof.runtime._engine import RunResult
 
 if TYPE_CHECKING:
     from hookproof.eino._agent import ChatModelAgent

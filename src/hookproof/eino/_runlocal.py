@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookproof._engine.loop import RunHandle
 from hookproof._frozen import FrozenDict
 from hookproof.eino._core import AgentEvent, RunContext, RunContextError
 from hookproof.eino._serial import decode, encode
 from hookproof.errors import UsageError
-from hookproof.runtime._engine import RunHandle
 
 __all__ = [
     "RUN_LOCAL_KEY",

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
+from hookproof._engine.checkpoint import InterruptRaised
+from hookproof._engine.loop import WrapLayer
 from hookproof.eino._core import (
     AgentEvent,
     RunContext,
@@ -36,9 +38,7 @@ from hookproof.eino._tools import (
 )
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, construct
-from hookproof.runtime._checkpoint import InterruptRaised
-from hookproof.runtime._engine import WrapLayer
-from hookproof.runtime._requests import Command, ToolCallRequest
+from hookproof.vocabulary import Command, ToolCallRequest
 
 __all__ = ["execute_tool", "tool_layers"]
 

@@ -8,7 +8,7 @@ from typing import Any
 from hookproof._guard import check_model
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import AssistantMessage
-from hookproof.runtime._requests import FinalRequest, model_name
+from hookproof.vocabulary import FinalRequest, model_name
 
 __all__ = ["RecordingModel"]
 

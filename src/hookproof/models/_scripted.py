@@ -10,7 +10,7 @@ from typing import Any, TypeAlias
 from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import ScriptExhausted, UsageError, ordinal
 from hookproof.messages import AssistantMessage, ToolCall, construct, text_message
-from hookproof.runtime._requests import FinalRequest
+from hookproof.vocabulary import FinalRequest
 
 __all__ = ["ScriptedCall", "ScriptedModel", "Turn", "call"]
 

@@ -1,5 +1,8 @@
 """The reference agent runtime: one engine and the LangChain-shaped middleware dialect."""
 
+from hookproof._engine.checkpoint import Checkpoint, InMemoryCheckpointer, Interrupt, interrupt
+from hookproof._engine.loop import RunResult
+from hookproof._engine.state import add_messages
 from hookproof.context import Runtime, ToolRuntime
 from hookproof.messages import (
     AIMessage,
@@ -12,8 +15,6 @@ from hookproof.messages import (
     UserMessage,
 )
 from hookproof.runtime._agent import DEFAULT_MAX_ITERATIONS, Agent, create_agent
-from hookproof.runtime._checkpoint import Checkpoint, InMemoryCheckpointer, Interrupt, interrupt
-from hookproof.runtime._engine import RunResult
 from hookproof.runtime._middleware import (
     AgentMiddleware,
     after_agent,
@@ -24,7 +25,8 @@ from hookproof.runtime._middleware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from hookproof.runtime._requests import (
+from hookproof.tools import Tool, ToolSchema, tool
+from hookproof.vocabulary import (
     ChatModel,
     Command,
     ExtendedModelResponse,
@@ -33,8 +35,6 @@ from hookproof.runtime._requests import (
     ModelResponse,
     ToolCallRequest,
 )
-from hookproof.runtime._state import add_messages
-from hookproof.tools import Tool, ToolSchema, tool
 
 __all__ = [
     "DEFAULT_MAX_ITERATIONS",

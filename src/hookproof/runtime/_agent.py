@@ -6,13 +6,13 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hookproof._engine.loop import AsyncExec, Engine, RunResult, SyncExec, drive
+from hookproof._engine.state import StateSpec
 from hookproof.errors import DuplicateToolError, InvalidInputError, UsageError
 from hookproof.messages import SystemMessage, coerce_messages
-from hookproof.runtime._engine import AsyncExec, Engine, RunResult, SyncExec, drive
 from hookproof.runtime._middleware import _name_of, compile_middleware
-from hookproof.runtime._requests import NO_RESUME, Command, as_system_message
-from hookproof.runtime._state import StateSpec
 from hookproof.tools import Tool, as_tool
+from hookproof.vocabulary import NO_RESUME, Command, as_system_message
 
 __all__ = ["DEFAULT_MAX_ITERATIONS", "Agent", "create_agent"]
 

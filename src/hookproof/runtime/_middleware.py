@@ -11,11 +11,11 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, overload
 
+from hookproof._engine.loop import NodeHook, Stack, WrapLayer
 from hookproof.errors import DuplicateMiddlewareError, UsageError, did_you_mean
 from hookproof.messages import SystemMessage
-from hookproof.runtime._engine import NodeHook, Stack, WrapLayer
-from hookproof.runtime._requests import ModelRequest
 from hookproof.tools import Tool
+from hookproof.vocabulary import ModelRequest
 
 __all__ = [
     "AgentMiddleware",

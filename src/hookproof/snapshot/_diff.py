@@ -17,8 +17,8 @@ from enum import StrEnum
 from typing import Any
 
 from hookproof.errors import UsageError
-from hookproof.runtime._requests import FinalRequest
 from hookproof.snapshot._render import RequestView, ToolView, parse, view
+from hookproof.vocabulary import FinalRequest
 
 __all__ = ["Change", "ChangeClass", "SnapshotDiff", "diff"]
 

@@ -19,8 +19,8 @@ from hookproof._frozen import thaw
 from hookproof._snapshot_files import HEADER
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, _Block
-from hookproof.runtime._requests import FinalRequest
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, Normaliser
+from hookproof.vocabulary import FinalRequest
 
 __all__ = [
     "FORMAT_VERSION",

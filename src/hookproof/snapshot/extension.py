@@ -29,10 +29,10 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from hookproof._collected_modules import collected_modules
 from hookproof._snapshot_files import snapshot_root
 from hookproof.errors import UsageError
-from hookproof.runtime._requests import FinalRequest
 from hookproof.snapshot._diff import diff
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
 from hookproof.snapshot._render import RequestView, SnapshotFormatError, check_version, render
+from hookproof.vocabulary import FinalRequest
 
 if TYPE_CHECKING:
     from syrupy.data import SnapshotCollection

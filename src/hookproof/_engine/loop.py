@@ -21,6 +21,15 @@ from typing import Any, Protocol, cast
 
 from pydantic import ValidationError
 
+from hookproof._engine.checkpoint import (
+    Checkpoint,
+    Interrupt,
+    InterruptRaised,
+    ResumeValues,
+    resuming,
+)
+from hookproof._engine.probe import PROBE, Probe
+from hookproof._engine.state import StateSpec
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof._guard import check_model
 from hookproof.context import Runtime, ToolRuntime
@@ -34,15 +43,9 @@ from hookproof.errors import (
     ordinal,
 )
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, text_message
-from hookproof.runtime._checkpoint import (
-    Checkpoint,
-    Interrupt,
-    InterruptRaised,
-    ResumeValues,
-    resuming,
-)
-from hookproof.runtime._probe import PROBE, Probe
-from hookproof.runtime._requests import (
+from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
+from hookproof.trace import Trace, TraceRecorder
+from hookproof.vocabulary import (
     NO_RESUME,
     Command,
     ExtendedModelResponse,
@@ -51,9 +54,6 @@ from hookproof.runtime._requests import (
     ModelResponse,
     ToolCallRequest,
 )
-from hookproof.runtime._state import StateSpec
-from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
-from hookproof.trace import Trace, TraceRecorder
 
 Handler = Callable[[Any], Awaitable[Any]]
 
