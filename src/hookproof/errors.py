@@ -5,19 +5,39 @@ Every message follows one shape: what happened (with values), why it matters, ho
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ConnectionBlocked",
+    "ContractViolation",
     "DuplicateMiddlewareError",
     "DuplicateToolError",
+    "EinoError",
+    "ExceedMaxIterationsError",
+    "ExceedMaxRetriesError",
+    "HandlerError",
     "HookproofError",
     "ImmutableError",
+    "InterruptRaised",
     "InvalidInputError",
     "MaxIterationsExceeded",
     "MissingAsyncHookError",
     "RealModelBlocked",
+    "RetryExhaustedError",
+    "RunContextError",
     "ScriptExhausted",
+    "SerializationError",
+    "SnapshotFormatError",
+    "TemplateError",
+    "TemplateSecurityError",
+    "TemplateSyntaxError",
+    "TemplateVariableError",
+    "ToolCallError",
     "ToolError",
+    "ToolNotFoundError",
     "UnexecutableToolError",
+    "UnsupportedTemplateConstruct",
+    "UntestedError",
     "UsageError",
 ]
 
@@ -85,6 +105,149 @@ class ToolError(HookproofError):
     The runtime turns it into a ToolMessage with status "error". Any other exception raised
     by a tool propagates out of invoke(), because it is a defect, not an answer.
     """
+
+
+class InterruptRaised(HookproofError):
+    """Raised by ``interrupt`` to stop the run; the engine turns it into a checkpoint."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__(
+            "hookproof: interrupt() was called outside an agent run, or the run has no "
+            "checkpointer and thread_id to save its place. Build the agent with "
+            "checkpointer=InMemoryCheckpointer() and invoke it with thread_id=..."
+        )
+        self.value = value
+
+
+# -- snapshots ------------------------------------------------------------------------------
+
+
+class SnapshotFormatError(InvalidInputError):
+    """A snapshot file is not in the format this hookproof reads.
+
+    ``problem`` is the reason alone (e.g. ``its first line is 'x'``), for reports that list
+    several files.
+    """
+
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
+# -- contracts ------------------------------------------------------------------------------
+
+
+class ContractViolation(HookproofError, AssertionError):
+    """A contract does not hold. The message gives the invariant, the counterexample, a trace
+    excerpt, how to fix it, and a snippet that replays the case."""
+
+    def __init__(self, message: str, *, check: str, counterexample: str) -> None:
+        super().__init__(message)
+        self.check = check
+        self.counterexample = counterexample
+
+
+class UntestedError(ContractViolation):
+    """A check could not exercise what it promises, so it fails instead of passing.
+    ``report`` (a hookproof.contracts.CheckReport) is what it did exercise;
+    ``report.untested`` what it could not."""
+
+    # ``report`` is typed Any so this module, which every part imports, imports no contracts.
+    def __init__(self, message: str, *, check: str, counterexample: str, report: Any):
+        super().__init__(message, check=check, counterexample=counterexample)
+        self.report = report
+
+
+# -- templates ------------------------------------------------------------------------------
+
+
+class TemplateError(HookproofError):
+    """A template could not be rendered."""
+
+    def __init__(self, template: str, problem: str, *, variable: str | None = None) -> None:
+        self.template = template
+        self.variable = variable
+        super().__init__(f"hookproof: template {template}: {problem}")
+
+
+class TemplateVariableError(TemplateError, KeyError):
+    """A variable is missing, or has a type the template cannot use."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class TemplateSyntaxError(TemplateError, InvalidInputError):
+    """The template text itself is malformed."""
+
+
+class UnsupportedTemplateConstruct(TemplateSyntaxError):
+    """The template uses a construct outside the supported subset."""
+
+
+class TemplateSecurityError(TemplateError):
+    """A Jinja2 template tried something the sandbox forbids."""
+
+
+# -- the Eino dialect -----------------------------------------------------------------------
+
+
+class EinoError(HookproofError):
+    """Base of the errors the Eino dialect reports in its event stream."""
+
+
+class ExceedMaxIterationsError(EinoError):
+    """The model was about to be called more than max_iterations times (Eino:
+    ErrExceedMaxIterations)."""
+
+
+class HandlerError(EinoError):
+    """A handler's before_agent or after_agent failed; ``index`` and ``handler`` name it."""
+
+    def __init__(self, message: str, *, index: int, handler: object) -> None:
+        super().__init__(message)
+        self.index = index
+        self.handler = handler
+
+
+class ToolCallError(EinoError):
+    """A tool call failed inside the tool-call chain; the cause is ``__cause__``."""
+
+    def __init__(self, message: str, *, name: str, call_id: str) -> None:
+        super().__init__(message)
+        self.name = name
+        self.call_id = call_id
+
+
+class ToolNotFoundError(EinoError):
+    """The model called a tool this run does not have, and no unknown_tools_handler is set."""
+
+
+class RunContextError(EinoError, UsageError):
+    """A run-only function was called outside a run (or where the run's state is missing)."""
+
+
+class SerializationError(EinoError, InvalidInputError):
+    """A value cannot be saved in a checkpoint."""
+
+
+class ExceedMaxRetriesError(EinoError):
+    """Every retry was used (Eino: ErrExceedMaxRetries); see RetryExhaustedError."""
+
+
+class RetryExhaustedError(ExceedMaxRetriesError):
+    """All attempts failed: ``last_error`` is the last one, ``total_retries`` the budget."""
+
+    def __init__(self, last_error: BaseException | None, total_retries: int) -> None:
+        text = "exceeds max retries"
+        super().__init__(f"{text}: last error: {last_error}" if last_error else text)
+        self.last_error = last_error
+        self.total_retries = total_retries
+
+    @property
+    def last_err(self) -> BaseException | None:
+        """Eino's name for ``last_error``."""
+        return self.last_error
 
 
 def ordinal(number: int) -> str:

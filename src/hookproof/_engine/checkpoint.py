@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookproof._frozen import FrozenDict
-from hookproof.errors import HookproofError
+from hookproof.errors import InterruptRaised
 
-__all__ = ["Checkpoint", "InMemoryCheckpointer", "Interrupt", "interrupt"]
+__all__ = ["Checkpoint", "InMemoryCheckpointer", "Interrupt", "InterruptRaised", "interrupt"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,18 +64,6 @@ class InMemoryCheckpointer:
     def threads(self) -> list[str]:
         with self._lock:
             return sorted(self._threads)
-
-
-class InterruptRaised(HookproofError):
-    """Raised by ``interrupt`` to stop the run; the engine turns it into a checkpoint."""
-
-    def __init__(self, value: Any) -> None:
-        super().__init__(
-            "hookproof: interrupt() was called outside an agent run, or the run has no "
-            "checkpointer and thread_id to save its place. Build the agent with "
-            "checkpointer=InMemoryCheckpointer() and invoke it with thread_id=..."
-        )
-        self.value = value
 
 
 @dataclass

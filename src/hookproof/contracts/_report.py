@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookproof import _exercised
-from hookproof.contracts._violation import ContractViolation, excerpt
+from hookproof.contracts._violation import excerpt
+from hookproof.errors import ContractViolation, UntestedError
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
 from hookproof.trace import Trace
 
@@ -80,15 +81,6 @@ def hook_labels(trace: Trace | None) -> list[str]:
         for event in trace or ()
         if event.kind in ("hook", "layer") and event.phase == "enter" and event.middleware
     ]
-
-
-class UntestedError(ContractViolation):
-    """A check could not exercise what it promises, so it fails instead of passing.
-    ``report`` is what it did exercise; ``report.untested`` what it could not."""
-
-    def __init__(self, message: str, *, check: str, counterexample: str, report: CheckReport):
-        super().__init__(message, check=check, counterexample=counterexample)
-        self.report = report
 
 
 def _distinct(items: Iterable[str]) -> tuple[str, ...]:

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hookproof.errors import HookproofError
+from hookproof.errors import ContractViolation
 from hookproof.trace import Trace
 
 __all__ = ["ContractViolation", "violation"]
-
-
-class ContractViolation(HookproofError, AssertionError):
-    """A contract does not hold. The message gives the invariant, the counterexample, a trace
-    excerpt, how to fix it, and a snippet that replays the case."""
-
-    def __init__(self, message: str, *, check: str, counterexample: str) -> None:
-        super().__init__(message)
-        self.check = check
-        self.counterexample = counterexample
 
 
 def excerpt(trace: Trace | None, *, limit: int = 40) -> str:

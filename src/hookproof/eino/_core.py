@@ -8,7 +8,17 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, dataclass_transform
 
 from hookproof._frozen import FrozenDict
-from hookproof.errors import HookproofError, ImmutableError, UsageError, did_you_mean
+from hookproof.errors import (
+    EinoError,
+    ExceedMaxIterationsError,
+    HandlerError,
+    ImmutableError,
+    RunContextError,
+    ToolCallError,
+    ToolNotFoundError,
+    UsageError,
+    did_you_mean,
+)
 from hookproof.messages import (
     AssistantMessage,
     ContentBlock,
@@ -33,6 +43,7 @@ __all__ = [
     "HandlerError",
     "ModelContext",
     "RunContext",
+    "RunContextError",
     "ToolArgument",
     "ToolCallError",
     "ToolContext",
@@ -45,44 +56,6 @@ __all__ = [
 
 R = TypeVar("R")
 ToolInfo = ToolSchema  # Eino's schema.ToolInfo: name, description, JSON Schema parameters
-
-
-# -- errors -------------------------------------------------------------------------------
-
-
-class EinoError(HookproofError):
-    """Base of the errors the Eino dialect reports in its event stream."""
-
-
-class ExceedMaxIterationsError(EinoError):
-    """The model was about to be called more than max_iterations times (Eino:
-    ErrExceedMaxIterations)."""
-
-
-class HandlerError(EinoError):
-    """A handler's before_agent or after_agent failed; ``index`` and ``handler`` name it."""
-
-    def __init__(self, message: str, *, index: int, handler: object) -> None:
-        super().__init__(message)
-        self.index = index
-        self.handler = handler
-
-
-class ToolCallError(EinoError):
-    """A tool call failed inside the tool-call chain; the cause is ``__cause__``."""
-
-    def __init__(self, message: str, *, name: str, call_id: str) -> None:
-        super().__init__(message)
-        self.name = name
-        self.call_id = call_id
-
-
-class ToolNotFoundError(EinoError):
-    """The model called a tool this run does not have, and no unknown_tools_handler is set."""
-
-
-class RunContextError(EinoError, UsageError):
-    """A run-only function was called outside a run (or where the run's state is missing)."""
 
 
 # -- the run context ------------------------------------------------------------------------

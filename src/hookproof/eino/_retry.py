@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hookproof.eino._core import EinoError, RunContext
-from hookproof.errors import UsageError
+from hookproof.eino._core import RunContext
+from hookproof.errors import ExceedMaxRetriesError, RetryExhaustedError, UsageError
 from hookproof.messages import AssistantMessage, Message
 
 __all__ = [
@@ -25,25 +25,6 @@ __all__ = [
     "SystemClock",
     "default_backoff",
 ]
-
-
-class ExceedMaxRetriesError(EinoError):
-    """Every retry was used (Eino: ErrExceedMaxRetries); see RetryExhaustedError."""
-
-
-class RetryExhaustedError(ExceedMaxRetriesError):
-    """All attempts failed: ``last_error`` is the last one, ``total_retries`` the budget."""
-
-    def __init__(self, last_error: BaseException | None, total_retries: int) -> None:
-        text = "exceeds max retries"
-        super().__init__(f"{text}: last error: {last_error}" if last_error else text)
-        self.last_error = last_error
-        self.total_retries = total_retries
-
-    @property
-    def last_err(self) -> BaseException | None:
-        """Eino's name for ``last_error``."""
-        return self.last_error
 
 
 class Clock(Protocol):

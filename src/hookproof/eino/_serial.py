@@ -18,8 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from hookproof.eino._core import EinoError
-from hookproof.errors import InvalidInputError, UsageError
+from hookproof.errors import InvalidInputError, SerializationError, UsageError
 from hookproof.messages import (
     AssistantMessage,
     SystemMessage,
@@ -31,10 +30,6 @@ from hookproof.tools import ToolSchema
 __all__ = ["SerializationError", "decode", "encode", "register_name"]
 
 T = TypeVar("T", bound=type)
-
-
-class SerializationError(EinoError, InvalidInputError):
-    """A value cannot be saved in a checkpoint."""
 
 
 _LOCK = threading.Lock()

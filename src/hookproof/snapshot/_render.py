@@ -17,7 +17,7 @@ from typing import Any
 
 from hookproof._frozen import thaw
 from hookproof._snapshot_files import HEADER
-from hookproof.errors import InvalidInputError, UsageError
+from hookproof.errors import SnapshotFormatError, UsageError
 from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, _Block
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, Normaliser
 from hookproof.vocabulary import FinalRequest
@@ -38,18 +38,6 @@ _HEADER_PATTERN = re.compile(rf"^{re.escape(HEADER)}(\d+)$")
 _SCALARS = ("model", "tool_choice", "response_format", "settings")
 _NONE = "(none)"
 _EMPTY = "(empty system message)"
-
-
-class SnapshotFormatError(InvalidInputError):
-    """A snapshot file is not in the format this hookproof reads.
-
-    ``problem`` is the reason alone (e.g. ``its first line is 'x'``), for reports that list
-    several files.
-    """
-
-    def __init__(self, message: str, problem: str) -> None:
-        super().__init__(message)
-        self.problem = problem
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,18 @@
-"""Template errors: every one names the template and, where there is one, the variable."""
+"""Template errors: every one names the template and, where there is one, the variable.
+
+They live in hookproof.errors with every other hookproof exception; this module re-exports
+them for the template modules.
+"""
 
 from __future__ import annotations
 
-from hookproof.errors import HookproofError, InvalidInputError
+from hookproof.errors import (
+    TemplateError,
+    TemplateSecurityError,
+    TemplateSyntaxError,
+    TemplateVariableError,
+    UnsupportedTemplateConstruct,
+)
 
 __all__ = [
     "TemplateError",
@@ -11,31 +21,3 @@ __all__ = [
     "TemplateVariableError",
     "UnsupportedTemplateConstruct",
 ]
-
-
-class TemplateError(HookproofError):
-    """A template could not be rendered."""
-
-    def __init__(self, template: str, problem: str, *, variable: str | None = None) -> None:
-        self.template = template
-        self.variable = variable
-        super().__init__(f"hookproof: template {template}: {problem}")
-
-
-class TemplateVariableError(TemplateError, KeyError):
-    """A variable is missing, or has a type the template cannot use."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-class TemplateSyntaxError(TemplateError, InvalidInputError):
-    """The template text itself is malformed."""
-
-
-class UnsupportedTemplateConstruct(TemplateSyntaxError):
-    """The template uses a construct outside the supported subset."""
-
-
-class TemplateSecurityError(TemplateError):
-    """A Jinja2 template tried something the sandbox forbids."""
