@@ -2,3 +2,40 @@
 
 Dialects implement its typed interface; nothing outside hookproof imports it.
 """
+
+from hookproof._engine.checkpoint import (
+    Checkpoint,
+    InMemoryCheckpointer,
+    Interrupt,
+    InterruptRaised,
+    interrupt,
+)
+from hookproof._engine.dialect import Dialect
+from hookproof._engine.executors import AsyncExec, SyncExec, drive, in_thread, run_tool
+from hookproof._engine.loop import Engine
+from hookproof._engine.run import RunHandle
+from hookproof._engine.state import StateSpec, add_messages
+from hookproof._engine.types import Layer, NodeHook, Phase, RunResult, Stack
+
+__all__ = [
+    "AsyncExec",
+    "Checkpoint",
+    "Dialect",
+    "Engine",
+    "InMemoryCheckpointer",
+    "Interrupt",
+    "InterruptRaised",
+    "Layer",
+    "NodeHook",
+    "Phase",
+    "RunHandle",
+    "RunResult",
+    "Stack",
+    "StateSpec",
+    "SyncExec",
+    "add_messages",
+    "drive",
+    "in_thread",
+    "interrupt",
+    "run_tool",
+]

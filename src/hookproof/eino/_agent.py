@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import copy
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hookproof._engine import Engine, Phase, RunResult, Stack, SyncExec, drive, in_thread
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._engine.loop import AsyncExec, Engine, RunResult, Stack, SyncExec, drive
-from hookproof._engine.state import StateSpec
 from hookproof.eino._core import AgentEvent, EinoError, RunContext, return_directly_flags
+from hookproof.eino._dialect import EinoDialect
 from hookproof.eino._handlers import (
     AgentMiddleware,
     ToolMiddleware,
@@ -25,23 +24,25 @@ from hookproof.eino._hooks import (
     before_model_hooks,
     start_hooks,
 )
-from hookproof.eino._model_layers import ModelBoundary, model_layers
+from hookproof.eino._model_layers import model_layers
 from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, SystemClock
-from hookproof.eino._run import AgentRun, EinoRun, eino_messages
-from hookproof.eino._tool_layers import execute_tool, tool_layers
+from hookproof.eino._run import AgentRun, EinoRun
+from hookproof.eino._tool_layers import tool_layers
 from hookproof.eino._tools import as_eino_tool, tool_map
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import Message, coerce_messages
 from hookproof.vocabulary import NO_RESUME
 
-__all__ = ["DEFAULT_MAX_ITERATIONS", "ChatModelAgent"]
+__all__ = ["DEFAULT_EINO_MAX_ITERATIONS", "ChatModelAgent"]
 
-DEFAULT_MAX_ITERATIONS = 20
+# ChatModelAgent's bound, Eino's default: model calls per run; the next one ends the run with
+# an ExceedMaxIterationsError event, and max_iterations of 0 or less means this value.
+DEFAULT_EINO_MAX_ITERATIONS = 20
 _NODE_PATHS = {
-    "before_model": "ChatModel",
-    "model": "ChatModel",
-    "after_model": "ChatModel",
-    "tools": "ToolNode",
+    Phase.BEFORE_MODEL: "ChatModel",
+    Phase.MODEL: "ChatModel",
+    Phase.AFTER_MODEL: "ChatModel",
+    Phase.TOOLS: "ToolNode",
 }
 
 
@@ -99,7 +100,7 @@ class ChatModelAgent:
         instruction: str = "",
         handlers: Sequence[Any] = (),
         middlewares: Sequence[AgentMiddleware] = (),
-        max_iterations: int = DEFAULT_MAX_ITERATIONS,
+        max_iterations: int = DEFAULT_EINO_MAX_ITERATIONS,
         return_directly: Mapping[str, bool] | Sequence[str] | None = None,
         model_retry_config: ModelRetryConfig | None = None,
         model_failover_config: ModelFailoverConfig | None = None,
@@ -160,19 +161,10 @@ class ChatModelAgent:
             model_layers=model_layers(handlers, self),
             tool_layers=tool_layers(handlers, configured, wrappers, self),
         )
-        return Engine(
-            stack=stack,
-            model=self.model,
-            tools=(),
-            system_message=None,
-            state=StateSpec([], messages_reducer=eino_messages),
-            max_iterations=sys.maxsize,  # the dialect counts iterations itself (in state)
-            name=self.name,
-            checkpointer=self.checkpointer,
-            execute_tool=execute_tool,
-            model_boundary=ModelBoundary(),
-            answers_after_call_only=True,  # the ToolNode runs every call of the last message
+        dialect = EinoDialect(
+            name=self.name, model=self.model, stack=stack, checkpointer=self.checkpointer
         )
+        return Engine(dialect)
 
     # -- running --------------------------------------------------------------------------
 
@@ -237,12 +229,14 @@ class ChatModelAgent:
         enable_streaming: bool = False,
         checkpoint_id: str | None = None,
     ) -> AgentRun:
-        """Like run, on the running event loop: a model's ``ainvoke`` is awaited; the
-        dialect's own (sync) layers each run in a helper thread."""
+        """Like run, without blocking the running event loop: Eino's handlers and tools are
+        synchronous, so the whole run goes to one helper thread (concurrent aruns run in
+        parallel threads; the model's invoke() is called)."""
         self._check_input(messages)
         messages_in = tuple(_input_messages(messages))
-        run, coroutine = self._start(ctx, enable_streaming, checkpoint_id, messages_in, NO_RESUME)
-        return await self._afinish(run, coroutine, checkpoint_id)
+        return await in_thread(  # type: ignore[no-any-return]
+            self._execute, ctx, enable_streaming, checkpoint_id, messages_in, NO_RESUME
+        )
 
     async def aresume(
         self,
@@ -252,10 +246,11 @@ class ChatModelAgent:
         *,
         enable_streaming: bool = False,
     ) -> AgentRun:
-        """Like resume, on the running event loop."""
+        """Like resume, without blocking the running event loop (see arun)."""
         self._check_resumable(checkpoint_id)
-        run, coroutine = self._start(ctx, enable_streaming, checkpoint_id, None, resume_value)
-        return await self._afinish(run, coroutine, checkpoint_id)
+        return await in_thread(  # type: ignore[no-any-return]
+            self._execute, ctx, enable_streaming, checkpoint_id, None, resume_value
+        )
 
     def _execute(
         self,
@@ -265,18 +260,9 @@ class ChatModelAgent:
         input_messages: tuple[Message, ...] | None,
         resume: Any,
     ) -> AgentRun:
-        run, coroutine = self._start(
-            ctx, streaming, checkpoint_id, input_messages, resume, SyncExec()
-        )
+        run, coroutine = self._start(ctx, streaming, checkpoint_id, input_messages, resume)
         try:
             result = drive(coroutine)
-        except Exception as error:  # noqa: BLE001 - Eino reports every failure as an event
-            return self._finish(run, checkpoint_id, error=error)
-        return self._finish(run, checkpoint_id, result=result)
-
-    async def _afinish(self, run: EinoRun, coroutine: Any, checkpoint_id: str | None) -> AgentRun:
-        try:
-            result = await coroutine
         except Exception as error:  # noqa: BLE001 - Eino reports every failure as an event
             return self._finish(run, checkpoint_id, error=error)
         return self._finish(run, checkpoint_id, result=result)
@@ -288,7 +274,6 @@ class ChatModelAgent:
         checkpoint_id: str | None,
         input_messages: tuple[Message, ...] | None,
         resume: Any,
-        executor: SyncExec | None = None,
     ) -> tuple[EinoRun, Any]:
         if isinstance(ctx, Mapping):
             ctx = RunContext(ctx)
@@ -301,7 +286,7 @@ class ChatModelAgent:
         coroutine = self._engine.run(
             None,
             run,
-            executor or AsyncExec(),
+            SyncExec(),
             thread_id=checkpoint_id,
             resume=resume,
             fresh=input_messages is not None,
@@ -398,4 +383,4 @@ def _tools(tools: Sequence[Any], middlewares: Sequence[AgentMiddleware]) -> tupl
 def _iterations(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise UsageError(f"hookproof: max_iterations must be an int, got {value!r}.")
-    return value if value > 0 else DEFAULT_MAX_ITERATIONS
+    return value if value > 0 else DEFAULT_EINO_MAX_ITERATIONS

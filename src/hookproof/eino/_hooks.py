@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hookproof._engine import NodeHook
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._engine.loop import NodeHook
 from hookproof._frozen import FrozenDict
 from hookproof.eino._core import (
     ChatModelAgentContext,
@@ -22,7 +22,6 @@ from hookproof.eino._run import (
     AFTER_CTX_KEY,
     HELD_KEY,
     MODEL_CTX_KEY,
-    REMAINING_KEY,
     EinoRun,
     ReplaceMessages,
 )
@@ -144,15 +143,15 @@ def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
 def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
     """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
     run = _run(runtime)
-    remaining = int(state.get(REMAINING_KEY, 0))
-    if remaining <= 0:
+    assert run.exec.handle is not None
+    if run.exec.handle.model_calls >= run.agent.max_iterations:
         raise ExceedMaxIterationsError(
             f"exceeds max iterations: agent {run.agent.name!r} already called the model "
             f"max_iterations={run.agent.max_iterations} times and the model still asks for "
             "tools. Check the script or raise max_iterations."
         )
     run.model_ctx = run.ctx
-    update: dict[str, Any] = {REMAINING_KEY: remaining - 1}
+    update: dict[str, Any] = {}
     if state.get(MODEL_CTX_KEY):
         update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx
     if state.get("tool_infos") is None:

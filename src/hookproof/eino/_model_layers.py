@@ -1,4 +1,4 @@
-"""The model-call layers of spec section 3, as engine WrapLayers (outermost first):
+"""The model-call layers of spec section 3, as engine Layers (outermost first):
 
 chat model (state in, result out) > failover > retry > event sender > wrap_model handlers
 > message id > callbacks > the model. A model call passes between them as a ModelCall.
@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._engine.loop import WrapLayer
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof._guard import check_model
 from hookproof.eino._core import (
@@ -36,7 +36,7 @@ from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage
 from hookproof.vocabulary import ModelRequest, ModelResponse, model_name
 
-__all__ = ["ModelCall", "model_layers"]
+__all__ = ["ModelCall", "model_answer", "model_layers", "model_request"]
 
 Inner = Callable[[Any], Any]
 
@@ -70,44 +70,44 @@ class ModelCall:
         )
 
 
-def raw_layer(owner: str, hook: str, func: Callable[[Any, Inner], Any], **extra: Any) -> WrapLayer:
-    """A dialect layer: the engine passes its ModelCall/ToolCall and results unchecked."""
-    return WrapLayer(owner, hook, func, None, raw=True, **extra)
+def sync_layer(owner: str, hook: str, func: Callable[[Any, Inner], Any], **extra: Any) -> Layer:
+    """A dialect layer (Eino's are synchronous): ModelCall/ToolCall in, Eino results out."""
+    return Layer(owner, hook, func, None, **extra)
 
 
 # -- the boundary with the engine ---------------------------------------------------------
 
 
-class ModelBoundary:
-    """Turns a ModelCall into the ModelRequest the engine records as the FinalRequest."""
+def model_request(call: ModelCall) -> ModelRequest:
+    """The ModelRequest the innermost model receives for a ModelCall (the FinalRequest)."""
+    messages = call.messages
+    system = None
+    if messages and isinstance(messages[0], SystemMessage):
+        system, messages = messages[0], messages[1:]
+    options = dict(call.options)
+    tools = options.pop("tools", ()) or ()
+    settings = {key: _plain(value) for key, value in options.items() if value is not None}
+    model = call.model
+    if not callable(getattr(model, "invoke", None)):
+        model = EinoStyleModel(model, call)
+    return ModelRequest(
+        model=model,
+        messages=FrozenList(messages),
+        system_message=system,
+        tools=FrozenList(tools),
+        state=call.state,
+        model_settings=FrozenDict(settings),
+    )
 
-    def request(self, call: ModelCall) -> ModelRequest:
-        messages = call.messages
-        system = None
-        if messages and isinstance(messages[0], SystemMessage):
-            system, messages = messages[0], messages[1:]
-        options = dict(call.options)
-        tools = options.pop("tools", ()) or ()
-        settings = {key: _plain(value) for key, value in options.items() if value is not None}
-        model = call.model
-        if not callable(getattr(model, "invoke", None)):
-            model = EinoStyleModel(model, call)
-        return ModelRequest(
-            model=model,
-            messages=FrozenList(messages),
-            system_message=system,
-            tools=FrozenList(tools),
-            state=call.state,
-            model_settings=FrozenDict(settings),
-        )
 
-    def response(self, call: ModelCall, response: ModelResponse) -> Any:
-        message = response.message
-        assert message is not None
-        chunks, call.run.model_chunks = call.run.model_chunks, ()
-        if not call.streaming:
-            return message
-        return chunks if chunks else (message,)  # a hookproof model answers in one chunk
+def model_answer(call: ModelCall, response: ModelResponse) -> Any:
+    """The model's answer as the layers above expect it: a message, or chunks when streaming."""
+    message = response.message
+    assert message is not None
+    chunks, call.run.model_chunks = call.run.model_chunks, ()
+    if not call.streaming:
+        return message
+    return chunks if chunks else (message,)  # a hookproof model answers in one chunk
 
 
 class EinoStyleModel:
@@ -392,7 +392,7 @@ class _InnerModel:
         return "<inner model chain>"
 
 
-def _wrap_model_layer(handler: Any, owner: str) -> WrapLayer:
+def _wrap_model_layer(handler: Any, owner: str) -> Layer:
     def wrap(call: ModelCall, inner: Inner) -> Any:
         model_ctx = call.run.model_context(call.options)
         wrapped = handler.wrap_model(call.ctx, _InnerModel(call, inner), model_ctx)
@@ -405,7 +405,7 @@ def _wrap_model_layer(handler: Any, owner: str) -> WrapLayer:
             )
         return getattr(wrapped, method)(call.ctx, call.messages, **call.options)
 
-    return raw_layer(owner, "wrap_model", wrap)
+    return sync_layer(owner, "wrap_model", wrap)
 
 
 def _message_id(call: ModelCall, inner: Inner) -> Any:
@@ -444,27 +444,27 @@ def _callbacks(call: ModelCall, inner: Inner) -> Any:
     )
 
 
-def model_layers(handlers: Sequence[tuple[str, Any]], agent: Any) -> tuple[WrapLayer, ...]:
+def model_layers(handlers: Sequence[tuple[str, Any]], agent: Any) -> tuple[Layer, ...]:
     """The model layers of an agent, outermost first (spec section 3, steps 5 to 10)."""
     from hookproof.eino._handlers import EventSenderModelWrapper
 
-    layers = [raw_layer("eino:chat_model", "chat_model", _chat_model)]
+    layers = [sync_layer("eino:chat_model", "chat_model", _chat_model)]
     if agent.model_failover_config is not None:
-        layers.append(raw_layer("eino:failover", "failover", _failover))
+        layers.append(sync_layer("eino:failover", "failover", _failover))
     if agent.model_retry_config is not None:
-        layers.append(raw_layer("eino:retry", "retry", _retry))
+        layers.append(sync_layer("eino:retry", "retry", _retry))
     user_sender = any(isinstance(h, EventSenderModelWrapper) for _, h in handlers)
     if not user_sender:
-        layers.append(raw_layer("eino:event_sender", "event_sender", _event_sender))
+        layers.append(sync_layer("eino:event_sender", "event_sender", _event_sender))
     for owner, handler in handlers:
         if isinstance(handler, EventSenderModelWrapper):
-            layers.append(raw_layer(owner, "event_sender", _event_sender))
+            layers.append(sync_layer(owner, "event_sender", _event_sender))
         elif overrides(handler, "wrap_model"):
             layers.append(_wrap_model_layer(handler, owner))
-    layers.append(raw_layer("eino:message_id", "message_id", _message_id))
+    layers.append(sync_layer("eino:message_id", "message_id", _message_id))
     if agent.callbacks:
         layers.append(
-            raw_layer(
+            sync_layer(
                 "eino:callbacks",
                 "callbacks",
                 _callbacks,

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hookproof._engine.loop import RunResult
+from hookproof._engine import RunResult
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof.eino._core import (
     AgentAction,
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
 
-REMAINING_KEY = "_eino_remaining_iterations"
 MSG_SEQ_KEY = "_eino_msg_seq"
 HELD_KEY = "_eino_return_directly_event"
 MODEL_CTX_KEY = "_eino_model_ctx"  # what the current model call's hooks added to the ctx
@@ -123,7 +122,6 @@ class EinoRun:
             "tool_infos": None,
             "deferred_tool_infos": None,
             RUN_LOCAL_KEY: {},
-            REMAINING_KEY: self.agent.max_iterations,
             MSG_SEQ_KEY: 0,
             HELD_KEY: None,
         }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookproof._engine.loop import RunHandle
+from hookproof._engine import RunHandle
 from hookproof._frozen import FrozenDict
 from hookproof.eino._core import AgentEvent, RunContext, RunContextError
 from hookproof.eino._serial import decode, encode

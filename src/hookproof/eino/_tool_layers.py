@@ -1,4 +1,4 @@
-"""The tool-call layers of spec section 4, as engine WrapLayers (outermost first):
+"""The tool-call layers of spec section 4, as engine Layers (outermost first):
 
 tools node (lookup, errors, return-directly) > event sender > ToolsConfig tool middlewares
 > legacy AgentMiddleware.wrap_tool_call > cancel monitor (streamable endpoints) > handler
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
+from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._engine.loop import WrapLayer
 from hookproof.eino._core import (
     AgentEvent,
     RunContext,
@@ -25,7 +25,7 @@ from hookproof.eino._core import (
     replay,
 )
 from hookproof.eino._handlers import EventSenderToolWrapper, ToolMiddleware, overrides
-from hookproof.eino._model_layers import Inner, callbacks_enabled, raw_layer
+from hookproof.eino._model_layers import Inner, callbacks_enabled, sync_layer
 from hookproof.eino._run import HELD_KEY, EinoRun
 from hookproof.eino._tools import (
     ToolCall,
@@ -182,7 +182,7 @@ def _chunk_messages(call: ToolCall, chunks: tuple[Any, ...]) -> tuple[Message, .
     )
 
 
-def _tool_middlewareraw_layer(middleware: ToolMiddleware, owner: str) -> WrapLayer:
+def _tool_middlewaresync_layer(middleware: ToolMiddleware, owner: str) -> Layer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
         def endpoint(ctx: RunContext, tool_input: ToolInput) -> ToolOutput:
             if not isinstance(tool_input, ToolInput):
@@ -203,7 +203,7 @@ def _tool_middlewareraw_layer(middleware: ToolMiddleware, owner: str) -> WrapLay
             )
         return output.result
 
-    return raw_layer(
+    return sync_layer(
         owner, HOOK_LABEL, wrap, when=lambda call: getattr(middleware, call.kind) is not None
     )
 
@@ -214,7 +214,7 @@ def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
     return inner(call)
 
 
-def _handler_tool_layer(handler: Any, owner: str) -> WrapLayer:
+def _handler_tool_layer(handler: Any, owner: str) -> Layer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
         enhanced = call.kind.startswith("enhanced")
 
@@ -232,7 +232,7 @@ def _handler_tool_layer(handler: Any, owner: str) -> WrapLayer:
             )
         return wrapped(call.ctx, ToolArgument(text=call.arguments) if enhanced else call.arguments)
 
-    return raw_layer(
+    return sync_layer(
         owner, HOOK_LABEL, wrap, when=lambda call: overrides(handler, WRAP_METHODS[call.kind])
     )
 
@@ -261,13 +261,13 @@ def tool_layers(
     tool_middlewares: Sequence[tuple[str, ToolMiddleware]],
     legacy: Sequence[tuple[str, ToolMiddleware]],
     agent: Any,
-) -> tuple[WrapLayer, ...]:
-    layers = [raw_layer("eino:tools_node", "tools_node", _tools_node)]
+) -> tuple[Layer, ...]:
+    layers = [sync_layer("eino:tools_node", "tools_node", _tools_node)]
     if not any(isinstance(h, EventSenderToolWrapper) for _, h in handlers):
-        layers.append(raw_layer("eino:event_sender", "event_sender", _event_sender))
-    layers += [_tool_middlewareraw_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
+        layers.append(sync_layer("eino:event_sender", "event_sender", _event_sender))
+    layers += [_tool_middlewaresync_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
     layers.append(
-        raw_layer(
+        sync_layer(
             "eino:cancel_monitor",
             "cancel_monitor",
             _cancel_monitor,
@@ -276,12 +276,12 @@ def tool_layers(
     )
     for owner, handler in handlers:
         if isinstance(handler, EventSenderToolWrapper):
-            layers.append(raw_layer(owner, "event_sender", _event_sender))
+            layers.append(sync_layer(owner, "event_sender", _event_sender))
         elif any(overrides(handler, method) for method in WRAP_METHODS.values()):
             layers.append(_handler_tool_layer(handler, owner))
     if agent.callbacks:
         layers.append(
-            raw_layer(
+            sync_layer(
                 "eino:callbacks",
                 "callbacks",
                 _callbacks,

@@ -188,10 +188,6 @@ class ToolCall:
     streaming: bool
     index: int = -1  # position in the model's message (ids may be missing or repeat)
 
-    @property
-    def tool_call(self) -> Any:  # the engine reads name and id from here for its trace
-        return _CallView(self.name, self.call_id)
-
     def with_input(self, ctx: RunContext, arguments: str) -> ToolCall:
         if not isinstance(ctx, RunContext):
             raise UsageError(
@@ -204,12 +200,6 @@ class ToolCall:
                 f"{type(arguments).__name__} arguments; they are JSON text (str)."
             )
         return replace(self, ctx=self.run.bind(ctx), arguments=arguments)
-
-
-@dataclass(frozen=True)
-class _CallView:
-    name: str
-    id: str
 
 
 def arguments_text(args: Mapping[str, Any]) -> str:

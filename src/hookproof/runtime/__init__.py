@@ -1,20 +1,25 @@
 """The reference agent runtime: one engine and the LangChain-shaped middleware dialect."""
 
-from hookproof._engine.checkpoint import Checkpoint, InMemoryCheckpointer, Interrupt, interrupt
-from hookproof._engine.loop import RunResult
-from hookproof._engine.state import add_messages
+from typing import TYPE_CHECKING, Any
+
+from hookproof._engine import (
+    Checkpoint,
+    InMemoryCheckpointer,
+    Interrupt,
+    RunResult,
+    add_messages,
+    interrupt,
+)
 from hookproof.context import Runtime, ToolRuntime
 from hookproof.messages import (
-    AIMessage,
     AssistantMessage,
-    HumanMessage,
     RemoveMessage,
     SystemMessage,
     ToolCall,
     ToolMessage,
     UserMessage,
 )
-from hookproof.runtime._agent import DEFAULT_MAX_ITERATIONS, Agent, create_agent
+from hookproof.runtime._agent import DEFAULT_RUNTIME_MAX_ITERATIONS, Agent, create_agent
 from hookproof.runtime._middleware import (
     AgentMiddleware,
     after_agent,
@@ -37,8 +42,7 @@ from hookproof.vocabulary import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_ITERATIONS",
-    "AIMessage",
+    "DEFAULT_RUNTIME_MAX_ITERATIONS",
     "Agent",
     "AgentMiddleware",
     "AssistantMessage",
@@ -47,7 +51,6 @@ __all__ = [
     "Command",
     "ExtendedModelResponse",
     "FinalRequest",
-    "HumanMessage",
     "InMemoryCheckpointer",
     "Interrupt",
     "ModelRequest",
@@ -75,3 +78,11 @@ __all__ = [
     "wrap_model_call",
     "wrap_tool_call",
 ]
+
+
+if not TYPE_CHECKING:  # the old names warn at run time; mypy reports them as missing
+
+    def __getattr__(name: str) -> Any:
+        from hookproof.compat import deprecated_alias
+
+        return deprecated_alias(__name__, name)

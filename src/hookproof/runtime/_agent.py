@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof._engine.loop import AsyncExec, Engine, RunResult, SyncExec, drive
-from hookproof._engine.state import StateSpec
+from hookproof._engine import AsyncExec, Engine, RunResult, StateSpec, SyncExec, drive
 from hookproof.errors import DuplicateToolError, InvalidInputError, UsageError
 from hookproof.messages import SystemMessage, coerce_messages
+from hookproof.runtime._dialect import LangChainDialect
 from hookproof.runtime._middleware import _name_of, compile_middleware
 from hookproof.tools import Tool, as_tool
 from hookproof.vocabulary import NO_RESUME, Command, as_system_message
 
-__all__ = ["DEFAULT_MAX_ITERATIONS", "Agent", "create_agent"]
+__all__ = ["DEFAULT_RUNTIME_MAX_ITERATIONS", "Agent", "create_agent"]
 
-DEFAULT_MAX_ITERATIONS = 25
+# create_agent's bound: a run may call the model this many times; the next call raises
+# MaxIterationsExceeded, and max_iterations below 1 is refused.
+DEFAULT_RUNTIME_MAX_ITERATIONS = 25
 
 
 class Agent:
@@ -25,35 +26,35 @@ class Agent:
 
     def __init__(self, engine: Engine, *, middleware: tuple[object, ...], context_schema: Any):
         self._engine = engine
+        self._dialect: LangChainDialect = engine.dialect  # type: ignore[assignment]
         self.middleware = middleware
         self.context_schema = context_schema
 
     @property
     def name(self) -> str:
-        return self._engine.name
+        return self._dialect.name
 
     @property
     def model(self) -> Any:
-        return self._engine.model
+        return self._dialect.model
 
     @property
     def tools(self) -> tuple[Tool, ...]:
         """Every executable tool: middleware tools first, then ``tools=``."""
-        return self._engine.tools
+        return self._dialect.tools
 
     @property
     def system_message(self) -> SystemMessage | None:
-        return self._engine.system_message  # type: ignore[no-any-return]
+        return self._dialect.system_message  # type: ignore[no-any-return]
 
     @property
     def checkpointer(self) -> Any:
-        return self._engine.checkpointer
+        return self._dialect.checkpointer
 
     def with_checkpointer(self, checkpointer: Any) -> Agent:
         """The same agent saving its threads in ``checkpointer`` (so a run that pauses at an
         interrupt can be resumed); this agent is left as it is."""
-        engine = copy.copy(self._engine)
-        engine.checkpointer = checkpointer
+        engine = self._engine.with_checkpointer(checkpointer)
         return Agent(engine, middleware=self.middleware, context_schema=self.context_schema)
 
     def invoke(
@@ -169,7 +170,7 @@ def create_agent(
     middleware: Sequence[object] = (),
     context_schema: Any = None,
     state_schema: type | None = None,
-    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    max_iterations: int = DEFAULT_RUNTIME_MAX_ITERATIONS,
     name: str | None = None,
     checkpointer: Any = None,
 ) -> Agent:
@@ -185,14 +186,14 @@ def create_agent(
     middleware = tuple(middleware)
     stack = compile_middleware(middleware)
     schemas = [state_schema, *(getattr(item, "state_schema", None) for item in middleware)]
-    engine = Engine(
-        stack=stack,
+    dialect = LangChainDialect(
+        name=name or "agent",
         model=model,
+        stack=stack,
+        state=StateSpec(schemas),
+        checkpointer=checkpointer,
         tools=_collect_tools(tools or (), middleware),
         system_message=as_system_message(system_prompt, "system_prompt"),
-        state=StateSpec(schemas),
         max_iterations=max_iterations,
-        name=name or "agent",
-        checkpointer=checkpointer,
     )
-    return Agent(engine, middleware=middleware, context_schema=context_schema)
+    return Agent(Engine(dialect), middleware=middleware, context_schema=context_schema)

@@ -11,9 +11,10 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, overload
 
-from hookproof._engine.loop import NodeHook, Stack, WrapLayer
+from hookproof._engine import Layer, NodeHook, Stack
 from hookproof.errors import DuplicateMiddlewareError, UsageError, did_you_mean
 from hookproof.messages import SystemMessage
+from hookproof.runtime._layers import model_layer, tool_layer
 from hookproof.tools import Tool
 from hookproof.vocabulary import ModelRequest
 
@@ -111,9 +112,9 @@ def compile_middleware(middleware: Sequence[object]) -> Stack:
         found = ((name, *_hooks_of(item, hook)) for name, item in order)
         return tuple(NodeHook(name, hook, s, a) for name, s, a in found if s or a)
 
-    def layers(hook: str) -> tuple[WrapLayer, ...]:
+    def layers(hook: str, layer: Any) -> tuple[Layer, ...]:
         found = ((name, *_hooks_of(item, hook)) for name, item in items)
-        return tuple(WrapLayer(name, hook, s, a) for name, s, a in found if s or a)
+        return tuple(layer(name, s, a) for name, s, a in found if s or a)
 
     reverse = items[::-1]
     return Stack(
@@ -121,8 +122,8 @@ def compile_middleware(middleware: Sequence[object]) -> Stack:
         before_model=nodes("before_model", items),
         after_model=nodes("after_model", reverse),
         after_agent=nodes("after_agent", reverse),
-        model_layers=layers("wrap_model_call"),
-        tool_layers=layers("wrap_tool_call"),
+        model_layers=layers("wrap_model_call", model_layer),
+        tool_layers=layers("wrap_tool_call", tool_layer),
     )
 
 

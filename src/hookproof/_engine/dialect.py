@@ -1,0 +1,110 @@
+"""The one interface a dialect implements to run on the engine.
+
+The engine owns the loop, the order of phases, layer chaining, state and reducers, the trace,
+checkpoints and the real-model guard. A dialect owns everything its framework decides
+differently: what the model layers receive and return, what the innermost model is given,
+which tool calls are still pending, how a tool runs and what its result does to the run, and
+the limit on model calls. ``hookproof.runtime`` (LangChain v1 semantics) and
+``hookproof.eino`` (CloudWeGo Eino semantics) are the two implementations.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from hookproof._engine.state import StateSpec
+from hookproof._engine.types import Stack
+from hookproof._frozen import FrozenDict
+from hookproof.messages import Message, ToolCall
+from hookproof.vocabulary import Command, ModelRequest, ModelResponse
+
+if TYPE_CHECKING:
+    from hookproof._engine.run import RunHandle
+
+__all__ = ["Dialect"]
+
+
+class Dialect(ABC):
+    """A framework's rules, compiled once per agent: its hooks and layers (``stack``), its
+    state keys and reducers (``state``), and the answers below.
+
+    Each method runs on every call of its step, so it must be cheap and must keep no
+    per-run data on ``self`` (one agent serves concurrent runs): per-run data belongs in the
+    run's context or state, reached through the RunHandle.
+    """
+
+    def __init__(
+        self, *, name: str, model: Any, stack: Stack, state: StateSpec, checkpointer: Any
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.stack = stack
+        self.state = state
+        self.checkpointer = checkpointer
+
+    # -- the model step ---------------------------------------------------------------------
+
+    @abstractmethod
+    def before_model_call(self, run: RunHandle) -> None:
+        """Refuse a model call over the dialect's limit (``run.model_calls`` made so far)."""
+
+    @abstractmethod
+    def model_input(self, run: RunHandle) -> Any:
+        """What the outermost model layer receives."""
+
+    @abstractmethod
+    def final_request(self, call: Any) -> ModelRequest:
+        """What the innermost model receives for ``call`` (recorded as the FinalRequest)."""
+
+    @abstractmethod
+    def model_answer(self, call: Any, response: ModelResponse) -> Any:
+        """What the innermost model call hands back to the layers."""
+
+    @abstractmethod
+    def model_output(self, run: RunHandle, outcome: Any) -> None:
+        """Write what the outermost model layer returned into the run's state."""
+
+    # -- the tools step ---------------------------------------------------------------------
+
+    @abstractmethod
+    def pending_calls(self, messages: Sequence[Message]) -> Sequence[ToolCall] | None:
+        """The tool calls to run now; None (the model asked for no tool) ends the run, and
+        an empty list (every call already answered) asks the model again."""
+
+    @abstractmethod
+    def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> Any:
+        """What the outermost tool layer receives for ``call`` (``state``: before the turn)."""
+
+    @abstractmethod
+    def tool_called(self, value: Any) -> tuple[str, str]:
+        """The tool name and call id the innermost tool step runs, for the trace."""
+
+    @abstractmethod
+    def execute_tool(self, value: Any) -> Any:
+        """The innermost tool step under invoke()."""
+
+    @abstractmethod
+    async def aexecute_tool(self, value: Any) -> Any:
+        """The innermost tool step under ainvoke()."""
+
+    @abstractmethod
+    def checked_tool_result(self, call: ToolCall, result: Any) -> Any:
+        """What the outermost tool layer returned, checked as soon as it returns."""
+
+    def tool_output(self, run: RunHandle, call: ToolCall, result: Any) -> str | None:
+        """Write one call's result into the run's state; returns a jump ("end") or None.
+
+        Both dialects answer a call with a ToolMessage, or a Command that updates the state
+        (and may jump)."""
+        if isinstance(result, Command):
+            if result.update:
+                run.update(result.update, source="tool")
+            return result.goto
+        run.update({"messages": [result]}, source="tool")
+        return None
+
+    @abstractmethod
+    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+        """Whether these calls, once answered, end the run (return-directly tools)."""

@@ -1,0 +1,123 @@
+"""How each step is called: synchronously under invoke(), awaited under ainvoke().
+
+Under invoke() everything is a plain call: the layer chains are plain functions and the one
+coroutine of the loop never suspends, so ``drive`` runs it without an event loop. Under
+ainvoke() async twins are awaited first; a sync wrap hook runs in a helper thread whose
+handler hands the inner layers back to the event loop, so sync and async hooks mix freely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, cast
+
+from hookproof._engine.types import Layer, NodeHook
+from hookproof.errors import MissingAsyncHookError
+from hookproof.tools import Tool
+
+if TYPE_CHECKING:
+    from hookproof._engine.run import Run
+
+__all__ = ["AsyncExec", "SyncExec", "drive", "in_thread", "missing_sync", "run_tool"]
+
+
+def drive(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine that never suspends, without an event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coroutine.close()
+    raise MissingAsyncHookError(
+        "hookproof: something awaited real asynchronous work during invoke(). invoke() runs "
+        "synchronously, so it cannot wait for it. Call `await agent.ainvoke(...)` instead."
+    )
+
+
+def missing_sync(owner: str, hook: str) -> MissingAsyncHookError:
+    return MissingAsyncHookError(
+        f"hookproof: middleware {owner!r} defines only a{hook}, but the agent was run with "
+        f"invoke(), which is synchronous. Define {hook} as well, or run with ainvoke()."
+    )
+
+
+def run_tool(tool: Tool, kwargs: dict[str, Any]) -> Any:
+    """A hookproof Tool's function under invoke() (an async-only tool gets its own loop)."""
+    if tool.func is not None:
+        return tool.func(**kwargs)
+    assert tool.coroutine is not None
+    return asyncio.run(cast(Coroutine[Any, Any, Any], tool.coroutine(**kwargs)))
+
+
+class SyncExec:
+    """Steps for invoke(): everything is called directly, nothing suspends."""
+
+    chains = "sync"
+
+    async def node(self, hook: NodeHook, run: Run) -> Any:
+        if hook.sync is None:
+            raise missing_sync(hook.owner, hook.hook)
+        return hook.sync(run.snapshot(), run.runtime)
+
+    async def model_chain(self, run: Run, value: Any) -> Any:
+        return run.chains.sync_model(run, value)
+
+    async def tool_chain(self, run: Run, value: Any) -> Any:
+        return run.chains.sync_tool(run, value)
+
+    async def pause(self, run: Run, label: str) -> None:
+        assert run.probe is not None
+        run.probe.reached(label)
+
+
+class AsyncExec(SyncExec):
+    """Steps for ainvoke(): async twins first, sync hooks still honoured."""
+
+    async def node(self, hook: NodeHook, run: Run) -> Any:
+        if hook.async_ is not None:
+            return await hook.async_(run.snapshot(), run.runtime)
+        return hook.sync(run.snapshot(), run.runtime)  # type: ignore[misc]
+
+    async def model_chain(self, run: Run, value: Any) -> Any:
+        return await run.chains.async_model(run, value)
+
+    async def tool_chain(self, run: Run, value: Any) -> Any:
+        return await run.chains.async_tool(run, value)
+
+    async def pause(self, run: Run, label: str) -> None:
+        assert run.probe is not None
+        await run.probe.areached(label)
+
+
+async def in_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """Run func in its own thread (never a bounded pool: nested sync layers each block one)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            result = context.run(func, *args)
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting coroutine
+            loop.call_soon_threadsafe(_settle, future, None, error)
+        else:
+            loop.call_soon_threadsafe(_settle, future, result, None)
+
+    threading.Thread(target=work, name="hookproof-sync-layer", daemon=True).start()
+    return await future
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+def layer_label(layer: Layer) -> str:
+    return f"{layer.owner}.{layer.hook}"

@@ -1,0 +1,183 @@
+"""One invocation's data: state and its updates, the trace, pausing, saving and restoring."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from hookproof._engine.checkpoint import Checkpoint, Interrupt, ResumeValues
+from hookproof._engine.dialect import Dialect
+from hookproof._engine.probe import PROBE
+from hookproof._engine.types import Phase, RunResult
+from hookproof._frozen import FrozenDict, FrozenList
+from hookproof.context import Runtime
+from hookproof.errors import UsageError
+from hookproof.trace import TraceRecorder
+from hookproof.vocabulary import Command, FinalRequest
+
+if TYPE_CHECKING:
+    from hookproof._engine.chain import Chains
+    from hookproof._engine.executors import SyncExec
+
+__all__ = ["Run", "RunHandle", "error_data"]
+
+
+def error_data(error: BaseException) -> dict[str, str]:
+    return {"error": type(error).__name__}
+
+
+class Run:
+    """The state of one invocation (an agent is shared; a run is not)."""
+
+    def __init__(self, dialect: Dialect, executor: SyncExec, runtime: Runtime[Any]) -> None:
+        self.dialect = dialect
+        self.executor = executor
+        self.runtime = runtime
+        self.trace = TraceRecorder()
+        self.values: dict[str, Any] = {"messages": FrozenList()}
+        self._snapshot: FrozenDict | None = None
+        self.final_requests: list[FinalRequest] = []
+        self.thread_id: str | None = None
+        self.phase, self.hook_index, self.model_calls = Phase.BEFORE_AGENT, 0, 0
+        self.source = "agent"
+        self.interrupts: tuple[Interrupt, ...] = ()
+        self.finished_tools: dict[str, Any] = {}
+        self.resume_values = ResumeValues()
+        self.resume_step: tuple[Phase, int] | None = None
+        self.probe = PROBE.get()
+        self.handle = RunHandle(self)
+        self.chains: Chains  # set by the engine that starts the run
+
+    # -- state ------------------------------------------------------------------------------
+
+    def update(self, update: Mapping[str, Any], *, source: str, owner: str | None = None) -> None:
+        where = f"{owner}.{source}" if owner else source
+        keys = self.dialect.state.apply(self.values, update, where)
+        self._snapshot = None
+        self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
+
+    def snapshot(self) -> FrozenDict:
+        if self._snapshot is None:
+            self._snapshot = FrozenDict(self.values)
+        return self._snapshot
+
+    def apply_node_outcome(self, outcome: Any, owner: str, hook: str) -> str | None:
+        """A node hook's answer: None, a dict of updates (``jump_to`` jumps) or a Command."""
+        if outcome is None:
+            return None
+        if isinstance(outcome, Command):
+            if outcome.update:
+                self.update(outcome.update, source=hook, owner=owner)
+            return outcome.goto
+        if isinstance(outcome, Mapping):
+            update = dict(outcome)
+            jump = update.pop("jump_to", None)
+            if update:
+                self.update(update, source=hook, owner=owner)
+            return None if jump is None else str(jump)
+        raise UsageError(
+            f"hookproof: {owner}.{hook} returned {type(outcome).__name__}; a node hook returns "
+            "None, a dict of state updates, or Command(update=...)."
+        )
+
+    # -- pausing, saving, restoring ---------------------------------------------------------
+
+    def step_started(self, phase: Phase, index: int) -> None:
+        """Answers belong to the step that was paused; any other step starts without them."""
+        if self.resume_step is None and not self.resume_values.values:
+            return
+        if self.resume_step != (phase, index):
+            self.resume_values.reset()
+            self.resume_step = None
+
+    @property
+    def can_pause(self) -> bool:
+        return self.thread_id is not None and self.dialect.checkpointer is not None
+
+    def pause(self, value: Any) -> None:
+        self.interrupts = (Interrupt(value=value, source=self.source),)
+        self.trace.record("agent", "interrupt", "update", None, {"source": self.source})
+        self.save(phase=self.phase, index=self.hook_index)
+
+    def save(self, *, phase: Phase = Phase.DONE, index: int = 0) -> None:
+        if not self.can_pause:
+            return
+        checkpoint = Checkpoint(
+            values=self.snapshot(),
+            phase=phase.value,
+            hook_index=index,
+            model_calls=self.model_calls,
+            interrupts=self.interrupts,
+            extra=self._pause_extra() if self.interrupts else FrozenDict(),
+        )
+        self.dialect.checkpointer.put(self.thread_id, checkpoint)
+
+    def _pause_extra(self) -> FrozenDict:
+        answered = self.resume_values.values[: self.resume_values.used]
+        return FrozenDict(
+            {"finished_tools": dict(self.finished_tools), "resume_values": list(answered)}
+        )
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        self.values = dict(checkpoint.values)
+        self._snapshot = None
+        self.model_calls = checkpoint.model_calls if checkpoint.pending else 0
+        if checkpoint.pending:
+            self.finished_tools = dict(checkpoint.extra.get("finished_tools", {}))
+
+    def record_failure(self, error: BaseException) -> None:
+        """A failed run still closes its trace, so a dialect can report it whole."""
+        data = {"agent": self.dialect.name, **error_data(error)}
+        self.trace.record("agent", "run", "error", None, data)
+
+    def result(self) -> RunResult:
+        return RunResult(
+            messages=tuple(self.values["messages"]),
+            state=self.snapshot(),
+            trace=self.trace,
+            final_requests=tuple(self.final_requests),
+            interrupts=self.interrupts,
+            thread_id=self.thread_id,
+        )
+
+
+class RunHandle:
+    """What a dialect may touch of a live run: its state, updates, counts and trace events."""
+
+    __slots__ = ("_run",)
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+
+    @property
+    def state(self) -> FrozenDict:
+        return self._run.snapshot()
+
+    @property
+    def runtime(self) -> Runtime[Any]:
+        return self._run.runtime
+
+    @property
+    def location(self) -> str:
+        """The hook, layer, model or tool running now (``agent`` between steps)."""
+        return self._run.source
+
+    @property
+    def phase(self) -> Phase:
+        return self._run.phase
+
+    @property
+    def model_calls(self) -> int:
+        """Model calls this run has made (a resumed run counts those before the pause)."""
+        return self._run.model_calls
+
+    def update(self, update: Mapping[str, Any], *, source: str) -> None:
+        self._run.update(update, source=source)
+
+    def result(self) -> RunResult:
+        """What the run produced so far (a dialect reports a failed run with its trace)."""
+        return self._run.result()
+
+    def record(self, hook: str, owner: str | None, data: Mapping[str, Any]) -> None:
+        """Record a dialect event (an emitted agent event, a retry) in the trace."""
+        self._run.trace.record("event", hook, "update", owner, data)

@@ -1,0 +1,118 @@
+"""The engine's data: phases, compiled hooks and layers, and what a run produced."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hookproof._engine.checkpoint import Interrupt
+from hookproof._frozen import FrozenDict
+from hookproof.messages import Message
+from hookproof.trace import Trace, TraceRecorder
+from hookproof.vocabulary import FinalRequest
+
+__all__ = ["Layer", "NodeHook", "Phase", "RunResult", "Stack"]
+
+
+class Phase(enum.Enum):
+    """The steps of the loop, in the order a plain run passes them."""
+
+    BEFORE_AGENT = "before_agent"
+    BEFORE_MODEL = "before_model"
+    MODEL = "model"
+    AFTER_MODEL = "after_model"
+    TOOLS = "tools"
+    AFTER_AGENT = "after_agent"
+    DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeHook:
+    """A hook run at one point of the loop: (state, runtime) -> None | dict | Command."""
+
+    owner: str
+    hook: str
+    sync: Callable[..., Any] | None
+    async_: Callable[..., Awaitable[Any]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """A layer around the model or tool call: ``(value, handler) -> result``.
+
+    The engine passes values between layers as they are: the dialect that compiled the layer
+    checks what its hooks receive and return. ``when(value)`` false skips the layer for that
+    call (it is not entered and leaves no trace).
+    """
+
+    owner: str
+    hook: str
+    sync: Callable[..., Any] | None
+    async_: Callable[..., Awaitable[Any]] | None
+    when: Callable[[Any], bool] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """Compiled hooks, each tuple in the order it runs (model/tool layers: outermost first)."""
+
+    on_start: tuple[NodeHook, ...] = ()  # every run and every resume, before the loop
+    before_agent: tuple[NodeHook, ...] = ()
+    before_model: tuple[NodeHook, ...] = ()
+    after_model: tuple[NodeHook, ...] = ()
+    after_agent: tuple[NodeHook, ...] = ()
+    model_layers: tuple[Layer, ...] = ()
+    tool_layers: tuple[Layer, ...] = ()
+
+
+class RunResult:
+    """What a run produced: final messages, final state, the trace and the final requests.
+
+    The trace is recorded as plain rows during the run and turned into a Trace on first use.
+    """
+
+    __slots__ = (
+        "_trace",
+        "_trace_source",
+        "final_requests",
+        "interrupts",
+        "messages",
+        "state",
+        "thread_id",
+    )
+
+    def __init__(
+        self,
+        messages: tuple[Message, ...],
+        state: FrozenDict,
+        trace: TraceRecorder,
+        final_requests: tuple[FinalRequest, ...] = (),
+        interrupts: tuple[Interrupt, ...] = (),
+        thread_id: str | None = None,
+    ) -> None:
+        """``interrupts`` is non-empty when the run paused; resume it on ``thread_id``."""
+        self.interrupts = interrupts
+        self.thread_id = thread_id
+        self.messages = messages
+        self.state = state
+        self.final_requests = final_requests
+        self._trace_source: TraceRecorder | None = trace
+        self._trace: Trace | None = None
+
+    @property
+    def trace(self) -> Trace:
+        if self._trace is None:
+            assert self._trace_source is not None
+            self._trace = self._trace_source.freeze()
+            self._trace_source = None
+        return self._trace
+
+    @property
+    def text(self) -> str:
+        """The text of the last message (the agent's answer on a normal finish)."""
+        return self.messages[-1].text if self.messages else ""
+
+    def __repr__(self) -> str:
+        return f"RunResult(messages={len(self.messages)}, text={self.text!r:.60})"

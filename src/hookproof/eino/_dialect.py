@@ -1,0 +1,93 @@
+"""Eino's rules on the engine: what ChatModelAgent's ChatModel and ToolsNode steps do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
+from hookproof._frozen import FrozenDict, FrozenList
+from hookproof.context import ToolRuntime
+from hookproof.eino._model_layers import model_answer, model_request
+from hookproof.eino._run import eino_messages
+from hookproof.eino._tool_layers import execute_tool
+from hookproof.eino._tools import ToolCall as EinoToolCall
+from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from hookproof.vocabulary import ModelRequest, ModelResponse, ToolCallRequest
+
+__all__ = ["EinoDialect"]
+
+_NO_TOOLS: FrozenList[Any] = FrozenList(())
+
+
+class EinoDialect(Dialect):
+    """ChatModelAgent's semantics. Its own layers carry Eino's values between them: the
+    outermost model layer turns the state into a ModelCall and the innermost model step
+    turns it back into the request the model receives; the outermost tool layer (the
+    ToolsNode) turns a tool call into an Eino ToolCall, which the innermost step runs
+    through the tool's endpoint. The ToolsNode runs every call of the last assistant
+    message (only tool messages after it answer a call: providers may reuse ids across
+    turns); return-directly is decided by the ToolsNode itself."""
+
+    def __init__(self, *, name: str, model: Any, stack: Stack, checkpointer: Any) -> None:
+        state = StateSpec([], messages_reducer=eino_messages)
+        super().__init__(
+            name=name, model=model, stack=stack, state=state, checkpointer=checkpointer
+        )
+
+    def before_model_call(self, run: RunHandle) -> None:
+        """Eino checks max_iterations before the model hooks run (the ``eino:prepare`` step
+        of before_model), against the same count of model calls."""
+
+    def model_input(self, run: RunHandle) -> ModelRequest:
+        state = run.state
+        return ModelRequest(
+            model=self.model,
+            messages=state["messages"],
+            tools=_NO_TOOLS,
+            state=state,
+            runtime=run.runtime,
+        )
+
+    def final_request(self, call: Any) -> ModelRequest:
+        return model_request(call)
+
+    def model_answer(self, call: Any, response: ModelResponse) -> Any:
+        return model_answer(call, response)
+
+    def model_output(self, run: RunHandle, outcome: ModelResponse) -> None:
+        run.update({"messages": list(outcome.result)}, source="model")
+
+    def pending_calls(self, messages: Sequence[Message]) -> list[ToolCall] | None:
+        for index in range(len(messages) - 1, -1, -1):
+            last_ai = messages[index]
+            if isinstance(last_ai, AssistantMessage):
+                break
+        else:
+            return None
+        if not last_ai.tool_calls:
+            return None
+        answered = {
+            item.tool_call_id for item in messages[index + 1 :] if isinstance(item, ToolMessage)
+        }
+        return [call for call in last_ai.tool_calls if call.id not in answered]
+
+    def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolCallRequest:
+        context = run.runtime.context
+        runtime = ToolRuntime(context=context, state=state, tool_call_id=call.id, tool_call=call)
+        return ToolCallRequest(tool_call=call, tool=None, state=state, runtime=runtime)
+
+    def tool_called(self, value: EinoToolCall) -> tuple[str, str]:
+        return value.name, value.call_id
+
+    def execute_tool(self, value: EinoToolCall) -> Any:
+        return execute_tool(value)
+
+    async def aexecute_tool(self, value: EinoToolCall) -> Any:
+        return execute_tool(value)
+
+    def checked_tool_result(self, call: ToolCall, result: Any) -> Any:
+        return result  # the ToolsNode layer built it: a ToolMessage, or a Command to end
+
+    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+        return False  # the ToolsNode ends the run with Command(goto="end") itself

@@ -1,0 +1,203 @@
+"""The LangChain v1 rules on the engine: what create_agent's model and tool steps do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from hookproof._engine import Dialect, RunHandle, Stack, StateSpec, run_tool
+from hookproof._frozen import FrozenDict, FrozenList
+from hookproof.context import ToolRuntime
+from hookproof.errors import (
+    InvalidInputError,
+    MaxIterationsExceeded,
+    ToolError,
+    UnexecutableToolError,
+    ordinal,
+)
+from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, text_message
+from hookproof.runtime._layers import Answer
+from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
+from hookproof.vocabulary import Command, ModelRequest, ModelResponse, ToolCallRequest
+
+__all__ = ["LangChainDialect"]
+
+
+class LangChainDialect(Dialect):
+    """create_agent's semantics: the model sees the registered tools; tool calls are pending
+    until a ToolMessage anywhere in the history answers their id; a tool marked
+    ``return_direct`` ends the run; ``max_iterations`` bounds the model calls."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: Any,
+        stack: Stack,
+        state: StateSpec,
+        checkpointer: Any,
+        tools: tuple[Tool, ...],
+        system_message: Any,
+        max_iterations: int,
+    ) -> None:
+        super().__init__(
+            name=name, model=model, stack=stack, state=state, checkpointer=checkpointer
+        )
+        self.tools = tools
+        self.tools_by_name = {item.name: item for item in tools}
+        self.request_tools: FrozenList[Tool | ToolSchema] = FrozenList(tools)
+        self.system_message = system_message
+        self.max_iterations = max_iterations
+
+    # -- the model step ---------------------------------------------------------------------
+
+    def before_model_call(self, run: RunHandle) -> None:
+        calls = run.model_calls + 1
+        if calls > self.max_iterations:
+            raise MaxIterationsExceeded(
+                f"hookproof: agent {self.name!r} was about to call the model a "
+                f"{ordinal(calls)} time, over max_iterations={self.max_iterations}. The model "
+                "keeps asking for tools; check the script or the loop, or raise max_iterations."
+            )
+
+    def model_input(self, run: RunHandle) -> ModelRequest:
+        state = run.state
+        return ModelRequest(
+            model=self.model,
+            messages=state["messages"],
+            system_message=self.system_message,
+            tools=self.request_tools,
+            state=state,
+            runtime=run.runtime,
+        )
+
+    def final_request(self, call: ModelRequest) -> ModelRequest:
+        self._check_executable(call)
+        return call
+
+    def model_answer(self, call: ModelRequest, response: ModelResponse) -> Answer:
+        return Answer(response, ())
+
+    def model_output(self, run: RunHandle, outcome: Answer) -> None:
+        run.update({"messages": list(outcome.response.result)}, source="model")
+        for command in outcome.commands:
+            if command.update:
+                run.update(command.update, source="wrap_model_call")
+
+    def _check_executable(self, request: ModelRequest) -> None:
+        if request.tools is self.request_tools or self.stack.tool_layers:
+            return
+        unknown = sorted(item.name for item in request.tools if item.name not in self.tools_by_name)
+        if unknown:
+            owners = [layer.owner for layer in self.stack.model_layers]
+            raise UnexecutableToolError(
+                f"hookproof: the model request shows tools {unknown} that this agent cannot "
+                f"execute: they are not registered in tools= and no middleware has "
+                f"wrap_tool_call (wrap_model_call layers: {owners}). The model could call them "
+                "and every call would fail. A tool added at run time needs both hooks: "
+                "wrap_model_call to show its schema and wrap_tool_call to execute it; or "
+                "register it in create_agent(tools=[...])."
+            )
+
+    # -- the tools step ---------------------------------------------------------------------
+
+    def pending_calls(self, messages: Sequence[Message]) -> list[ToolCall] | None:
+        """Calls of the last assistant message that no ToolMessage answers yet. When a hook
+        answered all of them (a human rejected a call, say), none run and the model is
+        asked again."""
+        last_ai = _last_assistant(messages)
+        if last_ai is None or not last_ai.tool_calls:
+            return None
+        answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
+        return [call for call in last_ai.tool_calls if call.id not in answered]
+
+    def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolCallRequest:
+        runtime = ToolRuntime(
+            context=run.runtime.context, state=state, tool_call_id=call.id, tool_call=call
+        )
+        tool = self.tools_by_name.get(call.name)
+        return ToolCallRequest(tool_call=call, tool=tool, state=state, runtime=runtime)
+
+    def tool_called(self, value: ToolCallRequest) -> tuple[str, str]:
+        return value.tool_call.name, value.tool_call.id or ""
+
+    def execute_tool(self, value: ToolCallRequest) -> ToolMessage | Command:
+        prepared = self._prepare(value)
+        if isinstance(prepared, ToolMessage):
+            return prepared
+        tool, kwargs = prepared
+        try:
+            result = run_tool(tool, kwargs)
+        except ToolError as error:
+            return _error_message(str(error), value.tool_call.id or "", value.tool_call.name)
+        return _tool_message(result, value.tool_call.id or "", value.tool_call.name)
+
+    async def aexecute_tool(self, value: ToolCallRequest) -> ToolMessage | Command:
+        prepared = self._prepare(value)
+        if isinstance(prepared, ToolMessage):
+            return prepared
+        tool, kwargs = prepared
+        try:
+            if tool.coroutine is not None:
+                result = await tool.coroutine(**kwargs)
+            else:
+                result = tool.func(**kwargs)  # type: ignore[misc]
+        except ToolError as error:
+            return _error_message(str(error), value.tool_call.id or "", value.tool_call.name)
+        return _tool_message(result, value.tool_call.id or "", value.tool_call.name)
+
+    def _prepare(self, value: ToolCallRequest) -> ToolMessage | tuple[Tool, dict[str, Any]]:
+        call, tool = value.tool_call, value.tool
+        call_id = call.id or ""
+        if tool is None:
+            valid = ", ".join(sorted(self.tools_by_name))
+            text = f"Error: {call.name} is not a valid tool, try one of [{valid}]."
+            return _error_message(text, call_id, call.name)
+        runtime = value.runtime or ToolRuntime(state=value.state, tool_call_id=call_id)
+        try:
+            return tool, tool.prepare(call.args, runtime)
+        except ValidationError as error:
+            return _error_message(validation_message(call.name, error), call_id, call.name)
+
+    def checked_tool_result(self, call: ToolCall, result: Any) -> Any:
+        """A Command from a tool must answer the call with a ToolMessage, or the conversation
+        would hold a tool call without a result (providers reject that)."""
+        if not isinstance(result, Command):
+            return result
+        messages = (result.update or {}).get("messages", ())
+        items = messages if isinstance(messages, list | tuple) else [messages]
+        if any(isinstance(m, ToolMessage) and m.tool_call_id == (call.id or "") for m in items):
+            return result
+        raise InvalidInputError(
+            f"hookproof: tool {call.name!r} returned a Command without a ToolMessage for its "
+            f"call {call.id!r}. The model's tool call would stay unanswered. Put "
+            f"ToolMessage(content=..., tool_call_id=runtime.tool_call_id) in "
+            "Command(update={'messages': [...]})."
+        )
+
+    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+        tools = self.tools_by_name
+        return any(
+            (tool := tools.get(call.name)) is not None and tool.return_direct for call in calls
+        )
+
+
+def _last_assistant(messages: Sequence[Message]) -> AssistantMessage | None:
+    for item in reversed(messages):
+        if isinstance(item, AssistantMessage):
+            return item
+    return None
+
+
+def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:
+    if isinstance(value, Command):
+        return value
+    if isinstance(value, ToolMessage):
+        return value if value.tool_call_id == call_id else value.override(tool_call_id=call_id)
+    return text_message(ToolMessage, tool_result_text(value), tool_call_id=call_id, name=name)
+
+
+def _error_message(text: str, call_id: str, name: str) -> ToolMessage:
+    return text_message(ToolMessage, text, tool_call_id=call_id, name=name, status="error")

@@ -1,0 +1,118 @@
+"""wrap_model_call and wrap_tool_call hooks as engine layers, with LangChain v1's contract
+checked at each hook's boundary: what it passes to its handler and what it returns."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple
+
+from hookproof._engine import Layer
+from hookproof.errors import UsageError
+from hookproof.messages import AssistantMessage, ToolMessage
+from hookproof.vocabulary import (
+    Command,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+)
+
+__all__ = ["Answer", "model_layer", "tool_layer"]
+
+
+class Answer(NamedTuple):
+    """A model call's answer between layers: the response, and the Commands that the
+    layers' ExtendedModelResponses carried (innermost first)."""
+
+    response: ModelResponse
+    commands: tuple[Command, ...]
+
+
+def model_layer(owner: str, sync: Any, async_: Any) -> Layer:
+    hook = "wrap_model_call"
+
+    def checked(request: ModelRequest, inner: Callable[[Any], Answer]) -> Answer:
+        said: list[tuple[Command, ...]] = [()]
+
+        def handler(changed: Any) -> ModelResponse:
+            _check_request(changed, ModelRequest, owner, hook)
+            said[0] = ()  # a retry discards what inner layers said during the failed attempt
+            answer = inner(changed)
+            said[0] = answer.commands
+            return answer.response
+
+        return _answer(sync(request, handler), said[0], owner)
+
+    async def achecked(request: ModelRequest, inner: Callable[[Any], Awaitable[Answer]]) -> Answer:
+        said: list[tuple[Command, ...]] = [()]
+
+        async def handler(changed: Any) -> ModelResponse:
+            _check_request(changed, ModelRequest, owner, hook)
+            said[0] = ()
+            answer = await inner(changed)
+            said[0] = answer.commands
+            return answer.response
+
+        return _answer(await async_(request, handler), said[0], owner)
+
+    return Layer(owner, hook, checked if sync else None, achecked if async_ else None)
+
+
+def tool_layer(owner: str, sync: Any, async_: Any) -> Layer:
+    hook = "wrap_tool_call"
+
+    def checked(request: ToolCallRequest, inner: Callable[[Any], Any]) -> Any:
+        def handler(changed: Any) -> Any:
+            _check_request(changed, ToolCallRequest, owner, hook)
+            return inner(changed)
+
+        return _tool_result(sync(request, handler), owner)
+
+    async def achecked(request: ToolCallRequest, inner: Callable[[Any], Awaitable[Any]]) -> Any:
+        async def handler(changed: Any) -> Any:
+            _check_request(changed, ToolCallRequest, owner, hook)
+            return await inner(changed)
+
+        return _tool_result(await async_(request, handler), owner)
+
+    return Layer(owner, hook, checked if sync else None, achecked if async_ else None)
+
+
+def _check_request(request: Any, expected: type, owner: str, hook: str) -> None:
+    if not isinstance(request, expected):
+        raise UsageError(
+            f"hookproof: {owner}.{hook} called its handler with a {type(request).__name__}; "
+            f"pass the {expected.__name__} it received (or request.override(...))."
+        )
+
+
+def _answer(outcome: Any, inner_commands: tuple[Command, ...], owner: str) -> Answer:
+    if isinstance(outcome, ModelResponse):
+        return Answer(outcome, inner_commands)
+    if isinstance(outcome, AssistantMessage):
+        return Answer(ModelResponse(result=(outcome,)), inner_commands)
+    if isinstance(outcome, ExtendedModelResponse):
+        command = outcome.command
+        if command is None:
+            return Answer(outcome.model_response, inner_commands)
+        if command.goto is not None:
+            raise UsageError(
+                f"hookproof: {owner}.wrap_model_call returned a Command with "
+                f"goto={command.goto!r}; a wrap hook can update state but not jump. Return "
+                "{'jump_to': ...} from an after_model hook instead."
+            )
+        return Answer(outcome.model_response, (*inner_commands, command))
+    raise UsageError(
+        f"hookproof: {owner}.wrap_model_call returned {type(outcome).__name__}; it must return "
+        "a ModelResponse, an AssistantMessage or an ExtendedModelResponse (usually what "
+        "handler(request) returned)."
+    )
+
+
+def _tool_result(outcome: Any, owner: str) -> ToolMessage | Command:
+    if isinstance(outcome, ToolMessage | Command):
+        return outcome
+    raise UsageError(
+        f"hookproof: {owner}.wrap_tool_call returned {type(outcome).__name__}; it must return "
+        "a ToolMessage or a Command (usually what handler(request) returned)."
+    )
