@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import typing
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -17,7 +19,7 @@ Reducer = Callable[[Any, Any], Any]
 
 def add_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Message]:
     """Append messages; a message with an existing id replaces it; RemoveMessage removes."""
-    result = list(current or ())
+    history = _History.resume(current or ())
     items = new if isinstance(new, list | tuple) else [new]
     for index, item in enumerate(items):
         message = (
@@ -26,35 +28,117 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Mess
             else coerce_message(item, where=f"messages update [{index}]")
         )
         if isinstance(message, RemoveMessage):
-            result = _remove(result, message.id)
-            continue
-        position = _position(result, message.id)
-        if position is None:
-            result.append(message)
+            history.remove(message.id)
         else:
-            result[position] = message
-    return FrozenList(result)
+            history.put(message)
+    return history.finish()
 
 
-def _position(messages: list[Message], message_id: str | None) -> int | None:
-    if message_id is None:
-        return None
-    for index, message in enumerate(messages):
-        if message.id == message_id:
-            return index
-    return None
+# Histories at least this long keep their id index between updates (see _History.finish).
+_KEEP_INDEX_FROM = 256
+_KEPT_MAX = 16
 
 
-def _remove(messages: list[Message], message_id: str) -> list[Message]:
-    if message_id == RemoveMessage.ALL:
-        return []
-    position = _position(messages, message_id)
-    if position is None:
-        raise InvalidInputError(
-            f"hookproof: RemoveMessage(id={message_id!r}) names no message in state. Only "
-            "messages with an id can be removed; check the id you pass."
-        )
-    return messages[:position] + messages[position + 1 :]
+class _History:
+    """One update's working copy of a history, with an index by id built when first needed.
+
+    The index points each id at the position of its first message, and ``later`` at the
+    positions of the rest when ids repeat, so every lookup is O(1) where a scan was O(n).
+    Removed messages leave a hole until ``finish``, so positions never shift mid-update.
+    """
+
+    __slots__ = ("first", "holes", "later", "slots")
+
+    def __init__(self, slots: list[Message | None]) -> None:
+        self.slots = slots
+        self.first: dict[str, int] | None = None
+        self.later: dict[str, deque[int]] = {}
+        self.holes = 0
+
+    @classmethod
+    def resume(cls, current: Sequence[Message]) -> _History:
+        history = cls(list(current))
+        if len(current) >= _KEEP_INDEX_FROM:
+            history._adopt(_kept_index(current))
+        return history
+
+    def _adopt(self, kept: _Index | None) -> None:
+        if kept is not None:
+            self.first, self.later = kept
+
+    def _index(self) -> dict[str, int]:
+        if self.first is None:
+            self.first, self.later = _index_of(self.slots)
+        return self.first
+
+    def put(self, message: Message) -> None:
+        key = message.id
+        position = None if key is None else self._index().get(key)
+        if position is not None:
+            self.slots[position] = message
+            return
+        if key is not None:
+            self._index()[key] = len(self.slots)
+        self.slots.append(message)
+
+    def remove(self, key: str) -> None:
+        if key == RemoveMessage.ALL:
+            self.slots, self.first, self.later, self.holes = [], {}, {}, 0
+            return
+        position = self._index().pop(key, None)
+        if position is None:
+            raise InvalidInputError(
+                f"hookproof: RemoveMessage(id={key!r}) names no message in state. Only "
+                "messages with an id can be removed; check the id you pass."
+            )
+        self.slots[position] = None
+        self.holes += 1
+        waiting = self.later.get(key)
+        if waiting:
+            self._index()[key] = waiting.popleft()
+
+    def finish(self) -> FrozenList[Message]:
+        if self.holes:
+            return FrozenList([message for message in self.slots if message is not None])
+        result: FrozenList[Message] = FrozenList(self.slots)  # type: ignore[arg-type]
+        if self.first is not None and len(result) >= _KEEP_INDEX_FROM:
+            _keep_index(result, (self.first, self.later))
+        return result
+
+
+_Index = tuple[dict[str, int], dict[str, deque[int]]]
+
+
+def _index_of(slots: Sequence[Message | None]) -> _Index:
+    ids = [None if message is None else message.id for message in slots]
+    first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))
+    first.pop(None, None)
+    later: dict[str, deque[int]] = {}
+    if len(first) < len(ids) - ids.count(None):  # some id repeats: remember where
+        for position, key in enumerate(ids):
+            if key is not None and first[key] != position:
+                later.setdefault(key, deque()).append(position)
+    return first, later  # type: ignore[return-value]
+
+
+# A history's index, kept for the next update of that same history object. An entry is
+# taken out when used and a new one stored for the result, so an index is never shared:
+# an update of an older history, or two updates of one history, build their own.
+_kept: dict[int, tuple[FrozenList[Message], _Index]] = {}
+_kept_lock = threading.Lock()
+
+
+def _kept_index(history: Sequence[Message]) -> _Index | None:
+    with _kept_lock:
+        entry = _kept.pop(id(history), None)
+    return entry[1] if entry is not None and entry[0] is history else None
+
+
+def _keep_index(history: FrozenList[Message], index: _Index) -> None:
+    with _kept_lock:
+        _kept[id(history)] = (history, index)
+        while len(_kept) > _KEPT_MAX:
+            del _kept[next(iter(_kept))]
 
 
 def _replace(_current: Any, new: Any) -> Any:
