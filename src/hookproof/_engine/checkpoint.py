@@ -84,7 +84,7 @@ class ResumeValues:
         self.values, self.used = [], 0
 
 
-_RESUME: ContextVar[ResumeValues | None] = ContextVar("hookproof_resume", default=None)
+RESUME: ContextVar[ResumeValues | None] = ContextVar("hookproof_resume", default=None)
 
 
 def interrupt(value: Any) -> Any:
@@ -92,7 +92,7 @@ def interrupt(value: Any) -> Any:
     ``agent.invoke(Command(resume=answer), thread_id=...)``, or the Eino dialect's
     ``agent.resume(checkpoint_id, answer)``. A step may interrupt several times: each resume
     answers the next one."""
-    slot = _RESUME.get()
+    slot = RESUME.get()
     if slot is not None:
         found, answer = slot.next()
         if found:
@@ -102,8 +102,8 @@ def interrupt(value: Any) -> Any:
 
 @contextmanager
 def resuming(slot: ResumeValues) -> Iterator[None]:
-    token = _RESUME.set(slot)
+    token = RESUME.set(slot)
     try:
         yield
     finally:
-        _RESUME.reset(token)
+        RESUME.reset(token)

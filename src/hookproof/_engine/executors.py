@@ -55,18 +55,10 @@ def run_tool(tool: Tool, kwargs: dict[str, Any]) -> Any:
 class SyncExec:
     """Steps for invoke(): everything is called directly, nothing suspends."""
 
-    chains = "sync"
-
     async def node(self, hook: NodeHook, run: Run) -> Any:
         if hook.sync is None:
             raise missing_sync(hook.owner, hook.hook)
         return hook.sync(run.snapshot(), run.runtime)
-
-    async def model_chain(self, run: Run, value: Any) -> Any:
-        return run.chains.sync_model(run, value)
-
-    async def tool_chain(self, run: Run, value: Any) -> Any:
-        return run.chains.sync_tool(run, value)
 
     async def pause(self, run: Run, label: str) -> None:
         assert run.probe is not None
@@ -80,12 +72,6 @@ class AsyncExec(SyncExec):
         if hook.async_ is not None:
             return await hook.async_(run.snapshot(), run.runtime)
         return hook.sync(run.snapshot(), run.runtime)  # type: ignore[misc]
-
-    async def model_chain(self, run: Run, value: Any) -> Any:
-        return await run.chains.async_model(run, value)
-
-    async def tool_chain(self, run: Run, value: Any) -> Any:
-        return await run.chains.async_tool(run, value)
 
     async def pause(self, run: Run, label: str) -> None:
         assert run.probe is not None

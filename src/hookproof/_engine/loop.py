@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from hookproof._engine.chain import Chains
-from hookproof._engine.checkpoint import Checkpoint, InterruptRaised, ResumeValues, resuming
+from hookproof._engine.checkpoint import RESUME, Checkpoint, InterruptRaised, ResumeValues
 from hookproof._engine.dialect import Dialect
-from hookproof._engine.executors import SyncExec
+from hookproof._engine.executors import AsyncExec, SyncExec
 from hookproof._engine.run import Run, RunHandle, error_data
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._frozen import FrozenDict
@@ -64,8 +64,11 @@ class Engine:
             bind(run.handle)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = _start(run, initial, resume, fresh)
-        with resuming(run.resume_values):
+        token = RESUME.set(run.resume_values)
+        try:
             await _Loop(run).go(phase, index)
+        finally:
+            RESUME.reset(token)
         if not run.interrupts:
             run.save()
         return run.result()
@@ -109,12 +112,14 @@ def _checkpoint(run: Run) -> Checkpoint | None:
 class _Loop:
     """The phases of one run; each returns the next phase."""
 
-    __slots__ = ("dialect", "run", "stack")
+    __slots__ = ("chains", "dialect", "run", "stack", "sync")
 
     def __init__(self, run: Run) -> None:
         self.run = run
         self.dialect = run.dialect
         self.stack = run.dialect.stack
+        self.chains = run.chains
+        self.sync = not isinstance(run.executor, AsyncExec)  # plain calls, no coroutines
 
     async def go(self, phase: Phase, index: int) -> None:
         run = self.run
@@ -123,7 +128,8 @@ class _Loop:
                 await self._node(hook)
             while phase is not Phase.DONE:
                 run.phase, run.hook_index = phase, index
-                run.step_started(phase, index)
+                if run.resume_step is not None or run.resume_values.values:
+                    run.step_started(phase, index)
                 phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
@@ -159,10 +165,13 @@ class _Loop:
     # -- node hooks -------------------------------------------------------------------------
 
     async def _nodes(self, hooks: tuple[NodeHook, ...], start: int) -> str | None:
+        if not hooks:
+            return None
         run = self.run
         for index in range(start, len(hooks)):
             run.hook_index = index
-            run.step_started(run.phase, index)
+            if run.resume_step is not None or run.resume_values.values:
+                run.step_started(run.phase, index)
             jump = await self._node(hooks[index])
             if jump is not None:
                 return jump  # a jump leaves the phase: later hooks of this phase do not run
@@ -175,7 +184,10 @@ class _Loop:
             await run.executor.pause(run, run.source)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
         try:
-            outcome = await run.executor.node(hook, run)
+            if self.sync and hook.sync is not None:
+                outcome = hook.sync(run.snapshot(), run.runtime)
+            else:
+                outcome = await run.executor.node(hook, run)
         except BaseException as error:
             run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
             raise
@@ -187,7 +199,11 @@ class _Loop:
     async def _model_step(self) -> None:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
-        outcome = await run.executor.model_chain(run, dialect.model_input(run.handle))
+        value = dialect.model_input(run.handle)
+        if self.sync:
+            outcome = self.chains.sync_model(run, value)
+        else:
+            outcome = await self.chains.async_model(run, value)
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
 
@@ -210,7 +226,10 @@ class _Loop:
         key = f"{index}:{call.id or call.name}"  # by position: ids may repeat or be missing
         if key not in run.finished_tools:
             value = self.dialect.tool_input(run.handle, call, state)
-            result = await run.executor.tool_chain(run, value)
+            if self.sync:
+                result = self.chains.sync_tool(run, value)
+            else:
+                result = await self.chains.async_tool(run, value)
             run.finished_tools[key] = self.dialect.checked_tool_result(call, result)
         return run.finished_tools[key]
 
