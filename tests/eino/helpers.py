@@ -195,3 +195,15 @@ def hooks_entered(trace: Trace) -> list[str]:
         for event in trace
         if event.kind == "hook" and event.phase == "enter"
     ]
+
+
+class Upper(BaseChatModelAgentMiddleware):
+    """Upper-cases the model's answer from inside wrap_model."""
+
+    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+        class Shout(ModelWrapper):
+            def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                message = self.inner.generate(ctx, messages, **options)
+                return text_message(AssistantMessage, message.text.upper())
+
+        return Shout(model)

@@ -7,23 +7,28 @@ from typing import Any
 import pytest
 
 from hookproof.eino import (
+    BaseChatModelAgentMiddleware,
     ChatModelAgent,
     ErrExceedMaxRetries,
     ExceedMaxRetriesError,
     FailoverContext,
+    InMemoryCheckpointer,
     ManualClock,
     ModelFailoverConfig,
     ModelRetryConfig,
+    ModelWrapper,
     RetryContext,
     RetryDecision,
     RetryExhaustedError,
     default_backoff,
+    interrupt,
+    new_event_sender_model_wrapper,
 )
 from hookproof.eino._core import EinoError
 from hookproof.errors import UsageError
 from hookproof.messages import UserMessage, text_message
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel, call
-from tests.eino.helpers import Flaky, scripted, search
+from tests.eino.helpers import Flaky, Upper, scripted, search
 
 
 def _agent(model: Any, clock: ManualClock | None = None, **kwargs: Any) -> ChatModelAgent:
@@ -255,3 +260,158 @@ def test_final_requests_name_the_model_that_answered() -> None:
     ).run([("user", "x")])
     assert [request.model for request in run.final_requests] == ["primary", "backup"]
     assert isinstance(run.final_requests[0], FinalRequest)
+
+
+def _failover_to(backup: Any, *, retries: int = 1, when: Any = None) -> ModelFailoverConfig:
+    return ModelFailoverConfig(
+        max_retries=retries,
+        should_failover=when or (lambda ctx, out, err: err is not None),
+        get_failover_model=lambda ctx, context: backup,
+    )
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["invoke", "stream"])
+def test_failover_works_in_both_modes(streaming: bool) -> None:
+    agent = ChatModelAgent(model=scripted("hello"), model_failover_config=_failover_to(None))
+    run = agent.run([("user", "hi")], enable_streaming=streaming)
+    assert run.error is None and run.kinds() == ["model_output"] and run.text == "hello"
+    failing = ChatModelAgent(
+        model=Flaky(failures=1), model_failover_config=_failover_to(scripted("backup"))
+    )
+    run = failing.run([("user", "hi")], enable_streaming=streaming)
+    assert run.error is None and run.text == "backup"
+
+
+def test_failover_judges_failures_only_and_a_failed_attempt_sends_no_event() -> None:
+    judged: list[Any] = []
+
+    def when(ctx: Any, out: Any, err: Any) -> bool:
+        judged.append(err)
+        return True
+
+    success = ChatModelAgent(
+        model=scripted("first"), model_failover_config=_failover_to(None, when=when)
+    )
+    assert success.run([("user", "hi")]).text == "first" and judged == []  # as in Eino
+    failing = ChatModelAgent(
+        model=Flaky(failures=1), model_failover_config=_failover_to(scripted("good"), when=when)
+    )
+    run = failing.run([("user", "hi")])
+    assert [event.message.text for event in run] == ["good"]  # type: ignore[union-attr]
+    assert [type(error).__name__ for error in judged] == ["ConnectionError"]
+
+
+@pytest.mark.parametrize("deciding", [False, True], ids=["plain", "should_retry"])
+def test_a_placed_event_sender_keeps_its_position_under_retry(deciding: bool) -> None:
+    retry = ModelRetryConfig(1, should_retry=(lambda ctx, rc: None) if deciding else None)
+    agent = ChatModelAgent(
+        model=scripted("answer"),
+        handlers=[Upper(), new_event_sender_model_wrapper()],
+        model_retry_config=retry,
+        clock=ManualClock(),
+    )
+    run = agent.run([("user", "hi")])
+    assert [event.message.text for event in run] == ["answer"]  # type: ignore[union-attr]
+    assert run.messages[-1].text == "ANSWER"
+
+
+def test_should_retry_returning_a_bool_is_a_clear_usage_error() -> None:
+    agent = ChatModelAgent(
+        model=Flaky(failures=1),
+        model_retry_config=ModelRetryConfig(1, should_retry=lambda ctx, rc: True),  # type: ignore[arg-type,return-value]
+    )
+    run = agent.run([("user", "hi")])
+    assert isinstance(run.error, UsageError)
+    assert "should_retry returned bool" in str(run.error) and "is_retryable=" in str(run.error)
+    assert RetryDecision(retry=True).retry
+
+
+def test_failover_max_retries_must_not_be_negative() -> None:
+    with pytest.raises(UsageError, match="must be an int >= 0"):
+        _failover_to(None, retries=-1)
+
+
+def test_a_discarded_plain_retry_attempt_sends_no_event() -> None:
+    class FailsFirst(BaseChatModelAgentMiddleware):
+        calls = 0
+
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            outer = self
+
+            class Check(ModelWrapper):
+                def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                    message = self.inner.generate(ctx, messages, **options)
+                    outer.calls += 1
+                    if outer.calls == 1:
+                        raise ValueError("first answer rejected")
+                    return message
+
+            return Check(model)
+
+    agent = ChatModelAgent(
+        model=scripted("bad", "good"),
+        handlers=[FailsFirst(), new_event_sender_model_wrapper()],
+        model_retry_config=ModelRetryConfig(max_retries=1),
+        clock=ManualClock(),
+    )
+    run = agent.run([("user", "x")])
+    assert [event.message.text for event in run] == ["good"]  # type: ignore[union-attr]
+
+
+def test_interrupts_are_never_retried_or_failed_over() -> None:
+    class Ask(BaseChatModelAgentMiddleware):
+        calls = 0
+
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            Ask.calls += 1
+            interrupt("?") if Ask.calls == 1 else None
+            return model
+
+    agent = ChatModelAgent(
+        model=scripted("ok"),
+        handlers=[Ask()],
+        model_retry_config=ModelRetryConfig(max_retries=3),
+        model_failover_config=_failover_to(scripted("other"), retries=2),
+        checkpointer=InMemoryCheckpointer(),
+        clock=ManualClock(),
+    )
+    run = agent.run([("user", "x")], checkpoint_id="t")
+    assert run.interrupted and Ask.calls == 1
+    assert agent.resume("t", "go").text == "ok"
+
+
+def test_a_retry_config_can_carry_its_own_clock_and_eino_field_names() -> None:
+    own, agents = ManualClock(), ManualClock()
+    config = ModelRetryConfig(max_retries=2, clock=own, backoff_func=lambda ctx, n: n * 0.5)
+    run = ChatModelAgent(model=Flaky(failures=5), model_retry_config=config, clock=agents).run(
+        [("user", "x")]
+    )
+    assert own.sleeps == [0.5, 1.0] and agents.sleeps == []
+    assert run.error.last_err is run.error.last_error  # type: ignore[union-attr]
+
+
+def test_failover_sees_input_a_retry_persisted() -> None:
+
+    contexts: list[FailoverContext] = []
+
+    def repair(ctx: Any, context: Any) -> RetryDecision | None:
+        if context.error is None:
+            return None
+        fixed = (text_message(UserMessage, "repaired"),)
+        return RetryDecision(
+            retry=True, modified_input_messages=fixed, persist_modified_input_messages=True
+        )
+
+    def pick(ctx: Any, context: FailoverContext) -> Any:
+        contexts.append(context)
+        return scripted("from backup")
+
+    agent = ChatModelAgent(
+        model=Flaky(failures=5),
+        model_retry_config=ModelRetryConfig(1, repair),
+        model_failover_config=ModelFailoverConfig(1, lambda c, o, e: e is not None, pick),
+        clock=ManualClock(),
+    )
+    run = agent.run([("user", "x")])
+    assert run.text == "from backup"
+    assert [m.text for m in contexts[0].input_messages] == ["repaired"]

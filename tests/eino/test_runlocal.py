@@ -11,6 +11,7 @@ from hookproof.eino import (
     BaseChatModelAgentMiddleware,
     ChatModelAgent,
     InMemoryCheckpointer,
+    ModelRetryConfig,
     ModelWrapper,
     RunContext,
     RunContextError,
@@ -241,3 +242,29 @@ def test_resume_of_an_unknown_or_finished_checkpoint_is_refused() -> None:
     agent.run([("user", "hi")], checkpoint_id="done")
     with pytest.raises(InvalidInputError, match="a finished run cannot be resumed"):
         agent.resume("done", "value")
+
+
+def test_run_local_values_work_in_the_legacy_hooks_and_model_context_has_the_configs() -> None:
+    from hookproof.eino import AgentMiddleware, get_run_local_value, set_run_local_value
+
+    seen: list[Any] = []
+
+    def before(ctx: Any, state: Any) -> None:
+        set_run_local_value(ctx, "legacy", 1)
+
+    def after(ctx: Any, state: Any) -> None:
+        seen.append(get_run_local_value(ctx, "legacy"))
+
+    class Configs(BaseChatModelAgentMiddleware):
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            seen.append((model_ctx.model_retry_config, [t.name for t in model_ctx.tools]))
+            return model
+
+    retry = ModelRetryConfig(max_retries=1)
+    agent_with(
+        scripted("ok"),
+        middlewares=[AgentMiddleware(before_chat_model=before, after_chat_model=after)],
+        handlers=[Configs()],
+        model_retry_config=retry,
+    ).run([("user", "x")])
+    assert seen == [(retry, ["search"]), (1, True)]

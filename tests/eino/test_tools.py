@@ -10,6 +10,7 @@ import pytest
 from hookproof.eino import (
     BaseChatModelAgentMiddleware,
     ChatModelAgent,
+    ModelWrapper,
     RunContext,
     ToolArgument,
     ToolMiddleware,
@@ -18,7 +19,7 @@ from hookproof.eino import (
     select_endpoint,
 )
 from hookproof.errors import DuplicateToolError, UsageError
-from hookproof.messages import ToolMessage
+from hookproof.messages import AssistantMessage, ToolMessage, text_message
 from hookproof.models import call
 from tests.eino.helpers import (
     Both,
@@ -237,3 +238,100 @@ def test_a_wrapper_returning_a_non_endpoint_is_a_usage_error_event() -> None:
     )
     assert isinstance(run.error.__cause__, UsageError)  # type: ignore[union-attr]
     assert "returns an endpoint" in str(run.error)
+
+
+def test_calls_reusing_an_id_from_an_earlier_turn_still_run() -> None:
+    model = scripted(call("search", {"q": "a"}, id="0"), call("lookup", {"q": "b"}, id="0"), "ok")
+    run = agent_with(model, tools=[search, lookup]).run([("user", "x")])
+    assert [event.data["tool"] for event in run.trace.tool_calls] == ["search", "lookup"]
+    assert run.error is None
+
+
+class NoIdModel:
+    """A model written Eino's way that gives tool calls without ids."""
+
+    hookproof_offline = True
+
+    def __init__(self, *turns: Any) -> None:
+        self.turns = list(turns)
+
+    def generate(self, ctx: Any, messages: Any, **options: Any) -> AssistantMessage:
+        from hookproof.messages import ToolCall, construct
+
+        turn = self.turns.pop(0)
+        if isinstance(turn, str):
+            return text_message(AssistantMessage, turn)
+        calls = tuple(ToolCall(name=name, args=args) for name, args in turn)
+        return construct(AssistantMessage, content=(), tool_calls=calls)
+
+
+def test_calls_without_ids_each_run_and_return_directly_finds_its_call() -> None:
+    model = NoIdModel([("search", {"q": "a"}), ("search", {"q": "b"})], "done")
+    run = agent_with(model).run([("user", "x")])
+    assert [m.text for m in run.messages if m.role == "tool"] == ["found a", "found b"]
+    direct = NoIdModel([("search", {"q": "a"}), ("lookup", {"q": "b"})], "never")
+    run = agent_with(direct, tools=[search, lookup], return_directly=["lookup"]).run(
+        [("user", "x")]
+    )
+    assert run.text == "customer b" and run.kinds()[-1] == "tool_result"
+
+
+def test_a_function_tool_can_take_the_run_ctx() -> None:
+    from hookproof.eino import AgentEvent, send_event
+    from hookproof.tools import tool
+
+    @tool
+    def progress(step: int, ctx: RunContext) -> str:
+        """Reports progress."""
+        send_event(ctx, AgentEvent(custom={"step": step, "tenant": ctx.value("tenant")}))
+        return "ok"
+
+    assert list(progress.parameters["properties"]) == ["step"]  # ctx is not in the schema
+    run = agent_with(scripted(call("progress", {"step": 2}), "done"), tools=[progress]).run(
+        [("user", "x")], {"tenant": "acme"}
+    )
+    assert run.events[1].custom == {"step": 2, "tenant": "acme"}
+
+
+def test_tool_arguments_handler_rewrites_arguments_before_every_layer() -> None:
+    seen: list[str] = []
+
+    class Peek(BaseChatModelAgentMiddleware):
+        def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+            def peek(ctx: Any, arguments: str) -> Any:
+                seen.append(arguments)
+                return endpoint(ctx, arguments)
+
+            return peek
+
+    agent = agent_with(
+        scripted(call("search", {"query": "x"}), "ok"),
+        handlers=[Peek()],
+        tool_arguments_handler=lambda ctx, name, args: args.replace('"query"', '"q"'),
+    )
+    run = agent.run([("user", "x")])
+    assert seen == ['{"q":"x"}'] and run.messages[2].text == "found x"
+
+
+def test_tool_infos_set_to_none_are_refilled_at_the_next_model_call() -> None:
+    class Clears(BaseChatModelAgentMiddleware):
+        def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            return ctx, state.override(tool_infos=None)
+
+    model = scripted(call("search", {"q": "x"}), "ok")
+    agent_with(model, handlers=[Clears()]).run([("user", "x")])
+    assert [request.tool_names for request in model.requests] == [["search"], ["search"]]
+
+
+def test_a_wrapper_that_omits_options_keeps_the_tools() -> None:
+    class Forgetful(BaseChatModelAgentMiddleware):
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            class Drop(ModelWrapper):
+                def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                    return self.inner.generate(ctx, messages)  # options left out
+
+            return Drop(model)
+
+    model = scripted("ok")
+    agent_with(model, handlers=[Forgetful()]).run([("user", "x")])
+    assert model.last.tool_names == ["search"]

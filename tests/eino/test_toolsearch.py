@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from hookproof.eino import ChatModelAgent
+from hookproof.eino import ChatModelAgent, ChatModelAgentContext, RunContext
 from hookproof.eino.toolsearch import SEARCH_INFO, ToolSearchMiddleware, search_tools
 from hookproof.errors import UsageError
 from hookproof.models import call
 from hookproof.tools import tool
-from tests.eino.helpers import scripted, search
+from tests.eino.helpers import agent_with, lookup, scripted, search
 
 
 @tool
@@ -78,3 +78,13 @@ def test_native_mode_moves_dynamic_tools_to_deferred_and_sets_the_search_tool() 
 def test_tool_search_needs_dynamic_tools() -> None:
     with pytest.raises(UsageError, match="at least one dynamic tool"):
         ToolSearchMiddleware([])
+
+
+def test_tool_search_survives_arguments_that_are_not_an_object() -> None:
+    middleware = ToolSearchMiddleware([lookup])
+    model = scripted(call("tool_search", {"query": "lookup"}), "ok")
+    run = agent_with(model, handlers=[middleware]).run([("user", "x")])
+    assert run.error is None
+    context = ChatModelAgentContext()
+    search_tool = middleware.before_agent(RunContext(), context)[1].tools[0]
+    assert json.loads(search_tool.invokable_run(RunContext(), "[1, 2]"))["matches"] == []

@@ -6,11 +6,12 @@ from typing import Any
 
 import pytest
 
-from hookproof.errors import HookproofError, InvalidInputError
+from hookproof.errors import HookproofError, InvalidInputError, ToolError
 from hookproof.harness import (
     HarnessProfile,
     StateBackend,
     SubAgent,
+    SummarizationMiddleware,
     create_deep_agent,
     estimate_tokens,
     isolated_profiles,
@@ -328,3 +329,37 @@ def test_subagents_can_be_given_as_dicts_and_bad_ones_are_explained() -> None:
         create_deep_agent(ScriptedModel([]), subagents=[{"name": "x"}])
     with pytest.raises(InvalidInputError, match="not int"):
         create_deep_agent(ScriptedModel([]), subagents=[3])  # type: ignore[list-item]
+
+
+FILES = {"/a.py": "print(1)", "/src/b.py": "print(2)", "/src/c.txt": "x"}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("*.py", ["/a.py"]),
+        ("**/*.py", ["/a.py", "/src/b.py"]),
+        ("src/*", ["/src/b.py", "/src/c.txt"]),
+    ],
+)
+def test_glob_is_a_shell_glob(pattern: str, expected: list[str]) -> None:
+    assert StateBackend().glob(FILES, pattern, "/") == expected
+
+
+def test_file_tool_edges() -> None:
+    backend = StateBackend()
+    with pytest.raises(ToolError, match="old_string is empty"):
+        backend.edit(FILES, "/a.py", "", "Z", True)
+    with pytest.raises(ToolError, match="offset must be >= 0"):
+        backend.read(FILES, "/a.py", -1, 10)
+    assert backend.grep(FILES, "print", "/src/b.py", None) == ["/src/b.py:1: print(2)"]
+    assert backend.ls(FILES, "/a.py") == ["/a.py"]
+
+
+def test_summarization_with_nothing_kept() -> None:
+    middleware = SummarizationMiddleware(max_tokens=1, keep_messages=0)
+    update = middleware.before_model(
+        {"messages": [UserMessage(content="x" * 100), AssistantMessage(content="y" * 100)]}, None
+    )
+    assert update["messages"][1].text.startswith("Summary of the conversation so far")
+    assert len(update["messages"]) == 2

@@ -789,3 +789,51 @@ def test_a_refusal_the_code_under_test_caught_still_fails_the_test(
         "-p", "no:cacheprovider", "--hookproof-allow-real-models"
     )
     opted_out.assert_outcomes(passed=4, failed=1)
+
+
+def test_guard_follows_the_closest_marker_and_covers_threads(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+import threading
+import pytest
+from hookproof.models import ScriptedModel
+from hookproof.runtime import create_agent
+
+class ProviderModel:
+    name = "provider"
+    def invoke(self, request):
+        return ScriptedModel(["live"]).invoke(request)
+
+def run():
+    return create_agent(ProviderModel()).invoke({"messages": [("user", "hi")]}).text
+
+@pytest.mark.hookproof(allow_real_models=True)
+class TestAllowed:
+    @pytest.mark.hookproof(allow_real_models=False)
+    def test_closest_marker_blocks(self):
+        run()
+
+def test_threads_are_blocked_too():
+    errors = []
+    def work():
+        try:
+            run()
+        except Exception as error:
+            errors.append(type(error).__name__)
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert errors == ["RealModelBlocked"]
+"""
+    )
+    result = pytester.runpytest_subprocess()
+    # The thread's refusal is blocked, and, caught there, still fails the test.
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*RealModelBlocked*",
+            "*RealModelBlocked: hookproof: during the test's call*caught by the code under test*",
+            "FAILED *test_closest_marker_blocks*",
+            "FAILED *test_threads_are_blocked_too*",
+        ]
+    )

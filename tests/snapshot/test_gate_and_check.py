@@ -170,3 +170,20 @@ def test_check_without_paths_runs_the_bundled_suite_outside_a_project(
 def test_check_with_missing_path_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "no/such/dir"]) == 2
     assert "do not exist" in capsys.readouterr().err
+
+
+def test_gate_bad_bytes_and_check_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "s.txt").write_text(render(FinalRequest(model="m")), encoding="utf-8")
+    (tmp_path / "new" / "notes.md").write_bytes(b"\xff\xfe")  # only *.txt is a snapshot
+    assert main(["gate", str(tmp_path / "old"), str(tmp_path / "new")]) == 0
+    (tmp_path / "new" / "s.txt").write_bytes(b"hookproof final request, format 1\n\xff")
+    assert main(["gate", str(tmp_path / "old"), str(tmp_path / "new")]) == 2
+    assert "s.txt: is not UTF-8 text (byte 34 is 0xff)" in capsys.readouterr().err
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_ok.py").write_text("def test_ok():\n    pass\n")
+    assert main(["check", str(suite), "--pytest-args", "--no-such-flag"]) == 2

@@ -267,3 +267,21 @@ def test_plugin_load_imports_no_heavy_module(
     pytester.makepyfile("def test_plain():\n    assert True\n")
     result = pytester.runpytest_subprocess("-s", "-p", "no:syrupy", "-p", "no:hypothesispytest")
     result.stdout.fnmatch_lines(["*HEAVY []"])
+
+
+def test_marker_can_set_the_default_snapshot_dir_over_the_ini(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nhookproof_snapshot_dir = snaps\n")
+    pytester.makepyfile(
+        """
+import pytest
+from hookproof.runtime import create_agent
+
+@pytest.mark.hookproof(script=["ok"], snapshot_dir="snapshots")
+def test_one(recording_model, hookproof_snapshot):
+    create_agent(recording_model).invoke({"messages": [("user", "x")]})
+    assert recording_model.last == hookproof_snapshot
+"""
+    )
+    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    assert (pytester.path / "snapshots").is_dir()
+    assert not (pytester.path / "snaps").exists()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookproof.errors import HookproofError, UsageError
+from hookproof.errors import HookproofError, InvalidInputError, UsageError
 from hookproof.models import RecordingModel, ScriptedModel
 from hookproof.runtime import create_agent
 from hookproof.templates import (
@@ -357,3 +357,95 @@ def test_agentic_messages_convert_at_the_runtime_boundary() -> None:
     assert sent[1].tool_calls[0].args == {"q": "x"}
     assert (sent[2].tool_call_id, sent[2].text) == ("c1", "found")
     assert sent[3].content[0].url == "https://x.invalid/a.png"
+
+
+# -- edge cases: nesting, Go values and spacing, the jinja2 sandbox, conversion ------------
+
+
+def test_nested_and_one_argument_custom_templates() -> None:
+    class OneArgument:
+        def format(self, variables: Any) -> list[AgenticMessage]:
+            return [user_agentic_message(f"one {variables['x']}")]
+
+    inner = from_agentic_messages(FormatType.FSTRING, user_agentic_message("inner {x}"))
+    outer = from_agentic_messages(
+        FormatType.FSTRING, system_agentic_message("s"), inner, OneArgument()
+    )
+    assert [m.text for m in outer.format({"x": 1})] == ["s", "inner 1", "one 1"]
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("{{.big}}", "1e+06"),
+        ("{{.odd}}", "1.2345675e+06"),
+        ("{{.tiny}}", "1e-05"),
+        ('{{"héllo"}}', "héllo"),
+        ("{{.mixed}}", "[<nil> 1]"),
+        ("{{if .a}}A{{else  if .b}}B{{end}}", ""),
+        ("{{if\t.c}}C{{end}}", "C"),
+    ],
+)
+def test_go_values_and_spacing(template: str, expected: str) -> None:
+    values = {
+        "big": 1e6,
+        "odd": 1234567.5,
+        "tiny": 0.00001,
+        "mixed": [None, 1],
+        "a": 0,
+        "b": 0,
+        "c": 1,
+    }
+    result = from_agentic_messages(FormatType.GO_TEMPLATE, user_agentic_message(template)).format(
+        values
+    )
+    assert result[0].text == expected
+
+
+@pytest.mark.parametrize(
+    ("template", "error"),
+    [
+        ("{{if .a}}A{{else .b}}B{{end}}", TemplateSyntaxError),
+        ("{{if .a}}A{{end .z}}", TemplateSyntaxError),
+        ("{{range .xs}}A{{else if .a}}B{{end}}", TemplateSyntaxError),
+        ("{{.s.upper}}", TemplateVariableError),
+    ],
+)
+def test_go_malformed_actions_are_errors(template: str, error: type) -> None:
+    with pytest.raises(error):
+        from_agentic_messages(FormatType.GO_TEMPLATE, user_agentic_message(template)).format(
+            {"a": 0, "xs": [], "s": "text", "z": 1}
+        )
+
+
+@pytest.mark.parametrize(
+    "template", ["{{ items.pop() }}", "{{ d.clear() }}", "{% for x in range(10**7) %}{% endfor %}"]
+)
+def test_jinja2_cannot_change_variables_or_run_away(template: str) -> None:
+    variables: dict[str, Any] = {"items": [1, 2], "d": {"k": 1}}
+    with pytest.raises(TemplateSecurityError, match="the sandbox refused"):
+        from_agentic_messages(FormatType.JINJA2, user_agentic_message(template)).format(variables)
+    assert variables == {"items": [1, 2], "d": {"k": 1}}
+
+
+def test_conversion_keeps_errors_metadata_and_refuses_merged_results() -> None:
+    image = new_content_block(
+        UserInputImage(url="u", detail="high"), cache_control={"type": "ephemeral"}
+    )
+    converted = AgenticMessage(role="user", content_blocks=(image,)).to_message()
+    assert converted.content[0].cache_control == {"type": "ephemeral"}
+    assert converted.content[0].extras == {"detail": "high"}
+    failed = AgenticMessage(
+        role="assistant",
+        content_blocks=(new_content_block(MCPToolResult(call_id="m", name="n", error="boom")),),
+    ).to_message()
+    assert (failed.content[0].status, failed.content[0].text) == ("error", "boom")
+    two = AgenticMessage(
+        role="tool",
+        content_blocks=tuple(
+            new_content_block(FunctionToolResult(call_id=c, name="f", result=c))
+            for c in ("c1", "c2")
+        ),
+    )
+    with pytest.raises(InvalidInputError, match="exactly one function tool result"):
+        two.to_message()

@@ -1,0 +1,103 @@
+"""Interrupts: where a run may pause (and where it may not), and what a resume restores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookproof.eino import (
+    BaseChatModelAgentMiddleware,
+    InMemoryCheckpointer,
+    interrupt,
+)
+from hookproof.errors import UsageError
+from tests.eino.helpers import agent_with, scripted
+
+
+class Approval(BaseChatModelAgentMiddleware):
+    def __init__(self) -> None:
+        self.answers: list[Any] = []
+
+    def after_agent(self, ctx: Any, state: Any) -> Any:
+        self.answers.append(interrupt({"publish": state.messages[-1].text}))
+        return ctx
+
+
+def test_interrupt_in_after_agent_pauses_and_resume_finishes() -> None:
+    approval = Approval()
+    agent = agent_with(scripted("draft"), handlers=[approval], checkpointer=InMemoryCheckpointer())
+    paused = agent.run([("user", "write")], checkpoint_id="t")
+    assert paused.kinds() == ["model_output", "interrupt"] and approval.answers == []
+    done = agent.resume("t", "ship it")
+    assert done.error is None and approval.answers == ["ship it"]
+
+
+def test_interrupt_in_before_agent_is_refused_with_a_reason() -> None:
+    class Early(BaseChatModelAgentMiddleware):
+        def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
+            interrupt("?")
+            return ctx, agent_ctx
+
+    run = agent_with(scripted("x"), handlers=[Early()], checkpointer=InMemoryCheckpointer()).run(
+        [("user", "x")], checkpoint_id="t"
+    )
+    assert isinstance(run.error, UsageError)
+    assert "cannot pause before it has started" in str(run.error)
+
+
+def test_interrupt_without_a_checkpointer_says_how_to_pause() -> None:
+    class Ask(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            interrupt("?")
+            return ctx, state
+
+    run = agent_with(scripted("x"), handlers=[Ask()]).run([("user", "x")])
+    assert "Ask.before_model_rewrite_state" in str(run.error)
+    assert "run(..., checkpoint_id=...)" in str(run.error) and "resume()" in str(run.error)
+
+
+class Tags(BaseChatModelAgentMiddleware):
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        return ctx.with_value("tag", f"call-{len(state.messages)}"), state
+
+    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        answer = interrupt("check") if len(state.messages) == 2 else None
+        self.seen.append((ctx.value("tag"), ctx.value("tenant"), answer))
+        return ctx, state
+
+
+def test_the_model_calls_ctx_chain_survives_a_resume() -> None:
+    tags = Tags()
+    agent = agent_with(scripted("answer"), handlers=[tags], checkpointer=InMemoryCheckpointer())
+    assert agent.run([("user", "x")], {"tenant": "acme"}, checkpoint_id="t").interrupted
+    done = agent.resume("t", "fine", {"tenant": "acme"})
+    assert done.error is None
+    assert tags.seen == [("call-1", "acme", "fine")]  # the tag set before the pause is back
+
+
+def test_before_agent_ctx_chains_across_handlers_and_runs_on_resume() -> None:
+    seen: list[Any] = []
+
+    class Adds(BaseChatModelAgentMiddleware):
+        def __init__(self, key: str) -> None:
+            self.key = key
+
+        def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
+            seen.append((self.key, sorted(ctx.values)))
+            return ctx.with_value(self.key, True), agent_ctx
+
+    class Pause(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            interrupt("?")
+            return ctx, state
+
+    agent = agent_with(
+        scripted("ok"),
+        handlers=[Adds("a"), Adds("b"), Pause()],
+        checkpointer=InMemoryCheckpointer(),
+    )
+    agent.run([("user", "x")], checkpoint_id="t")
+    agent.resume("t", "go")
+    assert seen == [("a", []), ("b", ["a"]), ("a", []), ("b", ["a"])]
