@@ -65,39 +65,59 @@ class _Immutable(BaseModel):
         return self.model_copy(update=changes)
 
 
-_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+class _Unset:
+    def __repr__(self) -> str:
+        return "<required field not given to construct()>"
+
+
+_UNSET: Any = _Unset()
+# Per class, every field in declaration order with its default (_UNSET when required): a
+# merge with the given values then keeps the order validation gives (model_dump, repr).
+_TEMPLATES: dict[type[BaseModel], dict[str, Any]] = {}
 # BaseModel keeps these in slots; setting them through their descriptors is what
 # model_construct does, minus its per-call field bookkeeping.
+_new_instance = object.__new__
 _set_dict = BaseModel.__dict__["__dict__"].__set__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
+def _template(cls: type[BaseModel]) -> dict[str, Any]:
+    template = _TEMPLATES[cls] = {
+        name: _UNSET if info.is_required() else info.get_default(call_default_factory=True)
+        for name, info in cls.model_fields.items()
+    }
+    return template
+
+
 def construct(cls: type[M], **values: Any) -> M:
     """Build a model from values that are already valid and frozen, without validation.
 
     For hookproof's hot paths only (the engine and the scripted model build millions of
-    messages in property tests); every value passed must already have its final type.
+    messages in property tests). Contract: give every required field, and only fields;
+    every value must already have its final, frozen type (FrozenList for tuples, FrozenDict
+    for mappings, models for nested models). The result equals, dumps and prints like the
+    validated value, fields in declaration order and ``model_fields_set`` the given names.
     """
-    defaults = _DEFAULTS.get(cls)
-    if defaults is None:
-        defaults = _DEFAULTS[cls] = {
-            name: info.get_default(call_default_factory=True)
-            for name, info in cls.model_fields.items()
-            if not info.is_required()
-        }
-    instance = cls.__new__(cls)
-    _set_dict(instance, {**defaults, **values})
+    template = _TEMPLATES.get(cls) or _template(cls)
+    instance = _new_instance(cls)
+    _set_dict(instance, {**template, **values})
     _set_fields_set(instance, set(values))
     _set_extra(instance, None)
     _set_private(instance, None)
     return instance
 
 
+_NO_BLOCKS: FrozenList[Any] = FrozenList()
+
+
 def text_message(cls: type[MessageT], text: str, **values: Any) -> MessageT:
-    """A message whose content is one text block (none for an empty text), unvalidated."""
-    content = FrozenList((construct(TextBlock, text=text),) if text else ())
+    """A message whose content is one text block (none for an empty text), unvalidated.
+
+    Same contract as ``construct``: ``values`` are the message's other fields, already final.
+    """
+    content = FrozenList((construct(TextBlock, text=text),)) if text else _NO_BLOCKS
     return construct(cls, content=content, **values)
 
 

@@ -10,7 +10,6 @@ dialect's ``RunContext``: such a parameter receives the run's ctx).
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, get_origin, get_type_hints, overload
@@ -195,6 +194,8 @@ def tool_result_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, dict | list | tuple):
+        import json  # here, not at the top: only tools returning containers need it
+
         return json.dumps(value, ensure_ascii=False, default=str)
     return str(value)
 

@@ -8,8 +8,9 @@ ImmutableError with the fix in the message.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
-from typing import Any, NoReturn, Protocol, runtime_checkable
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import Any, NoReturn, Protocol, TypeVar, runtime_checkable
 
 from pydantic import Field
 
@@ -38,6 +39,8 @@ __all__ = [
     "ToolCallRequest",
     "model_name",
 ]
+
+RequestT = TypeVar("RequestT")
 
 
 @runtime_checkable
@@ -76,8 +79,26 @@ def _immutable(cls: Any) -> Any:
     return cls
 
 
+_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+
+
+def _fields_of(cls: type) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
+    """A request class's field names and a getter of all its values, computed once."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        names = tuple(item.name for item in fields(cls))
+        found = _FIELDS[cls] = (names, attrgetter(*names))  # every request has several fields
+    return found
+
+
+def _replaced(request: RequestT, changes: Mapping[str, Any]) -> RequestT:
+    """``dataclasses.replace`` without its per-call look at the fields (override is hot)."""
+    names, values_of = _fields_of(type(request))
+    return type(request)(**dict(zip(names, values_of(request), strict=True), **changes))
+
+
 def _check_override_keys(cls: type, changes: Mapping[str, Any]) -> None:
-    known = [item.name for item in fields(cls)]
+    known = _fields_of(cls)[0]
     for key in changes:
         if key not in known:
             raise UsageError(
@@ -153,7 +174,7 @@ class ModelRequest:
         """A new request with ``changes``; this one is left exactly as it was."""
         _check_override_keys(ModelRequest, changes)
         coerced = {key: _MODEL_COERCE.get(key, _same)(value) for key, value in changes.items()}
-        return replace(self, **coerced)
+        return _replaced(self, coerced)
 
     @property
     def system_prompt(self) -> str | None:
@@ -184,7 +205,7 @@ class ToolCallRequest:
             changes["tool_call"] = ToolCall.model_validate(dict(changes["tool_call"]))
         if "state" in changes:
             changes["state"] = freeze(changes["state"])
-        return replace(self, **changes)
+        return _replaced(self, changes)
 
 
 class _NoResume:
@@ -231,6 +252,21 @@ class ExtendedModelResponse:
     command: Command | None = None
 
 
+# An agent hands the same tool list to every model call: its schemas are kept for the next.
+_last_schemas: tuple[object, FrozenList[ToolSchema]] = (None, FrozenList())
+
+
+def _schemas(tools: FrozenList[Tool | ToolSchema]) -> FrozenList[ToolSchema]:
+    global _last_schemas
+    seen, schemas = _last_schemas
+    if seen is tools:
+        return schemas
+    schemas = FrozenList(schema_of(item) for item in tools)
+    if isinstance(tools, FrozenList):  # cannot change, so the same object has the same schemas
+        _last_schemas = (tools, schemas)
+    return schemas
+
+
 class FinalRequest(_Immutable):
     """Exactly what the innermost model received, after every layer.
 
@@ -252,7 +288,7 @@ class FinalRequest(_Immutable):
             model=model_name(request.model),
             system_message=request.system_message,
             messages=request.messages,
-            tools=FrozenList(schema_of(item) for item in request.tools),
+            tools=_schemas(request.tools),
             tool_choice=request.tool_choice,
             response_format=request.response_format,
             model_settings=request.model_settings,

@@ -2,44 +2,48 @@
 
 from typing import TYPE_CHECKING, Any
 
-from hookproof._engine import (
-    Checkpoint,
-    InMemoryCheckpointer,
-    Interrupt,
-    RunResult,
-    add_messages,
-    interrupt,
-)
-from hookproof.context import Runtime, ToolRuntime
-from hookproof.messages import (
-    AssistantMessage,
-    RemoveMessage,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
-from hookproof.runtime._agent import DEFAULT_RUNTIME_MAX_ITERATIONS, Agent, create_agent
-from hookproof.runtime._middleware import (
-    AgentMiddleware,
-    after_agent,
-    after_model,
-    before_agent,
-    before_model,
-    dynamic_prompt,
-    wrap_model_call,
-    wrap_tool_call,
-)
-from hookproof.tools import Tool, ToolSchema, tool
-from hookproof.vocabulary import (
-    ChatModel,
-    Command,
-    ExtendedModelResponse,
-    FinalRequest,
-    ModelRequest,
-    ModelResponse,
-    ToolCallRequest,
-)
+from hookproof._lazy import load as _load
+from hookproof._lazy import origins as _origins
+
+if TYPE_CHECKING:
+    from hookproof._engine import (
+        Checkpoint,
+        InMemoryCheckpointer,
+        Interrupt,
+        RunResult,
+        add_messages,
+        interrupt,
+    )
+    from hookproof.context import Runtime, ToolRuntime
+    from hookproof.messages import (
+        AssistantMessage,
+        RemoveMessage,
+        SystemMessage,
+        ToolCall,
+        ToolMessage,
+        UserMessage,
+    )
+    from hookproof.runtime._agent import DEFAULT_RUNTIME_MAX_ITERATIONS, Agent, create_agent
+    from hookproof.runtime._middleware import (
+        AgentMiddleware,
+        after_agent,
+        after_model,
+        before_agent,
+        before_model,
+        dynamic_prompt,
+        wrap_model_call,
+        wrap_tool_call,
+    )
+    from hookproof.tools import Tool, ToolSchema, tool
+    from hookproof.vocabulary import (
+        ChatModel,
+        Command,
+        ExtendedModelResponse,
+        FinalRequest,
+        ModelRequest,
+        ModelResponse,
+        ToolCallRequest,
+    )
 
 __all__ = [
     "DEFAULT_RUNTIME_MAX_ITERATIONS",
@@ -80,9 +84,62 @@ __all__ = [
 ]
 
 
+# Loaded on first use: the package imports in a millisecond, and pydantic and the engine load
+# with the first name that needs them.
+_ORIGINS = _origins(
+    {
+        "hookproof._engine": (
+            "Checkpoint",
+            "InMemoryCheckpointer",
+            "Interrupt",
+            "RunResult",
+            "add_messages",
+            "interrupt",
+        ),
+        "hookproof.context": ("Runtime", "ToolRuntime"),
+        "hookproof.messages": (
+            "AssistantMessage",
+            "RemoveMessage",
+            "SystemMessage",
+            "ToolCall",
+            "ToolMessage",
+            "UserMessage",
+        ),
+        "hookproof.runtime._agent": ("DEFAULT_RUNTIME_MAX_ITERATIONS", "Agent", "create_agent"),
+        "hookproof.runtime._middleware": (
+            "AgentMiddleware",
+            "after_agent",
+            "after_model",
+            "before_agent",
+            "before_model",
+            "dynamic_prompt",
+            "wrap_model_call",
+            "wrap_tool_call",
+        ),
+        "hookproof.tools": ("Tool", "ToolSchema", "tool"),
+        "hookproof.vocabulary": (
+            "ChatModel",
+            "Command",
+            "ExtendedModelResponse",
+            "FinalRequest",
+            "ModelRequest",
+            "ModelResponse",
+            "ToolCallRequest",
+        ),
+    }
+)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_ORIGINS})
+
+
 if not TYPE_CHECKING:  # the old names warn at run time; mypy reports them as missing
 
     def __getattr__(name: str) -> Any:
+        module = _ORIGINS.get(name)
+        if module is not None:
+            return _load(globals(), module, name)
         from hookproof.compat import deprecated_alias
 
         return deprecated_alias(__name__, name)
