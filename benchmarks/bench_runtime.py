@@ -88,6 +88,64 @@ def time_calls(name: str, fn: Callable[[], object], warmup: int, iterations: int
     return summarize(name, samples)
 
 
+def time_interleaved(
+    calls: dict[str, tuple[Callable[[], object], int]], rounds: int
+) -> dict[str, Timing]:
+    """Time each side in ``rounds`` alternating blocks (``block`` calls per side per round),
+    so a busy machine slows every side alike; each call is one sample."""
+    samples: dict[str, list[int]] = {name: [] for name in calls}
+    clock = time.perf_counter_ns
+    for fn, block in calls.values():
+        for _ in range(max(block // 4, 5)):
+            fn()  # warm-up
+    gc.collect()
+    for _ in range(rounds):
+        for name, (fn, block) in calls.items():
+            bucket = samples[name]
+            for _ in range(block):
+                start = clock()
+                fn()
+                bucket.append(clock() - start)
+    return {name: summarize(name, found) for name, found in samples.items()}
+
+
+# --- the floor: the same scenario as a bare Python loop -------------------------------------
+
+
+def bare_loop() -> str:
+    """The scenario's work with nothing of an engine: plain dicts, direct calls, no checks,
+    no trace, no state reducers. What an invoke could cost at the very least in Python."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
+
+    def lookup(query: str) -> str:
+        return f"found:{query}"
+
+    def model(history: list[dict[str, Any]]) -> dict[str, Any]:
+        if any(item["role"] == "tool" for item in history):
+            return {"role": "assistant", "content": "done", "tool_calls": []}
+        call = {"name": "lookup", "args": {"query": "x"}, "id": "call_0"}
+        return {"role": "assistant", "content": "", "tool_calls": [call]}
+
+    def wrap_model(request: Any, handler: Callable[[Any], Any]) -> Any:
+        return handler(request)
+
+    def before_model(state: Any) -> None:
+        return None
+
+    def wrap_tool(request: Any, handler: Callable[[Any], Any]) -> Any:
+        return handler(request)
+
+    while True:
+        before_model(messages)
+        reply = wrap_model(list(messages), model)
+        messages.append(reply)
+        if not reply["tool_calls"]:
+            return str(reply["content"])
+        for call in reply["tool_calls"]:
+            result = wrap_tool(call, lambda c: lookup(**c["args"]))
+            messages.append({"role": "tool", "content": result, "tool_call_id": call["id"]})
+
+
 # --- hookproof side ------------------------------------------------------------------------
 
 
@@ -269,24 +327,31 @@ def check_answer(side: str, answer: object) -> None:
         raise RuntimeError(f"{side} answered {answer!r}, expected 'done'")
 
 
-def bench_hookproof(quick: bool) -> dict[str, Timing]:
+def bench_invokes(quick: bool, with_langchain: bool) -> dict[str, Timing]:
+    """agent.invoke on both sides and the bare loop, interleaved in one process."""
     agent = build_hookproof()
     check_answer("hookproof", hookproof_answer(agent))
-    builds = 20 if quick else 200
-    return {
-        "invoke": time_calls("hookproof", lambda: agent.invoke(INPUT), 20, 200 if quick else 2000),
-        "build": time_calls("hookproof build", build_hookproof, 5, builds),
+    check_answer("bare loop", bare_loop())
+    calls: dict[str, tuple[Callable[[], object], int]] = {
+        "hookproof": (lambda: agent.invoke(INPUT), 100),
+        "bare loop": (bare_loop, 100),
     }
+    if with_langchain:
+        lc_agent = build_langchain()
+        check_answer("langchain", langchain_answer(lc_agent))
+        calls["langchain"] = (lambda: lc_agent.invoke(INPUT), 10)
+    return time_interleaved(calls, rounds=3 if quick else 20)
 
 
-def bench_langchain(quick: bool) -> dict[str, Timing]:
-    agent = build_langchain()
-    check_answer("langchain", langchain_answer(agent))
-    builds = 5 if quick else 20
-    return {
-        "invoke": time_calls("langchain", lambda: agent.invoke(INPUT), 10, 30 if quick else 200),
-        "build": time_calls("langchain build", build_langchain, 2, builds),
+def bench_builds(quick: bool, with_langchain: bool) -> dict[str, Timing]:
+    builds = {
+        "hookproof build": time_calls("hookproof build", build_hookproof, 5, 20 if quick else 200)
     }
+    if with_langchain:
+        builds["langchain build"] = time_calls(
+            "langchain build", build_langchain, 2, 5 if quick else 20
+        )
+    return builds
 
 
 def versions() -> dict[str, str]:
@@ -303,11 +368,17 @@ def versions() -> dict[str, str]:
 
 def collect(quick: bool) -> dict[str, Any]:
     results: dict[str, Any] = {"quick": quick, "versions": versions()}
-    results["hookproof"] = {k: asdict(v) for k, v in bench_hookproof(quick).items()}
-    if langchain_available():
-        results["langchain"] = {k: asdict(v) for k, v in bench_langchain(quick).items()}
-        lc, hp = results["langchain"]["invoke"], results["hookproof"]["invoke"]
-        results["ratio_langchain_over_hookproof"] = lc["median_us"] / hp["median_us"]
+    with_langchain = langchain_available()
+    invokes = bench_invokes(quick, with_langchain)
+    builds = bench_builds(quick, with_langchain)
+    hp = invokes["hookproof"]
+    results["hookproof"] = {"invoke": asdict(hp), "build": asdict(builds["hookproof build"])}
+    results["bare_loop"] = asdict(invokes["bare loop"])
+    results["ratio_hookproof_over_bare_loop"] = hp.median_us / invokes["bare loop"].median_us
+    if with_langchain:
+        lc = invokes["langchain"]
+        results["langchain"] = {"invoke": asdict(lc), "build": asdict(builds["langchain build"])}
+        results["ratio_langchain_over_hookproof"] = lc.median_us / hp.median_us
     else:
         results["langchain"] = None
     results["import"] = asdict(measure_import(5 if quick else 21))
@@ -324,8 +395,10 @@ def format_timing(timing: dict[str, Any]) -> str:
 
 def report(results: dict[str, Any]) -> None:
     print("versions: " + ", ".join(f"{k} {v}" for k, v in results["versions"].items()))
-    print("agent.invoke (scenario: 2 model turns, 1 tool call, 3 no-op middleware):")
+    print("agent.invoke (scenario: 2 model turns, 1 tool call, 3 no-op middleware), interleaved:")
     print(format_timing(results["hookproof"]["invoke"]))
+    print(format_timing(results["bare_loop"]))
+    print(f"  ratio hookproof/bare loop (median): {results['ratio_hookproof_over_bare_loop']:.1f}x")
     if results["langchain"] is None:
         print("  langchain        skipped: langchain is not importable")
     else:
