@@ -13,7 +13,7 @@ import pytest
 
 from hookproof import contracts
 from hookproof.contracts import CheckReport, ContractViolation, UntestedError
-from hookproof.contracts._target import call_once_then_done
+from hookproof.contracts._scripts import call_once_then_done
 from hookproof.errors import UsageError
 from hookproof.harness import create_deep_agent
 from hookproof.messages import RemoveMessage, ToolMessage, UserMessage

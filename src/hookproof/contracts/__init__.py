@@ -15,8 +15,9 @@ resumed with ``on_interrupt`` ("approve" by default, "reject", or a function of 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from hookproof import targets
 from hookproof.contracts._agent_checks import (
     check_exclusion_holds,
     check_fail_closed,
@@ -25,7 +26,6 @@ from hookproof.contracts._agent_checks import (
 )
 from hookproof.contracts._approval import check_requires_approval
 from hookproof.contracts._args import example_args
-from hookproof.contracts._interrupts import OnInterrupt
 from hookproof.contracts._isolation import check_isolation
 from hookproof.contracts._middleware_checks import (
     check_bounded_retry,
@@ -38,10 +38,13 @@ from hookproof.contracts._middleware_checks import (
     sample_system_message,
 )
 from hookproof.contracts._report import CheckReport, UntestedError
-from hookproof.contracts._target import ReferenceTarget, Target, TargetRun, as_target
 from hookproof.contracts._tool_checks import check_allowed_calls_succeed, check_tools_preserved
 from hookproof.contracts._trace_checks import check_hook_order, check_unique_tool_names
 from hookproof.contracts._violation import ContractViolation
+from hookproof.targets import OnInterrupt, Target, TargetRun, as_target
+
+if TYPE_CHECKING:
+    from hookproof.targets import ReferenceTarget
 
 __all__ = [
     "CheckReport",
@@ -78,4 +81,6 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name == "strategies":
         return importlib.import_module("hookproof.contracts.strategies")
+    if name == "ReferenceTarget":  # the reference target's module loads on first use
+        return targets.ReferenceTarget
     raise AttributeError(f"module 'hookproof.contracts' has no attribute {name!r}")

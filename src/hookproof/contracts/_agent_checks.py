@@ -7,7 +7,6 @@ from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
 from hookproof.contracts._args import example_args
-from hookproof.contracts._interrupts import REJECTION, OnInterrupt
 from hookproof.contracts._observe import watching
 from hookproof.contracts._report import (
     CheckReport,
@@ -16,19 +15,14 @@ from hookproof.contracts._report import (
     attempted_calls,
     executed_tools,
 )
+from hookproof.contracts._scripts import call_once_then_done
 from hookproof.contracts._subagents import Delegating, subagent_requests, subagents_of
-from hookproof.contracts._target import (
-    Build,
-    EinoTarget,
-    Target,
-    TargetRun,
-    as_target,
-    call_once_then_done,
-)
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
 from hookproof.messages import ToolMessage
-from hookproof.models import RecordingModel, ScriptedModel, call
+from hookproof.models import call
+from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
+from hookproof.targets.interrupts import REJECTION
 
 __all__ = [
     "check_exclusion_holds",
@@ -47,11 +41,9 @@ def _crash(run: TargetRun) -> str:
     return f"{type(error).__name__}: {error}" if error is not None else ""
 
 
-_UNKNOWN = ("is not a valid tool", "not found in toolsNode indexes")  # runtime/LangChain, Eino
-
-
-def _unknown(text: str) -> bool:
-    return any(marker in text for marker in _UNKNOWN)
+def _unknown(target: Target, text: str) -> bool:
+    """Whether ``text`` (a tool answer or an error) is the target's "no such tool"."""
+    return any(marker in text for marker in target.unknown_tool_markers)
 
 
 def _never_tried(run: TargetRun, name: str) -> str | None:
@@ -249,9 +241,7 @@ def check_exclusion_holds(
             target, tools.get(name, []), name, context, script, on_interrupt, config
         )
         exercise.observe(run, ran=ran)
-        problems = _exclusion_problems(
-            run, name, excluded, name in schemas, exercise, ran, not isinstance(target, EinoTarget)
-        )
+        problems = _exclusion_problems(target, run, name, excluded, name in schemas, exercise, ran)
         subagents = subagents or subagents_of(run)
         if shown is None and (problems or len(exercise.untested)):
             shown = run
@@ -341,16 +331,16 @@ def _through_subagent(
 
 
 def _exclusion_problems(
+    target: Target,
     run: TargetRun,
     name: str,
     excluded: Collection[str],
     registered: bool,
     exercise: Exercise,
     ran: Set[str],
-    statuses: bool,
 ) -> list[str]:
-    """What a run calling excluded ``name`` shows. ``statuses``: the target's tool answers
-    carry a status (an Eino tool answers with text only, so a refusal cannot say it failed)."""
+    """What a run calling excluded ``name`` shows (a success answer counts only where the
+    target's tool answers carry a status: a refusal cannot say it failed otherwise)."""
     found = [
         f"run calling {name!r}: model call {index} was shown excluded tool(s) {shown}"
         for index, request in enumerate(run.final_requests)
@@ -365,7 +355,7 @@ def _exclusion_problems(
     if found:
         return found
     answer = answer_to(run, name)
-    refused_as_unknown = _unknown(answer.text if answer else str(run.error or ""))
+    refused_as_unknown = _unknown(target, answer.text if answer else str(run.error or ""))
     if refused_as_unknown and not registered:
         exercise.not_tried(
             f"{name}: not a tool of this agent, so the call was refused as unknown and no "
@@ -377,7 +367,7 @@ def _exclusion_problems(
         exercise.not_tried(_rejection(name))
     elif answer is None and (reason := _never_tried(run, name)):
         exercise.not_tried(reason)
-    elif answer is not None and answer.status == "success" and statuses:
+    elif answer is not None and answer.status == "success" and target.tool_answers_carry_status:
         found.append(
             f"the call to excluded tool {name!r} was answered with a success "
             f"({answer.text!r:.80}), as if it ran; a refusal answers with status='error'"
@@ -390,14 +380,12 @@ _CLOSURE_FIX = (
     "a tool added in wrap_model_call needs a matching wrap_tool_call that sets request.tool "
     "(or register it in tools=)"
 )
-# The frameworks' own refusals to show the model a tool nothing executes: hookproof's
-# runtime, and LangChain's create_agent (its message, as of LangChain 1.x).
-_UNEXECUTABLE = ("UnexecutableToolError", "doesn't know how to execute")
 
 
-def _refused_unexecutable(error: BaseException) -> bool:
+def _refused_unexecutable(target: Target, error: BaseException) -> bool:
+    """Whether ``error`` is the framework's own refusal to show a tool nothing executes."""
     text = f"{type(error).__name__}: {error}"
-    return any(marker in text for marker in _UNEXECUTABLE)
+    return any(marker in text for marker in target.unexecutable_tool_markers)
 
 
 def check_tool_closure(
@@ -418,7 +406,7 @@ def check_tool_closure(
     exercise.context(context)
     exercise.observe(first)
     if first.error is not None:
-        refused = _refused_unexecutable(first.error)
+        refused = _refused_unexecutable(target, first.error)
         raise exercise.failed(
             violation(
                 "check_tool_closure",
@@ -482,11 +470,11 @@ def _closure(
     exercise.observe(run)
     executed = name in executed_tools(run)
     if run.error is not None:
-        if executed and not _unknown(str(run.error)):
+        if executed and not _unknown(target, str(run.error)):
             return None  # the tool ran and raised: it has an executor
         return f"{name}: calling it failed before any executor ran: {_crash(run)}"
     answer = answer_to(run, name)
-    if answer is not None and _unknown(answer.text):
+    if answer is not None and _unknown(target, answer.text):
         return f"{name}: shown to the model but no executor ran it ({answer.text})"
     if _rejected(answer):
         exercise.not_tried(_rejection(name))
@@ -496,13 +484,6 @@ def _closure(
             or f"{name}: the run ended without executing or answering the call"
         )
     return None
-
-
-class _FalsyModel(RecordingModel):
-    """A valid model whose truth value is False, as a careless `model or default` trips on."""
-
-    def __bool__(self) -> bool:
-        return False
 
 
 def check_injected_model_used(
@@ -516,19 +497,8 @@ def check_injected_model_used(
     """A falsy but valid injected model is still the one called (in a run for ``context``)."""
     __tracebackhide__ = True
     exercise = Exercise("check_injected_model_used", allow_untested=allow_untested)
-    names = tuple(tiers) if tiers else ("model",)
-    models: dict[str, Any] = {
-        name: _FalsyModel(ScriptedModel(["done"], name=name)) for name in names
-    }
     target = as_target(build, tiers)
-    if type(target).__name__ == "LangChainTarget":
-        from hookproof.adapters.langchain import FalsyRecordingChatModel, ScriptedChatModel
-
-        models = {
-            n: FalsyRecordingChatModel(inner=ScriptedChatModel(script=["done"], model_name=n))
-            for n in names
-        }
-    run = target.run(models=models, context=context, config=config)  # type: ignore[call-arg]
+    run = target.run(models=target.falsy_models(), context=context, config=config)
     exercise.context(context)
     exercise.observe(run)
     if run.called:

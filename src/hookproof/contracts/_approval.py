@@ -20,13 +20,13 @@ from hookproof.contracts._agent_checks import (
     watched_run,
 )
 from hookproof.contracts._args import example_args
-from hookproof.contracts._interrupts import OnInterrupt
 from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
+from hookproof.contracts._scripts import call_once_then_done
 from hookproof.contracts._subagents import Delegating, subagents_of
-from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
 from hookproof.models import call
+from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
 
 __all__ = ["check_requires_approval"]
 
@@ -69,7 +69,9 @@ def check_requires_approval(
         )
         exercise.observe(run, ran=ran)
         if subagent is None:
-            problems = _gate_problems(run, name, name in schemas, bool(ran), exercise, rejecting)
+            problems = _gate_problems(
+                target, run, name, name in schemas, bool(ran), exercise, rejecting
+            )
             if not subagents and (subagents := subagents_of(run)):
                 cases += [(tool_name, sub) for sub in subagents for tool_name in sorted(tools)]
         else:
@@ -115,6 +117,7 @@ def _ran(name: str, run: TargetRun, rejecting: bool) -> list[str]:
 
 
 def _gate_problems(
+    target: Target,
     run: TargetRun,
     name: str,
     registered: bool,
@@ -125,9 +128,9 @@ def _gate_problems(
     if ran_outside or name in executed_tools(run):
         return _ran(name, run, rejecting)
     answer = answer_to(run, name)
-    if run.error is not None and not _unknown(str(run.error)):
+    if run.error is not None and not _unknown(target, str(run.error)):
         return [f"the run calling {name!r} raised {type(run.error).__name__}: {run.error}"]
-    if _unknown(answer.text if answer else str(run.error or "")) and not registered:
+    if _unknown(target, answer.text if answer else str(run.error or "")) and not registered:
         exercise.not_tried(f"{name}: not a tool of this agent (a misspelt name?)")
     elif run.interrupts_resumed == 0 and answer is None and (why := _never_tried(run, name)):
         exercise.not_tried(why)

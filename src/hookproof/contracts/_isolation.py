@@ -12,28 +12,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookproof._engine.probe import PROBE
-from hookproof.contracts._interrupts import check_config, thread_id
 from hookproof.contracts._report import CheckReport, Exercise
-from hookproof.contracts._target import (
-    DEFAULT_INPUT,
-    Build,
-    EinoTarget,
-    ReferenceTarget,
-    as_target,
-    eino_ctx,
-    eino_input,
-    resumable,
-)
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
-from hookproof.runtime import Agent
 from hookproof.snapshot import diff, render
+from hookproof.targets import DEFAULT_INPUT, Build, IsolationRuns, Target, as_target
 
 __all__ = ["check_isolation"]
 
@@ -72,15 +60,6 @@ class _HoldAt:
                 await asyncio.wait_for(self.barrier.wait(), _WAIT_SECONDS)
 
 
-@dataclass(frozen=True)
-class _Runs:
-    """How to make one run of the shared agent: ``sync(context, probe)`` and, on the
-    reference runtime, ``async_(context, probe)``; each returns the run or its exception."""
-
-    sync: Callable[[Any, Any], Any]
-    async_: Callable[[Any, Any], Awaitable[Any]] | None = None
-
-
 def _fingerprint(outcome: Any) -> tuple[str, ...]:
     error = outcome if isinstance(outcome, BaseException) else getattr(outcome, "error", None)
     if error is not None:
@@ -88,66 +67,14 @@ def _fingerprint(outcome: Any) -> tuple[str, ...]:
     return tuple(render(request) for request in outcome.final_requests)
 
 
-def _reference_runs(agent: Agent, payload: Mapping[str, Any]) -> _Runs:
-    """Each run on a thread of its own, so a run that pauses at an interrupt stops there
-    (and is compared up to there) instead of failing."""
-    agent = resumable(agent)
-
-    def sync(context: Any, probe: Any) -> Any:
-        token = PROBE.set(probe)
-        try:
-            return agent.invoke(dict(payload), context=context, thread_id=thread_id())
-        except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
-            return error
-        finally:
-            PROBE.reset(token)
-
-    async def async_(context: Any, probe: Any) -> Any:
-        PROBE.set(probe)
-        try:
-            return await agent.ainvoke(dict(payload), context=context, thread_id=thread_id())
-        except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
-            return error
-
-    return _Runs(sync, async_)
-
-
-def _eino_runs(agent: Any, payload: Mapping[str, Any]) -> _Runs:
-    """An Eino agent runs synchronously (errors are events, not exceptions): threads only."""
-
-    agent = resumable(agent)
-
-    def sync(context: Any, probe: Any) -> Any:
-        token = PROBE.set(probe)
-        try:
-            return agent.run(eino_input(payload), eino_ctx(context), checkpoint_id=thread_id())
-        finally:
-            PROBE.reset(token)
-
-    return _Runs(sync)
-
-
-def _langchain_runs(
-    target: Any, script: Any, payload: Mapping[str, Any], config: Mapping[str, Any] | None
-) -> _Runs:
-    """LangChain holds runs in its callbacks, on each run's own thread: threads only."""
-    from hookproof.adapters.langchain import run_agent
-
-    models = target.models(script)
-    agent = target.agent(models)
-    return _Runs(
-        lambda context, probe: run_agent(agent, models, context, payload, probe, config=config)
-    )
-
-
-def _threads(runs: _Runs, contexts: Sequence[Any], point: int) -> list[Any]:
+def _threads(runs: IsolationRuns, contexts: Sequence[Any], point: int) -> list[Any]:
     barrier = threading.Barrier(len(contexts))
     with ThreadPoolExecutor(max_workers=len(contexts)) as pool:
         futures = [pool.submit(runs.sync, c, _HoldAt(point, barrier)) for c in contexts]
         return [future.result() for future in futures]
 
 
-def _asyncio(runs: _Runs, contexts: Sequence[Any], point: int) -> list[Any]:
+def _asyncio(runs: IsolationRuns, contexts: Sequence[Any], point: int) -> list[Any]:
     assert runs.async_ is not None
     run = runs.async_
 
@@ -182,7 +109,7 @@ def _leak_lines(
     return found
 
 
-def _usable_modes(runs: _Runs, modes: Sequence[str]) -> list[str]:
+def _usable_modes(runs: IsolationRuns, modes: Sequence[str]) -> list[str]:
     usable = [mode for mode in modes if mode == "threads" or runs.async_ is not None]
     if not usable:
         raise UsageError(
@@ -261,13 +188,8 @@ def check_isolation(
 
 
 def _runs_for(
-    target: Any, script: Any, payload: Mapping[str, Any], config: Mapping[str, Any] | None
-) -> _Runs:
-    script = script if script is not None else (lambda request: "done")
-    if isinstance(target, EinoTarget):
-        check_config(config, "check_isolation on an Eino-dialect agent")
-        return _eino_runs(target.agent(target.models(script)), payload)
-    if isinstance(target, ReferenceTarget):
-        check_config(config, "check_isolation on a hookproof runtime agent")
-        return _reference_runs(target.agent(target.models(script)), payload)
-    return _langchain_runs(target, script, payload, config)
+    target: Target, script: Any, payload: Mapping[str, Any], config: Mapping[str, Any] | None
+) -> IsolationRuns:
+    return target.isolation_runs(
+        script if script is not None else (lambda request: "done"), payload, config
+    )

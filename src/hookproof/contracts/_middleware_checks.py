@@ -2,32 +2,27 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import inspect
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.contracts._metadata import message_losses, system_losses
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._violation import violation
 from hookproof.errors import ImmutableError
-from hookproof.messages import (
-    AssistantMessage,
-    ImageBlock,
-    Message,
-    RemoveMessage,
-    SystemMessage,
-    TextBlock,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
+from hookproof.messages import AssistantMessage, SystemMessage, ToolMessage
+from hookproof.runtime import ModelRequest, ModelResponse, ToolCallRequest
+from hookproof.targets import Target, middleware_target
+from hookproof.targets.samples import (
+    NodeSamples,
+    sample_messages,
+    sample_request,
+    sample_state,
+    sample_system_message,
 )
-from hookproof.runtime import ModelRequest, ModelResponse, Runtime, ToolCallRequest, ToolRuntime
-from hookproof.tools import tool
 
 __all__ = [
     "check_bounded_retry",
@@ -41,96 +36,11 @@ __all__ = [
 ]
 
 NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
-
-
-@tool
-def sample_search(query: str, limit: int = 5) -> str:
-    """Search the sample knowledge base."""
-    return f"results for {query}"
-
-
-@tool
-def sample_export(customer_id: str) -> str:
-    """Export a sample report."""
-    return f"report {customer_id}"
-
-
-def sample_system_message() -> SystemMessage:
-    """A system message with every kind of metadata a careless edit can lose."""
-    return SystemMessage(
-        content=[
-            TextBlock(
-                text="You are a careful assistant.", id="b0", cache_control={"type": "ephemeral"}
-            ),
-            ImageBlock(url="https://example.invalid/logo.png", mime_type="image/png", id="b1"),
-            TextBlock(text="Cite your sources.", extras={"origin": "policy"}),
-        ],
-        id="system-1",
-        name="base-prompt",
-        additional_kwargs={"tenant": "t-1", "tags": ["a", "b"]},
-        response_metadata={"revision": 7},
-    )
-
-
-def sample_messages() -> list[Message]:
-    """Messages of every role with the metadata a careless rebuild loses."""
-    return [
-        UserMessage(
-            content=[
-                TextBlock(text="Find the refund policy.", cache_control={"type": "ephemeral"}),
-                TextBlock(text="My card ends in 4242.", id="u1-b1"),
-            ],
-            id="u1",
-            name="customer",
-            additional_kwargs={"channel": "web"},
-        ),
-        AssistantMessage(
-            content="",
-            tool_calls=[ToolCall(name="sample_search", args={"query": "refund"}, id="c1")],
-            id="a1",
-            response_metadata={"model": "sample-model", "finish_reason": "tool_calls"},
-        ),
-        ToolMessage(
-            content="results for refund",
-            tool_call_id="c1",
-            name="sample_search",
-            id="t1",
-            additional_kwargs={"source": "kb"},
-        ),
-    ]
-
-
-def sample_request(model: Any = "sample-model", context: Any = None) -> ModelRequest:
-    """A rich ModelRequest: messages of every role, tools, settings, state and runtime."""
-    messages = sample_messages()
-    return ModelRequest.create(
-        model=model,
-        messages=messages,
-        system_message=sample_system_message(),
-        tools=[sample_search, sample_export],
-        tool_choice="auto",
-        state={"messages": messages, "notes": {"k": [1, 2]}},
-        runtime=Runtime(context=context),
-        model_settings={"temperature": 0.2, "stop": ["END"]},
-    )
-
-
-def sample_state() -> FrozenDict:
-    """The state a node hook receives: the sample messages and one more key."""
-    return FrozenDict({"messages": FrozenList(sample_messages()), "notes": freeze({"k": [1, 2]})})
+WRAP_HOOKS = ("wrap_model_call", "wrap_tool_call")
 
 
 def _reply(_request: Any) -> ModelResponse:
     return ModelResponse(result=(AssistantMessage(content="ok"),))
-
-
-def _tool_request(context: Any = None) -> ToolCallRequest:
-    tool_call = ToolCall(name="sample_search", args={"query": "refund"}, id="c9")
-    state = FrozenDict({"messages": FrozenList()})
-    runtime: ToolRuntime[Any] = ToolRuntime(
-        context=context, state=state, tool_call_id="c9", tool_call=tool_call
-    )
-    return ToolCallRequest(tool_call=tool_call, tool=sample_search, state=state, runtime=runtime)
 
 
 def _tool_reply(request: ToolCallRequest) -> ToolMessage:
@@ -140,142 +50,17 @@ def _tool_reply(request: ToolCallRequest) -> ToolMessage:
 
 
 def _hook(middleware: object, name: str) -> Callable[[Any, Callable[..., Any]], Any] | None:
-    """The middleware's wrap hook as a plain call; an async-only hook runs on its own loop."""
-    if _foreign(middleware):
-        from hookproof.adapters.langchain import overridden
-
-        return overridden(middleware, name)  # type: ignore[no-any-return]
-    sync = getattr(middleware, name, None)
-    if callable(sync):
-        return sync  # type: ignore[no-any-return]
-    async_ = getattr(middleware, f"a{name}", None)
-    return sync_call(async_) if callable(async_) else None
+    """The middleware's wrap hook as a plain call, the way its framework calls it."""
+    return middleware_target(middleware).wrap_hook(middleware, name)
 
 
-def sync_call(async_hook: Callable[..., Any]) -> Callable[[Any, Callable[..., Any]], Any]:
-    """An async wrap hook as a plain call: it runs on its own loop with a sync handler."""
-
-    def run(request: Any, handler: Callable[..., Any]) -> Any:
-        async def async_handler(changed: Any) -> Any:
-            return handler(changed)
-
-        return asyncio.run(async_hook(request, async_handler))
-
-    return run
-
-
-def node_call(sync: Any, async_: Any) -> Callable[[Any, Any], Any] | None:
-    """A node hook as a plain call ``(state, runtime)``; an async-only one runs on its loop."""
-    if callable(sync):
-        return sync  # type: ignore[no-any-return]
-    if callable(async_):
-        return lambda state, runtime: asyncio.run(async_(state, runtime))
-    return None
-
-
-@dataclass(frozen=True)
-class _NodeSamples:
-    """What node hooks are run on: the hook lookup, a sample state and runtime, and how to
-    read the messages of a state update (hookproof's or LangChain's)."""
-
-    hook: Callable[[object, str], Callable[[Any, Any], Any] | None]
-    state: Callable[[], Any]
-    runtime: Callable[[], Any]
-    messages: Callable[[Sequence[Any]], list[Message]]
-    replaces_all: Callable[[Sequence[Any]], bool]
-    written: Callable[[Any, Any], list[Any] | None] = lambda outcome, _given: written_messages(
-        outcome
-    )
-    state_messages: Callable[[Any], Sequence[Any]] = lambda state: state.get("messages", ())
-
-
-def _native_node_hook(middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
-    return node_call(getattr(middleware, name, None), getattr(middleware, f"a{name}", None))
-
-
-_NATIVE = _NodeSamples(
-    hook=_native_node_hook,
-    state=sample_state,
-    runtime=lambda: Runtime(context=None),
-    messages=lambda items: [item for item in items if isinstance(item, Message)],
-    replaces_all=lambda items: any(
-        isinstance(item, RemoveMessage) and item.id == RemoveMessage.ALL for item in items
-    ),
-)
-
-
-def _samples(middleware: object, state: Any = None, context: Any = None) -> _NodeSamples:
-    """The node samples for this middleware's dialect, with the caller's state and
-    runtime context when given."""
-    if _foreign(middleware):
-        from hookproof.adapters.langchain import node_samples
-
-        samples: _NodeSamples = node_samples(_NodeSamples, context)
-    elif _eino(middleware):
-        samples = _eino_samples(context)
-    else:
-        samples = replace(_NATIVE, runtime=lambda: Runtime(context=context))
+def _samples(middleware: object, state: Any = None, context: Any = None) -> NodeSamples:
+    """The node samples of this middleware's framework, with the caller's state and runtime
+    context when given."""
+    samples = middleware_target(middleware).node_samples(context)
     if state is not None:
         samples = replace(samples, state=lambda: copy.deepcopy(state))
     return samples
-
-
-def _eino(middleware: object) -> bool:
-    """Eino-dialect handlers (checked by module, importing nothing)."""
-    return any(
-        getattr(cls, "__module__", "").startswith("hookproof.eino")
-        for cls in type(middleware).__mro__
-    )
-
-
-_EINO_HOOKS = {
-    "before_model": "before_model_rewrite_state",
-    "after_model": "after_model_rewrite_state",
-}
-
-
-def _eino_samples(context: Any) -> _NodeSamples:
-    """An Eino handler's state rewrites, run as node hooks: the state is a
-    ChatModelAgentState, the "runtime" the run's ctx, and a rewrite replaces the messages."""
-    from hookproof.eino import (
-        BaseChatModelAgentMiddleware,
-        ChatModelAgentState,
-        ModelContext,
-        RunContext,
-    )
-
-    def hook(middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
-        own = _EINO_HOOKS.get(name)
-        method = getattr(type(middleware), own, None) if own else None
-        if method is None or method is getattr(BaseChatModelAgentMiddleware, own or "", None):
-            return None
-        bound = getattr(middleware, own or "")
-        return lambda state, ctx: bound(ctx, state, ModelContext())[1]
-
-    def ctx() -> Any:
-        return context if isinstance(context, RunContext) else RunContext(dict(context or {}))
-
-    def written(outcome: Any, given: Any) -> list[Any] | None:
-        messages = getattr(outcome, "messages", None)
-        return None if messages is None or messages == given.messages else list(messages)
-
-    return _NodeSamples(
-        hook=hook,
-        state=lambda: ChatModelAgentState(messages=tuple(sample_messages())),
-        runtime=ctx,
-        messages=lambda items: [item for item in items if isinstance(item, Message)],
-        replaces_all=lambda _items: True,
-        written=written,
-        state_messages=lambda state: state.messages,
-    )
-
-
-def _foreign(middleware: object) -> bool:
-    """LangChain middleware get LangChain requests (checked by module, importing nothing)."""
-    return any(
-        getattr(cls, "__module__", "").startswith(("langchain", "langgraph", "deepagents"))
-        for cls in type(middleware).__mro__
-    )
 
 
 def _name(middleware: object) -> str:
@@ -319,7 +104,7 @@ def _nothing_to_check(middleware: object, exercise: Exercise, hooks: Sequence[st
 
 
 def _run_node_hook(
-    middleware: object, hook: str, samples: _NodeSamples, exercise: Exercise
+    middleware: object, hook: str, samples: NodeSamples, exercise: Exercise
 ) -> tuple[Any, Any, BaseException | None]:
     """Run one node hook on a fresh sample state: (state, outcome, ImmutableError or None).
     Any other failure means the hook could not be checked on the sample."""
@@ -351,7 +136,7 @@ def _short(error: BaseException) -> str:
     return str(error).split(". ")[0].replace("hookproof: ", "")
 
 
-def _node_mutations(middleware: object, exercise: Exercise, samples: _NodeSamples) -> list[str]:
+def _node_mutations(middleware: object, exercise: Exercise, samples: NodeSamples) -> list[str]:
     found = []
     for hook in NODE_HOOKS:
         if samples.hook(middleware, hook) is None:
@@ -400,13 +185,13 @@ def check_request_not_mutated(
     __tracebackhide__ = True
     exercise = Exercise("check_request_not_mutated", allow_untested=allow_untested)
     _nothing_to_check(middleware, exercise, ("wrap_model_call", "wrap_tool_call", *NODE_HOOKS))
-    if _foreign(middleware):
-        found = _foreign_findings(middleware, exercise, "mutation_findings", request, context) or []
-    else:
-        sample = request if request is not None else sample_request(context=context)
+    target = middleware_target(middleware)
+    found = _framework_mutations(middleware, target, exercise, request, context)
+    if found is None:  # the framework leaves it to comparing deep copies
+        sample = request if request is not None else target.sample_model_request(context)
         found = _mutation_found(middleware, "wrap_model_call", sample, _reply, exercise)
         found += _mutation_found(
-            middleware, "wrap_tool_call", _tool_request(context), _tool_reply, exercise
+            middleware, "wrap_tool_call", target.sample_tool_request(context), _tool_reply, exercise
         )
     found += _node_mutations(middleware, exercise, _samples(middleware, state, context))
     if found:
@@ -431,30 +216,23 @@ def check_request_not_mutated(
     )
 
 
-def _foreign_findings(
-    middleware: object, exercise: Exercise, finder: str, sample: Any, context: Any
+def _framework_mutations(
+    middleware: object, target: type[Target], exercise: Exercise, sample: Any, context: Any
 ) -> list[str] | None:
-    """Run a LangChain middleware's wrap hooks through the adapter's ``finder``."""
-    from hookproof.adapters import langchain
-
-    wraps = [hook for hook in ("wrap_model_call", "wrap_tool_call") if _hook(middleware, hook)]
-    exercise.hook(*(f"{_name(middleware)}.{hook}" for hook in wraps))
+    """The in-place changes the framework finds its own way, or None when it has no way
+    of its own."""
+    labels = [f"{_name(middleware)}.{hook}" for hook in WRAP_HOOKS if _hook(middleware, hook)]
     try:
-        return getattr(langchain, finder)(middleware, sample, context)  # type: ignore[no-any-return]
+        found = target.mutation_findings(middleware, sample, context)
     except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
-        _raised_on_sample(exercise, " / ".join(wraps), error, "request")
+        exercise.hook(*labels)
+        _raised_on_sample(
+            exercise, " / ".join(label.split(".")[-1] for label in labels), error, "request"
+        )
         return []
-
-
-def _passed_on(middleware: object, request: ModelRequest) -> ModelRequest | None:
-    seen: list[ModelRequest] = []
-
-    def handler(changed: ModelRequest) -> ModelResponse:
-        seen.append(changed)
-        return _reply(changed)
-
-    _hook(middleware, "wrap_model_call")(request, handler)  # type: ignore[misc]
-    return seen[-1] if seen else None
+    if found is not None:
+        exercise.hook(*labels)
+    return found
 
 
 def _wrap_metadata(
@@ -462,25 +240,18 @@ def _wrap_metadata(
 ) -> list[str]:
     if _hook(middleware, "wrap_model_call") is None:
         return []
-    if _foreign(middleware):
-        found = _foreign_findings(
-            middleware, exercise, "metadata_findings", system_message, context
-        )
-    else:
-        exercise.hook(f"{_name(middleware)}.wrap_model_call")
-        original = system_message if system_message is not None else sample_system_message()
-        request = sample_request(context=context).override(system_message=original)
-        try:
-            passed = _passed_on(middleware, request)
-        except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
-            _raised_on_sample(exercise, "wrap_model_call", error, "request")
-            return []
-        found = (
-            None
-            if passed is None
-            else system_losses(original, passed.system_message)
-            + message_losses(request.messages, passed.messages)
-        )
+    exercise.hook(f"{_name(middleware)}.wrap_model_call")
+    try:
+        passed = middleware_target(middleware).passed_on(middleware, system_message, context)
+    except Exception as error:  # noqa: BLE001 - reported as not tried, with the error
+        _raised_on_sample(exercise, "wrap_model_call", error, "request")
+        return []
+    found = (
+        None
+        if passed is None
+        else system_losses(passed.system_before, passed.system_after)
+        + message_losses(passed.messages_before, passed.messages_after)
+    )
     if found is None:
         exercise.not_tried(
             "wrap_model_call never called its handler on the sample request, so what it "
@@ -490,20 +261,8 @@ def _wrap_metadata(
     return found
 
 
-def written_messages(outcome: Any) -> list[Any] | None:
-    """The messages a node hook's outcome writes (a dict, a Command whose update is a dict
-    or a list of (key, value) pairs; one message or a list), or None."""
-    update = outcome if isinstance(outcome, Mapping) else getattr(outcome, "update", None)
-    if isinstance(update, list | tuple):
-        update = {pair[0]: pair[1] for pair in update if isinstance(pair, tuple) and len(pair) == 2}
-    written = update.get("messages") if isinstance(update, Mapping) else None
-    if written is None:
-        return None
-    return list(written) if isinstance(written, list | tuple) else [written]
-
-
 def _node_metadata(
-    middleware: object, exercise: Exercise, samples: _NodeSamples
+    middleware: object, exercise: Exercise, samples: NodeSamples
 ) -> tuple[list[str], bool]:
     """What the node hooks lost of message metadata, and whether any of them wrote a
     message at all (a hook that writes none on the sample has shown no edit)."""
@@ -742,19 +501,11 @@ def _message_text(message: Any) -> str:
 
 
 def _model_request_for(middleware: object, context: Any = None) -> Any:
-    if _foreign(middleware):
-        from hookproof.adapters.langchain import sample_model_request
-
-        return sample_model_request(context=context)
-    return sample_request(context=context)
+    return middleware_target(middleware).sample_model_request(context)
 
 
 def _tool_request_for(middleware: object, context: Any = None) -> Any:
-    if _foreign(middleware):
-        from hookproof.adapters.langchain import sample_tool_call_request
-
-        return sample_tool_call_request(context)
-    return _tool_request(context)
+    return middleware_target(middleware).sample_tool_request(context)
 
 
 def check_tool_errors_surface(

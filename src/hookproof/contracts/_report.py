@@ -21,7 +21,7 @@ from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
 from hookproof.trace import Trace
 
 if TYPE_CHECKING:
-    from hookproof.contracts._target import TargetRun
+    from hookproof.targets import TargetRun
 
 __all__ = [
     "CheckReport",

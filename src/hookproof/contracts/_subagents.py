@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hookproof.contracts._target import TargetRun
 from hookproof.models import FinalRequest, call
+from hookproof.targets import TargetRun
 
 __all__ = ["MARK", "Delegating", "in_subagent", "subagent_requests", "subagents_of"]
 

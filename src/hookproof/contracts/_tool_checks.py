@@ -17,12 +17,12 @@ from hookproof.contracts._agent_checks import (
     _tiers_arg,
 )
 from hookproof.contracts._args import example_args
-from hookproof.contracts._interrupts import OnInterrupt
 from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
-from hookproof.contracts._target import Build, Target, TargetRun, as_target, call_once_then_done
+from hookproof.contracts._scripts import call_once_then_done
 from hookproof.contracts._violation import violation
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.models import call
+from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
 from hookproof.tools import ToolSchema
 
 __all__ = ["check_allowed_calls_succeed", "check_tools_preserved"]

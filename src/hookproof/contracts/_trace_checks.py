@@ -200,8 +200,8 @@ def _shown_names(
 ) -> list[str]:
     """Tool names the model is shown in each call of one run, duplicates kept; a build that
     refuses duplicates counts as showing them."""
-    from hookproof.contracts._target import as_target
     from hookproof.errors import DuplicateToolError
+    from hookproof.targets import as_target
 
     try:
         target = as_target(build, tiers)

@@ -1,0 +1,160 @@
+"""LangChain messages, tools and bound arguments as hookproof messages and FinalRequests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from hookproof.errors import InvalidInputError
+from hookproof.messages import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    SystemMessage,
+    TextBlock,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from hookproof.models import FinalRequest
+from hookproof.tools import ToolSchema
+
+__all__ = ["PLACEHOLDER_REQUEST", "final_request", "portable_kwargs", "to_ai_message", "to_message"]
+
+_ROLES: dict[str, type[Message]] = {
+    "system": SystemMessage,
+    "human": UserMessage,
+    "ai": AssistantMessage,
+    "tool": ToolMessage,
+}
+_NOT_SETTINGS = frozenset(
+    {"tools", "tool_choice", "run_manager", "ls_structured_output_format", "response_format"}
+)
+
+
+def _block(raw: Any) -> Any:
+    if isinstance(raw, str):
+        return TextBlock(text=raw)
+    if not isinstance(raw, Mapping):
+        return TextBlock(text=str(raw))
+    data = dict(raw)
+    kind = data.pop("type", None)
+    cache = data.pop("cache_control", None)
+    block_id = data.pop("id", None)
+    if kind == "text":
+        return TextBlock(
+            text=str(data.pop("text", "")), cache_control=cache, id=block_id, extras=data
+        )
+    if kind in ("reasoning", "thinking"):
+        text = data.pop("reasoning", None) or data.pop("thinking", "")
+        return ReasoningBlock(reasoning=str(text), id=block_id, extras=data)
+    if kind in ("image", "image_url"):
+        image_url = data.pop("image_url", None)
+        nested = image_url.get("url") if isinstance(image_url, Mapping) else image_url
+        data.pop("source_type", None)
+        return ImageBlock(
+            url=data.pop("url", None) or nested,
+            base64=data.pop("base64", None) or data.pop("data", None),
+            mime_type=data.pop("mime_type", None),
+            id=block_id,
+            cache_control=cache,
+            extras=data,
+        )
+    text = json.dumps(raw, sort_keys=True, default=str)
+    return TextBlock(text=text, extras={"kind": str(kind)})
+
+
+def to_message(message: BaseMessage) -> Message:
+    cls = _ROLES.get(message.type)
+    if cls is None:
+        raise InvalidInputError(
+            f"hookproof: cannot record a LangChain {type(message).__name__} (type "
+            f"{message.type!r}); expected system, human, ai or tool messages."
+        )
+    content = message.content
+    blocks = [
+        _block(item) for item in (content if isinstance(content, list) else [content]) if item != ""
+    ]
+    fields: dict[str, Any] = {
+        "content": blocks,
+        "id": message.id,
+        "name": message.name,
+        "additional_kwargs": dict(message.additional_kwargs),
+        "response_metadata": dict(message.response_metadata),
+    }
+    if isinstance(message, AIMessage):
+        fields["tool_calls"] = [
+            ToolCall(name=c["name"], args=c.get("args", {}), id=c.get("id"))
+            for c in message.tool_calls
+        ]
+        if message.invalid_tool_calls:  # calls the provider could not parse stay visible
+            invalid = [dict(call) for call in message.invalid_tool_calls]
+            fields["additional_kwargs"] = {
+                **fields["additional_kwargs"],
+                "invalid_tool_calls": invalid,
+            }
+    if message.type == "tool":
+        fields["tool_call_id"] = str(getattr(message, "tool_call_id", ""))
+        fields["status"] = getattr(message, "status", "success")
+    return cls(**fields)
+
+
+def _tool(raw: Any) -> ToolSchema:
+    spec = (
+        raw
+        if isinstance(raw, Mapping) and raw.get("type") == "function"
+        else convert_to_openai_tool(raw)
+    )
+    function = spec["function"]
+    return ToolSchema(
+        name=function["name"],
+        description=function.get("description", ""),
+        parameters=function.get("parameters", {"type": "object", "properties": {}}),
+    )
+
+
+def final_request(
+    messages: Sequence[BaseMessage], kwargs: Mapping[str, Any], *, model: str, stop: Any = None
+) -> FinalRequest:
+    """The FinalRequest for one LangChain model call: its messages and bound arguments."""
+    converted = [to_message(item) for item in messages]
+    system = next((m for m in converted if isinstance(m, SystemMessage)), None)
+    settings = {k: v for k, v in kwargs.items() if k not in _NOT_SETTINGS}
+    if stop:
+        settings["stop"] = list(stop)
+    return FinalRequest(
+        model=model,
+        system_message=system,
+        messages=tuple(m for m in converted if m is not system),
+        tools=tuple(_tool(item) for item in kwargs.get("tools", ()) or ()),
+        tool_choice=kwargs.get("tool_choice"),
+        response_format=kwargs.get("response_format", kwargs.get("ls_structured_output_format")),
+        model_settings=settings,
+    )
+
+
+PLACEHOLDER_REQUEST = FinalRequest(model="unused")
+
+
+def portable_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Bound arguments with the portable tool schemas in place of a provider's own format."""
+    portable = {k: v for k, v in kwargs.items() if not k.startswith("_hookproof_")}
+    if "_hookproof_tools" in kwargs:
+        portable["tools"] = kwargs["_hookproof_tools"]
+        portable.pop("tool_choice", None)
+        if kwargs.get("_hookproof_tool_choice") is not None:
+            portable["tool_choice"] = kwargs["_hookproof_tool_choice"]
+    return portable
+
+
+def to_ai_message(reply: AssistantMessage) -> AIMessage:
+    calls = [
+        {"name": c.name, "args": dict(c.args), "id": c.id, "type": "tool_call"}
+        for c in reply.tool_calls
+    ]
+    return AIMessage(content=reply.text, tool_calls=calls, id=reply.id)
