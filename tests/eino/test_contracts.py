@@ -14,7 +14,6 @@ from hookproof.contracts import (
     check_isolation,
     check_tool_closure,
 )
-from hookproof.contracts._target import EinoTarget, as_target
 from hookproof.eino import (
     BaseChatModelAgentMiddleware,
     ChatModelAgent,
@@ -24,6 +23,7 @@ from hookproof.eino import (
 )
 from hookproof.errors import UsageError
 from hookproof.examples.eino_support import ROLE_TOOLS, RoleToolFilter, build_eino_support_agent
+from hookproof.targets import EinoTarget, as_target
 
 GUEST = {"role": "guest"}
 
