@@ -1,10 +1,16 @@
-"""Time bench_runtime's scenario on the Eino dialect, beside the runtime and LangChain v1.
+"""Time bench_runtime's scenario on the Eino dialect, beside the runtime and LangChain v1,
+and concurrent Eino runs under ``asyncio.gather`` beside threads and a plain loop.
 
 The scenario is bench_runtime's (one tool call, then "done"), with three no-op handlers in
 the Eino dialect: one overriding only ``wrap_model``, one only
 ``before_model_rewrite_state``, one only ``wrap_invokable_tool_call``. Only
-``agent.run([("user", "hi")])`` is timed. The other two sides come from bench_runtime, in the
-same process, so the ratios compare like with like. Usage::
+``agent.run([("user", "hi")])`` is timed. The other sides come from bench_runtime, timed
+interleaved with it in the same process, so the ratios compare like with like on a busy
+machine.
+
+Concurrency: N runs of the same agent (N = 1, 10, 50) as N ``arun`` under one
+``asyncio.gather``, as N ``run`` on N threads, and as N ``run`` one after another; each
+way is timed whole, interleaved with the other two, and reported per run. Usage::
 
     python benchmarks/bench_eino.py [--quick] [--json]
 """
@@ -12,8 +18,13 @@ same process, so the ratios compare like with like. Usage::
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import statistics
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -21,6 +32,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_runtime as base
+
+GOAL_EINO_OVER_RUNTIME = 1.5
+CONCURRENCY = (1, 10, 50)
+MESSAGES = [("user", "hi")]
 
 
 def build_eino() -> Any:
@@ -58,10 +73,120 @@ def build_eino() -> Any:
 
 
 def eino_answer(agent: Any) -> str:
-    run = agent.run([("user", "hi")])
+    return checked_text(agent.run(MESSAGES))
+
+
+def checked_text(run: Any) -> str:
     if run.error is not None:
         raise run.error
     return str(run.text)
+
+
+# --- one run beside the runtime --------------------------------------------------------------
+
+
+def bench_runs(quick: bool, with_langchain: bool) -> dict[str, base.Timing]:
+    eino, runtime = build_eino(), base.build_hookproof()
+    base.check_answer("eino", eino_answer(eino))
+    base.check_answer("runtime", base.hookproof_answer(runtime))
+    calls: dict[str, tuple[Callable[[], object], int]] = {
+        "eino run": (lambda: eino.run(MESSAGES), 50),
+        "runtime invoke": (lambda: runtime.invoke(base.INPUT), 50),
+    }
+    if with_langchain:
+        chain = base.build_langchain()
+        base.check_answer("langchain", base.langchain_answer(chain))
+        calls["langchain invoke"] = (lambda: chain.invoke(base.INPUT), 5)
+    return base.time_interleaved(calls, rounds=4 if quick else 30)
+
+
+# --- concurrent runs ---------------------------------------------------------------------------
+
+
+def sequential(agent: Any, count: int) -> None:
+    for _ in range(count):
+        checked_text(agent.run(MESSAGES))
+
+
+def on_threads(agent: Any, count: int) -> None:
+    threads = [threading.Thread(target=eino_answer, args=(agent,)) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+async def gathered(agent: Any, count: int) -> None:
+    runs = await asyncio.gather(*(agent.arun(MESSAGES) for _ in range(count)))
+    for run in runs:
+        checked_text(run)
+
+
+def bench_concurrency(quick: bool) -> dict[int, dict[str, float]]:
+    """Per-run µs (median over rounds) of N runs each way, and gather's ratios."""
+    agent = build_eino()
+    rounds = 5 if quick else 25
+    results: dict[int, dict[str, float]] = {}
+    with asyncio.Runner() as runner:
+        ways: dict[str, Callable[[int], object]] = {
+            "sequential": lambda n: sequential(agent, n),
+            "threads": lambda n: on_threads(agent, n),
+            "gather": lambda n: runner.run(gathered(agent, n)),
+        }
+        for count in CONCURRENCY:
+            results[count] = _per_run_us(ways, count, rounds)
+    for row in results.values():
+        row["gather/threads"] = row["gather"] / row["threads"]
+        row["gather/sequential"] = row["gather"] / row["sequential"]
+    return results
+
+
+def _per_run_us(
+    ways: dict[str, Callable[[int], object]], count: int, rounds: int
+) -> dict[str, float]:
+    samples: dict[str, list[float]] = {name: [] for name in ways}
+    for way in ways.values():
+        way(count)  # warm-up
+    for _ in range(rounds):
+        for name, way in ways.items():
+            start = time.perf_counter_ns()
+            way(count)
+            samples[name].append((time.perf_counter_ns() - start) / 1000 / count)
+    return {name: statistics.median(found) for name, found in samples.items()}
+
+
+# --- driver --------------------------------------------------------------------------------
+
+
+def ratios(timings: dict[str, base.Timing]) -> dict[str, float]:
+    eino = timings["eino run"].median_us
+    found = {"eino/runtime": eino / timings["runtime invoke"].median_us}
+    if "langchain invoke" in timings:
+        found["langchain/eino"] = timings["langchain invoke"].median_us / eino
+    return found
+
+
+def report(timings: dict[str, base.Timing], found: dict[str, float], concurrency: Any) -> None:
+    for timing in timings.values():
+        print(
+            f"{timing.name:<18} median {timing.median_us:9.1f} µs  p90 {timing.p90_us:9.1f} µs"
+            f"  ({timing.iterations} runs)"
+        )
+    goal = found["eino/runtime"] <= GOAL_EINO_OVER_RUNTIME
+    print(
+        f"ratio eino/runtime     {found['eino/runtime']:6.2f}x  "
+        f"(goal <= {GOAL_EINO_OVER_RUNTIME}x: {'met' if goal else 'not met'})"
+    )
+    if "langchain/eino" in found:
+        print(f"ratio langchain/eino   {found['langchain/eino']:6.2f}x  (eino faster by)")
+    print("\nconcurrent runs, µs per run (median):")
+    header = ("N", 4), ("sequential", 11), ("threads", 9), ("gather", 9), ("g/threads", 10)
+    print(" ".join(f"{name:>{width}}" for name, width in header), f"{'g/seq':>7}")
+    for count, row in concurrency.items():
+        print(
+            f"{count:>4} {row['sequential']:>11.1f} {row['threads']:>9.1f} {row['gather']:>9.1f}"
+            f" {row['gather/threads']:>9.2f}x {row['gather/sequential']:>6.2f}x"
+        )
 
 
 def main() -> None:
@@ -69,37 +194,19 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer iterations (smoke run)")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
     args = parser.parse_args()
-    count, lc_count = (200, 30) if args.quick else (2000, 200)
-
-    eino, runtime = build_eino(), base.build_hookproof()
-    assert eino_answer(eino) == "done" and base.hookproof_answer(runtime) == "done"
-    timings = {
-        "eino": base.time_calls("eino run", lambda: eino_answer(eino), count // 10, count),
-        "runtime": base.time_calls(
-            "runtime invoke", lambda: base.hookproof_answer(runtime), count // 10, count
-        ),
-    }
-    if base.langchain_available():
-        chain = base.build_langchain()
-        assert base.langchain_answer(chain) == "done"
-        timings["langchain"] = base.time_calls(
-            "langchain invoke", lambda: base.langchain_answer(chain), lc_count // 10, lc_count
-        )
-    ratios = {
-        f"{name}/eino": timing.median_us / timings["eino"].median_us
-        for name, timing in timings.items()
-        if name != "eino"
-    }
+    timings = bench_runs(args.quick, base.langchain_available())
+    found = ratios(timings)
+    concurrency = bench_concurrency(args.quick)
     if args.json:
-        print(json.dumps({"timings": {k: asdict(v) for k, v in timings.items()}, "ratios": ratios}))
+        data = {
+            "timings": {name: asdict(timing) for name, timing in timings.items()},
+            "ratios": found,
+            "goal_eino_over_runtime": GOAL_EINO_OVER_RUNTIME,
+            "concurrency_us_per_run": {str(n): row for n, row in concurrency.items()},
+        }
+        print(json.dumps(data, indent=2))
         return
-    for timing in timings.values():
-        print(
-            f"{timing.name:<18} median {timing.median_us:9.1f} µs  p90 {timing.p90_us:9.1f} µs"
-            f"  ({timing.iterations} runs)"
-        )
-    for name, ratio in ratios.items():
-        print(f"ratio {name:<16} {ratio:6.2f}x")
+    report(timings, found, concurrency)
 
 
 if __name__ == "__main__":
