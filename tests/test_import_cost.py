@@ -1,0 +1,63 @@
+"""What importing hookproof costs: which modules load, and the runtime's names on first use."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import hookproof.runtime
+from hookproof._lazy import origins
+
+NEVER_AT_IMPORT = ("langchain", "langchain_core", "hypothesis", "syrupy")
+
+
+def _loaded_after(code: str) -> set[str]:
+    script = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))"
+    output = subprocess.check_output([sys.executable, "-c", script], text=True)
+    return set(output.split())
+
+
+@pytest.mark.parametrize(
+    "statement", ["import hookproof", "import hookproof.runtime", "import hookproof.pytest_plugin"]
+)
+def test_import_loads_no_optional_dependency(statement: str) -> None:
+    loaded = _loaded_after(statement)
+    assert [name for name in NEVER_AT_IMPORT if name in loaded] == []
+
+
+def test_import_runtime_loads_neither_pydantic_nor_the_engine() -> None:
+    loaded = _loaded_after("import hookproof.runtime")
+    assert {"pydantic", "asyncio", "hookproof._engine", "hookproof.messages"} & loaded == set()
+
+
+def test_first_runtime_name_used_loads_what_it_needs() -> None:
+    loaded = _loaded_after("from hookproof.runtime import create_agent")
+    assert {"pydantic", "hookproof._engine", "hookproof.runtime._agent"} <= loaded
+    assert [name for name in NEVER_AT_IMPORT if name in loaded] == []
+
+
+def test_every_exported_runtime_name_is_the_object_of_its_module() -> None:
+    table = hookproof.runtime._ORIGINS
+    assert sorted(table) == sorted(hookproof.runtime.__all__)
+    for name, module in table.items():
+        assert getattr(hookproof.runtime, name) is getattr(importlib.import_module(module), name)
+
+
+def test_runtime_names_are_listed_and_star_importable() -> None:
+    assert set(hookproof.runtime.__all__) <= set(dir(hookproof.runtime))
+    namespace: dict[str, object] = {}
+    exec("from hookproof.runtime import *", namespace)
+    assert set(hookproof.runtime.__all__) <= set(namespace)
+
+
+def test_unknown_runtime_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="create_agnet"):
+        hookproof.runtime.create_agnet  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_a_name_exported_from_two_modules_is_refused() -> None:
+    with pytest.raises(ValueError, match="'Tool' is exported from a and b"):
+        origins({"a": ("Tool",), "b": ("Tool",)})
