@@ -1,0 +1,165 @@
+"""The engine's one typed interface: a third, tiny dialect runs on it with nothing but the
+Dialect methods, and gets the loop, layers, state, trace, limits and checkpoints for free."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from hookproof._engine import (
+    AsyncExec,
+    Dialect,
+    Engine,
+    InMemoryCheckpointer,
+    Layer,
+    NodeHook,
+    Phase,
+    RunHandle,
+    Stack,
+    StateSpec,
+    SyncExec,
+    drive,
+    interrupt,
+)
+from hookproof._frozen import FrozenDict, FrozenList
+from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from hookproof.models import ScriptedModel, call
+from hookproof.vocabulary import ModelRequest, ModelResponse
+
+
+class Tiny(Dialect):
+    """Plain functions as tools; the model layers pass a tuple of messages; a call counts as
+    answered by any later ToolMessage; at most ``limit`` model calls."""
+
+    def __init__(self, model: Any, tools: dict[str, Any], stack: Stack, limit: int = 5) -> None:
+        state = StateSpec([])
+        super().__init__(name="tiny", model=model, stack=stack, state=state, checkpointer=None)
+        self.tools, self.limit = tools, limit
+
+    def before_model_call(self, run: RunHandle) -> None:
+        if run.model_calls >= self.limit:
+            raise RuntimeError(f"over {self.limit} model calls")
+
+    def model_input(self, run: RunHandle) -> tuple[Message, ...]:
+        return tuple(run.state["messages"])
+
+    def final_request(self, call: tuple[Message, ...]) -> ModelRequest:
+        return ModelRequest(model=self.model, messages=FrozenList(call), state=FrozenDict())
+
+    def model_answer(self, call: Any, response: ModelResponse) -> AssistantMessage:
+        assert response.message is not None
+        return response.message
+
+    def model_output(self, run: RunHandle, outcome: AssistantMessage) -> None:
+        run.update({"messages": [outcome]}, source="model")
+
+    def pending_calls(self, messages: Sequence[Message]) -> list[ToolCall] | None:
+        last = messages[-1]
+        if not isinstance(last, AssistantMessage) or not last.tool_calls:
+            return None
+        return list(last.tool_calls)
+
+    def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolCall:
+        return call
+
+    def tool_called(self, value: ToolCall) -> tuple[str, str]:
+        return value.name, value.id or ""
+
+    def execute_tool(self, value: ToolCall) -> ToolMessage:
+        text = self.tools[value.name](**value.args)
+        return ToolMessage(content=text, tool_call_id=value.id or "")
+
+    async def aexecute_tool(self, value: ToolCall) -> ToolMessage:
+        return self.execute_tool(value)
+
+    def checked_tool_result(self, call: ToolCall, result: Any) -> Any:
+        return result
+
+    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+        return False
+
+
+def _model() -> ScriptedModel:
+    return ScriptedModel([call("echo", {"text": "hi"}), "done"])
+
+
+def _run(engine: Engine, **kwargs: Any) -> Any:
+    coroutine = engine.run({"messages": [UserMessage(content="go")]}, None, SyncExec(), **kwargs)
+    return drive(coroutine)
+
+
+def _shout(value: tuple[Message, ...], handler: Any) -> Any:
+    return handler(value).override(content="DONE") if len(value) > 2 else handler(value)
+
+
+def test_a_third_dialect_gets_the_loop_layers_state_and_trace() -> None:
+    before = NodeHook("counter", "before_model", lambda state, runtime: None, None)
+    stack = Stack(before_model=(before,), model_layers=(Layer("shout", "wrap", _shout, None),))
+    engine = Engine(Tiny(_model(), {"echo": lambda text: text.upper()}, stack))
+
+    result = _run(engine)
+
+    assert [m.text for m in result.messages] == ["go", "", "HI", "DONE"]
+    labels = [(e.kind, e.hook, e.phase) for e in result.trace.events if e.kind != "state"]
+    assert labels.count(("hook", "before_model", "enter")) == 2
+    assert labels.count(("layer", "wrap", "enter")) == 2
+    assert ("tool", "tool", "enter") in labels
+    assert len(result.final_requests) == 2
+
+
+def test_the_dialect_decides_the_model_call_limit() -> None:
+    model = ScriptedModel([call("echo", {"text": "a"}), call("echo", {"text": "b"}), "done"])
+    engine = Engine(Tiny(model, {"echo": lambda text: text}, Stack(), limit=2))
+
+    with pytest.raises(RuntimeError, match="over 2 model calls"):
+        _run(engine)
+
+
+def test_async_runs_use_the_same_loop() -> None:
+    engine = Engine(Tiny(_model(), {"echo": lambda text: text}, Stack()))
+
+    result = asyncio.run(engine.run({"messages": [UserMessage(content="go")]}, None, AsyncExec()))
+
+    assert result.messages[-1].text == "done"
+
+
+def test_checkpoints_and_interrupts_come_with_the_engine() -> None:
+    asked: list[Any] = []
+
+    def ask(state: Any, runtime: Any) -> None:
+        asked.append(interrupt("may I?"))
+
+    stack = Stack(before_agent=(NodeHook("gate", "before_agent", ask, None),))
+    engine = Engine(Tiny(_model(), {"echo": lambda text: text}, stack)).with_checkpointer(
+        InMemoryCheckpointer()
+    )
+
+    paused = _run(engine, thread_id="t")
+    assert [item.value for item in paused.interrupts] == ["may I?"]
+
+    resumed = drive(engine.run(None, None, SyncExec(), thread_id="t", resume="yes"))
+    assert asked == ["yes"] and resumed.messages[-1].text == "done"
+
+
+def test_phases_are_an_enum_in_loop_order() -> None:
+    assert [phase.value for phase in Phase] == [
+        "before_agent",
+        "before_model",
+        "model",
+        "after_model",
+        "tools",
+        "after_agent",
+        "done",
+    ]
+
+
+def test_a_dialect_must_implement_the_whole_interface() -> None:
+    class Half(Dialect):
+        def before_model_call(self, run: RunHandle) -> None:
+            return None
+
+    with pytest.raises(TypeError, match="abstract"):
+        Half(name="half", model=None, stack=Stack(), state=StateSpec([]), checkpointer=None)  # type: ignore[abstract]
