@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, dataclass_transform
 
 from hookproof._frozen import FrozenDict
@@ -95,7 +95,10 @@ class RunContext:
         return self._values
 
     def _derive(self, values: Mapping[str, Any], run: RunExec | None) -> RunContext:
-        new = RunContext(values)
+        new = object.__new__(RunContext)
+        object.__setattr__(
+            new, "_values", values if type(values) is FrozenDict else FrozenDict(values)
+        )
         object.__setattr__(new, "_exec", run)
         return new
 
@@ -126,6 +129,17 @@ class _Record:
 
     _field_names: ClassVar[tuple[str, ...]] = ()
     _tuple_names: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, Any]] = {}
+
+    @classmethod
+    def trusted(cls: type[R], **values: Any) -> R:
+        """A record from values already in their final form (tuples, checked messages and
+        infos, a FrozenDict of flags), built without the checks: for the dialect's own hot
+        paths. Equal to, and printed like, the checked record of the same values."""
+        record = object.__new__(cls)
+        record.__dict__.update(cls._defaults)  # type: ignore[attr-defined]
+        record.__dict__.update(values)
+        return record
 
     def override(self, **changes: Any) -> Any:
         known = self._field_names
@@ -214,12 +228,24 @@ def _refuse(self: object, name: str, _value: object = None) -> None:
     )
 
 
+def _defaults(cls: type) -> dict[str, Any]:
+    """Each field's default (a factory's value made once: every default is immutable)."""
+    found: dict[str, Any] = {}
+    for item in fields(cls):
+        if item.default is not MISSING:
+            found[item.name] = item.default
+        elif item.default_factory is not MISSING:
+            found[item.name] = item.default_factory()
+    return found
+
+
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def _frozen_record(cls: type[R]) -> type[R]:
     built = dataclass(frozen=True)(cls)
     names = tuple(item.name for item in fields(built))  # type: ignore[arg-type]
     built._field_names = names  # type: ignore[attr-defined]
     built._tuple_names = tuple(name for name in names if name in _TUPLE_FIELDS)  # type: ignore[attr-defined]
+    built._defaults = _defaults(built)  # type: ignore[attr-defined]
     built.__setattr__ = _refuse  # type: ignore[method-assign]
     built.__delattr__ = _refuse  # type: ignore[method-assign]
     return built

@@ -7,7 +7,7 @@ chat model (state in, result out) > failover > retry > event sender > wrap_model
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, cast
 
 from hookproof._engine import Layer
@@ -33,7 +33,7 @@ from hookproof.eino._retry import (
 )
 from hookproof.eino._run import EinoRun, ReplaceMessages
 from hookproof.errors import UsageError
-from hookproof.messages import AssistantMessage, Message, SystemMessage
+from hookproof.messages import AssistantMessage, Message, SystemMessage, construct
 from hookproof.vocabulary import ModelRequest, ModelResponse, model_name
 
 __all__ = ["ModelCall", "model_answer", "model_layers", "model_request"]
@@ -41,9 +41,10 @@ __all__ = ["ModelCall", "model_answer", "model_layers", "model_request"]
 Inner = Callable[[Any], Any]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ModelCall:
-    """One model attempt on its way through the layers."""
+    """One model attempt on its way through the layers. Never changed in place (layers
+    further out still hold it): a layer passes on a copy (``with_input``, ``but``)."""
 
     run: EinoRun
     ctx: RunContext
@@ -61,12 +62,33 @@ class ModelCall:
                 f"hookproof: a wrapped model was called with {type(ctx).__name__} as ctx; pass "
                 "the ctx generate()/stream() received."
             )
-        return replace(
-            self,
-            ctx=self.run.bind(ctx),
-            messages=tuple(messages),
-            options=FrozenDict(options),
-            streaming=streaming,
+        return ModelCall(
+            self.run,
+            self.run.bind(ctx),
+            tuple(messages),
+            FrozenDict(options),
+            self.model,
+            streaming,
+            self.state,
+        )
+
+    def but(
+        self,
+        *,
+        ctx: RunContext | None = None,
+        model: Any = None,
+        messages: tuple[Message, ...] | None = None,
+        options: FrozenDict | None = None,
+    ) -> ModelCall:
+        """A copy with the given parts replaced."""
+        return ModelCall(
+            self.run,
+            self.ctx if ctx is None else ctx,
+            self.messages if messages is None else messages,
+            self.options if options is None else options,
+            self.model if model is None else model,
+            self.streaming,
+            self.state,
         )
 
 
@@ -200,7 +222,7 @@ def _failover(call: ModelCall, inner: Inner) -> Any:
         if attempt:
             model, messages = _failover_model(config, call, attempt, messages, output, error)
             _record(call.run, "failover", {"attempt": attempt, "model": model_name(model)})
-        result, error = _held_attempt(inner, replace(call, model=model, messages=messages))
+        result, error = _held_attempt(inner, call.but(model=model, messages=messages))
         if error is None:  # a success returns at once; should_failover judges failures
             call.run.last_success_model = model
             return _release(call, result)
@@ -326,7 +348,7 @@ def _decision(value: Any) -> RetryDecision:
 def _apply_decision(call: ModelCall, decision: RetryDecision) -> ModelCall:
     if decision.modified_input_messages is not None:
         messages = tuple(decision.modified_input_messages)
-        call = replace(call, messages=messages)
+        call = call.but(messages=messages)
         if decision.persist_modified_input_messages:
             call.run.persisted_input = messages
             assert call.run.exec.handle is not None
@@ -334,7 +356,7 @@ def _apply_decision(call: ModelCall, decision: RetryDecision) -> ModelCall:
                 {"messages": ReplaceMessages(messages)}, source="retry.persist_modified_input"
             )
     if decision.additional_options:
-        call = replace(call, options=FrozenDict({**call.options, **decision.additional_options}))
+        call = call.but(options=FrozenDict({**call.options, **decision.additional_options}))
     return call
 
 
@@ -352,7 +374,12 @@ def _sleep(call: ModelCall, config: Any, attempt: int, chosen: float) -> None:
 def _send_model_event(
     run: EinoRun, message: AssistantMessage, chunks: Sequence[Any], streaming: bool
 ) -> None:
-    event = AgentEvent(message=message, is_streaming=streaming, chunks=tuple(chunks))
+    event = AgentEvent.trusted(
+        agent_name=run.exec.agent_name,
+        message=message,
+        is_streaming=streaming,
+        chunks=tuple(chunks),
+    )
     if run.exec.hold_depth:
         run.exec.held_event = event
     else:
@@ -421,7 +448,11 @@ def _message_id(call: ModelCall, inner: Inner) -> Any:
 
 
 def _with_id(message: AssistantMessage, msg_id: str) -> AssistantMessage:
-    return message.override(additional_kwargs={**message.additional_kwargs, "_eino_msg_id": msg_id})
+    kwargs = FrozenDict({**message.additional_kwargs, "_eino_msg_id": msg_id})
+    if type(message) is not AssistantMessage:  # a subclass may validate more
+        return message.override(additional_kwargs=kwargs)
+    # the message is valid and frozen already: what override() gives, without validation
+    return construct(AssistantMessage, **{**message.__dict__, "additional_kwargs": kwargs})
 
 
 def callbacks_enabled(component: Any) -> bool:
@@ -440,7 +471,7 @@ def _callbacks(call: ModelCall, inner: Inner) -> Any:
         call.ctx,
         info,
         {"messages": call.messages, **call.options},
-        lambda ctx: inner(replace(call, ctx=call.run.bind(ctx))),
+        lambda ctx: inner(call.but(ctx=call.run.bind(ctx))),
     )
 
 

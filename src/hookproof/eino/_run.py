@@ -85,10 +85,16 @@ class EinoRun:
         return ctx._bound(self.exec)
 
     def state(self, values: FrozenDict) -> ChatModelAgentState:
-        return ChatModelAgentState(
-            messages=tuple(values.get("messages", ())),
-            tool_infos=_tuple_or_none(values.get("tool_infos")),
-            deferred_tool_infos=_tuple_or_none(values.get("deferred_tool_infos")),
+        messages = tuple(values.get("messages", ()))
+        tool_infos = _tuple_or_none(values.get("tool_infos"))
+        deferred = _tuple_or_none(values.get("deferred_tool_infos"))
+        if all(isinstance(message, Message) for message in messages):
+            # infos in the state come from checked records or the tools' own info()
+            return ChatModelAgentState.trusted(
+                messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
+            )
+        return ChatModelAgentState(  # a retry persisted its own input: check it
+            messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
         )
 
     def public_state(self) -> dict[str, Any]:
@@ -100,9 +106,14 @@ class EinoRun:
 
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
-        tools = values.get("tool_infos", values.get("tools"))
-        return ModelContext(
-            tools=tuple(tools or ()),
+        tools = tuple(values.get("tool_infos", values.get("tools")) or ())
+        build = (
+            ModelContext.trusted
+            if all(isinstance(info, ToolInfo) for info in tools)
+            else ModelContext  # a wrapper passed its own tools: check them
+        )
+        return build(
+            tools=tools,
             model_retry_config=self.agent.model_retry_config,
             model_failover_config=self.agent.model_failover_config,
         )

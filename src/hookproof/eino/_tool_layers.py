@@ -42,6 +42,7 @@ from hookproof.vocabulary import Command, ToolCallRequest
 
 __all__ = ["execute_tool", "tool_layers"]
 
+_STREAMABLE = frozenset({"streamable", "enhanced_streamable"})
 HOOK_LABEL = "tool_wrapper"  # a handler's wrap_*_tool_call, or a ToolMiddleware, in the trace
 
 WRAP_METHODS = {
@@ -150,13 +151,14 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     chunks = as_stream(call.kind, result)
     content = result_content(call.kind, chunks if streamable else result, call.name)
     message = tool_message(call, content, _message_id(call))
-    event = AgentEvent(
+    run: EinoRun = call.run
+    event = AgentEvent.trusted(
+        agent_name=run.exec.agent_name,
         message=message,
         tool_name=call.name,
         is_streaming=call.streaming,
         chunks=_chunk_messages(call, chunks) if call.streaming else (),
     )
-    run: EinoRun = call.run
     handle = run.exec.handle
     assert handle is not None
     held = return_directly_index(handle.state.get("messages", ()), run.agent_ctx.return_directly)
@@ -190,12 +192,13 @@ def _tool_middlewaresync_layer(middleware: ToolMiddleware, owner: str) -> Layer:
                     f"hookproof: {owner} called its next endpoint with "
                     f"{type(tool_input).__name__}; pass the ToolInput it received."
                 )
-            return ToolOutput(result=inner(call.with_input(ctx, tool_input.arguments)))
+            return ToolOutput.trusted(result=inner(call.with_input(ctx, tool_input.arguments)))
 
         wrapped = getattr(middleware, call.kind)(endpoint)
-        output = wrapped(
-            call.ctx, ToolInput(name=call.name, arguments=call.arguments, call_id=call.call_id)
+        tool_input = ToolInput.trusted(
+            name=call.name, arguments=call.arguments, call_id=call.call_id
         )
+        output = wrapped(call.ctx, tool_input)
         if not isinstance(output, ToolOutput):
             raise UsageError(
                 f"hookproof: {owner} ({call.kind}) returned {type(output).__name__}; a tool "
@@ -203,9 +206,9 @@ def _tool_middlewaresync_layer(middleware: ToolMiddleware, owner: str) -> Layer:
             )
         return output.result
 
-    return sync_layer(
-        owner, HOOK_LABEL, wrap, when=lambda call: getattr(middleware, call.kind) is not None
-    )
+    wraps = {kind: getattr(middleware, kind) is not None for kind in WRAP_METHODS}
+    when = None if all(wraps.values()) else (lambda call: wraps[call.kind])
+    return sync_layer(owner, HOOK_LABEL, wrap, when=when)
 
 
 def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
@@ -223,18 +226,21 @@ def _handler_tool_layer(handler: Any, owner: str) -> Layer:
             return inner(call.with_input(ctx, text))
 
         method = getattr(handler, WRAP_METHODS[call.kind])
-        wrapped = method(call.ctx, endpoint, ToolContext(name=call.name, call_id=call.call_id))
+        tool_ctx = ToolContext.trusted(name=call.name, call_id=call.call_id)
+        wrapped = method(call.ctx, endpoint, tool_ctx)
         if not callable(wrapped):
             raise UsageError(
                 f"hookproof: {owner}.{WRAP_METHODS[call.kind]} returned "
                 f"{type(wrapped).__name__}; it returns an endpoint (the one it received, or a "
                 "function (ctx, arguments) -> result that calls it)."
             )
-        return wrapped(call.ctx, ToolArgument(text=call.arguments) if enhanced else call.arguments)
+        return wrapped(
+            call.ctx, ToolArgument.trusted(text=call.arguments) if enhanced else call.arguments
+        )
 
-    return sync_layer(
-        owner, HOOK_LABEL, wrap, when=lambda call: overrides(handler, WRAP_METHODS[call.kind])
-    )
+    wraps = {kind: overrides(handler, method) for kind, method in WRAP_METHODS.items()}
+    when = None if all(wraps.values()) else (lambda call: wraps[call.kind])
+    return sync_layer(owner, HOOK_LABEL, wrap, when=when)
 
 
 def _callbacks(call: ToolCall, inner: Inner) -> Any:
@@ -271,7 +277,7 @@ def tool_layers(
             "eino:cancel_monitor",
             "cancel_monitor",
             _cancel_monitor,
-            when=lambda call: call.kind.endswith("streamable"),
+            when=lambda call: call.kind in _STREAMABLE,
         )
     )
     for owner, handler in handlers:

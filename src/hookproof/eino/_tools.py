@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import ValidationError
@@ -174,9 +174,10 @@ def select_endpoint(tool: object, streaming: bool) -> EndpointKind:
     return f"{prefix}{side}"  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolCall:
-    """One tool call on its way through the tool layers."""
+    """One tool call on its way through the tool layers. Never changed in place (layers
+    further out still hold it): a layer passes on a copy (``with_input``)."""
 
     run: Any  # the EinoRun
     ctx: RunContext
@@ -199,7 +200,17 @@ class ToolCall:
                 f"hookproof: a tool endpoint of {self.name!r} was called with "
                 f"{type(arguments).__name__} arguments; they are JSON text (str)."
             )
-        return replace(self, ctx=self.run.bind(ctx), arguments=arguments)
+        return ToolCall(
+            self.run,
+            self.run.bind(ctx),
+            self.name,
+            self.call_id,
+            arguments,
+            self.tool,
+            self.kind,
+            self.streaming,
+            self.index,
+        )
 
 
 def arguments_text(args: Mapping[str, Any]) -> str:
