@@ -9,7 +9,7 @@ and ``override(...)`` validate and return a new message, so metadata survives ed
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeAlias, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
@@ -17,12 +17,10 @@ from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import InvalidInputError, UsageError
 
 __all__ = [
-    "AIMessage",
     "AssistantMessage",
     "AudioBlock",
     "ContentBlock",
     "FileBlock",
-    "HumanMessage",
     "ImageBlock",
     "Message",
     "ReasoningBlock",
@@ -271,10 +269,6 @@ class ToolMessage(Message):
     status: Literal["success", "error"] = "success"
 
 
-HumanMessage = UserMessage
-AIMessage = AssistantMessage
-
-
 class RemoveMessage(_Immutable):
     """A state update that removes the message with this id (``"*"`` removes all)."""
 
@@ -337,3 +331,11 @@ def coerce_messages(values: Sequence[object], *, where: str) -> list[Message | R
             'Wrap it in a list: {"messages": [("user", "hi")]}.'
         )
     return [coerce_message(item, where=f"{where}[{index}]") for index, item in enumerate(values)]
+
+
+if not TYPE_CHECKING:  # the old names warn at run time; mypy reports them as missing
+
+    def __getattr__(name: str) -> Any:
+        from hookproof.compat import deprecated_alias
+
+        return deprecated_alias(__name__, name)

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from hookproof.eino import (
+    DEFAULT_EINO_MAX_ITERATIONS,
     AgentEvent,
     BaseChatModelAgentMiddleware,
     ChatModelAgent,
-    ErrExceedMaxIterations,
     ExceedMaxIterationsError,
     HandlerError,
     InMemoryCheckpointer,
@@ -136,7 +136,6 @@ def test_max_iterations_fails_before_any_before_hook() -> None:
     model = scripted(*[call("search", {"q": str(i)}) for i in range(5)])
     run = agent_with(model, handlers=[Logger("A", log)], max_iterations=2).run([("user", "x")])
     assert isinstance(run.error, ExceedMaxIterationsError)
-    assert ErrExceedMaxIterations is ExceedMaxIterationsError
     assert str(run.error).startswith("exceeds max iterations")
     assert model.inner.calls == 2 and log.count("A.before_model") == 2
     assert hooks_entered(run.trace)[-1] == "eino:prepare.prepare"  # nothing after the check
@@ -144,6 +143,7 @@ def test_max_iterations_fails_before_any_before_hook() -> None:
 
 
 def test_max_iterations_zero_or_less_means_twenty() -> None:
+    assert DEFAULT_EINO_MAX_ITERATIONS == 20
     assert ChatModelAgent(model=scripted("x"), max_iterations=0).max_iterations == 20
     assert ChatModelAgent(model=scripted("x"), max_iterations=-3).max_iterations == 20
 

@@ -19,8 +19,10 @@ Names (Eino -> here):
     AgentEvent.Output.MessageOutput           -> AgentEvent.message (+ tool_name, chunks)
     Runner.Run / Runner.Resume(ctx, id)       -> ChatModelAgent.run(messages, ctx) /
                                                  resume(id, value) (arun/aresume: async)
-    model.BaseModel Generate/Stream           -> generate(ctx, messages, **options) / stream;
-                                                 hookproof models (invoke) work as well
+    model.BaseModel Generate/Stream           -> EinoChatModel: generate(ctx, messages,
+                                                 **options) / stream; hookproof models
+                                                 (invoke) work as well
+    ChatModelAgentConfig.MaxIterations (20)   -> max_iterations=DEFAULT_EINO_MAX_ITERATIONS
     tool.Interrupt / compose interrupt        -> hookproof.eino.interrupt (the engine's)
 
 Compared with the LangChain-shaped dialect (hookproof.runtime):
@@ -59,8 +61,10 @@ Deliberate differences from Eino, each because hookproof must be deterministic:
       ``tool_arguments_handler=``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from hookproof._engine.checkpoint import InMemoryCheckpointer, interrupt
-from hookproof.eino._agent import DEFAULT_MAX_ITERATIONS, ChatModelAgent
+from hookproof.eino._agent import DEFAULT_EINO_MAX_ITERATIONS, ChatModelAgent
 from hookproof.eino._callbacks import CallbackHandler, RunInfo
 from hookproof.eino._core import (
     AgentAction,
@@ -85,8 +89,8 @@ from hookproof.eino._core import (
 from hookproof.eino._handlers import (
     AgentMiddleware,
     BaseChatModelAgentMiddleware,
-    BaseModel,
     ChatModelAgentMiddleware,
+    EinoChatModel,
     EventSenderModelWrapper,
     EventSenderToolWrapper,
     ModelWrapper,
@@ -123,28 +127,23 @@ from hookproof.eino._tools import (
     select_endpoint,
 )
 
-ErrExceedMaxIterations = ExceedMaxIterationsError
-ErrExceedMaxRetries = ExceedMaxRetriesError
-
 __all__ = [
-    "DEFAULT_MAX_ITERATIONS",
+    "DEFAULT_EINO_MAX_ITERATIONS",
     "AgentAction",
     "AgentEvent",
     "AgentMiddleware",
     "AgentRun",
     "BaseChatModelAgentMiddleware",
-    "BaseModel",
     "CallbackHandler",
     "ChatModelAgent",
     "ChatModelAgentContext",
     "ChatModelAgentMiddleware",
     "ChatModelAgentState",
     "Clock",
+    "EinoChatModel",
     "EinoError",
     "EnhancedInvokableTool",
     "EnhancedStreamableTool",
-    "ErrExceedMaxIterations",
-    "ErrExceedMaxRetries",
     "EventSenderModelWrapper",
     "EventSenderToolWrapper",
     "ExceedMaxIterationsError",
@@ -187,3 +186,11 @@ __all__ = [
     "send_event",
     "set_run_local_value",
 ]
+
+
+if not TYPE_CHECKING:  # the old names warn at run time; mypy reports them as missing
+
+    def __getattr__(name: str) -> Any:
+        from hookproof.compat import deprecated_alias
+
+        return deprecated_alias(__name__, name)

@@ -23,8 +23,8 @@ from hookproof.messages import AssistantMessage, Message
 __all__ = [
     "AgentMiddleware",
     "BaseChatModelAgentMiddleware",
-    "BaseModel",
     "ChatModelAgentMiddleware",
+    "EinoChatModel",
     "EnhancedInvokableToolCallEndpoint",
     "EnhancedStreamableToolCallEndpoint",
     "EventSenderModelWrapper",
@@ -45,7 +45,7 @@ ToolEndpoint = Callable[[RunContext, ToolInput], ToolOutput]
 
 
 @runtime_checkable
-class BaseModel(Protocol):
+class EinoChatModel(Protocol):
     """What wrap_model receives and returns: ``generate`` and, in streaming runs, ``stream``.
 
     ``options`` carry ``tools``, ``deferred_tools`` and ``tool_search_tool`` (and whatever a
@@ -64,7 +64,7 @@ class ModelWrapper:
     """A convenient base for what wrap_model returns: passes both calls to ``inner``;
     override ``generate`` and/or ``stream``."""
 
-    def __init__(self, inner: BaseModel) -> None:
+    def __init__(self, inner: EinoChatModel) -> None:
         self.inner = inner
 
     def generate(self, ctx: RunContext, messages: Sequence[Message], **options: Any) -> Any:
@@ -97,7 +97,7 @@ class ChatModelAgentMiddleware(Protocol):
         self, ctx: RunContext, state: ChatModelAgentState, model_ctx: ModelContext
     ) -> tuple[RunContext, ChatModelAgentState]: ...
 
-    def wrap_model(self, ctx: RunContext, model: BaseModel, model_ctx: ModelContext) -> Any: ...
+    def wrap_model(self, ctx: RunContext, model: EinoChatModel, model_ctx: ModelContext) -> Any: ...
 
     def wrap_invokable_tool_call(
         self, ctx: RunContext, endpoint: InvokableToolCallEndpoint, tool_ctx: ToolContext
@@ -140,7 +140,7 @@ class BaseChatModelAgentMiddleware:
     ) -> tuple[RunContext, ChatModelAgentState]:
         return ctx, state
 
-    def wrap_model(self, ctx: RunContext, model: BaseModel, model_ctx: ModelContext) -> Any:
+    def wrap_model(self, ctx: RunContext, model: EinoChatModel, model_ctx: ModelContext) -> Any:
         return model
 
     def wrap_invokable_tool_call(
