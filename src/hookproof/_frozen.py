@@ -80,16 +80,17 @@ def _hashable(value: Any) -> Any:
 
 
 _ALREADY_FROZEN = (FrozenDict, FrozenList, str, bytes, int, float, bool, type(None))
+_EXACTLY_FROZEN = frozenset(_ALREADY_FROZEN)  # a set lookup beats isinstance on most leaves
 
 
 def freeze(value: Any) -> Any:
     """Return value with every dict, list and tuple inside it made immutable."""
-    if isinstance(value, _ALREADY_FROZEN):
+    if type(value) in _EXACTLY_FROZEN or isinstance(value, _ALREADY_FROZEN):
         return value
     if isinstance(value, Mapping):
         return FrozenDict({str(key): freeze(item) for key, item in value.items()})
     if isinstance(value, list | tuple):
-        return FrozenList(freeze(item) for item in value)
+        return FrozenList([freeze(item) for item in value])
     return value
 
 
