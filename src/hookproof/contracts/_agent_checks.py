@@ -294,7 +294,7 @@ def watched_run(
     config: Mapping[str, Any] | None,
 ) -> tuple[TargetRun, Set[str]]:
     """One run, and whether the function of tool ``name`` (one of ``tools``) ran in it."""
-    with watching({name: tools}) as ran:
+    with watching({name: tools}, target.tool_library_modules) as ran:
         run = target.run(context=context, script=script, on_interrupt=on_interrupt, config=config)
     return run, ran
 

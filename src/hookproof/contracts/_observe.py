@@ -31,40 +31,37 @@ _FUNCTIONS = (
     "_run",
     "_arun",
 )
-# Where tool classes keep their own plumbing (not a tool's function).
-_LIBRARIES = (
-    "langchain_core.",
-    "langchain.",
-    "langgraph.",
-    "pydantic",
-    "hookproof.tools",
-    "hookproof.eino._tools",
-)
 
 
-def _code(value: Any) -> CodeType | None:
+def _code(value: Any, libraries: tuple[str, ...]) -> CodeType | None:
     function = getattr(inspect.unwrap(value), "__func__", inspect.unwrap(value))
     code = getattr(function, "__code__", None)
     module = getattr(function, "__module__", "") or ""
-    return code if isinstance(code, CodeType) and not module.startswith(_LIBRARIES) else None
+    return code if isinstance(code, CodeType) and not module.startswith(libraries) else None
 
 
-def tool_code(tool: Any) -> set[CodeType]:
-    """The code objects of a tool's own function(s), library code left out."""
+def tool_code(tool: Any, libraries: tuple[str, ...]) -> set[CodeType]:
+    """The code objects of a tool's own function(s), the code of modules starting with one
+    of ``libraries`` (where the framework's tool classes keep their plumbing) left out."""
     inner = getattr(tool, "tool", None)
-    found = tool_code(inner) if inner is not None and inner is not tool else set()
+    found = tool_code(inner, libraries) if inner is not None and inner is not tool else set()
     for name in _FUNCTIONS:
         value = getattr(tool, name, None)
-        code = _code(value) if callable(value) else None
+        code = _code(value, libraries) if callable(value) else None
         if code is not None:
             found.add(code)
     return found
 
 
 @contextmanager
-def watching(tools: Mapping[str, Iterable[Any]]) -> Iterator[set[str]]:
-    """Inside the block, the names (keys of ``tools``) whose tool code was entered."""
-    owners = {code: name for name, items in tools.items() for t in items for code in tool_code(t)}
+def watching(tools: Mapping[str, Iterable[Any]], libraries: tuple[str, ...]) -> Iterator[set[str]]:
+    """Inside the block, the names (keys of ``tools``) whose own tool code was entered."""
+    owners = {
+        code: name
+        for name, items in tools.items()
+        for t in items
+        for code in tool_code(t, libraries)
+    }
     seen: set[str] = set()
 
     def profile(frame: FrameType, event: str, _arg: Any) -> None:

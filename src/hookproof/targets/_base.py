@@ -78,6 +78,9 @@ class Target(ABC):
     unknown_tool_markers: ClassVar[tuple[str, ...]] = ("is not a valid tool",)
     #: Words in a build or run error that mean "a tool is shown that nothing executes".
     unexecutable_tool_markers: ClassVar[tuple[str, ...]] = ()
+    #: Modules where the framework's tool classes keep their plumbing: code there is not a
+    #: tool's own function (which checks watch to see that a tool really ran).
+    tool_library_modules: ClassVar[tuple[str, ...]] = ("pydantic",)
     #: The framework is a deep-agent harness with profiles (see ``harness_profiles``).
     has_harness_profiles: ClassVar[bool] = False
 

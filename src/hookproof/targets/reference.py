@@ -53,6 +53,11 @@ class NativeTarget(Target):
     their tools, and middleware hooks called on hookproof's sample requests."""
 
     unexecutable_tool_markers: ClassVar[tuple[str, ...]] = ("UnexecutableToolError",)
+    tool_library_modules: ClassVar[tuple[str, ...]] = (
+        "pydantic",
+        "hookproof.tools",
+        "hookproof.eino._tools",
+    )
 
     def models(self, script: Any = None) -> dict[str, Any]:
         names = self.tiers or ("model",)

@@ -13,6 +13,9 @@ Importing this package imports langchain-core (install ``hookproof[langchain]``)
 
 from __future__ import annotations
 
+# First, so a missing langchain-core fails here even when the submodules are already loaded.
+import langchain_core  # noqa: F401
+
 from hookproof.adapters.langchain._convert import final_request
 from hookproof.adapters.langchain._models import (
     FalsyRecordingChatModel,

@@ -46,6 +46,12 @@ class LangChainTarget(Target):
     """Runs a factory whose agents are LangChain ``create_agent`` or deepagents graphs."""
 
     unexecutable_tool_markers: ClassVar[tuple[str, ...]] = ("doesn't know how to execute",)
+    tool_library_modules: ClassVar[tuple[str, ...]] = (
+        "langchain_core.",
+        "langchain.",
+        "langgraph.",
+        "pydantic",
+    )
 
     def models(self, script: Any = None) -> dict[str, Any]:
         return models_for(self.tiers or ("model",), script)
