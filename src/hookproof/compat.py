@@ -6,6 +6,9 @@ Importing it from here (``from hookproof.compat import AIMessage``) gives the sa
 without a warning, for code that wants the old name on purpose. A name with one meaning per
 dialect (``DEFAULT_MAX_ITERATIONS``) is not importable from here: use the canonical name.
 
+DIALECT_NAMES lists the second names that are canonical in one dialect (Eino's ``ToolInfo``):
+they are not deprecated.
+
 This module imports nothing from hookproof until an alias is looked up.
 """
 
@@ -15,7 +18,7 @@ import importlib
 import warnings
 from typing import Any, NamedTuple
 
-__all__ = ["ALIASES", "Alias", "deprecated_alias"]
+__all__ = ["ALIASES", "DIALECT_NAMES", "Alias", "deprecated_alias"]
 
 
 class Alias(NamedTuple):
@@ -53,6 +56,13 @@ ALIASES: tuple[Alias, ...] = (
         "hookproof.eino.DEFAULT_EINO_MAX_ITERATIONS",
         _DIALECT,
     ),
+)
+
+
+# Not deprecated: a dialect shows an object under the name its framework's users know, and
+# that module exports no other name for it.
+DIALECT_NAMES: tuple[Alias, ...] = (
+    Alias("hookproof.eino", "ToolInfo", "hookproof.tools.ToolSchema", "Eino's schema.ToolInfo"),
 )
 
 
