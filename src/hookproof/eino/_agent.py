@@ -9,7 +9,14 @@ from typing import Any
 
 from hookproof._engine import Engine, Phase, RunResult, Stack, SyncExec, drive, in_thread
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof.eino._core import AgentEvent, EinoError, RunContext, return_directly_flags
+from hookproof._frozen import FrozenDict
+from hookproof.eino._core import (
+    AgentEvent,
+    ChatModelAgentContext,
+    EinoError,
+    RunContext,
+    return_directly_flags,
+)
 from hookproof.eino._dialect import EinoDialect
 from hookproof.eino._handlers import (
     AgentMiddleware,
@@ -28,7 +35,7 @@ from hookproof.eino._model_layers import model_layers
 from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, SystemClock
 from hookproof.eino._run import AgentRun, EinoRun
 from hookproof.eino._tool_layers import tool_layers
-from hookproof.eino._tools import as_eino_tool, tool_map
+from hookproof.eino._tools import as_eino_tool, index_tools
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import Message, coerce_messages
 from hookproof.vocabulary import NO_RESUME
@@ -38,6 +45,7 @@ __all__ = ["DEFAULT_EINO_MAX_ITERATIONS", "ChatModelAgent"]
 # ChatModelAgent's bound, Eino's default: model calls per run; the next one ends the run with
 # an ExceedMaxIterationsError event, and max_iterations of 0 or less means this value.
 DEFAULT_EINO_MAX_ITERATIONS = 20
+_TOOLS_WHERE = "ChatModelAgent(tools=...) with the middlewares' tools"
 _NODE_PATHS = {
     Phase.BEFORE_MODEL: "ChatModel",
     Phase.MODEL: "ChatModel",
@@ -126,6 +134,8 @@ class ChatModelAgent:
         )
         self.instruction = _instruction(instruction, self.middlewares)
         self.tools = _tools(tools, self.middlewares)
+        # what each run uses unless before_agent changes the tools (checked once, here)
+        self.tool_index = index_tools(self.tools, "tools[{index}]", _TOOLS_WHERE)
         self.return_directly = return_directly_flags(return_directly)
         self.max_iterations = _iterations(max_iterations)
         self.model_retry_config = model_retry_config
@@ -165,6 +175,17 @@ class ChatModelAgent:
             name=self.name, model=self.model, stack=stack, checkpointer=self.checkpointer
         )
         return Engine(dialect)
+
+    def run_config(self) -> ChatModelAgentContext:
+        """What before_agent receives: the agent's instruction, tools and return_directly."""
+        values: dict[str, Any] = {
+            "instruction": self.instruction,
+            "tools": self.tools,
+            "return_directly": self.return_directly,
+        }
+        if type(self.tools) is tuple and isinstance(self.return_directly, FrozenDict):
+            return ChatModelAgentContext.trusted(**values)  # as checked in __init__
+        return ChatModelAgentContext(**values)
 
     # -- running --------------------------------------------------------------------------
 
@@ -376,7 +397,6 @@ def _tools(tools: Sequence[Any], middlewares: Sequence[AgentMiddleware]) -> tupl
             as_eino_tool(item, f"middlewares[{index}].additional_tools[{j}]")
             for j, item in enumerate(middleware.additional_tools)
         ]
-    tool_map(tuple(collected), "ChatModelAgent(tools=...) with the middlewares' tools")
     return tuple(collected)
 
 

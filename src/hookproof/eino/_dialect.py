@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
-from hookproof._frozen import FrozenDict, FrozenList
-from hookproof.context import ToolRuntime
-from hookproof.eino._model_layers import model_answer, model_request
-from hookproof.eino._run import eino_messages
-from hookproof.eino._tool_layers import execute_tool
+from hookproof._frozen import FrozenDict
+from hookproof.eino._model_layers import ChatModelInput, model_answer, model_request
+from hookproof.eino._run import EinoRun, eino_messages
+from hookproof.eino._tool_layers import ToolsNodeInput, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
-from hookproof.vocabulary import ModelRequest, ModelResponse, ToolCallRequest
+from hookproof.vocabulary import ModelRequest, ModelResponse
 
 __all__ = ["EinoDialect"]
-
-_NO_TOOLS: FrozenList[Any] = FrozenList(())
 
 
 class EinoDialect(Dialect):
@@ -39,15 +36,8 @@ class EinoDialect(Dialect):
         """Eino checks max_iterations before the model hooks run (the ``eino:prepare`` step
         of before_model), against the same count of model calls."""
 
-    def model_input(self, run: RunHandle) -> ModelRequest:
-        state = run.state
-        return ModelRequest(
-            model=self.model,
-            messages=state["messages"],
-            tools=_NO_TOOLS,
-            state=state,
-            runtime=run.runtime,
-        )
+    def model_input(self, run: RunHandle) -> ChatModelInput:
+        return ChatModelInput(_eino_run(run), run.state, self.model)
 
     def final_request(self, call: Any) -> ModelRequest:
         return model_request(call)
@@ -55,8 +45,8 @@ class EinoDialect(Dialect):
     def model_answer(self, call: Any, response: ModelResponse) -> Any:
         return model_answer(call, response)
 
-    def model_output(self, run: RunHandle, outcome: ModelResponse) -> None:
-        run.update({"messages": list(outcome.result)}, source="model")
+    def model_output(self, run: RunHandle, outcome: AssistantMessage) -> None:
+        run.update({"messages": [outcome]}, source="model")
 
     def pending_calls(self, messages: Sequence[Message]) -> list[ToolCall] | None:
         for index in range(len(messages) - 1, -1, -1):
@@ -72,10 +62,8 @@ class EinoDialect(Dialect):
         }
         return [call for call in last_ai.tool_calls if call.id not in answered]
 
-    def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolCallRequest:
-        context = run.runtime.context
-        runtime = ToolRuntime(context=context, state=state, tool_call_id=call.id, tool_call=call)
-        return ToolCallRequest(tool_call=call, tool=None, state=state, runtime=runtime)
+    def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolsNodeInput:
+        return ToolsNodeInput(_eino_run(run), call, state)
 
     def tool_called(self, value: EinoToolCall) -> tuple[str, str]:
         return value.name, value.call_id
@@ -91,3 +79,7 @@ class EinoDialect(Dialect):
 
     def ends_run(self, calls: Sequence[ToolCall]) -> bool:
         return False  # the ToolsNode ends the run with Command(goto="end") itself
+
+
+def _eino_run(run: RunHandle) -> EinoRun:
+    return cast(EinoRun, run.runtime.context)  # ChatModelAgent runs with its EinoRun there

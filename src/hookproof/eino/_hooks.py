@@ -22,10 +22,11 @@ from hookproof.eino._run import (
     AFTER_CTX_KEY,
     HELD_KEY,
     MODEL_CTX_KEY,
+    MSG_SEQ_KEY,
     EinoRun,
     ReplaceMessages,
 )
-from hookproof.eino._tools import as_eino_tool, info_of, tool_map
+from hookproof.eino._tools import index_tools
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, SystemMessage, text_message
 
@@ -93,17 +94,20 @@ def _pair(returned: Any, second: type, method: str) -> tuple[RunContext, Any]:
 def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """After before_agent: the run's tools and, on a fresh run, the initial state."""
     run = _run(runtime)
-    tools = tuple(
-        as_eino_tool(item, f"tools[{index}] after before_agent")
-        for index, item in enumerate(run.agent_ctx.tools)
-    )
-    run.tools = tool_map(tools, "the run's tools (after before_agent)")
-    run.tool_infos = tuple(info_of(item) for item in tools)
+    index = run.agent.tool_index
+    if run.agent_ctx.tools is not index.source:  # before_agent changed them
+        index = index_tools(
+            run.agent_ctx.tools,
+            "tools[{index}] after before_agent",
+            "the run's tools (after before_agent)",
+        )
+    run.tools, run.tool_infos, run.tool_kinds = index.by_name, index.infos, index.kinds
     # On resume the chains continue from what the hooks before the pause had added.
     run.model_ctx = _with_delta(run, state.get(MODEL_CTX_KEY))
     run.after_ctx = _with_delta(run, state.get(AFTER_CTX_KEY))
     run.exec.state_ready = True
     if run.resuming:
+        run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
         return None
     instruction = run.agent_ctx.instruction
     system = text_message(SystemMessage, instruction) if instruction else None

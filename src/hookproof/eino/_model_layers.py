@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
@@ -36,7 +36,7 @@ from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage, construct
 from hookproof.vocabulary import ModelRequest, ModelResponse, model_name
 
-__all__ = ["ModelCall", "model_answer", "model_layers", "model_request"]
+__all__ = ["ChatModelInput", "ModelCall", "model_answer", "model_layers", "model_request"]
 
 Inner = Callable[[Any], Any]
 
@@ -92,6 +92,15 @@ class ModelCall:
         )
 
 
+@dataclass(slots=True)
+class ChatModelInput:
+    """What the outermost model layer (the ChatModel step) receives from the engine."""
+
+    run: EinoRun
+    state: FrozenDict
+    model: Any
+
+
 def sync_layer(owner: str, hook: str, func: Callable[[Any, Inner], Any], **extra: Any) -> Layer:
     """A dialect layer (Eino's are synchronous): ModelCall/ToolCall in, Eino results out."""
     return Layer(owner, hook, func, None, **extra)
@@ -107,7 +116,7 @@ def model_request(call: ModelCall) -> ModelRequest:
     if messages and isinstance(messages[0], SystemMessage):
         system, messages = messages[0], messages[1:]
     options = dict(call.options)
-    tools = options.pop("tools", ()) or ()
+    tools = call.run.request_tools(options.pop("tools", ()) or ())
     settings = {key: _plain(value) for key, value in options.items() if value is not None}
     model = call.model
     if not callable(getattr(model, "invoke", None)):
@@ -116,7 +125,7 @@ def model_request(call: ModelCall) -> ModelRequest:
         model=model,
         messages=FrozenList(messages),
         system_message=system,
-        tools=FrozenList(tools),
+        tools=tools,
         state=call.state,
         model_settings=FrozenDict(settings),
     )
@@ -166,12 +175,10 @@ def _plain(value: Any) -> Any:
 # -- the layers ---------------------------------------------------------------------------
 
 
-def _chat_model(request: ModelRequest, inner: Inner) -> ModelResponse:
+def _chat_model(step: ChatModelInput, inner: Inner) -> AssistantMessage:
     """The outermost step: the model gets state.messages and state.tool_infos, last."""
-    assert request.runtime is not None
-    run = cast(EinoRun, request.runtime.context)
-    state = request.state
-    options: dict[str, Any] = {"tools": tuple(state.get("tool_infos") or ())}
+    run, state = step.run, step.state
+    options: dict[str, Any] = {"tools": run.shown_tools(state.get("tool_infos"))}
     if state.get("deferred_tool_infos") is not None:
         options["deferred_tools"] = tuple(state["deferred_tool_infos"])
     if run.agent_ctx.tool_search_tool is not None:
@@ -182,12 +189,11 @@ def _chat_model(request: ModelRequest, inner: Inner) -> ModelResponse:
         run.model_ctx,
         tuple(state.get("messages", ())),
         FrozenDict(options),
-        request.model,
+        step.model,
         run.streaming,
         state,
     )
-    result = inner(call)
-    return ModelResponse(result=(_message(result, call.streaming, "the model chain"),))
+    return _message(inner(call), call.streaming, "the model chain")
 
 
 def _message(result: Any, streaming: bool, what: str) -> AssistantMessage:

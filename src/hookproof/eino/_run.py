@@ -11,7 +11,6 @@ from hookproof._frozen import FrozenDict, FrozenList
 from hookproof.eino._core import (
     AgentAction,
     AgentEvent,
-    ChatModelAgentContext,
     ChatModelAgentState,
     ModelContext,
     RunContext,
@@ -22,6 +21,7 @@ from hookproof.messages import AssistantMessage, Message, ToolMessage
 
 if TYPE_CHECKING:
     from hookproof.eino._agent import ChatModelAgent
+    from hookproof.eino._tools import EndpointKind
 
 __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
 
@@ -65,17 +65,19 @@ class EinoRun:
         self.after_ctx = self.ctx
         self.streaming = streaming
         self.input_messages = input_messages
-        self.agent_ctx = ChatModelAgentContext(
-            instruction=agent.instruction,
-            tools=agent.tools,
-            return_directly=agent.return_directly,
-        )
+        self.agent_ctx = agent.run_config()
         self.tools: dict[str, Any] = {}
+        self.tool_kinds: dict[str, frozenset[EndpointKind]] = {}
         self.tool_infos: tuple[ToolInfo, ...] = ()
         self.tool_msg_ids: dict[int, str] = {}  # by call position (Eino: state.ToolMsgIDs)
+        self.message_seq = 0  # set from the state when the run starts (see next_message_id)
         self.last_success_model: Any = None
         self.persisted_input: tuple[Message, ...] | None = None  # set by a persisting retry
         self.model_chunks: tuple[Any, ...] = ()  # an Eino-style model's streamed chunks
+        # the tools shown to the model: the same values while the infos stay the same, so
+        # that the engine names them once
+        self._shown_tools: tuple[Any, tuple[ToolInfo, ...]] = (None, ())
+        self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
 
     @property
     def resuming(self) -> bool:
@@ -118,13 +120,26 @@ class EinoRun:
             model_failover_config=self.agent.model_failover_config,
         )
 
+    def shown_tools(self, infos: Any) -> tuple[ToolInfo, ...]:
+        """state.tool_infos as the model call's ``tools`` option."""
+        if infos is not self._shown_tools[0]:
+            self._shown_tools = (infos, tuple(infos or ()))
+        return self._shown_tools[1]
+
+    def request_tools(self, tools: Sequence[Any]) -> FrozenList[Any]:
+        """A model call's ``tools`` option as the ModelRequest's tools."""
+        if tools is not self._request_tools[0]:
+            self._request_tools = (tools, FrozenList(tools))
+        return self._request_tools[1]
+
     def next_message_id(self) -> str:
-        """Deterministic message ids (Eino uses UUIDs): msg-1, msg-2, ... per run."""
+        """Deterministic message ids (Eino uses UUIDs): msg-1, msg-2, ... per run. The count
+        lives in the state (a resume continues it); ``message_seq`` mirrors it."""
         handle = self.exec.handle
         assert handle is not None
-        seq = int(handle.state.get(MSG_SEQ_KEY, 0)) + 1
-        handle.update({MSG_SEQ_KEY: seq}, source="message_id")
-        return f"msg-{seq}"
+        self.message_seq += 1
+        handle.update({MSG_SEQ_KEY: self.message_seq}, source="message_id")
+        return f"msg-{self.message_seq}"
 
     def initial_state(self, system: Message | None) -> dict[str, Any]:
         messages = ([system] if system is not None else []) + list(self.input_messages or ())

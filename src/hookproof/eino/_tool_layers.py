@@ -9,10 +9,12 @@ result between them is what the selected endpoint returns (str, ToolResult or a 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
+from hookproof._frozen import FrozenDict
 from hookproof.eino._core import (
     AgentEvent,
     RunContext,
@@ -31,16 +33,17 @@ from hookproof.eino._tools import (
     ToolCall,
     arguments_text,
     as_stream,
+    endpoint_of,
     result_content,
     run_tool,
-    select_endpoint,
     tool_message,
 )
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, construct
-from hookproof.vocabulary import Command, ToolCallRequest
+from hookproof.messages import ToolCall as MessageToolCall
+from hookproof.vocabulary import Command
 
-__all__ = ["execute_tool", "tool_layers"]
+__all__ = ["ToolsNodeInput", "execute_tool", "tool_layers"]
 
 _STREAMABLE = frozenset({"streamable", "enhanced_streamable"})
 HOOK_LABEL = "tool_wrapper"  # a handler's wrap_*_tool_call, or a ToolMiddleware, in the trace
@@ -74,16 +77,25 @@ def _position(messages: Sequence[Message], model_call: Any) -> int:
     return next((i for i, candidate in enumerate(calls) if candidate == model_call), -1)
 
 
-def _tools_node(request: ToolCallRequest, inner: Inner) -> ToolMessage | Command:
-    assert request.runtime is not None
-    run = cast(EinoRun, request.runtime.context)
+@dataclass(slots=True)
+class ToolsNodeInput:
+    """What the outermost tool layer (the ToolsNode) receives from the engine: one call of
+    the model's message, and the state before the turn."""
+
+    run: EinoRun
+    tool_call: MessageToolCall
+    state: FrozenDict
+
+
+def _tools_node(request: ToolsNodeInput, inner: Inner) -> ToolMessage | Command:
+    run = request.run
     model_call = request.tool_call
     call_id = model_call.id or ""
     arguments = arguments_text(model_call.args)
     tool = run.tools.get(model_call.name)
     if tool is None:
         return _unknown_tool(run, model_call.name, arguments, call_id)
-    kind = select_endpoint(tool, run.streaming)
+    kind = endpoint_of(run.tool_kinds[model_call.name], run.streaming)
     arguments = _handled_arguments(run, model_call.name, arguments)
     messages = request.state.get("messages", ())
     index = _position(messages, model_call)

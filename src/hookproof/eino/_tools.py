@@ -160,9 +160,33 @@ def tool_map(tools: tuple[Any, ...], where: str) -> dict[str, Any]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class ToolIndex:
+    """Tools (``source``) as a run uses them: by name, their infos, their endpoints."""
+
+    source: tuple[Any, ...]
+    by_name: dict[str, Any]
+    infos: tuple[ToolInfo, ...]
+    kinds: dict[str, frozenset[EndpointKind]]
+
+
+def index_tools(source: tuple[Any, ...], item_where: str, where: str) -> ToolIndex:
+    """``item_where`` names each item by its position (``{index}``) in errors."""
+    tools = tuple(
+        as_eino_tool(item, item_where.format(index=index)) for index, item in enumerate(source)
+    )
+    by_name = tool_map(tools, where)
+    kinds = {name: implemented(tool) for name, tool in by_name.items()}
+    return ToolIndex(source, by_name, tuple(info_of(item) for item in tools), kinds)
+
+
 def select_endpoint(tool: object, streaming: bool) -> EndpointKind:
     """Which endpoint serves a call (the wrapper-selection table of the spec)."""
-    kinds = implemented(tool)
+    return endpoint_of(implemented(tool), streaming)
+
+
+def endpoint_of(kinds: frozenset[EndpointKind], streaming: bool) -> EndpointKind:
+    """select_endpoint for a tool that implements ``kinds``."""
     enhanced = kinds & {"enhanced_invokable", "enhanced_streamable"}
     prefix = "enhanced_" if enhanced else ""
     has_invokable = f"{prefix}invokable" in kinds
@@ -251,7 +275,7 @@ def _content_of(kind: EndpointKind, value: Any, where: str) -> tuple[ContentBloc
             f"hookproof: {where} returned {type(value).__name__}; an invokable or streamable "
             "tool endpoint returns str (or an iterator of str)."
         )
-    return (TextBlock(text=value),)
+    return (construct(TextBlock, text=value),)
 
 
 def _joined(parts: list[tuple[ContentBlock, ...]]) -> tuple[ContentBlock, ...]:
