@@ -39,6 +39,7 @@ from hookproof.vocabulary import ModelRequest, ModelResponse, model_name
 __all__ = ["ChatModelInput", "ModelCall", "model_answer", "model_layers", "model_request"]
 
 Inner = Callable[[Any], Any]
+_NO_SETTINGS = FrozenDict()
 
 
 @dataclass(slots=True)
@@ -57,6 +58,13 @@ class ModelCall:
     def with_input(
         self, ctx: Any, messages: Any, options: dict[str, Any], streaming: bool
     ) -> ModelCall:
+        if (
+            ctx is self.ctx
+            and messages is self.messages
+            and streaming == self.streaming
+            and options == self.options
+        ):
+            return self  # passed on as received (the usual wrapper)
         if not isinstance(ctx, RunContext):
             raise UsageError(
                 f"hookproof: a wrapped model was called with {type(ctx).__name__} as ctx; pass "
@@ -115,9 +123,11 @@ def model_request(call: ModelCall) -> ModelRequest:
     system = None
     if messages and isinstance(messages[0], SystemMessage):
         system, messages = messages[0], messages[1:]
-    options = dict(call.options)
-    tools = call.run.request_tools(options.pop("tools", ()) or ())
-    settings = {key: _plain(value) for key, value in options.items() if value is not None}
+    options = call.options
+    tools = call.run.request_tools(options.get("tools") or ())
+    settings = {
+        key: _plain(value) for key, value in options.items() if value is not None and key != "tools"
+    }
     model = call.model
     if not callable(getattr(model, "invoke", None)):
         model = EinoStyleModel(model, call)
@@ -127,7 +137,7 @@ def model_request(call: ModelCall) -> ModelRequest:
         system_message=system,
         tools=tools,
         state=call.state,
-        model_settings=FrozenDict(settings),
+        model_settings=FrozenDict(settings) if settings else _NO_SETTINGS,
     )
 
 

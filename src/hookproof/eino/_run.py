@@ -70,6 +70,7 @@ class EinoRun:
         self.tool_kinds: dict[str, frozenset[EndpointKind]] = {}
         self.tool_infos: tuple[ToolInfo, ...] = ()
         self.tool_msg_ids: dict[int, str] = {}  # by call position (Eino: state.ToolMsgIDs)
+        self.sent_tool_messages: dict[int, tuple[Any, ToolMessage]] = {}  # result, message
         self.message_seq = 0  # set from the state when the run starts (see next_message_id)
         self.last_success_model: Any = None
         self.persisted_input: tuple[Message, ...] | None = None  # set by a persisting retry

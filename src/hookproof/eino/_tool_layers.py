@@ -108,11 +108,22 @@ def _tools_node(request: ToolsNodeInput, inner: Inner) -> ToolMessage | Command:
         raise
     except Exception as error:
         raise _tool_error(call, error) from error
-    msg_id = run.tool_msg_ids.pop(index, None) or run.next_message_id()
-    message = tool_message(call, result_content(kind, result, f"tool {call.name!r}"), msg_id)
+    message = _node_message(call, result)
     if index == return_directly_index(messages, run.agent_ctx.return_directly):
         return Command(update={"messages": [message]}, goto="end")
     return message
+
+
+def _node_message(call: ToolCall, result: Any) -> ToolMessage:
+    """The ToolsNode's own message for a result: the event's, when the event sender saw this
+    very result (same id, same content), else built anew with the event's id."""
+    run: EinoRun = call.run
+    seen, message = run.sent_tool_messages.pop(call.index, (None, None))
+    msg_id = run.tool_msg_ids.pop(call.index, None)
+    if message is not None and seen is result and message.tool_call_id == call.call_id:
+        return message
+    content = result_content(call.kind, result, f"tool {call.name!r}")
+    return tool_message(call, content, msg_id or run.next_message_id())
 
 
 def _handled_arguments(run: EinoRun, name: str, arguments: str) -> str:
@@ -164,6 +175,8 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     content = result_content(call.kind, chunks if streamable else result, call.name)
     message = tool_message(call, content, _message_id(call))
     run: EinoRun = call.run
+    if not streamable:
+        run.sent_tool_messages[call.index] = (result, message)
     event = AgentEvent.trusted(
         agent_name=run.exec.agent_name,
         message=message,

@@ -224,6 +224,8 @@ class ToolCall:
                 f"hookproof: a tool endpoint of {self.name!r} was called with "
                 f"{type(arguments).__name__} arguments; they are JSON text (str)."
             )
+        if ctx is self.ctx and arguments == self.arguments:
+            return self  # passed on as received (the usual wrapper)
         return ToolCall(
             self.run,
             self.run.bind(ctx),
@@ -245,11 +247,11 @@ def run_tool(call: ToolCall) -> Any:
     """The tool's own run, through the selected endpoint."""
     method = getattr(call.tool, RUN_METHODS[call.kind])
     if isinstance(call.tool, FunctionTool):
-        return call.tool.invokable_run(
-            call.ctx, call.arguments, call_id=call.call_id, state=call.run.public_state()
-        )
+        # only a ToolRuntime parameter shows the state
+        state = call.run.public_state() if call.tool.tool.runtime_params else None
+        return call.tool.invokable_run(call.ctx, call.arguments, call_id=call.call_id, state=state)
     if call.kind.startswith("enhanced"):
-        return method(call.ctx, ToolArgument(text=call.arguments))
+        return method(call.ctx, ToolArgument.trusted(text=call.arguments))
     return method(call.ctx, call.arguments)
 
 
