@@ -1,14 +1,33 @@
 """hookproof's own suite: the plugin registers and selects the hypothesis profiles
-(``ci`` under CI, or HYPOTHESIS_PROFILE / --hypothesis-profile); locally, ``dev`` is used."""
+(``ci`` under CI, or HYPOTHESIS_PROFILE / --hypothesis-profile); locally, ``dev`` is used.
+
+Every pytester project runs as a project of its own: the variables pytest-xdist sets in its
+workers are removed first, or a child pytest started by a worker would think it is one too
+(syrupy, for one, then leaves unused snapshots alone). Child runs write no cache and skip
+langsmith's pytest plugin (installed with LangChain, unused here, and most of the start-up
+time of a child pytest)."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 
 from hookproof.contracts.profiles import register_profiles
 
+pytest_plugins = ["pytester"]
+
+CHILD_OPTIONS = "-p no:cacheprovider -p no:langsmith_plugin"
+
 if not os.environ.get("CI") and not os.environ.get("HYPOTHESIS_PROFILE"):
     register_profiles()
     settings.load_profile("dev")
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    for name in [name for name in os.environ if name.startswith("PYTEST_XDIST_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("PYTEST_ADDOPTS", CHILD_OPTIONS)
+    return pytester

@@ -1,4 +1,4 @@
-"""Small middleware and tools shared by the runtime tests."""
+"""Small middleware and tools shared by the runtime, contracts and adapter tests."""
 
 from __future__ import annotations
 
@@ -65,3 +65,20 @@ class Everything(AgentMiddleware):
 def hook_labels(result: Any) -> list[str]:
     """The hook, layer, model and tool events of a run, without state updates."""
     return result.trace.labels("hook", "layer", "model", "tool")
+
+
+class RetriesThrice:
+    """A wrap_model_call that tries the model up to three times on ``retry_on`` errors and then
+    raises the last one. A mixin, so the same retry serves every framework's middleware:
+    ``class Retry(RetriesThrice, AgentMiddleware)`` with hookproof's or LangChain's base."""
+
+    retry_on: tuple[type[Exception], ...] = (Exception,)
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        for attempt in range(3):
+            try:
+                return handler(request)
+            except self.retry_on:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")

@@ -19,6 +19,7 @@ from hookproof import contracts
 from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
 from hookproof.contracts import ContractViolation
 from hookproof.contracts.strategies import contexts
+from tests.helpers import RetriesThrice
 
 
 @dataclass(frozen=True)
@@ -312,15 +313,8 @@ class SwallowAll(AgentMiddleware):
             return ToolMessage(content="failed", tool_call_id=request.tool_call["id"])
 
 
-class RetryAll(AgentMiddleware):
-    def wrap_model_call(self, request: Any, handler: Any) -> Any:
-        for attempt in range(3):
-            try:
-                return handler(request)
-            except Exception:
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+class RetryAll(RetriesThrice, AgentMiddleware):
+    pass
 
 
 def test_tool_error_and_retry_checks_on_langchain_middleware() -> None:

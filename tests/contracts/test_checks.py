@@ -25,7 +25,7 @@ from hookproof.messages import SystemMessage, ToolMessage
 from hookproof.models import ScriptedModel, call
 from hookproof.runtime import AgentMiddleware, ModelRequest, create_agent
 from hookproof.trace import Trace, TraceEvent
-from tests.helpers import lookup
+from tests.helpers import RetriesThrice, lookup
 
 GUEST = AgentContext("guest", "fast")
 TIERS = ("fast", "reasoning")
@@ -276,26 +276,12 @@ class RetryForever(AgentMiddleware):
                 continue
 
 
-class RetryEverythingThrice(AgentMiddleware):
-    def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
-        for attempt in range(3):
-            try:
-                return handler(request)
-            except Exception:
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+class RetryEverythingThrice(RetriesThrice, AgentMiddleware):
+    pass
 
 
-class BoundedRetry(AgentMiddleware):
-    def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
-        for attempt in range(3):
-            try:
-                return handler(request)
-            except (ConnectionError, TimeoutError):
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+class BoundedRetry(RetriesThrice, AgentMiddleware):
+    retry_on = (ConnectionError, TimeoutError)
 
 
 def test_bounded_retry() -> None:

@@ -15,8 +15,6 @@ from hookproof.models import FinalRequest
 from hookproof.snapshot import DEFAULT_MATCHERS, dates, diff, render, view
 from hookproof.tools import ToolSchema
 
-pytest_plugins = ["pytester"]
-
 # The agent is built in a fixture (its build time shows in the prompt), the prompt is dynamic
 # (today's date and the time at every model call) and a tool reads time.time(). None of these
 # formats is masked by the default matchers, so only a frozen clock keeps the file stable.
@@ -119,12 +117,12 @@ def _text(pytester: pytest.Pytester, module: str, test: str) -> str:
 
 def test_frozen_runs_write_byte_identical_snapshots(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_dynamic=DYNAMIC_AGENT)
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=2)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=2)
     first = _snapshot_texts(pytester)
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=2)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=2)
     assert _snapshot_texts(pytester) == first
     assert len(first) == 2
-    pytester.runpytest_subprocess().assert_outcomes(passed=2)
+    pytester.runpytest_inprocess().assert_outcomes(passed=2)
     for test in ("test_sync_run", "test_async_run"):
         text = _text(pytester, "test_dynamic", test)
         assert "Built 2026/01/01 09.00.00.000000. Today is Thursday, January 01, 2026" in text
@@ -132,15 +130,16 @@ def test_frozen_runs_write_byte_identical_snapshots(pytester: pytest.Pytester) -
 
 
 def test_frozen_langchain_async_run(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("langchain", reason="install hookproof[langchain] for this test")
+    # Imported here, so the three runs in this process share it instead of importing it anew.
+    pytest.importorskip("langchain.agents", reason="install hookproof[langchain] for this test")
     pytester.makepyfile(test_lc=LANGCHAIN_AGENT)
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     first = _snapshot_texts(pytester)
-    pytester.runpytest_subprocess().assert_outcomes(passed=1)
+    pytester.runpytest_inprocess().assert_outcomes(passed=1)
     text = _text(pytester, "test_lc", "test_async_langchain_run")
     assert "Today is Thursday, January 01, 2026; it is 09.00.00.000000." in text
     assert "epoch 1767258000.0" in text
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     assert _snapshot_texts(pytester) == first
 
 
@@ -169,12 +168,12 @@ def test_frozen(built_early, built_late):
 def test_only_fixtures_set_up_during_a_frozen_test_are_frozen(pytester: pytest.Pytester) -> None:
     """What the README and the plugin docstring promise for wider-scoped fixtures."""
     pytester.makepyfile(test_scopes=SCOPED_FIXTURES)
-    pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=2)
+    pytester.runpytest_inprocess("-p", "no:randomly").assert_outcomes(passed=2)
 
 
 def test_command_line_wins_over_the_marker(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_dynamic=DYNAMIC_AGENT)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest_inprocess(
         "--snapshot-update", "--hookproof-freeze-time=2030-06-15T12:30:00Z"
     )
     result.assert_outcomes(passed=2)
@@ -187,7 +186,7 @@ def test_bad_marker_value_names_the_option(pytester: pytest.Pytester) -> None:
         "@pytest.mark.hookproof(freeze_time='next tuesday')\n"
         "def test_x():\n    pass\n"
     )
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         ["*hookproof: @pytest.mark.hookproof gives freeze_time='next tuesday'*ISO-8601*"]
@@ -196,7 +195,7 @@ def test_bad_marker_value_names_the_option(pytester: pytest.Pytester) -> None:
 
 def test_bad_command_line_value_names_the_option(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_x():\n    pass\n")
-    result = pytester.runpytest_subprocess("--hookproof-freeze-time=2026-13-01")
+    result = pytester.runpytest_inprocess("--hookproof-freeze-time=2026-13-01")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*hookproof: the command line gives freeze_time='2026-13-01'*"])
 
@@ -205,6 +204,7 @@ def test_freezegun_is_imported_only_when_asked(pytester: pytest.Pytester) -> Non
     pytester.makepyfile(
         "import sys\ndef test_clock_untouched():\n    assert 'freezegun' not in sys.modules\n"
     )
+    # In a process of its own: this one may have imported freezegun already.
     pytester.runpytest_subprocess().assert_outcomes(passed=1)
 
 
@@ -293,10 +293,10 @@ def test_dates_masks_real_dates_without_freezing(
 ) -> None:
     pytester.makepyfile(test_masked=MASKED_AGENT)
     monkeypatch.setenv("LAUNCH", "2026-03-01")
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     text = _text(pytester, "test_masked", "test_masked")
     assert "Today is <date-0> (<date-1>); it is <date-2>." in text
     assert "Launch on <date-3>, again on <date-3>." in text
     assert str(date.today().year) not in text
     monkeypatch.setenv("LAUNCH", "2027-11-30")
-    pytester.runpytest_subprocess().assert_outcomes(passed=1)
+    pytester.runpytest_inprocess().assert_outcomes(passed=1)

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 pytest.importorskip("langchain", reason="install hookproof[langchain] to test the fixtures")
 
 LANGCHAIN_TEST = '''
@@ -53,12 +51,12 @@ def _snapshot(pytester: pytest.Pytester) -> Path:
 
 def test_recording_chat_model_writes_then_matches_a_snapshot(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_langchain=LANGCHAIN_TEST)
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=2)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=2)
     text = _snapshot(pytester).read_text(encoding="utf-8")
     assert 'model: "fast"\n' in text
     assert "  | You are careful.\n" in text
     assert "  search\n    description:\n    | Search the docs.\n" in text
-    pytester.runpytest_subprocess().assert_outcomes(passed=2)
+    pytester.runpytest_inprocess().assert_outcomes(passed=2)
 
 
 def test_without_langchain_the_fixture_says_what_to_install(pytester: pytest.Pytester) -> None:
@@ -66,7 +64,7 @@ def test_without_langchain_the_fixture_says_what_to_install(pytester: pytest.Pyt
     pytester.makepyfile(
         "def test_needs_langchain(recording_chat_model):\n    pass\n",
     )
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()  # the conftest's monkeypatch undoes itself
     result.assert_outcomes(errors=1)
     output = result.stdout.str()
     assert "hookproof: scripted_chat_model needs langchain-core, which cannot be imported" in output
@@ -80,4 +78,5 @@ def test_the_plugin_does_not_import_the_adapter(pytester: pytest.Pytester) -> No
         "    assert 'hookproof.adapters.langchain' not in sys.modules\n"
         "    assert 'langchain_core' not in sys.modules\n"
     )
+    # In a process of its own: this one has imported them already.
     pytester.runpytest_subprocess().assert_outcomes(passed=1)

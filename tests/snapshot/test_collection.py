@@ -17,8 +17,6 @@ import pytest
 
 from hookproof._snapshot_files import has_snapshot_header, read_regular_file
 
-pytest_plugins = ["pytester"]
-
 HEADER = b"hookproof final request, format 1\n"
 BOM = b"\xef\xbb\xbf"
 FAILING_DOCTEST = b">>> 1 + 1\n3\n"  # fails if anything collects the file as a doctest
@@ -48,7 +46,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_snapshot_files_are_not_doctests_and_real_doctests_are(project: pytest.Pytester) -> None:
-    result = project.runpytest_subprocess("-v")
+    result = project.runpytest_inprocess("-v")
     result.assert_outcomes(passed=2)
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*docs/test_guide.txt::test_guide.txt PASSED*"])
@@ -61,7 +59,7 @@ def test_the_snapshot_directory_hides_only_snapshots(project: pytest.Pytester) -
     _write(project.path, "reviewed/test_agent/test_y.txt", HEADER + b"\x80\n" + FAILING_DOCTEST)
     _write(project.path, "reviewed/test_notes.txt", PASSING_DOCTEST.encode())
     _write(project.path, "snapshots/test_notes.txt", PASSING_DOCTEST.encode())
-    result = project.runpytest_subprocess("-v")
+    result = project.runpytest_inprocess("-v")
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["*reviewed/test_notes.txt::test_notes.txt PASSED*"])
     result.stdout.fnmatch_lines(["*snapshots/test_notes.txt::test_notes.txt PASSED*"])
@@ -74,7 +72,7 @@ def test_a_snapshot_directory_overlapping_the_tests_hides_no_doctest(
     project.makeini(f"[pytest]\nhookproof_snapshot_dir = {snapshot_dir}\n")
     _write(project.path, "tests/test_doc.txt", FAILING_DOCTEST)
     _write(project.path, "tests/tests/test_agent/test_guest.txt", HEADER + FAILING_DOCTEST)
-    result = project.runpytest_subprocess("-v")
+    result = project.runpytest_inprocess("-v")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*tests/test_doc.txt::test_doc.txt FAILED*"])
 
@@ -82,6 +80,7 @@ def test_a_snapshot_directory_overlapping_the_tests_hides_no_doctest(
 @needs_fifo
 def test_a_fifo_in_the_snapshot_directory_is_never_opened(project: pytest.Pytester) -> None:
     os.mkfifo(project.path / "snapshots/test_agent/test_pipe.txt")
+    # In a process of its own, with a timeout: a collection blocked on the fifo ends there.
     result = project.runpytest_subprocess(timeout=120)
     result.assert_outcomes(passed=2)
 
@@ -95,7 +94,7 @@ def test_collection_imports_nothing_heavy(project: pytest.Pytester) -> None:
     )
     project.makepyfile("def test_plain():\n    pass\n")
     args = ("--collect-only", "-s", "-p", "no:syrupy", "-p", "no:hypothesispytest")
-    result = project.runpytest_subprocess(*args)
+    result = project.runpytest_subprocess(*args)  # this process has imported them already
     result.stdout.fnmatch_lines(["HEAVY []", "*3 tests collected*"])
 
 

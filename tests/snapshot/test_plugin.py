@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 AGENT_TEST = '''
 import pytest
 from hookproof.models import call
@@ -59,7 +57,7 @@ def _snapshot(pytester: pytest.Pytester) -> Path:
 
 def _baseline(pytester: pytest.Pytester) -> None:
     _write(pytester)
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
 
 
 def test_snapshot_update_creates_one_readable_file(pytester: pytest.Pytester) -> None:
@@ -68,13 +66,13 @@ def test_snapshot_update_creates_one_readable_file(pytester: pytest.Pytester) ->
     assert text.startswith('hookproof final request, format 1\nmodel: "scripted"\n')
     assert "  | You are careful.\n" in text
     assert "  search\n    description:\n    | Search the docs.\n" in text
-    pytester.runpytest_subprocess().assert_outcomes(passed=1)
+    pytester.runpytest_inprocess().assert_outcomes(passed=1)
 
 
 def test_changed_description_fails_with_review_naming_the_tool(pytester: pytest.Pytester) -> None:
     _baseline(pytester)
     _write(pytester, search_description="Search the docs and the web.")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         ["*hookproof semantic diff*", "*REVIEW   tool search: description changed*"]
@@ -84,7 +82,7 @@ def test_changed_description_fails_with_review_naming_the_tool(pytester: pytest.
 def test_removed_tool_reads_breaking(pytester: pytest.Pytester) -> None:
     _baseline(pytester)
     _write(pytester, tools="search")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*BREAKING tool export: removed*"])
 
@@ -92,7 +90,7 @@ def test_removed_tool_reads_breaking(pytester: pytest.Pytester) -> None:
 def test_newly_visible_tool_reads_security(pytester: pytest.Pytester) -> None:
     _baseline(pytester)
     _write(pytester, tools="search, export, delete_all")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*SECURITY tool delete_all: now visible to the model*"])
 
@@ -100,7 +98,7 @@ def test_newly_visible_tool_reads_security(pytester: pytest.Pytester) -> None:
 def test_new_required_parameter_reads_breaking(pytester: pytest.Pytester) -> None:
     _baseline(pytester)
     _write(pytester, export_extra=", fmt: str")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     result.stdout.fnmatch_lines(["*BREAKING tool export: required parameter 'fmt' added*"])
 
 
@@ -108,10 +106,10 @@ def test_file_in_another_format_asks_for_regeneration(pytester: pytest.Pytester)
     _baseline(pytester)
     path = _snapshot(pytester)
     path.write_text(path.read_text().replace("format 1", "format 0"), encoding="utf-8")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*--snapshot-update*"])
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     assert _snapshot(pytester).read_text().startswith("hookproof final request, format 1")
 
 
@@ -128,10 +126,10 @@ def test_other(recording_model, hookproof_snapshot):
     assert recording_model.last == hookproof_snapshot
 """
     )
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=2)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=2)
     other = pytester.path / "snapshots" / "test_other" / "test_other.txt"
     assert other.exists()
-    pytester.runpytest_subprocess("--snapshot-update", "-k", "guest").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("--snapshot-update", "-k", "guest").assert_outcomes(passed=1)
     assert other.exists()
     skip = pytester.path / "conftest.py"
     skip.write_text(
@@ -141,7 +139,7 @@ def test_other(recording_model, hookproof_snapshot):
         "        if item.name == 'test_other':\n"
         "            item.add_marker(pytest.mark.skip(reason='off'))\n"
     )
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1, skipped=1)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1, skipped=1)
     assert other.exists()
     assert _snapshot(pytester).exists()
 
@@ -149,14 +147,14 @@ def test_other(recording_model, hookproof_snapshot):
 def test_ini_option_moves_the_snapshot_directory(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nhookproof_snapshot_dir = reviewed/requests\n")
     _write(pytester)
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     moved = pytester.path / "reviewed" / "requests" / "test_agent" / "test_guest_request.txt"
     assert moved.exists()
 
 
 def _snapshot_bytes(pytester: pytest.Pytester, *args: str, seed: str) -> dict[str, bytes]:
     os.environ["PYTHONHASHSEED"] = seed
-    try:
+    try:  # a process of its own: the hash seed is fixed when Python starts
         pytester.runpytest_subprocess("--snapshot-update", *args).assert_outcomes(passed=3)
     finally:
         del os.environ["PYTHONHASHSEED"]
@@ -216,7 +214,7 @@ def test_unknown_option(hookproof_options):
     pass
 """
     )
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(["*unknown option 'scirpt'. Did you mean 'script'?*"])
 
@@ -245,10 +243,12 @@ def test_allowed():
 
 def test_real_models_are_blocked_unless_the_test_opts_in(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(REAL_MODEL_TEST)
-    result = pytester.runpytest_subprocess()
+    # In process: the guard's policy nests (each phase restores the one it replaced).
+    result = pytester.runpytest_inprocess()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*RealModelBlocked*'provider-model'*allow_real_models=True*"])
-    pytester.runpytest_subprocess("--hookproof-allow-real-models").assert_outcomes(passed=2)
+    pytester.runpytest_inprocess("--hookproof-allow-real-models").assert_outcomes(passed=2)
+    # Without the plugin, in a process of its own: this one's guard is on for this very test.
     pytester.runpytest_subprocess("-p", "no:hookproof").assert_outcomes(passed=2)
 
 
@@ -265,6 +265,7 @@ def test_plugin_load_imports_no_heavy_module(
         "    print('HEAVY', heavy)\n"
     )
     pytester.makepyfile("def test_plain():\n    assert True\n")
+    # In a process of its own: this one has imported them already.
     result = pytester.runpytest_subprocess("-s", "-p", "no:syrupy", "-p", "no:hypothesispytest")
     result.stdout.fnmatch_lines(["*HEAVY []"])
 
@@ -282,6 +283,6 @@ def test_one(recording_model, hookproof_snapshot):
     assert recording_model.last == hookproof_snapshot
 """
     )
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     assert (pytester.path / "snapshots").is_dir()
     assert not (pytester.path / "snaps").exists()

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 SNAPSHOT_TEST = """
 import pytest
 from hookproof.runtime import create_agent
@@ -32,6 +30,13 @@ SKIPS = {
 XDIST = [pytest.param([], id="one-process"), pytest.param(["-n", "2"], id="xdist")]
 
 
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """In this process, except under xdist: its controller then gets a process of its own."""
+    if "-n" in args:
+        return pytester.runpytest_subprocess(*args)
+    return pytester.runpytest_inprocess(*args)
+
+
 def _module(pytester: pytest.Pytester, name: str, preamble: str = "", asserts: bool = True) -> None:
     source = SNAPSHOT_TEST.format(
         preamble=preamble, name=name, assertion=ASSERTION if asserts else "pass"
@@ -44,27 +49,22 @@ def _snapshot(pytester: pytest.Pytester, module: str) -> Path:
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """Two modules with one snapshot each, both recorded."""
-    # Under `pytest -n`, these leak into the inner run, whose syrupy then acts as a worker and
-    # never judges unused snapshots: every test here would pass without checking anything.
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """Two modules with one snapshot each, both recorded (tests/conftest.py keeps the outer
+    run's xdist variables out: with them, syrupy would never judge unused snapshots)."""
     _module(pytester, "test_core")
     _module(pytester, "test_framework")
-    pytester.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=2)
+    _run(pytester, "--snapshot-update").assert_outcomes(passed=2)
     assert _snapshot(pytester, "test_framework").is_file()
     return pytester
 
 
 def _assert_kept(pytester: pytest.Pytester, *args: str, skipped: int) -> None:
-    result = pytester.runpytest_subprocess(*args)
+    result = _run(pytester, *args)
     result.assert_outcomes(passed=1, skipped=skipped)
     assert result.ret == 0
     assert "unused" not in result.stdout.str()
-    pytester.runpytest_subprocess("--snapshot-update", *args).assert_outcomes(
-        passed=1, skipped=skipped
-    )
+    _run(pytester, "--snapshot-update", *args).assert_outcomes(passed=1, skipped=skipped)
     assert _snapshot(pytester, "test_framework").is_file()
 
 
@@ -87,7 +87,7 @@ def test_an_ignored_module_keeps_its_snapshot(project: pytest.Pytester) -> None:
 def test_a_module_that_fails_to_import_keeps_its_snapshot(project: pytest.Pytester) -> None:
     _module(project, "test_framework", preamble="import hookproof_no_such_framework")
     update = ("--snapshot-update", "--continue-on-collection-errors")
-    project.runpytest_subprocess(*update).assert_outcomes(passed=1, errors=1)
+    _run(project, *update).assert_outcomes(passed=1, errors=1)
     assert _snapshot(project, "test_framework").is_file()
 
 
@@ -96,18 +96,18 @@ def test_a_removed_assertion_leaves_an_unused_snapshot(
     project: pytest.Pytester, xdist: list[str]
 ) -> None:
     _module(project, "test_framework", asserts=False)
-    result = project.runpytest_subprocess(*xdist)
+    result = _run(project, *xdist)
     result.assert_outcomes(passed=2)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*1 snapshot unused*"])
-    project.runpytest_subprocess("--snapshot-update", *xdist).assert_outcomes(passed=2)
+    _run(project, "--snapshot-update", *xdist).assert_outcomes(passed=2)
     assert not _snapshot(project, "test_framework").exists()
 
 
 def test_a_deleted_module_leaves_unused_snapshots(project: pytest.Pytester) -> None:
     (project.path / "test_framework.py").unlink()
-    result = project.runpytest_subprocess()
+    result = _run(project)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*1 snapshot unused*"])
-    project.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
+    _run(project, "--snapshot-update").assert_outcomes(passed=1)
     assert not _snapshot(project, "test_framework").exists()
