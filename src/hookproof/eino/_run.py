@@ -79,6 +79,7 @@ class EinoRun:
         # that the engine names them once
         self._shown_tools: tuple[Any, tuple[ToolInfo, ...]] = (None, ())
         self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
+        self._model_context: ModelContext | None = None
 
     @property
     def resuming(self) -> bool:
@@ -110,16 +111,20 @@ class EinoRun:
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
         tools = tuple(values.get("tool_infos", values.get("tools")) or ())
+        last = self._model_context
+        if last is not None and last.tools == tools:
+            return last  # immutable, and the configs are the agent's
         build = (
             ModelContext.trusted
             if all(isinstance(info, ToolInfo) for info in tools)
             else ModelContext  # a wrapper passed its own tools: check them
         )
-        return build(
+        self._model_context = build(
             tools=tools,
             model_retry_config=self.agent.model_retry_config,
             model_failover_config=self.agent.model_failover_config,
         )
+        return self._model_context
 
     def shown_tools(self, infos: Any) -> tuple[ToolInfo, ...]:
         """state.tool_infos as the model call's ``tools`` option."""

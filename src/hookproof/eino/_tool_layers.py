@@ -65,6 +65,8 @@ def return_directly_index(messages: Sequence[Message], names: Any) -> int | None
     """The call that ends the run: the last call, in the model's message, to a tool whose
     name is in return_directly (presence counts, not the flag); by position, since ids may
     be missing."""
+    if not names:
+        return None
     matching = [i for i, call in enumerate(_calls_of(messages)) if call.name in names]
     return matching[-1] if matching else None
 
