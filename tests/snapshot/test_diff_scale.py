@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookproof.snapshot import _diff, diff
+from hookproof.snapshot import _diff, _match, diff
 from hookproof.snapshot._render import RequestView, ToolView
 
 # Few distinct lines, so runs repeat and tie often: the cases where matchers disagree.
@@ -23,18 +23,26 @@ def plain_matcher(old: Sequence[str], new: Sequence[str]) -> difflib.SequenceMat
     return difflib.SequenceMatcher(a=old, b=new, autojunk=False)
 
 
+MODES = ["as shipped", "automaton always", "hash collisions"]
+
+
 @contextmanager
-def automaton_always(always: bool) -> Iterator[None]:
-    """With ``always``, every longest run is found by the automaton, however small."""
-    with patch.object(_diff, "_AUTOMATON_FROM", -1 if always else _diff._AUTOMATON_FROM):
+def matcher_mode(mode: str) -> Iterator[None]:
+    """The automaton used however small the range, or window hashes that often collide."""
+    automaton_from = -1 if mode == "automaton always" else _match._AUTOMATON_FROM
+    modulus = 7 if mode == "hash collisions" else _match._MODULUS
+    with (
+        patch.object(_match, "_AUTOMATON_FROM", automaton_from),
+        patch.object(_match, "_MODULUS", modulus),
+    ):
         yield
 
 
-@pytest.mark.parametrize("always", [True, False])
+@pytest.mark.parametrize("mode", MODES)
 @given(old=lines, new=lines)
-def test_hunks_are_difflibs(always: bool, old: list[str], new: list[str]) -> None:
-    with automaton_always(always):
-        fast = _diff._LineMatcher(old, new).get_opcodes()
+def test_hunks_are_difflibs(mode: str, old: list[str], new: list[str]) -> None:
+    with matcher_mode(mode):
+        fast = _match.LineMatcher(old, new).get_opcodes()
     assert fast == plain_matcher(old, new).get_opcodes()
 
 
@@ -48,7 +56,7 @@ def test_longest_run_in_any_ranges_is_difflibs(
 ) -> None:
     alo, ahi = sorted((min(cut[0], len(old)), min(cut[1], len(old))))
     blo, bhi = sorted((min(cut[2], len(new)), min(cut[3], len(new))))
-    fast = _diff._longest_common_run(old, alo, ahi, new, blo, bhi)
+    fast = _match.longest_common_run(old, alo, ahi, new, blo, bhi)
     assert fast == tuple(plain_matcher(old, new).find_longest_match(alo, ahi, blo, bhi))
 
 
@@ -92,21 +100,19 @@ def reference_diff(old: RequestView, new: RequestView) -> _diff.SnapshotDiff:
         return {item.name: next(t for t in views if t.name == item.name) for item in views}
 
     with (
-        patch.object(_diff, "_LineMatcher", plain_matcher),
+        patch.object(_diff, "LineMatcher", plain_matcher),
         patch.object(_diff, "_by_name", by_name),
     ):
         return diff(old, new)
 
 
-@pytest.mark.parametrize("always", [True, False])
+@pytest.mark.parametrize("mode", MODES)
 @given(
     old=st.builds(request_view, lines, lines, tools),
     new=st.builds(request_view, lines, lines, tools),
 )
-def test_every_change_is_the_reference_diffs(
-    always: bool, old: RequestView, new: RequestView
-) -> None:
-    with automaton_always(always):
+def test_every_change_is_the_reference_diffs(mode: str, old: RequestView, new: RequestView) -> None:
+    with matcher_mode(mode):
         fast = diff(old, new)
     assert fast == reference_diff(old, new)
 

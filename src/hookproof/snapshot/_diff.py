@@ -9,15 +9,14 @@ COSMETIC  the same change up to whitespace.
 
 from __future__ import annotations
 
-import difflib
 import json
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from hookproof.errors import UsageError
+from hookproof.snapshot._match import LineMatcher
 from hookproof.snapshot._render import RequestView, ToolView, parse, view
 from hookproof.vocabulary import FinalRequest
 
@@ -129,7 +128,7 @@ def _scalar_changes(before: RequestView, after: RequestView) -> Iterator[Change]
 
 def _line_changes(subject: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterator[Change]:
     """One change per differing hunk, so a rewritten paragraph reads as one change."""
-    matcher = _LineMatcher(old, new)
+    matcher = LineMatcher(old, new)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
@@ -144,104 +143,6 @@ def _line_changes(subject: str, old: tuple[str, ...], new: tuple[str, ...]) -> I
         else:
             kind = _blank_kind(new[j1:j2])
             yield Change(kind, subject, _count(j2 - j1, "added"), after=added)
-
-
-class _LineMatcher(difflib.SequenceMatcher[str]):
-    """difflib's matcher with the same answers, in time near linear in the lines.
-
-    difflib finds each longest common run by visiting every earlier occurrence of each line,
-    so lines that repeat (``<user>``, ``|``) make a long history quadratic or worse. Where
-    that visiting would cost more than a suffix automaton, the run is found with one
-    instead; both give the longest run, the first in ``a``, then the first in ``b``.
-    """
-
-    def __init__(self, old: Sequence[str], new: Sequence[str]) -> None:
-        super().__init__(a=old, b=new, autojunk=False)
-        self.old, self.new = old, new
-        self.repeats = Counter(new)
-
-    def find_longest_match(
-        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
-    ) -> difflib.Match:
-        ahi = len(self.old) if ahi is None else ahi
-        bhi = len(self.new) if bhi is None else bhi
-        visits = sum(map(self.repeats.__getitem__, self.old[alo:ahi]))
-        if visits <= _AUTOMATON_FROM * (ahi - alo + bhi - blo):
-            return super().find_longest_match(alo, ahi, blo, bhi)
-        return difflib.Match(*_longest_common_run(self.old, alo, ahi, self.new, blo, bhi))
-
-
-# The automaton costs about this many of difflib's visits per line it reads.
-_AUTOMATON_FROM = 16
-
-
-def _longest_common_run(
-    a: Sequence[str], alo: int, ahi: int, b: Sequence[str], blo: int, bhi: int
-) -> tuple[int, int, int]:
-    """(i, j, k): the longest a[i:i+k] == b[j:j+k] in the ranges; least i, then least j."""
-    automaton = _Automaton(b, blo, bhi)
-    moves, links, lengths = automaton.moves, automaton.links, automaton.lengths
-    state = size = best = best_end = best_state = 0
-    for i in range(alo, ahi):
-        line = a[i]
-        while state and line not in moves[state]:
-            state = links[state]
-            size = lengths[state]
-        target = moves[state].get(line)
-        if target is not None:
-            state, size = target, size + 1
-        if size > best:
-            best, best_end, best_state = size, i, state
-    if not best:
-        return alo, blo, 0
-    return best_end - best + 1, automaton.first_end[best_state] - best + 1, best
-
-
-class _Automaton:
-    """The suffix automaton of b[lo:hi]: every substring of it is a path from state 0.
-
-    ``first_end[s]`` is where, in b, the first occurrence of the strings of state s ends.
-    """
-
-    __slots__ = ("first_end", "lengths", "links", "moves")
-
-    def __init__(self, b: Sequence[str], lo: int, hi: int) -> None:
-        self.moves: list[dict[str, int]] = [{}]
-        self.links = [-1]
-        self.lengths = [0]
-        self.first_end = [-1]
-        last = 0
-        for j in range(lo, hi):
-            last = self._extend(last, b[j], j)
-
-    def _new(self, moves: dict[str, int], link: int, length: int, first_end: int) -> int:
-        self.moves.append(moves)
-        self.links.append(link)
-        self.lengths.append(length)
-        self.first_end.append(first_end)
-        return len(self.lengths) - 1
-
-    def _extend(self, last: int, line: str, j: int) -> int:
-        moves, links, lengths = self.moves, self.links, self.lengths
-        current = self._new({}, 0, lengths[last] + 1, j)
-        state = last
-        while state != -1 and line not in moves[state]:
-            moves[state][line] = current
-            state = links[state]
-        if state == -1:
-            return current
-        known = moves[state][line]
-        if lengths[state] + 1 == lengths[known]:
-            links[current] = known
-            return current
-        clone = self._new(
-            dict(moves[known]), links[known], lengths[state] + 1, self.first_end[known]
-        )
-        while state != -1 and moves[state].get(line) == known:
-            moves[state][line] = clone
-            state = links[state]
-        links[known] = links[current] = clone
-        return current
 
 
 def _blank_kind(lines: tuple[str, ...]) -> ChangeClass:
