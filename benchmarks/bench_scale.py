@@ -45,12 +45,14 @@ Timed = Callable[[], object]
 
 @dataclass(frozen=True)
 class Point:
-    """One size on a curve: the median time of ``runs`` calls."""
+    """One size on a curve: the median wall time of ``runs`` calls, and their median CPU time
+    (steadier than wall time on a machine other processes keep busy)."""
 
     size: int
     runs: int
     median_ms: float
     per_item_us: float
+    cpu_median_ms: float
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Curve:
     points: list[Point]
     growth: float | None  # time(largest) / time(largest / 10), when both were measured
     growth_between: tuple[int, int] | None
+    cpu_growth: float | None
 
 
 # --- scenarios: each returns the call to time, already checked once --------------------------
@@ -69,7 +72,7 @@ def invoke_id_history(size: int) -> Timed:
     from hookproof.runtime import UserMessage, create_agent
 
     agent = create_agent(ScriptedModel(lambda request: "done"))
-    history = [UserMessage(f"message {index}", id=f"m{index}") for index in range(size)]
+    history = [UserMessage(content=f"message {index}", id=f"m{index}") for index in range(size)]
     inputs = {"messages": history}
 
     def run() -> object:
@@ -92,7 +95,7 @@ def invoke_tool_turns(size: int) -> Timed:
 
     played = [0]
 
-    def turn(request: object) -> object:
+    def turn(request: object) -> Any:
         index = played[0]
         played[0] += 1
         return "done" if index == size else call("lookup", {"query": "x"}, id=f"call_{index}")
@@ -117,7 +120,7 @@ def _history(size: int, edited: set[int]) -> list[Any]:
     for index in range(size):
         text = f"text {index}" + (" (edited)" if index in edited else "")
         role = UserMessage if index % 2 == 0 else AssistantMessage
-        messages.append(role(text))
+        messages.append(role(content=text))
     return messages
 
 
@@ -129,7 +132,7 @@ def diff_messages(size: int) -> Timed:
     edited = set(range(0, size, 100))
     old = _history(size, set())
     new = _history(size, edited)
-    new.insert(size // 3, UserMessage("inserted"))
+    new.insert(size // 3, UserMessage(content="inserted"))
     del new[2 * size // 3]
     before = view(FinalRequest(model="m", messages=tuple(old)))
     after = view(FinalRequest(model="m", messages=tuple(new)))
@@ -205,24 +208,26 @@ def time_point(scenario: Callable[[int], Timed], size: int, runs: int) -> Point:
     call = scenario(size)
     call()
     gc.collect()
-    clock = time.perf_counter_ns
-    samples = []
+    clock, cpu_clock = time.perf_counter_ns, time.process_time_ns
+    samples, cpu_samples = [], []
     for _ in range(runs):
-        start = clock()
+        start, cpu_start = clock(), cpu_clock()
         call()
         samples.append(clock() - start)
+        cpu_samples.append(cpu_clock() - cpu_start)
     median_ns = statistics.median(samples)
-    return Point(size, runs, median_ns / 1e6, median_ns / 1e3 / size)
+    cpu_ms = statistics.median(cpu_samples) / 1e6
+    return Point(size, runs, median_ns / 1e6, median_ns / 1e3 / size, cpu_ms)
 
 
-def growth_of(points: Sequence[Point]) -> tuple[float | None, tuple[int, int] | None]:
-    """time(largest) / time(largest / 10), if both sizes were measured."""
+def growth_of(points: Sequence[Point]) -> tuple[Point, Point] | None:
+    """The largest size and the one a tenth of it, if both were measured."""
     by_size = {point.size: point for point in points}
     largest = max(by_size)
     smaller = by_size.get(largest // 10)
-    if smaller is None or smaller.median_ms == 0:
-        return None, None
-    return by_size[largest].median_ms / smaller.median_ms, (smaller.size, largest)
+    if smaller is None or not smaller.median_ms or not smaller.cpu_median_ms:
+        return None
+    return smaller, by_size[largest]
 
 
 def measure(
@@ -230,11 +235,15 @@ def measure(
 ) -> list[Curve]:
     curves = []
     for name in names:
-        points = [
-            time_point(SCENARIOS[name], size, runs_for(size, quick, runs)) for size in sizes
-        ]
-        growth, between = growth_of(points)
-        curves.append(Curve(name, points, growth, between))
+        points = [time_point(SCENARIOS[name], size, runs_for(size, quick, runs)) for size in sizes]
+        pair = growth_of(points)
+        if pair is None:
+            curves.append(Curve(name, points, None, None, None))
+            continue
+        small, large = pair
+        growth = large.median_ms / small.median_ms
+        cpu_growth = large.cpu_median_ms / small.cpu_median_ms
+        curves.append(Curve(name, points, growth, (small.size, large.size), cpu_growth))
     return curves
 
 
@@ -263,11 +272,15 @@ def report(curves: Sequence[Curve]) -> None:
         for point in curve.points:
             print(
                 f"  N={point.size:>6}  median {point.median_ms:>10.2f} ms  "
-                f"{point.per_item_us:>9.2f} µs/item  (runs={point.runs})"
+                f"{point.per_item_us:>9.2f} µs/item  cpu {point.cpu_median_ms:>10.2f} ms  "
+                f"(runs={point.runs})"
             )
         if curve.growth is not None and curve.growth_between is not None:
             small, large = curve.growth_between
-            print(f"  growth time({large})/time({small}) = {curve.growth:.1f} (linear ≈ 10)")
+            print(
+                f"  growth time({large})/time({small}) = {curve.growth:.1f}, "
+                f"cpu {curve.cpu_growth:.1f} (linear ≈ 10, quadratic ≈ 100)"
+            )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
