@@ -123,6 +123,8 @@ def _with_delta(run: EinoRun, delta: Any) -> RunContext:
 
 def _delta(run: EinoRun, ctx: RunContext) -> dict[str, Any]:
     """What a hook chain added to the run's ctx: saved so a resume can restore it."""
+    if ctx.values is run.ctx.values:  # the run's ctx itself, bound again
+        return {}
     missing = object()
     return {k: v for k, v in ctx.values.items() if run.ctx.value(k, missing) is not v}
 

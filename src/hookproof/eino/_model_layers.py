@@ -417,6 +417,8 @@ def _event_sender(call: ModelCall, inner: Inner) -> Any:
 class _InnerModel:
     """The model a handler's wrap_model receives: the rest of the chain."""
 
+    __slots__ = ("_call", "_inner")
+
     def __init__(self, call: ModelCall, inner: Inner) -> None:
         self._call, self._inner = call, inner
 
