@@ -32,8 +32,6 @@ from tests.plugin import guard_calls
 from tests.plugin.guard_calls import CALLS, chat_openai, requirements, stay_on_this_machine
 from tests.plugin.openai_stub import REPLY, StubProvider, stub_provider
 
-pytest_plugins = ["pytester"]
-
 TEST_NET = "192.0.2.1"  # reserved for documentation: never routed
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "OPENAI_PROXY")
 
@@ -200,6 +198,7 @@ def test_late_import():
     Provider().invoke("hi")
 """
     )
+    # In a process of its own: this one has imported langchain already.
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*RealModelBlocked: hookproof: the test called model*Provider*"])
@@ -687,7 +686,8 @@ def test_fixtures_of_every_scope_and_xunit_setups_are_guarded(
     monkeypatch.setenv("COLUMNS", "1000")  # whole messages in the short summary
     monkeypatch.delenv("CI", raising=False)  # under CI pytest prints them over several lines
     pytester.makepyfile(test_scopes=SCOPES, test_setup_module=SETUP_MODULE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rE")
+    # In process: each phase of the inner tests puts its own policy in place and restores ours.
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rE")
     result.assert_outcomes(passed=1, errors=5)
     blocked = " - hookproof.errors.RealModelBlocked: hookproof: the test called model 'provider'*"
     result.stdout.fnmatch_lines(
@@ -700,7 +700,7 @@ def test_fixtures_of_every_scope_and_xunit_setups_are_guarded(
         ],
         consecutive=True,
     )
-    opted_out = pytester.runpytest_subprocess(
+    opted_out = pytester.runpytest_inprocess(
         "-p", "no:cacheprovider", "--hookproof-allow-real-models"
     )
     opted_out.assert_outcomes(passed=5)
@@ -769,7 +769,9 @@ def test_a_refusal_the_code_under_test_caught_still_fails_the_test(
     monkeypatch.setenv("COLUMNS", "1000")  # whole messages in the short summary
     monkeypatch.delenv("CI", raising=False)  # under CI pytest prints them over several lines
     pytester.makepyfile(test_swallowed=SWALLOWED)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rfE")
+    # In process: the inner test's own replacement of socket.socket.connect (which the guard
+    # wraps at its next phase) is undone at its teardown, leaving this process's guard as it was.
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rfE")
     result.assert_outcomes(failed=4, errors=1)
     caught = (
         " - hookproof.errors.RealModelBlocked: hookproof: during the test's {}, a real model "
@@ -785,7 +787,7 @@ def test_a_refusal_the_code_under_test_caught_still_fails_the_test(
         ],
         consecutive=True,
     )
-    opted_out = pytester.runpytest_subprocess(
+    opted_out = pytester.runpytest_inprocess(
         "-p", "no:cacheprovider", "--hookproof-allow-real-models"
     )
     opted_out.assert_outcomes(passed=4, failed=1)
@@ -826,7 +828,8 @@ def test_threads_are_blocked_too():
     assert errors == ["RealModelBlocked"]
 """
     )
-    result = pytester.runpytest_subprocess()
+    # In process: the thread's refusal goes to the inner test's phase, running meanwhile.
+    result = pytester.runpytest_inprocess()
     # The thread's refusal is blocked, and, caught there, still fails the test.
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
