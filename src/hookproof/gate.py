@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookproof._snapshot_files import BOM, is_snapshot_name, read_regular_file
-from hookproof.errors import InvalidInputError
-from hookproof.snapshot._diff import Change, ChangeClass, diff
-from hookproof.snapshot._render import RequestView, SnapshotFormatError, parse
+from hookproof.errors import InvalidInputError, SnapshotFormatError
+from hookproof.snapshot import Change, ChangeClass, RequestView, diff, parse
 
 __all__ = [
     "DEFAULT_FAIL_ON",

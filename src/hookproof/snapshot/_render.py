@@ -18,7 +18,7 @@ from typing import Any
 from hookproof._frozen import thaw
 from hookproof._snapshot_files import HEADER
 from hookproof.errors import SnapshotFormatError, UsageError
-from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, _Block
+from hookproof.messages import AssistantMessage, ContentBlock, Message, TextBlock, ToolMessage
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, Normaliser
 from hookproof.vocabulary import FinalRequest
 
@@ -106,7 +106,7 @@ def _text_lines(text: str, norm: Normaliser) -> list[str]:
     return [f"| {line}" if line else "|" for line in _visible(norm.prose(text)).split("\n")]
 
 
-def _block_lines(block: _Block, norm: Normaliser) -> list[str]:
+def _block_lines(block: ContentBlock, norm: Normaliser) -> list[str]:
     data = block.model_dump(mode="json", exclude={"type"})
     text = data.pop("text", None)
     if "id" in data:
