@@ -14,6 +14,7 @@ Names (Eino -> here):
     schema.RegisterName[T]("n")               -> register_name("n", T)
     adk.AgentMiddleware (struct)              -> AgentMiddleware (frozen dataclass)
     compose.ToolMiddleware                    -> ToolMiddleware
+    schema.ToolInfo                           -> ToolInfo (hookproof.tools.ToolSchema itself)
     ErrExceedMaxIterations / ErrExceedMaxRetries -> ExceedMaxIterationsError /
                                                   ExceedMaxRetriesError (RetryExhaustedError)
     AgentEvent.Output.MessageOutput           -> AgentEvent.message (+ tool_name, chunks)
