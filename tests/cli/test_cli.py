@@ -43,6 +43,7 @@ def test_demo_trace_shows_the_harness_layers(capsys: pytest.CaptureFixture[str])
     assert "HarnessProfileToolExclusion.wrap_model_call:enter" in out
 
 
+@pytest.mark.slow
 def test_demo_output_is_identical_across_runs_and_hash_seeds() -> None:
     outputs = {
         subprocess.check_output(

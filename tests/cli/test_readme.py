@@ -37,6 +37,7 @@ def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "OnlyPublic.wrap_model_call:enter" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_readme_langchain_project_runs_as_written(pytester: pytest.Pytester) -> None:
     pytest.importorskip("langchain.agents")
     pytest.importorskip("deepagents")

@@ -200,6 +200,7 @@ def test_bad_command_line_value_names_the_option(pytester: pytest.Pytester) -> N
     result.stdout.fnmatch_lines(["*hookproof: the command line gives freeze_time='2026-13-01'*"])
 
 
+@pytest.mark.slow
 def test_freezegun_is_imported_only_when_asked(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         "import sys\ndef test_clock_untouched():\n    assert 'freezegun' not in sys.modules\n"

@@ -176,6 +176,7 @@ def test_a_model_called_from_another_thread_is_refused(provider: StubProvider) -
     assert provider.requests == []
 
 
+@pytest.mark.slow
 def test_langchain_imported_after_the_guard_is_on_is_guarded_too(pytester: pytest.Pytester) -> None:
     pytest.importorskip("langchain_core")
     pytester.makepyfile(

@@ -71,6 +71,7 @@ def test_without_langchain_the_fixture_says_what_to_install(pytester: pytest.Pyt
     assert "Install it with `pip install 'hookproof[langchain]'`." in output
 
 
+@pytest.mark.slow
 def test_the_plugin_does_not_import_the_adapter(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         "import sys\n"

@@ -77,6 +77,7 @@ def test_a_snapshot_directory_overlapping_the_tests_hides_no_doctest(
     result.stdout.fnmatch_lines(["*tests/test_doc.txt::test_doc.txt FAILED*"])
 
 
+@pytest.mark.slow
 @needs_fifo
 def test_a_fifo_in_the_snapshot_directory_is_never_opened(project: pytest.Pytester) -> None:
     os.mkfifo(project.path / "snapshots/test_agent/test_pipe.txt")
@@ -85,6 +86,7 @@ def test_a_fifo_in_the_snapshot_directory_is_never_opened(project: pytest.Pytest
     result.assert_outcomes(passed=2)
 
 
+@pytest.mark.slow
 def test_collection_imports_nothing_heavy(project: pytest.Pytester) -> None:
     project.makeconftest(
         "import sys\n"

@@ -136,6 +136,7 @@ def test_bad_input_exits_2_with_a_reason(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_check_runs_suites_and_prints_a_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -156,6 +157,7 @@ def test_check_runs_suites_and_prints_a_table(
     assert out.rstrip().endswith("contracts failed (pytest exit 1)")
 
 
+@pytest.mark.slow
 def test_check_without_paths_runs_the_bundled_suite_outside_a_project(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -172,6 +174,7 @@ def test_check_with_missing_path_exits_2(capsys: pytest.CaptureFixture[str]) -> 
     assert "do not exist" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_gate_bad_bytes_and_check_usage_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -165,6 +165,7 @@ def _snapshot_bytes(pytester: pytest.Pytester, *args: str, seed: str) -> dict[st
     return files
 
 
+@pytest.mark.slow
 def test_snapshots_are_byte_identical_across_seeds_and_xdist(pytester: pytest.Pytester) -> None:
     _write(pytester, tools="search, export, delete_all")
     pytester.makepyfile(
@@ -252,6 +253,7 @@ def test_real_models_are_blocked_unless_the_test_opts_in(pytester: pytest.Pytest
     pytester.runpytest_subprocess("-p", "no:hookproof").assert_outcomes(passed=2)
 
 
+@pytest.mark.slow
 def test_plugin_load_imports_no_heavy_module(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

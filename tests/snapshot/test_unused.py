@@ -27,7 +27,10 @@ SKIPS = {
     "importorskip": 'pytest.importorskip("hookproof_no_such_framework")',
     "module-skip": 'pytest.skip("framework not installed", allow_module_level=True)',
 }
-XDIST = [pytest.param([], id="one-process"), pytest.param(["-n", "2"], id="xdist")]
+XDIST = [
+    pytest.param([], id="one-process"),
+    pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow),
+]
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -70,8 +73,11 @@ def _assert_kept(pytester: pytest.Pytester, *args: str, skipped: int) -> None:
 
 @pytest.mark.parametrize(
     ("skip", "xdist"),
-    [("importorskip", []), ("importorskip", ["-n", "2"]), ("module-skip", [])],
-    ids=["importorskip", "importorskip-xdist", "module-skip"],
+    [
+        pytest.param("importorskip", [], id="importorskip"),
+        pytest.param("importorskip", ["-n", "2"], id="importorskip-xdist", marks=pytest.mark.slow),
+        pytest.param("module-skip", [], id="module-skip"),
+    ],
 )
 def test_a_module_skipped_at_import_keeps_its_snapshot(
     project: pytest.Pytester, skip: str, xdist: list[str]
