@@ -27,6 +27,7 @@ from tests.eino.helpers import (
     Flaky,
     Logger,
     StreamableOnly,
+    Upper,
     agent_with,
     hooks_entered,
     layer_owners,
@@ -196,16 +197,8 @@ def test_registered_event_senders_replace_the_defaults_at_their_position() -> No
     assert run.kinds() == ["model_output", "tool_result", "model_output"]
 
 
-class Rewrites(BaseChatModelAgentMiddleware):
+class Rewrites(Upper):
     """wrap_model changes the output; after_model_rewrite_state changes it again."""
-
-    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
-        class Upper(ModelWrapper):
-            def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
-                message = self.inner.generate(ctx, messages, **options)
-                return text_message(AssistantMessage, message.text.upper())
-
-        return Upper(model)
 
     def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
         last = text_message(AssistantMessage, state.messages[-1].text + " (rewritten)")
