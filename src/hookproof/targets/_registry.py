@@ -35,6 +35,7 @@ class _Entry:
 
 
 _ENTRIES: dict[str, _Entry] = {}
+_ORDER: list[str] = []  # the names as_target tries, in order (kept in step with _ENTRIES)
 
 
 def register_target(
@@ -58,11 +59,13 @@ def register_target(
             f"subclass or a 'module:Class' path, got {target!r}."
         )
     _ENTRIES[name] = _Entry(target, tuple(middleware_modules), detect, last)
+    _reorder()
 
 
 def unregister_target(name: str) -> None:
     """Forget a registered target (for tests that register one of their own)."""
     _ENTRIES.pop(_known(name), None)
+    _reorder()
 
 
 def registered_targets() -> tuple[str, ...]:
@@ -104,7 +107,7 @@ def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Targ
     if isinstance(build, Target) or not callable(build):
         return build  # a Target, or an object that runs like one
     first: Exception | None = None
-    for name in _detection_order():
+    for name in _ORDER:
         cls = _installed(name)
         if cls is None:
             continue
@@ -122,9 +125,9 @@ def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Targ
     raise first
 
 
-def _detection_order() -> list[str]:
+def _reorder() -> None:
     detected = [(entry.last, name) for name, entry in _ENTRIES.items() if entry.detects]
-    return [name for _, name in sorted(detected, key=lambda pair: pair[0])]
+    _ORDER[:] = [name for _, name in sorted(detected, key=lambda pair: pair[0])]
 
 
 def middleware_target(middleware: object) -> type[Target]:
