@@ -12,7 +12,7 @@ from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._frozen import FrozenDict, FrozenList, freeze, freeze_list
 from hookproof._guard import check_model
 from hookproof.eino._core import (
     AgentEvent,
@@ -469,8 +469,18 @@ def _with_id(message: AssistantMessage, msg_id: str) -> AssistantMessage:
     kwargs = FrozenDict({**message.additional_kwargs, "_eino_msg_id": msg_id})
     if type(message) is not AssistantMessage:  # a subclass may validate more
         return message.override(additional_kwargs=kwargs)
-    # the message is valid and frozen already: what override() gives, without validation
-    return construct(AssistantMessage, **{**message.__dict__, "additional_kwargs": kwargs})
+    # the message is valid already: what override() gives (which freezes every sequence,
+    # construct()'s defaults included), without validating it again
+    return construct(
+        AssistantMessage,
+        **{
+            **message.__dict__,
+            "content": freeze_list(message.content),
+            "tool_calls": freeze_list(message.tool_calls),
+            "additional_kwargs": kwargs,
+            "response_metadata": freeze(message.response_metadata),
+        },
+    )
 
 
 def callbacks_enabled(component: Any) -> bool:
