@@ -166,6 +166,8 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
 
 
 def _state_update(before: ChatModelAgentState, after: ChatModelAgentState) -> dict[str, Any]:
+    if after is before:
+        return {}
     update: dict[str, Any] = {}
     if after.messages != before.messages:
         update["messages"] = ReplaceMessages(after.messages)

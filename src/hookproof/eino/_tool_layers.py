@@ -188,7 +188,8 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     )
     handle = run.exec.handle
     assert handle is not None
-    held = return_directly_index(handle.state.get("messages", ()), run.agent_ctx.return_directly)
+    names = run.agent_ctx.return_directly
+    held = return_directly_index(handle.state.get("messages", ()), names) if names else None
     if held is not None and held == call.index:
         handle.update({HELD_KEY: event}, source="return_directly")
     else:
