@@ -7,7 +7,7 @@ in a short line; the reference runtime's line is the baseline the other targets 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hookproof.models import call
@@ -43,7 +43,7 @@ def outcome(action: Callable[[], Any]) -> str:
 def probes_of(target: type[Target]) -> Probes:
     """The probes that apply to ``target``: the core ones, and the harness ones when it is a
     deep-agent harness with profiles."""
-    found = _core(target)
+    found = _Core(target).probes()
     if target.has_harness_profiles:
         found.update(_harness(target))
     return found
@@ -70,78 +70,80 @@ def lookup(query: str) -> str:
     return query
 
 
-def _core(t: type[Target]) -> Probes:
-    events: list[str] = []
-    echo_tool, boom_tool = t.tool(echo), t.tool(boom)
+class _Core:
+    """The core probes on one target; each says what it observed."""
 
-    def layer(name: str) -> Any:
+    def __init__(self, t: type[Target]) -> None:
+        self.t = t
+        self.events: list[str] = []
+        self.echo, self.boom = t.tool(echo), t.tool(boom)
+
+    def probes(self) -> Probes:
+        actions = (
+            self.onion,
+            self.reversed_after,
+            lambda: _override_depth(self.t),
+            self.schema_only,
+            self.unknown_tool,
+            self.tool_error,
+            self.duplicates,
+            self.sync_under_ainvoke,
+        )
+        return dict(zip(CORE_PROBES, actions, strict=True))
+
+    def layer(self, name: str) -> Any:
         def wrap(request: Any, handler: Any) -> Any:
-            events.append(f"{name}>")
+            self.events.append(f"{name}>")
             result = handler(request)
-            events.append(f"<{name}")
+            self.events.append(f"<{name}")
             return result
 
-        return t.wrap_model_layer(name, wrap)
+        return self.t.wrap_model_layer(name, wrap)
 
-    def after(name: str) -> Any:
-        return t.after_model_hook(f"after_{name}", lambda _state, _runtime: events.append(name))
+    def after(self, name: str) -> Any:
+        return self.t.after_model_hook(
+            f"after_{name}", lambda _state, _runtime: self.events.append(name)
+        )
 
-    def agent(*turns: Any, tools: list[Any] | None = None, middleware: Any = ()) -> Any:
-        return t.create_agent(t.scripted_model(*turns), tools or [], middleware)
+    def agent(self, *turns: Any, tools: Sequence[Any] = (), middleware: Sequence[Any] = ()) -> Any:
+        return self.t.create_agent(self.t.scripted_model(*turns), tools, middleware)
 
-    def onion() -> str:
-        events.clear()
-        t.invoke(agent("ok", middleware=[layer("A"), layer("B")]), _HI)
-        return " ".join(events)
+    def onion(self) -> str:
+        self.events.clear()
+        self.t.invoke(self.agent("ok", middleware=[self.layer("A"), self.layer("B")]), _HI)
+        return " ".join(self.events)
 
-    def reversed_after() -> str:
-        events.clear()
-        t.invoke(agent("ok", middleware=[after("A"), after("B")]), _HI)
-        return ",".join(events)
+    def reversed_after(self) -> str:
+        self.events.clear()
+        self.t.invoke(self.agent("ok", middleware=[self.after("A"), self.after("B")]), _HI)
+        return ",".join(self.events)
 
-    def adds_boom(request: Any, handler: Any) -> Any:
-        return handler(request.override(tools=[*request.tools, boom_tool]))
+    def schema_only(self) -> str:
+        def adds_boom(request: Any, handler: Any) -> Any:
+            return handler(request.override(tools=[*request.tools, self.boom]))
 
-    def schema_only() -> str:
-        adds = t.wrap_model_layer("adds_tool", adds_boom)
+        adds = self.t.wrap_model_layer("adds_tool", adds_boom)
         return outcome(
             lambda: (
-                t.invoke(agent("ok", tools=[echo_tool], middleware=[adds]), _HI)
+                self.t.invoke(self.agent("ok", tools=[self.echo], middleware=[adds]), _HI)
                 and "runs without error"
             )
         )
 
-    def unknown_tool() -> str:
-        messages = t.invoke(agent(call("ghost"), "ok", tools=[echo_tool]), _HI)
+    def unknown_tool(self) -> str:
+        messages = self.t.invoke(self.agent(call("ghost"), "ok", tools=[self.echo]), _HI)
         return _tool_list_elided(next(m.text for m in messages if m.role == "tool"))
 
-    def tool_error() -> str:
-        calls_boom = agent(call("boom", {"text": "x"}), "ok", tools=[boom_tool])
-        return outcome(lambda: t.invoke(calls_boom, _HI) and "runs without error")
+    def tool_error(self) -> str:
+        calls_boom = self.agent(call("boom", {"text": "x"}), "ok", tools=[self.boom])
+        return outcome(lambda: self.t.invoke(calls_boom, _HI) and "runs without error")
 
-    def duplicates() -> str:
-        return outcome(lambda: agent("ok", tools=[echo_tool, echo_tool]) and "builds")
+    def duplicates(self) -> str:
+        return outcome(lambda: self.agent("ok", tools=[self.echo, self.echo]) and "builds")
 
-    def sync_under_ainvoke() -> str:
-        wrapped = agent("ok", middleware=[layer("S")])
-        return outcome(lambda: asyncio.run(t.ainvoke(wrapped, _HI))[-1].text)
-
-    return dict(
-        zip(
-            CORE_PROBES,
-            (
-                onion,
-                reversed_after,
-                lambda: _override_depth(t),
-                schema_only,
-                unknown_tool,
-                tool_error,
-                duplicates,
-                sync_under_ainvoke,
-            ),
-            strict=True,
-        )
-    )
+    def sync_under_ainvoke(self) -> str:
+        wrapped = self.agent("ok", middleware=[self.layer("S")])
+        return outcome(lambda: asyncio.run(self.t.ainvoke(wrapped, _HI))[-1].text)
 
 
 def _override_depth(t: type[Target]) -> str:
