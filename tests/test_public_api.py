@@ -787,6 +787,14 @@ def test_import_loads_no_heavy_dependency(statement: str) -> None:
     assert [name for name in HEAVY if name in loaded] == []
 
 
+def test_import_hookproof_loads_only_its_errors() -> None:
+    code = (
+        "import sys; before = set(sys.modules); import hookproof; print(*set(sys.modules) - before)"
+    )
+    loaded = subprocess.check_output([sys.executable, "-c", code], text=True).split()
+    assert sorted(loaded) == ["__future__", "hookproof", "hookproof.errors"]
+
+
 def test_import_hookproof_does_not_load_pydantic() -> None:
     code = "import hookproof, hookproof.compat, sys; print('pydantic' in sys.modules)"
     assert subprocess.check_output([sys.executable, "-c", code], text=True).strip() == "False"

@@ -5,7 +5,9 @@ Every message follows one shape: what happened (with values), why it matters, ho
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing itself costs `import hookproof` several ms; mypy sees True
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ConnectionBlocked",
