@@ -59,8 +59,12 @@ def same(left: Sequence[Message] | Refused, right: Sequence[Message] | Refused) 
 
 
 @contextmanager
-def index_kept_from(length: int) -> Iterator[None]:
-    with patch.object(state, "_KEEP_INDEX_FROM", length):
+def index_kept_from(length: int, scan_below: int = state._SCAN_BELOW) -> Iterator[None]:
+    """Keep the index from histories of ``length``; scan histories shorter than ``scan_below``."""
+    with (
+        patch.object(state, "_KEEP_INDEX_FROM", length),
+        patch.object(state, "_SCAN_BELOW", scan_below),
+    ):
         yield
 
 
@@ -91,12 +95,12 @@ def run_updates(
     return seen
 
 
-@pytest.mark.parametrize("kept_from", [0, 3, 10_000])
+@pytest.mark.parametrize(("kept_from", "scan_below"), [(0, 0), (3, 0), (3, 6), (10_000, 16)])
 @given(start=st.lists(messages, max_size=8), batches=updates)
 def test_every_update_sequence_matches_the_reference(
-    kept_from: int, start: list[Message], batches: list[list[Any]]
+    kept_from: int, scan_below: int, start: list[Message], batches: list[list[Any]]
 ) -> None:
-    with index_kept_from(kept_from):
+    with index_kept_from(kept_from, scan_below):
         actual = run_updates(add_messages, start, batches)
     expected = run_updates(reference, start, batches)
     assert len(actual) == len(expected)
@@ -108,7 +112,7 @@ def test_every_update_sequence_matches_the_reference(
 def test_two_updates_of_one_history_do_not_share_an_index(
     start: list[Message], one: list[list[Any]], other: list[list[Any]]
 ) -> None:
-    with index_kept_from(0):
+    with index_kept_from(0, scan_below=0):
         base = add_messages(start, [])
         first = run_updates(add_messages, list(base), one)
         branch = run_updates(add_messages, base, other)

@@ -19,8 +19,11 @@ Reducer = Callable[[Any, Any], Any]
 
 def add_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Message]:
     """Append messages; a message with an existing id replaces it; RemoveMessage removes."""
-    history = _History.resume(current or ())
+    current = current or ()
     items = new if isinstance(new, list | tuple) else [new]
+    if len(current) < _KEEP_INDEX_FROM and _only_new_messages(items):
+        return FrozenList([*current, *items])
+    history = _History.resume(current)
     for index, item in enumerate(items):
         message = (
             item
@@ -34,8 +37,15 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Mess
     return history.finish()
 
 
-# Histories at least this long keep their id index between updates (see _History.finish).
+def _only_new_messages(items: Sequence[Any]) -> bool:
+    """Messages without ids, as the engine's own steps add: nothing to look up."""
+    return all(isinstance(item, Message) and item.id is None for item in items)
+
+
+# Histories at least this long keep their id index between updates (see _History.finish);
+# shorter than _SCAN_BELOW, a lookup scans, which is cheaper than building an index.
 _KEEP_INDEX_FROM = 256
+_SCAN_BELOW = 16
 _KEPT_MAX = 16
 
 
@@ -71,14 +81,22 @@ class _History:
             self.first, self.later = _index_of(self.slots)
         return self.first
 
+    def _find(self, key: str) -> int | None:
+        if self.first is None and len(self.slots) < _SCAN_BELOW:  # no holes before an index
+            for position, item in enumerate(self.slots):
+                if _id(item) == key:
+                    return position
+            return None
+        return self._index().get(key)
+
     def put(self, message: Message) -> None:
         key = message.id
-        position = None if key is None else self._index().get(key)
+        position = None if key is None else self._find(key)
         if position is not None:
             self.slots[position] = message
             return
-        if key is not None:
-            self._index()[key] = len(self.slots)
+        if key is not None and self.first is not None:
+            self.first[key] = len(self.slots)
         self.slots.append(message)
 
     def remove(self, key: str) -> None:
@@ -107,6 +125,10 @@ class _History:
 
 
 _Index = tuple[dict[str, int], dict[str, deque[int]]]
+
+
+def _id(message: Message | None) -> str | None:
+    return None if message is None else message.id
 
 
 def _index_of(slots: Sequence[Message | None]) -> _Index:
