@@ -1,11 +1,11 @@
 """hookproof's own suite: the plugin registers and selects the hypothesis profiles
 (``ci`` under CI, or HYPOTHESIS_PROFILE / --hypothesis-profile); locally, ``dev`` is used.
 
-Every pytester project runs as a project of its own: the variables pytest-xdist sets in its
-workers are removed first, or a child pytest started by a worker would think it is one too
-(syrupy, for one, then leaves unused snapshots alone). Child runs write no cache and skip
-langsmith's pytest plugin (installed with LangChain, unused here, and most of the start-up
-time of a child pytest)."""
+Every pytester project, and every pytest that ``hookproof check`` starts in a test, runs as
+a project of its own: the variables pytest-xdist sets in its workers are removed first, or a
+child pytest started by a worker would think it is one too (syrupy, for one, then leaves
+unused snapshots alone). Child runs write no cache and skip langsmith's pytest plugin
+(installed with LangChain, unused here, and most of the start-up time of a child pytest)."""
 
 from __future__ import annotations
 
@@ -25,9 +25,19 @@ if not os.environ.get("CI") and not os.environ.get("HYPOTHESIS_PROFILE"):
     settings.load_profile("dev")
 
 
-@pytest.fixture
-def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def _as_a_project_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in [name for name in os.environ if name.startswith("PYTEST_XDIST_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("PYTEST_ADDOPTS", CHILD_OPTIONS)
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    _as_a_project_of_its_own(monkeypatch)  # after pytester, which clears PYTEST_ADDOPTS
     return pytester
+
+
+@pytest.fixture
+def child_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For tests whose code starts pytest itself (``hookproof check``): the same environment."""
+    _as_a_project_of_its_own(monkeypatch)

@@ -137,6 +137,7 @@ def test_bad_input_exits_2_with_a_reason(
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("child_pytest")
 def test_check_runs_suites_and_prints_a_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -158,6 +159,7 @@ def test_check_runs_suites_and_prints_a_table(
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("child_pytest")
 def test_check_without_paths_runs_the_bundled_suite_outside_a_project(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -175,6 +177,7 @@ def test_check_with_missing_path_exits_2(capsys: pytest.CaptureFixture[str]) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("child_pytest")
 def test_gate_bad_bytes_and_check_usage_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
