@@ -59,6 +59,7 @@ def _property(report: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]])
 def test_totals_reach_junit_and_the_terminal(pytester: pytest.Pytester, workers: list[str]) -> None:
     pytester.makepyfile(test_suite=SUITE)
@@ -87,6 +88,7 @@ def test_a_session_without_checks_prints_no_totals(pytester: pytest.Pytester) ->
     assert "hookproof contracts:" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_hookproof_check_prints_the_totals(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_suite=SUITE)
     with pytest.MonkeyPatch.context() as patch:
