@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
-from hookproof._frozen import thaw
+from hookproof._frozen import FrozenDict, thaw
 from hookproof.context import ToolRuntime
 from hookproof.eino._core import RunContext, ToolArgument, ToolInfo, ToolResult, collect
 from hookproof.errors import DuplicateToolError, ToolError, UsageError
@@ -79,6 +79,9 @@ class EnhancedStreamableTool(Protocol):
     ) -> Iterator[ToolResult]: ...
 
 
+_UNSEEN_RUNTIME: ToolRuntime[Any] = ToolRuntime(state=FrozenDict())
+
+
 class FunctionTool:
     """A hookproof Tool seen as an Eino invokable tool: JSON text in, text out."""
 
@@ -98,8 +101,10 @@ class FunctionTool:
     ) -> str:
         """Runs the function; a ToolRuntime parameter gets the ctx as its context."""
         args = json.loads(arguments or "{}")
-        runtime: ToolRuntime[Any] = ToolRuntime(
-            context=ctx, state=state or {}, tool_call_id=call_id
+        runtime: ToolRuntime[Any] = (
+            ToolRuntime(context=ctx, state=state or {}, tool_call_id=call_id)
+            if self.tool.runtime_params or self.tool.context_params
+            else _UNSEEN_RUNTIME  # no parameter of the function receives it
         )
         try:
             kwargs = self.tool.prepare(args, runtime)
