@@ -59,12 +59,14 @@ def test_recording_chat_model_writes_then_matches_a_snapshot(pytester: pytest.Py
     pytester.runpytest_inprocess().assert_outcomes(passed=2)
 
 
+@pytest.mark.slow
 def test_without_langchain_the_fixture_says_what_to_install(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(WITHOUT_LANGCHAIN)
     pytester.makepyfile(
         "def test_needs_langchain(recording_chat_model):\n    pass\n",
     )
-    result = pytester.runpytest_inprocess()  # the conftest's monkeypatch undoes itself
+    # In a process of its own: whether the import fails depends on what sys.modules holds.
+    result = pytester.runpytest_subprocess()
     result.assert_outcomes(errors=1)
     output = result.stdout.str()
     assert "hookproof: scripted_chat_model needs langchain-core, which cannot be imported" in output
