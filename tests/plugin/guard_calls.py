@@ -1,6 +1,6 @@
 """Every way a test can reach a LangChain chat model, each returning the texts it got back.
 
-Shared by tests/test_guard.py and the pytester projects it writes (copied into them), so the
+Shared by tests/plugin/test_guard.py and the pytester projects it writes (copied into them), so the
 paths refused with the guard on are exactly the paths that reach the provider without it.
 Needs langchain-openai (and langchain, deepagents for the agent paths).
 """
