@@ -440,7 +440,10 @@ class _InnerModel:
 def _wrap_model_layer(handler: Any, owner: str) -> Layer:
     def wrap(call: ModelCall, inner: Inner) -> Any:
         model_ctx = call.run.model_context(call.options)
-        wrapped = handler.wrap_model(call.ctx, _InnerModel(call, inner), model_ctx)
+        given = _InnerModel(call, inner)
+        wrapped = handler.wrap_model(call.ctx, given, model_ctx)
+        if wrapped is given:  # not wrapped: what given.generate/stream would do with the call
+            return replay(tuple(inner(call))) if call.streaming else inner(call)
         method = "stream" if call.streaming else "generate"
         if not callable(getattr(wrapped, method, None)):
             raise UsageError(
