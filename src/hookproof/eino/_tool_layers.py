@@ -256,6 +256,8 @@ def _handler_tool_layer(handler: Any, owner: str) -> Layer:
         method = getattr(handler, WRAP_METHODS[call.kind])
         tool_ctx = ToolContext.trusted(name=call.name, call_id=call.call_id)
         wrapped = method(call.ctx, endpoint, tool_ctx)
+        if wrapped is endpoint:  # not wrapped: what endpoint would do with the call's input
+            return inner(call)
         if not callable(wrapped):
             raise UsageError(
                 f"hookproof: {owner}.{WRAP_METHODS[call.kind]} returned "
