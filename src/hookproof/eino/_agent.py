@@ -136,7 +136,7 @@ class ChatModelAgent:
         self.instruction = _instruction(instruction, self.middlewares)
         self.tools = _tools(tools, self.middlewares)
         # what each run uses unless before_agent changes the tools (checked once, here)
-        self.tool_index = index_tools(self.tools, "tools[{index}]", _TOOLS_WHERE)
+        self._tool_index = index_tools(self.tools, "tools[{index}]", _TOOLS_WHERE)
         self.return_directly = return_directly_flags(return_directly)
         self.max_iterations = _iterations(max_iterations)
         self.model_retry_config = model_retry_config
@@ -177,7 +177,7 @@ class ChatModelAgent:
         )
         return Engine(dialect)
 
-    def run_config(self) -> ChatModelAgentContext:
+    def _run_config(self) -> ChatModelAgentContext:
         """What before_agent receives: the agent's instruction, tools and return_directly."""
         values: dict[str, Any] = {
             "instruction": self.instruction,

@@ -94,7 +94,7 @@ def _pair(returned: Any, second: type, method: str) -> tuple[RunContext, Any]:
 def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """After before_agent: the run's tools and, on a fresh run, the initial state."""
     run = _run(runtime)
-    index = run.agent.tool_index
+    index = run.agent._tool_index
     if run.agent_ctx.tools is not index.source:  # before_agent changed them
         index = index_tools(
             run.agent_ctx.tools,

@@ -65,7 +65,7 @@ class EinoRun:
         self.after_ctx = self.ctx
         self.streaming = streaming
         self.input_messages = input_messages
-        self.agent_ctx = agent.run_config()
+        self.agent_ctx = agent._run_config()
         self.tools: dict[str, Any] = {}
         self.tool_kinds: dict[str, frozenset[EndpointKind]] = {}
         self.tool_infos: tuple[ToolInfo, ...] = ()
