@@ -9,8 +9,11 @@ imports; only the moment the submodule is imported changes.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing itself costs a package's import several ms; mypy sees True
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 
 def origins(groups: Mapping[str, tuple[str, ...]]) -> dict[str, str]:

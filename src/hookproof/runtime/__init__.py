@@ -1,11 +1,14 @@
 """The reference agent runtime: one engine and the LangChain-shaped middleware dialect."""
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from hookproof._lazy import load as _load
 from hookproof._lazy import origins as _origins
 
+TYPE_CHECKING = False  # typing itself costs the import several ms; mypy sees True
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookproof._engine import (
         Checkpoint,
         InMemoryCheckpointer,
