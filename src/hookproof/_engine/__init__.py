@@ -11,11 +11,12 @@ from hookproof._engine.checkpoint import (
     interrupt,
 )
 from hookproof._engine.dialect import Dialect
-from hookproof._engine.executors import AsyncExec, SyncExec, drive, in_thread, run_tool
+from hookproof._engine.executors import AsyncExec, SyncExec, drive, run_tool
 from hookproof._engine.loop import Engine
 from hookproof._engine.run import RunHandle
 from hookproof._engine.state import StateSpec, add_messages
 from hookproof._engine.types import Layer, NodeHook, Phase, RunResult, Stack
+from hookproof._engine.workers import in_thread
 
 __all__ = [
     "AsyncExec",

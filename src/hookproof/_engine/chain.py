@@ -12,9 +12,10 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from hookproof._engine.dialect import Dialect
-from hookproof._engine.executors import in_thread, missing_sync
+from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run, error_data
 from hookproof._engine.types import Layer
+from hookproof._engine.workers import in_thread
 from hookproof._guard import check_model
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage

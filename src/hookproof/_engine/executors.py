@@ -2,26 +2,24 @@
 
 Under invoke() everything is a plain call: the layer chains are plain functions and the one
 coroutine of the loop never suspends, so ``drive`` runs it without an event loop. Under
-ainvoke() async twins are awaited first; a sync wrap hook runs in a helper thread whose
-handler hands the inner layers back to the event loop, so sync and async hooks mix freely.
+ainvoke() async twins are awaited first; a sync wrap hook runs in a helper thread (workers.py)
+whose handler hands the inner layers back to the event loop, so sync and async hooks mix.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, cast
 
-from hookproof._engine.types import Layer, NodeHook
+from hookproof._engine.types import NodeHook
 from hookproof.errors import MissingAsyncHookError
 from hookproof.tools import Tool
 
 if TYPE_CHECKING:
     from hookproof._engine.run import Run
 
-__all__ = ["AsyncExec", "SyncExec", "drive", "in_thread", "missing_sync", "run_tool"]
+__all__ = ["AsyncExec", "SyncExec", "drive", "missing_sync", "run_tool"]
 
 
 def drive(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -76,34 +74,3 @@ class AsyncExec(SyncExec):
     async def pause(self, run: Run, label: str) -> None:
         assert run.probe is not None
         await run.probe.areached(label)
-
-
-async def in_thread(func: Callable[..., Any], *args: Any) -> Any:
-    """Run func in its own thread (never a bounded pool: nested sync layers each block one)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def work() -> None:
-        try:
-            result = context.run(func, *args)
-        except BaseException as error:  # noqa: BLE001 - handed to the awaiting coroutine
-            loop.call_soon_threadsafe(_settle, future, None, error)
-        else:
-            loop.call_soon_threadsafe(_settle, future, result, None)
-
-    threading.Thread(target=work, name="hookproof-sync-layer", daemon=True).start()
-    return await future
-
-
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.cancelled():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
-
-
-def layer_label(layer: Layer) -> str:
-    return f"{layer.owner}.{layer.hook}"

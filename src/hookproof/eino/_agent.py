@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof._engine import Engine, Phase, RunResult, Stack, SyncExec, drive
+from hookproof._engine import Engine, Phase, RunResult, Stack, SyncExec, drive, in_thread
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
 from hookproof.eino._core import (
@@ -36,7 +36,6 @@ from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, 
 from hookproof.eino._run import AgentRun, EinoRun
 from hookproof.eino._tool_layers import tool_layers
 from hookproof.eino._tools import as_eino_tool, index_tools
-from hookproof.eino._workers import run_in_worker
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import Message, coerce_messages
 from hookproof.vocabulary import NO_RESUME
@@ -256,7 +255,7 @@ class ChatModelAgent:
         (concurrent aruns run in threads of their own; the model's invoke() is called)."""
         self._check_input(messages)
         messages_in = tuple(_input_messages(messages))
-        return await run_in_worker(  # type: ignore[no-any-return]
+        return await in_thread(  # type: ignore[no-any-return]
             self._execute, ctx, enable_streaming, checkpoint_id, messages_in, NO_RESUME
         )
 
@@ -270,7 +269,7 @@ class ChatModelAgent:
     ) -> AgentRun:
         """Like resume, without blocking the running event loop (see arun)."""
         self._check_resumable(checkpoint_id)
-        return await run_in_worker(  # type: ignore[no-any-return]
+        return await in_thread(  # type: ignore[no-any-return]
             self._execute, ctx, enable_streaming, checkpoint_id, None, resume_value
         )
 

@@ -1,7 +1,8 @@
-"""The helper threads that run whole Eino runs for ``arun``/``aresume``.
+"""The helper threads for synchronous work under asyncio: a sync wrap hook under ainvoke(),
+a whole Eino run under ``arun``/``aresume``.
 
-Eino's handlers and tools are synchronous, so an async run goes to a helper thread. Starting
-a thread per run costs more CPU than a short run itself; these threads are kept and reused.
+Starting a thread per call costs more CPU than a short run itself; these threads are kept
+and reused.
 A run never waits for another: when every thread is busy a new one starts (a bounded pool
 could deadlock runs that wait on each other), and a thread idle for a while ends.
 """
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-__all__ = ["run_in_worker"]
+__all__ = ["in_thread"]
 
 IDLE_SECONDS = 30.0  # how long an idle thread waits for another run before it ends
 
@@ -37,7 +38,7 @@ class _Workers:
         if inbox is None:
             inbox = queue.SimpleQueue()
             thread = threading.Thread(
-                target=self._serve, args=(inbox,), name="hookproof-eino-run", daemon=True
+                target=self._serve, args=(inbox,), name="hookproof-worker", daemon=True
             )
             thread.start()
         inbox.put(job)
@@ -61,7 +62,7 @@ class _Workers:
 _WORKERS = _Workers()
 
 
-async def run_in_worker(func: Callable[..., Any], *args: Any) -> Any:
+async def in_thread(func: Callable[..., Any], *args: Any) -> Any:
     """``func(*args)`` on a helper thread, in a copy of the caller's context variables."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
