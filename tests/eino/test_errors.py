@@ -23,8 +23,7 @@ from hookproof.eino import (
     interrupt,
     send_event,
 )
-from hookproof.eino._core import EinoError
-from hookproof.errors import UsageError
+from hookproof.errors import EinoError, UsageError
 from hookproof.models import call
 from hookproof.tools import tool
 from tests.eino.helpers import (

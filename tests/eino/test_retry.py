@@ -23,8 +23,7 @@ from hookproof.eino import (
     interrupt,
     new_event_sender_model_wrapper,
 )
-from hookproof.eino._core import EinoError
-from hookproof.errors import UsageError
+from hookproof.errors import EinoError, UsageError
 from hookproof.messages import UserMessage, text_message
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel, call
 from tests.eino.helpers import Flaky, Upper, scripted, search

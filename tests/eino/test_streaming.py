@@ -16,7 +16,7 @@ from tests.eino.helpers import scripted
 
 
 def test_streamed_chunks_merge_their_metadata() -> None:
-    from hookproof.eino._core import concat_messages
+    from hookproof.eino._streams import concat_messages
     from hookproof.messages import construct
 
     first = text_message(AssistantMessage, "Hel")

@@ -67,26 +67,7 @@ from typing import TYPE_CHECKING, Any
 from hookproof._engine.checkpoint import InMemoryCheckpointer, interrupt
 from hookproof.eino._agent import DEFAULT_EINO_MAX_ITERATIONS, ChatModelAgent
 from hookproof.eino._callbacks import CallbackHandler, RunInfo
-from hookproof.eino._core import (
-    AgentAction,
-    AgentEvent,
-    ChatModelAgentContext,
-    ChatModelAgentState,
-    EinoError,
-    ExceedMaxIterationsError,
-    HandlerError,
-    ModelContext,
-    RunContext,
-    RunContextError,
-    ToolArgument,
-    ToolCallError,
-    ToolContext,
-    ToolInfo,
-    ToolInput,
-    ToolNotFoundError,
-    ToolOutput,
-    ToolResult,
-)
+from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import (
     AgentMiddleware,
     BaseChatModelAgentMiddleware,
@@ -98,6 +79,19 @@ from hookproof.eino._handlers import (
     ToolMiddleware,
     new_event_sender_model_wrapper,
     new_event_sender_tool_wrapper,
+)
+from hookproof.eino._records import (
+    AgentAction,
+    AgentEvent,
+    ChatModelAgentContext,
+    ChatModelAgentState,
+    ModelContext,
+    ToolArgument,
+    ToolContext,
+    ToolInfo,
+    ToolInput,
+    ToolOutput,
+    ToolResult,
 )
 from hookproof.eino._retry import (
     Clock,
@@ -126,6 +120,14 @@ from hookproof.eino._tools import (
     InvokableTool,
     StreamableTool,
     select_endpoint,
+)
+from hookproof.errors import (
+    EinoError,
+    ExceedMaxIterationsError,
+    HandlerError,
+    RunContextError,
+    ToolCallError,
+    ToolNotFoundError,
 )
 
 __all__ = [

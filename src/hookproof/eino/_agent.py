@@ -10,13 +10,7 @@ from typing import Any
 from hookproof._engine import Engine, Phase, RunResult, Stack, SyncExec, drive, in_thread
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
-from hookproof.eino._core import (
-    AgentEvent,
-    ChatModelAgentContext,
-    EinoError,
-    RunContext,
-    return_directly_flags,
-)
+from hookproof.eino._context import RunContext
 from hookproof.eino._dialect import EinoDialect
 from hookproof.eino._handlers import (
     AgentMiddleware,
@@ -32,11 +26,12 @@ from hookproof.eino._hooks import (
     start_hooks,
 )
 from hookproof.eino._model_layers import model_layers
+from hookproof.eino._records import AgentEvent, ChatModelAgentContext, return_directly_flags
 from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, SystemClock
 from hookproof.eino._run import AgentRun, EinoRun
 from hookproof.eino._tool_layers import tool_layers
 from hookproof.eino._tools import as_eino_tool, index_tools
-from hookproof.errors import InvalidInputError, UsageError
+from hookproof.errors import EinoError, InvalidInputError, UsageError
 from hookproof.messages import Message, coerce_messages
 from hookproof.vocabulary import NO_RESUME
 

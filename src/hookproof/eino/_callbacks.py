@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof.eino._core import RunContext
+from hookproof.eino._context import RunContext
 
 __all__ = ["CallbackHandler", "RunInfo", "around"]
 

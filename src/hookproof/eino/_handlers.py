@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from hookproof.eino._core import (
+from hookproof.eino._context import RunContext
+from hookproof.eino._records import (
     ChatModelAgentContext,
     ChatModelAgentState,
     ModelContext,
-    RunContext,
     ToolArgument,
     ToolContext,
     ToolInput,

@@ -9,15 +9,9 @@ from typing import Any
 from hookproof._engine import NodeHook
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
-from hookproof.eino._core import (
-    ChatModelAgentContext,
-    ChatModelAgentState,
-    EinoError,
-    ExceedMaxIterationsError,
-    HandlerError,
-    RunContext,
-)
+from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import AgentMiddleware, overrides
+from hookproof.eino._records import ChatModelAgentContext, ChatModelAgentState
 from hookproof.eino._run import (
     AFTER_CTX_KEY,
     HELD_KEY,
@@ -27,7 +21,7 @@ from hookproof.eino._run import (
     ReplaceMessages,
 )
 from hookproof.eino._tools import index_tools
-from hookproof.errors import UsageError
+from hookproof.errors import EinoError, ExceedMaxIterationsError, HandlerError, UsageError
 from hookproof.messages import AssistantMessage, SystemMessage, text_message
 
 __all__ = ["after_agent_hooks", "after_model_hooks", "before_model_hooks", "start_hooks"]

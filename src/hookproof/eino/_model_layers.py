@@ -14,16 +14,9 @@ from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict, FrozenList, freeze, freeze_list
 from hookproof._guard import check_model
-from hookproof.eino._core import (
-    AgentEvent,
-    EinoError,
-    RunContext,
-    collect,
-    concat_messages,
-    partial_chunks,
-    replay,
-)
+from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import overrides
+from hookproof.eino._records import AgentEvent
 from hookproof.eino._retry import (
     FailoverContext,
     RetryContext,
@@ -32,7 +25,8 @@ from hookproof.eino._retry import (
     default_backoff,
 )
 from hookproof.eino._run import EinoRun, ReplaceMessages
-from hookproof.errors import UsageError
+from hookproof.eino._streams import collect, concat_messages, partial_chunks, replay
+from hookproof.errors import EinoError, UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage, construct
 from hookproof.vocabulary import ModelRequest, ModelResponse, model_name
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hookproof.eino._core import RunContext
+from hookproof.eino._context import RunContext
 from hookproof.errors import ExceedMaxRetriesError, RetryExhaustedError, UsageError
 from hookproof.messages import AssistantMessage, Message
 

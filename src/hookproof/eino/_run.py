@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from hookproof._engine import RunResult
 from hookproof._frozen import FrozenDict, FrozenList
-from hookproof.eino._core import (
+from hookproof.eino._context import RunContext
+from hookproof.eino._records import (
     AgentAction,
     AgentEvent,
     ChatModelAgentState,
     ModelContext,
-    RunContext,
     ToolInfo,
 )
 from hookproof.eino._runlocal import RUN_LOCAL_KEY, RunExec

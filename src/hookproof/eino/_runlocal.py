@@ -10,9 +10,10 @@ from typing import Any
 
 from hookproof._engine import RunHandle
 from hookproof._frozen import FrozenDict
-from hookproof.eino._core import AgentEvent, RunContext, RunContextError
+from hookproof.eino._context import RunContext
+from hookproof.eino._records import AgentEvent
 from hookproof.eino._serial import decode, encode
-from hookproof.errors import UsageError
+from hookproof.errors import RunContextError, UsageError
 
 __all__ = [
     "RUN_LOCAL_KEY",

@@ -15,20 +15,12 @@ from typing import Any
 from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
-from hookproof.eino._core import (
-    AgentEvent,
-    RunContext,
-    ToolArgument,
-    ToolCallError,
-    ToolContext,
-    ToolInput,
-    ToolNotFoundError,
-    ToolOutput,
-    replay,
-)
+from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderToolWrapper, ToolMiddleware, overrides
 from hookproof.eino._model_layers import Inner, callbacks_enabled, sync_layer
+from hookproof.eino._records import AgentEvent, ToolArgument, ToolContext, ToolInput, ToolOutput
 from hookproof.eino._run import HELD_KEY, EinoRun
+from hookproof.eino._streams import replay
 from hookproof.eino._tools import (
     ToolCall,
     arguments_text,
@@ -38,7 +30,7 @@ from hookproof.eino._tools import (
     run_tool,
     tool_message,
 )
-from hookproof.errors import UsageError
+from hookproof.errors import ToolCallError, ToolNotFoundError, UsageError
 from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, construct
 from hookproof.messages import ToolCall as MessageToolCall
 from hookproof.vocabulary import Command

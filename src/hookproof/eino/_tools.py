@@ -18,7 +18,9 @@ from pydantic import ValidationError
 
 from hookproof._frozen import FrozenDict, thaw
 from hookproof.context import ToolRuntime
-from hookproof.eino._core import RunContext, ToolArgument, ToolInfo, ToolResult, collect
+from hookproof.eino._context import RunContext
+from hookproof.eino._records import ToolArgument, ToolInfo, ToolResult
+from hookproof.eino._streams import collect
 from hookproof.errors import DuplicateToolError, ToolError, UsageError
 from hookproof.messages import ContentBlock, TextBlock, ToolMessage, construct
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message

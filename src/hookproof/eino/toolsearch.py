@@ -18,14 +18,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from hookproof.eino._core import (
+from hookproof.eino._context import RunContext
+from hookproof.eino._handlers import BaseChatModelAgentMiddleware
+from hookproof.eino._records import (
     ChatModelAgentContext,
     ChatModelAgentState,
     ModelContext,
-    RunContext,
     ToolInfo,
 )
-from hookproof.eino._handlers import BaseChatModelAgentMiddleware
 from hookproof.eino._runlocal import get_run_local_value, set_run_local_value
 from hookproof.eino._tools import as_eino_tool, info_of
 from hookproof.errors import UsageError

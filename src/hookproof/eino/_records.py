@@ -1,21 +1,14 @@
-"""The Eino dialect's vocabulary: run context, hook inputs, tool payloads, events, errors."""
+"""The Eino dialect's frozen records: hook inputs and states, tool payloads, events."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, dataclass_transform
 
 from hookproof._frozen import FrozenDict
 from hookproof.errors import (
-    EinoError,
-    ExceedMaxIterationsError,
-    HandlerError,
     ImmutableError,
-    RunContextError,
-    ToolCallError,
-    ToolNotFoundError,
     UsageError,
     did_you_mean,
 )
@@ -26,99 +19,30 @@ from hookproof.messages import (
     TextBlock,
     ToolMessage,
     coerce_message,
-    construct,
 )
 from hookproof.tools import ToolSchema
 
 if TYPE_CHECKING:
-    from hookproof.eino._runlocal import RunExec
+    pass
+
 
 __all__ = [
     "AgentAction",
     "AgentEvent",
     "ChatModelAgentContext",
     "ChatModelAgentState",
-    "EinoError",
-    "ExceedMaxIterationsError",
-    "HandlerError",
     "ModelContext",
-    "RunContext",
-    "RunContextError",
     "ToolArgument",
-    "ToolCallError",
     "ToolContext",
     "ToolInfo",
     "ToolInput",
-    "ToolNotFoundError",
     "ToolOutput",
     "ToolResult",
+    "return_directly_flags",
 ]
 
 R = TypeVar("R")
 ToolInfo = ToolSchema  # Eino's schema.ToolInfo: name, description, JSON Schema parameters
-
-
-# -- the run context ------------------------------------------------------------------------
-
-
-class RunContext:
-    """Eino's ``ctx``: immutable values passed from hook to hook and into the run.
-
-    ``with_value`` returns a new context; the original keeps what it had. A context handed to
-    a hook during a run also carries that run, which is what ``set_run_local_value`` and
-    ``send_event`` need.
-    """
-
-    __slots__ = ("_exec", "_values")
-    __hookproof_injected_context__ = True  # a @tool parameter annotated RunContext gets ctx
-    _values: FrozenDict
-    _exec: RunExec | None
-
-    def __init__(self, values: Mapping[str, Any] | None = None) -> None:
-        object.__setattr__(self, "_values", FrozenDict(values or {}))
-        object.__setattr__(self, "_exec", None)
-
-    def with_value(self, key: str, value: Any) -> RunContext:
-        """A new context that also holds ``key`` (replacing an earlier value of it)."""
-        if not isinstance(key, str):
-            raise UsageError(f"hookproof: RunContext keys are str, got {type(key).__name__}.")
-        return self._derive({**self._values, key: value}, self._exec)
-
-    def value(self, key: str, default: Any = None) -> Any:
-        return self._values.get(key, default)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._values
-
-    @property
-    def values(self) -> FrozenDict:
-        return self._values
-
-    def _derive(self, values: Mapping[str, Any], run: RunExec | None) -> RunContext:
-        new = object.__new__(RunContext)
-        object.__setattr__(
-            new, "_values", values if type(values) is FrozenDict else FrozenDict(values)
-        )
-        object.__setattr__(new, "_exec", run)
-        return new
-
-    def _bound(self, run: RunExec | None) -> RunContext:
-        return self if self._exec is run else self._derive(self._values, run)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise ImmutableError(
-            "hookproof: a RunContext cannot be changed; use ctx = ctx.with_value(key, value) "
-            "and return the new context from the hook."
-        )
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RunContext) and self._values == other._values
-
-    def __hash__(self) -> int:
-        return hash(tuple(sorted(self._values)))
-
-    def __repr__(self) -> str:
-        return f"RunContext({dict(self._values)!r})"
 
 
 # -- immutable records --------------------------------------------------------------------
@@ -390,73 +314,3 @@ class AgentEvent(_Record):
                 return f"{self.kind}: calls {', '.join(call.name for call in calls)}"
             return f"{self.kind}{tool}: {self.message.text!r:.80}"
         return f"{self.kind}: {self.custom!r:.80}"
-
-
-# -- messages and streams -----------------------------------------------------------------
-
-
-def concat_messages(chunks: tuple[AssistantMessage, ...]) -> AssistantMessage:
-    """Join streamed chunks into one message: texts joined, tool calls in order, the
-    first chunk's metadata (Eino's ConcatMessages, simplified to what hookproof shows)."""
-    if not chunks:
-        raise EinoError(
-            "hookproof: the model's stream ended without a single chunk; a stream must yield "
-            "at least one AssistantMessage."
-        )
-    if len(chunks) == 1:
-        return chunks[0]
-    blocks: list[ContentBlock] = []
-    for chunk in chunks:
-        for block in chunk.content:
-            if blocks and isinstance(block, TextBlock) and isinstance(blocks[-1], TextBlock):
-                blocks[-1] = TextBlock(text=blocks[-1].text + block.text)
-            else:
-                blocks.append(block)
-    calls = tuple(call for chunk in chunks for call in chunk.tool_calls)
-    return construct(
-        AssistantMessage,
-        content=tuple(blocks),
-        tool_calls=calls,
-        id=chunks[0].id,
-        name=chunks[0].name,
-        additional_kwargs=_merged(chunk.additional_kwargs for chunk in chunks),
-        response_metadata=_merged(chunk.response_metadata for chunk in chunks),
-    )
-
-
-def _merged(maps: Iterable[Mapping[str, Any]]) -> FrozenDict:
-    """Metadata of streamed chunks: a later chunk's key wins (finish reason, usage)."""
-    merged: dict[str, Any] = {}
-    for item in maps:
-        merged.update(item)
-    return FrozenDict(merged)
-
-
-def collect(stream: Any, what: str) -> tuple[Any, ...]:
-    """Materialise a stream (any iterable) into a tuple, with a clear error for non-streams."""
-    if isinstance(stream, str | bytes) or not hasattr(stream, "__iter__"):
-        raise UsageError(
-            f"hookproof: {what} returned {type(stream).__name__}; a streaming endpoint returns "
-            "an iterator (a generator or a list) of chunks."
-        )
-    chunks: list[Any] = []
-    try:
-        for chunk in stream:
-            chunks.append(chunk)
-    except Exception as error:
-        if chunks and not partial_chunks(error):
-            # what the stream gave before failing, for retry and failover decisions
-            with contextlib.suppress(AttributeError, TypeError):
-                error.hookproof_partial_chunks = tuple(chunks)  # type: ignore[attr-defined]
-        raise
-    return tuple(chunks)
-
-
-def partial_chunks(error: BaseException) -> tuple[Any, ...]:
-    """What a failed stream yielded before ``error`` (empty when it was not a stream)."""
-    found = getattr(error, "hookproof_partial_chunks", ())
-    return found if isinstance(found, tuple) else ()
-
-
-def replay(chunks: tuple[Any, ...]) -> Iterator[Any]:
-    return iter(chunks)
