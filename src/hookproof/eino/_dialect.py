@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._frozen import FrozenDict
-from hookproof.eino._model_layers import ChatModelInput, model_answer, model_request
+from hookproof.eino._model_call import ChatModelInput, model_answer, model_request
 from hookproof.eino._run import EinoRun, eino_messages
 from hookproof.eino._tool_layers import ToolsNodeInput, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall

@@ -17,7 +17,7 @@ from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderToolWrapper, ToolMiddleware, overrides
-from hookproof.eino._model_layers import Inner, callbacks_enabled, sync_layer
+from hookproof.eino._model_call import Inner, callbacks_enabled, sync_layer
 from hookproof.eino._records import AgentEvent, ToolArgument, ToolContext, ToolInput, ToolOutput
 from hookproof.eino._run import HELD_KEY, EinoRun
 from hookproof.eino._streams import replay
