@@ -7,7 +7,6 @@ layer); the async chains await async twins and run a sync hook in a helper threa
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -243,6 +242,8 @@ def _async_call(layer: Layer, inner: AsyncLink, label: str) -> AsyncLink:
     assert sync is not None
 
     async def threaded(run: Run, value: Any) -> Any:
+        import asyncio  # loaded already: only a running event loop gets here
+
         loop = asyncio.get_running_loop()
 
         def handler(changed: Any) -> Any:

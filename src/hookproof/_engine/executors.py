@@ -8,7 +8,6 @@ whose handler hands the inner layers back to the event loop, so sync and async h
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, cast
 
@@ -47,6 +46,8 @@ def run_tool(tool: Tool, kwargs: dict[str, Any]) -> Any:
     if tool.func is not None:
         return tool.func(**kwargs)
     assert tool.coroutine is not None
+    import asyncio  # only for an async-only tool: invoke() itself never needs asyncio
+
     return asyncio.run(cast(Coroutine[Any, Any, Any], tool.coroutine(**kwargs)))
 
 

@@ -9,14 +9,16 @@ could deadlock runs that wait on each other), and a thread idle for a while ends
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import queue
 import threading
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["in_thread"]
 
@@ -64,6 +66,8 @@ _WORKERS = _Workers()
 
 async def in_thread(func: Callable[..., Any], *args: Any) -> Any:
     """``func(*args)`` on a helper thread, in a copy of the caller's context variables."""
+    import asyncio  # loaded already: only a running event loop gets here
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
