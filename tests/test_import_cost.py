@@ -40,6 +40,16 @@ def test_first_runtime_name_used_loads_what_it_needs() -> None:
     assert [name for name in NEVER_AT_IMPORT if name in loaded] == []
 
 
+def test_a_synchronous_run_never_loads_asyncio() -> None:
+    code = (
+        "from hookproof.models import ScriptedModel\n"
+        "from hookproof.runtime import create_agent\n"
+        "agent = create_agent(ScriptedModel(['done']))\n"
+        "assert agent.invoke({'messages': [('user', 'hi')]}).text == 'done'"
+    )
+    assert "asyncio" not in _loaded_after(code)
+
+
 def test_every_exported_runtime_name_is_the_object_of_its_module() -> None:
     table = hookproof.runtime._ORIGINS
     assert sorted(table) == sorted(hookproof.runtime.__all__)
