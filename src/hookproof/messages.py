@@ -336,6 +336,8 @@ def coerce_messages(values: Sequence[object], *, where: str) -> list[Message | R
 if not TYPE_CHECKING:  # the old names warn at run time; mypy reports them as missing
 
     def __getattr__(name: str) -> Any:
+        if name.startswith("__"):  # the import system probes dunders; no alias is one
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         from hookproof.compat import deprecated_alias
 
         return deprecated_alias(__name__, name)

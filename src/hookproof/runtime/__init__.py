@@ -143,6 +143,8 @@ if not TYPE_CHECKING:  # the old names warn at run time; mypy reports them as mi
         module = _ORIGINS.get(name)
         if module is not None:
             return _load(globals(), module, name)
+        if name.startswith("__"):  # the import system probes dunders; no alias is one
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         from hookproof.compat import deprecated_alias
 
         return deprecated_alias(__name__, name)
