@@ -118,9 +118,16 @@ def run_check(
 
 def suite_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The suites' environment: hookproof's ``dev`` hypothesis profile (no deadline) unless a
-    profile is chosen or CI selects ``ci``, so a slow machine's timing never fails a contract."""
+    profile is chosen or CI selects ``ci``, so a slow machine's timing never fails a contract.
+
+    Started from inside a pytest-xdist worker, the suites run as a pytest of their own: the
+    worker's variables would make them believe they are a worker too."""
+    own = {k: v for k, v in environ.items() if not k.startswith(_XDIST_VARIABLES)}
     chosen = environ.get("HYPOTHESIS_PROFILE") or environ.get("CI")
-    return dict(environ) if chosen else {**environ, "HYPOTHESIS_PROFILE": "dev"}
+    return own if chosen else {**own, "HYPOTHESIS_PROFILE": "dev"}
+
+
+_XDIST_VARIABLES = ("PYTEST_XDIST_", "PYTEST_CURRENT_TEST")
 
 
 def _stream(command: list[str], progress: TextIO) -> int:

@@ -124,3 +124,5 @@ def test_hookproof_check_runs_the_suites_without_hypothesis_deadlines() -> None:
     assert suite_environment({"PATH": "/bin"}) == {"PATH": "/bin", "HYPOTHESIS_PROFILE": "dev"}
     assert suite_environment({"CI": "true"}) == {"CI": "true"}  # CI selects the ci profile
     assert suite_environment({"HYPOTHESIS_PROFILE": "deep"}) == {"HYPOTHESIS_PROFILE": "deep"}
+    worker = {"CI": "1", "PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "2"}
+    assert suite_environment(worker) == {"CI": "1"}  # the suites are no xdist worker
