@@ -56,7 +56,7 @@ class Tiny(Dialect):
     def model_output(self, run: RunHandle, outcome: AssistantMessage) -> None:
         run.update({"messages": [outcome]}, source="model")
 
-    def pending_calls(self, messages: Sequence[Message]) -> list[ToolCall] | None:
+    def pending_calls(self, run: RunHandle, messages: Sequence[Message]) -> list[ToolCall] | None:
         last = messages[-1]
         if not isinstance(last, AssistantMessage) or not last.tool_calls:
             return None

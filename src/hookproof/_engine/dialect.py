@@ -69,7 +69,9 @@ class Dialect(ABC):
     # -- the tools step ---------------------------------------------------------------------
 
     @abstractmethod
-    def pending_calls(self, messages: Sequence[Message]) -> Sequence[ToolCall] | None:
+    def pending_calls(
+        self, run: RunHandle, messages: Sequence[Message]
+    ) -> Sequence[ToolCall] | None:
         """The tool calls to run now; None (the model asked for no tool) ends the run, and
         an empty list (every call already answered) asks the model again."""
 

@@ -209,7 +209,7 @@ class _Loop:
 
     async def _tools_step(self) -> str | None:
         run, dialect = self.run, self.dialect
-        calls = dialect.pending_calls(run.values["messages"])
+        calls = dialect.pending_calls(run.handle, run.values["messages"])
         if calls is None:
             return "end"
         state = run.snapshot()  # every call of the turn sees the state before the turn

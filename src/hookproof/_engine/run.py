@@ -144,10 +144,11 @@ class Run:
 class RunHandle:
     """What a dialect may touch of a live run: its state, updates, counts and trace events."""
 
-    __slots__ = ("_run",)
+    __slots__ = ("_run", "local")
 
     def __init__(self, run: Run) -> None:
         self._run = run
+        self.local: dict[str, Any] = {}  # a dialect's own data for this run (never saved)
 
     @property
     def state(self) -> FrozenDict:

@@ -48,7 +48,7 @@ class EinoDialect(Dialect):
     def model_output(self, run: RunHandle, outcome: AssistantMessage) -> None:
         run.update({"messages": [outcome]}, source="model")
 
-    def pending_calls(self, messages: Sequence[Message]) -> list[ToolCall] | None:
+    def pending_calls(self, run: RunHandle, messages: Sequence[Message]) -> list[ToolCall] | None:
         for index in range(len(messages) - 1, -1, -1):
             last_ai = messages[index]
             if isinstance(last_ai, AssistantMessage):

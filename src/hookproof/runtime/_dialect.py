@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -103,14 +105,14 @@ class LangChainDialect(Dialect):
 
     # -- the tools step ---------------------------------------------------------------------
 
-    def pending_calls(self, messages: Sequence[Message]) -> list[ToolCall] | None:
-        """Calls of the last assistant message that no ToolMessage answers yet. When a hook
-        answered all of them (a human rejected a call, say), none run and the model is
-        asked again."""
+    def pending_calls(self, run: RunHandle, messages: Sequence[Message]) -> list[ToolCall] | None:
+        """Calls of the last assistant message that no ToolMessage anywhere in the history
+        answers yet. When a hook answered all of them (a human rejected a call, say), none
+        run and the model is asked again."""
         last_ai = _last_assistant(messages)
         if last_ai is None or not last_ai.tool_calls:
             return None
-        answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
+        answered = _answered_ids(run.local, messages)
         return [call for call in last_ai.tool_calls if call.id not in answered]
 
     def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolCallRequest:
@@ -182,6 +184,26 @@ class LangChainDialect(Dialect):
         return any(
             (tool := tools.get(call.name)) is not None and tool.return_direct for call in calls
         )
+
+
+def _answered_ids(local: dict[str, Any], messages: Sequence[Message]) -> set[str | None]:
+    """The call ids the history's ToolMessages answer. The run keeps them with the history
+    they came from: when the new history starts with exactly those messages (the loop only
+    appended), only the new ones are read, so a run of N tool turns reads each message once
+    (the prefix is compared by identity, in C)."""
+    seen: tuple[Sequence[Message], set[str | None]] | None = local.get("answered")
+    start, answered = 0, set()
+    if seen is not None:
+        before, known = seen
+        if len(before) <= len(messages) and all(map(operator.is_, before, messages)):
+            start, answered = len(before), known
+    answered.update(
+        item.tool_call_id
+        for item in itertools.islice(messages, start, None)
+        if isinstance(item, ToolMessage)
+    )
+    local["answered"] = (messages, answered)
+    return answered
 
 
 def _last_assistant(messages: Sequence[Message]) -> AssistantMessage | None:
