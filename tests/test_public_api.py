@@ -370,6 +370,7 @@ EXPORTS: dict[str, set[str]] = {
         "before_model",
         "create_agent",
         "dynamic_prompt",
+        "hook_config",
         "interrupt",
         "tool",
         "wrap_model_call",

@@ -18,7 +18,7 @@ from hookproof.errors import UsageError
 from hookproof.harness import create_deep_agent
 from hookproof.messages import RemoveMessage, ToolMessage, UserMessage
 from hookproof.models import call
-from hookproof.runtime import AgentMiddleware, create_agent, tool
+from hookproof.runtime import AgentMiddleware, create_agent, hook_config, tool
 
 GUEST_TOOLS = {"public_search"}
 EXCLUDED = {"delete_customer", "export_data"}
@@ -193,6 +193,7 @@ def test_on_interrupt_is_validated() -> None:
 class EndsBeforeModel(AgentMiddleware):
     """Ends every run before the model is called: no call is ever made."""
 
+    @hook_config(can_jump_to=["end"])
     def before_model(self, state: Any, runtime: Any) -> Any:
         return {"jump_to": "end"}
 
@@ -200,6 +201,7 @@ class EndsBeforeModel(AgentMiddleware):
 class EndsAfterModel(AgentMiddleware):
     """A guard of another kind: ends the run after a model turn that calls an admin tool."""
 
+    @hook_config(can_jump_to=["end"])
     def after_model(self, state: Any, runtime: Any) -> Any:
         calls = state["messages"][-1].tool_calls
         return {"jump_to": "end"} if any(c.name in EXCLUDED for c in calls) else None
@@ -250,6 +252,7 @@ def test_tool_closure_with_no_tool_shown_is_untested() -> None:
 
 def test_fail_closed_needs_a_baseline_that_reaches_the_model() -> None:
     class NeverRuns(AgentMiddleware):
+        @hook_config(can_jump_to=["end"])
         def before_agent(self, state: Any, runtime: Any) -> Any:
             return {"jump_to": "end"}
 

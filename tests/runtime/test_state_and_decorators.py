@@ -24,6 +24,7 @@ from hookproof.runtime import (
     before_model,
     create_agent,
     dynamic_prompt,
+    hook_config,
     tool,
     wrap_model_call,
     wrap_tool_call,
@@ -69,7 +70,7 @@ def test_messages_reducer_replaces_by_id_and_removes() -> None:
 
 
 def test_jump_to_end_from_before_model_skips_the_model_but_runs_after_agent() -> None:
-    @before_model
+    @before_model(can_jump_to=["end"])
     def stop(state: Any, runtime: Any) -> Any:
         return {"jump_to": "end", "messages": [("assistant", "blocked")]}
 
@@ -84,7 +85,7 @@ def test_jump_to_end_from_before_model_skips_the_model_but_runs_after_agent() ->
 
 
 def test_after_model_jump_to_model_calls_the_model_again() -> None:
-    @after_model
+    @after_model(can_jump_to=["model"])
     def again_once(state: Any, runtime: Any) -> Any:
         return {"jump_to": "model"} if len(state["messages"]) == 2 else None
 
@@ -197,7 +198,7 @@ def test_one_agent_serves_concurrent_runs_without_sharing_state() -> None:
 
 
 def test_a_jump_leaves_the_phase_before_later_hooks() -> None:
-    @before_model
+    @before_model(can_jump_to=["end"])
     def first(state: Any, runtime: Any) -> Any:
         return {"jump_to": "end", "messages": [("assistant", "stopped")]}
 
@@ -255,3 +256,82 @@ def test_a_tool_command_must_answer_its_call() -> None:
 
     with pytest.raises(InvalidInputError, match="without a ToolMessage for its call 'call_0'"):
         create_agent(ScriptedModel([call("flag"), "done"]), [flag]).invoke(HI)
+
+
+# -- jumps a hook did not declare (LangChain ignores them) ---------------------------------
+
+
+class _Undeclared(AgentMiddleware):
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        return {"jump_to": "end"}
+
+
+class _Declared(AgentMiddleware):
+    @hook_config(can_jump_to=["end"])
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        return {"jump_to": "end"}
+
+
+class _AsyncDeclared(AgentMiddleware):
+    @hook_config(can_jump_to=["end"])
+    async def abefore_model(self, state: Any, runtime: Any) -> Any:
+        return {"jump_to": "end"}
+
+
+@pytest.mark.parametrize(
+    ("middleware", "answered"),
+    [(_Undeclared(), True), (_Declared(), False), (_AsyncDeclared(), False)],
+    ids=["undeclared", "declared", "declared-async"],
+)
+def test_only_a_declared_jump_is_followed(middleware: AgentMiddleware, answered: bool) -> None:
+    model = RecordingModel(ScriptedModel(["answer"]))
+    result = asyncio.run(create_agent(model, middleware=[middleware]).ainvoke(HI))
+    assert (len(model.requests) == 1) is answered
+    ignored = [e for e in result.trace.events if e.hook == "jump_ignored"]
+    assert [e.data for e in ignored] == ([{"jump_to": "end", "declared": ()}] if answered else [])
+
+
+def test_an_undeclared_jump_to_model_no_longer_loops() -> None:
+    @after_model
+    def again(state: Any, runtime: Any) -> Any:
+        return {"jump_to": "model"}
+
+    model = RecordingModel(ScriptedModel(["once"]))
+    result = create_agent(model, middleware=[again]).invoke(HI)
+    assert result.text == "once" and len(model.requests) == 1
+
+
+def test_the_decorators_and_hook_config_refuse_unknown_targets() -> None:
+    with pytest.raises(UsageError, match="jump targets"):
+        hook_config(can_jump_to=["the moon"])
+    with pytest.raises(UsageError, match="jump targets"):
+        before_model(can_jump_to="end")(lambda state, runtime: None)  # type: ignore[arg-type]
+
+
+def test_the_same_jumps_follow_langchain() -> None:
+    pytest.importorskip("langchain.agents")
+    from langchain.agents import create_agent as lc_create_agent
+    from langchain.agents.middleware import AgentMiddleware as LCMiddleware
+    from langchain.agents.middleware import hook_config as lc_hook_config
+
+    from hookproof.adapters.langchain import ScriptedChatModel
+
+    class Undeclared(LCMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            return {"jump_to": "end"}
+
+    class Declared(LCMiddleware):
+        @lc_hook_config(can_jump_to=["end"])
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            return {"jump_to": "end"}
+
+    def langchain_texts(middleware: Any) -> list[str]:
+        agent = lc_create_agent(ScriptedChatModel(script=["answer"]), [], middleware=[middleware])
+        return [m.content for m in agent.invoke({"messages": [("user", "hi")]})["messages"]]
+
+    def hookproof_texts(middleware: Any) -> list[str]:
+        agent = create_agent(ScriptedModel(["answer"]), middleware=[middleware])
+        return [m.text for m in agent.invoke(HI).messages]
+
+    assert langchain_texts(Undeclared()) == hookproof_texts(_Undeclared()) == ["hi", "answer"]
+    assert langchain_texts(Declared()) == hookproof_texts(_Declared()) == ["hi"]

@@ -192,7 +192,7 @@ class _Loop:
             run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
             raise
         run.trace.record("hook", hook.hook, "exit", hook.owner)
-        return run.apply_node_outcome(outcome, hook.owner, hook.hook)
+        return run.apply_node_outcome(outcome, hook)
 
     # -- the model and the tools ------------------------------------------------------------
 

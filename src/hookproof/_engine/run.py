@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from hookproof._engine.checkpoint import Checkpoint, Interrupt, ResumeValues
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.probe import PROBE
-from hookproof._engine.types import Phase, RunResult
+from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof.context import Runtime
 from hookproof.errors import UsageError
@@ -61,8 +61,10 @@ class Run:
             self._snapshot = FrozenDict(self.values)
         return self._snapshot
 
-    def apply_node_outcome(self, outcome: Any, owner: str, hook: str) -> str | None:
-        """A node hook's answer: None, a dict of updates (``jump_to`` jumps) or a Command."""
+    def apply_node_outcome(self, outcome: Any, node: NodeHook) -> str | None:
+        """A node hook's answer: None, a dict of updates (``jump_to`` jumps, when the hook
+        declared that target) or a Command."""
+        owner, hook = node.owner, node.hook
         if outcome is None:
             return None
         if isinstance(outcome, Command):
@@ -74,11 +76,18 @@ class Run:
             jump = update.pop("jump_to", None)
             if update:
                 self.update(update, source=hook, owner=owner)
-            return None if jump is None else str(jump)
+            return None if jump is None else self._declared(str(jump), node)
         raise UsageError(
             f"hookproof: {owner}.{hook} returned {type(outcome).__name__}; a node hook returns "
             "None, a dict of state updates, or Command(update=...)."
         )
+
+    def _declared(self, jump: str, node: NodeHook) -> str | None:
+        if node.jumps is None or jump in node.jumps:
+            return jump
+        data = {"jump_to": jump, "declared": tuple(sorted(node.jumps))}
+        self.trace.record("hook", "jump_ignored", "update", node.owner, data)
+        return None
 
     # -- pausing, saving, restoring ---------------------------------------------------------
 

@@ -30,12 +30,16 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class NodeHook:
-    """A hook run at one point of the loop: (state, runtime) -> None | dict | Command."""
+    """A hook run at one point of the loop: (state, runtime) -> None | dict | Command.
+
+    ``jumps`` are the ``jump_to`` targets the hook declared; a jump to any other is ignored
+    (and the trace says so). None honours every jump (a dialect's own hooks)."""
 
     owner: str
     hook: str
     sync: Callable[..., Any] | None
     async_: Callable[..., Awaitable[Any]] | None
+    jumps: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         before_agent,
         before_model,
         dynamic_prompt,
+        hook_config,
         wrap_model_call,
         wrap_tool_call,
     )
@@ -80,6 +81,7 @@ __all__ = [
     "before_model",
     "create_agent",
     "dynamic_prompt",
+    "hook_config",
     "interrupt",
     "tool",
     "wrap_model_call",
@@ -116,6 +118,7 @@ _ORIGINS = _origins(
             "before_agent",
             "before_model",
             "dynamic_prompt",
+            "hook_config",
             "wrap_model_call",
             "wrap_tool_call",
         ),

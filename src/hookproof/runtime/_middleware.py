@@ -26,6 +26,7 @@ __all__ = [
     "before_model",
     "compile_middleware",
     "dynamic_prompt",
+    "hook_config",
     "wrap_model_call",
     "wrap_tool_call",
 ]
@@ -34,6 +35,8 @@ NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 WRAP_HOOKS = ("wrap_model_call", "wrap_tool_call")
 ALL_HOOKS = NODE_HOOKS + WRAP_HOOKS
 _HOOK_PREFIXES = ("before_", "after_", "wrap_", "abefore_", "aafter_", "awrap_")
+JUMP_TARGETS = ("end", "model", "tools")
+_JUMPS_ATTRIBUTE = "__can_jump_to__"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,11 +45,13 @@ class AgentMiddleware:
     """Base class for middleware. Define any of the hooks below (and their ``a`` twins).
 
     Node hooks ``before_agent``, ``before_model``, ``after_model``, ``after_agent`` take
-    ``(self, state, runtime)`` and return None, a dict of state updates (``"jump_to"`` may
-    be "end", "model" or "tools") or ``Command(update=...)``. Wrap hooks
-    ``wrap_model_call(self, request, handler)`` and ``wrap_tool_call(self, request, handler)``
-    may call ``handler`` zero, one or several times. ``tools`` registers extra tools;
-    ``state_schema`` declares extra state keys (with reducers in ``Annotated`` metadata).
+    ``(self, state, runtime)`` and return None, a dict of state updates or
+    ``Command(update=...)``. A dict's ``"jump_to"`` ("end", "model" or "tools") is followed
+    only when the hook declared it with ``@hook_config(can_jump_to=[...])``, as in LangChain.
+    Wrap hooks ``wrap_model_call(self, request, handler)`` and ``wrap_tool_call(self,
+    request, handler)`` may call ``handler`` zero, one or several times. ``tools`` registers
+    extra tools; ``state_schema`` declares extra state keys (with reducers in ``Annotated``
+    metadata).
     Keep no per-request data on ``self``: one instance serves every run.
     """
 
@@ -58,6 +63,38 @@ class AgentMiddleware:
         super().__init_subclass__(**kwargs)
         if "name" not in cls.__dict__:
             cls.name = cls.__name__
+
+
+def hook_config(*, can_jump_to: Sequence[str] | None = None) -> Callable[[F], F]:
+    """Declare where a node hook may jump: ``@hook_config(can_jump_to=["end"])`` on
+    ``before_model`` and the other node hooks (LangChain's decorator of the same name). A
+    ``jump_to`` the hook did not declare is ignored, and the trace records it."""
+    jumps = _checked_jumps(can_jump_to, "hook_config(can_jump_to=...)")
+
+    def configure(func: F) -> F:
+        setattr(func, _JUMPS_ATTRIBUTE, jumps)
+        return func
+
+    return configure
+
+
+def _checked_jumps(value: Sequence[str] | None, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not all(item in JUMP_TARGETS for item in value):
+        raise UsageError(
+            f"hookproof: {where} got {value!r}; it takes a list of jump targets among "
+            f"{list(JUMP_TARGETS)}, e.g. can_jump_to=['end']."
+        )
+    return tuple(value)
+
+
+def _declared_jumps(sync: Any, async_: Any) -> frozenset[str]:
+    for hook in (sync, async_):
+        found = getattr(hook, _JUMPS_ATTRIBUTE, None)
+        if found:
+            return frozenset(found)
+    return frozenset()
 
 
 def _hooks_of(middleware: object, hook: str) -> tuple[Any, Any]:
@@ -110,7 +147,9 @@ def compile_middleware(middleware: Sequence[object]) -> Stack:
 
     def nodes(hook: str, order: list[tuple[str, object]]) -> tuple[NodeHook, ...]:
         found = ((name, *_hooks_of(item, hook)) for name, item in order)
-        return tuple(NodeHook(name, hook, s, a) for name, s, a in found if s or a)
+        return tuple(
+            NodeHook(name, hook, s, a, _declared_jumps(s, a)) for name, s, a in found if s or a
+        )
 
     def layers(hook: str, layer: Any) -> tuple[Layer, ...]:
         found = ((name, *_hooks_of(item, hook)) for name, item in items)
@@ -133,6 +172,7 @@ def _function_middleware(
     name: str | None,
     tools: Sequence[Tool],
     state_schema: type | None,
+    can_jump_to: Sequence[str] | None = None,
 ) -> AgentMiddleware:
     is_async = inspect.iscoroutinefunction(func)
     attribute = f"a{hook}" if is_async else hook
@@ -145,6 +185,9 @@ def _function_middleware(
         async def method(_self: object, *args: Any) -> Any:  # type: ignore[misc]
             return await func(*args)
 
+    jumps = _checked_jumps(can_jump_to, f"@{hook}(can_jump_to=...)")
+    if jumps:
+        setattr(method, _JUMPS_ATTRIBUTE, jumps)
     class_name = str(name or getattr(func, "__name__", hook))
     namespace: dict[str, Any] = {
         attribute: method,
@@ -158,7 +201,8 @@ def _function_middleware(
 
 
 class HookDecorator(Protocol):
-    """``@before_model`` or ``@before_model(name=..., tools=..., state_schema=...)``."""
+    """``@before_model`` or ``@before_model(name=..., tools=..., state_schema=...,
+    can_jump_to=...)``."""
 
     @overload
     def __call__(self, func: Callable[..., Any], /) -> AgentMiddleware: ...
@@ -169,6 +213,7 @@ class HookDecorator(Protocol):
         name: str | None = None,
         tools: Sequence[Tool] = (),
         state_schema: type | None = None,
+        can_jump_to: Sequence[str] | None = None,
     ) -> Callable[[Callable[..., Any]], AgentMiddleware]: ...
 
 
@@ -177,7 +222,11 @@ def _decorator(hook: str) -> HookDecorator:
     def decorate(func: Callable[..., Any], /) -> AgentMiddleware: ...
     @overload
     def decorate(
-        *, name: str | None = None, tools: Sequence[Tool] = (), state_schema: type | None = None
+        *,
+        name: str | None = None,
+        tools: Sequence[Tool] = (),
+        state_schema: type | None = None,
+        can_jump_to: Sequence[str] | None = None,
     ) -> Callable[[Callable[..., Any]], AgentMiddleware]: ...
 
     def decorate(
@@ -187,15 +236,18 @@ def _decorator(hook: str) -> HookDecorator:
         name: str | None = None,
         tools: Sequence[Tool] = (),
         state_schema: type | None = None,
+        can_jump_to: Sequence[str] | None = None,
     ) -> Any:
-        if func is not None:
-            return _function_middleware(hook, func, name, tools, state_schema)
-        return lambda inner: _function_middleware(hook, inner, name, tools, state_schema)
+        def build(inner: Callable[..., Any]) -> AgentMiddleware:
+            return _function_middleware(hook, inner, name, tools, state_schema, can_jump_to)
+
+        return build(func) if func is not None else build
 
     decorate.__name__ = decorate.__qualname__ = hook
     decorate.__doc__ = (
         f"Turn a function into a middleware whose {hook} hook it is. Use bare or with "
-        "name=, tools=, state_schema=. An async function becomes the async twin."
+        "name=, tools=, state_schema= (and can_jump_to= for a node hook). An async function "
+        "becomes the async twin."
     )
     return decorate
 
