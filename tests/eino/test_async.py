@@ -60,18 +60,22 @@ def test_the_event_loop_is_free_while_an_arun_works() -> None:
     assert tool_result.message is not None and tool_result.message.text == "True"
 
 
-def test_aruns_one_after_another_reuse_one_helper_thread() -> None:
+def test_aruns_one_after_another_reuse_helper_threads() -> None:
     threads: list[threading.Thread] = []
+    existing: list[set[threading.Thread]] = []
     agent = agent_calling(lambda: threads.append(threading.current_thread()))
 
     async def main() -> None:
         for _ in range(3):
+            existing.append(set(threading.enumerate()))
             await agent.arun([("user", "hi")])
 
     asyncio.run(main())
     assert len(threads) == 3
-    assert threads[0] is not threading.main_thread()
-    assert threads[1] is threads[0] and threads[2] is threads[0]
+    assert threading.main_thread() not in threads
+    # Runs after the first start no thread: each goes to one already there (another test's
+    # idle helper may be the one picked, so which one is not pinned).
+    assert threads[1] in existing[1] and threads[2] in existing[2]
 
 
 def test_arun_sees_the_callers_context_variables() -> None:
