@@ -5,6 +5,7 @@ importing hookproof costs."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import pkgutil
@@ -605,11 +606,13 @@ FRAMEWORKS = ("langchain", "langchain_core", "langgraph", "langchain_openai", "d
 
 
 def _import(module: str) -> ModuleType | None:
-    """The module, or None when it needs a framework that is not installed."""
+    """The module, or None when it needs a framework that is not installed at all (a part
+    missing from an installed framework is an error, not a skip)."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as error:
-        if (error.name or "").partition(".")[0] in FRAMEWORKS:
+        top = (error.name or "").partition(".")[0]
+        if top in FRAMEWORKS and importlib.util.find_spec(top) is None:
             return None
         raise
 
