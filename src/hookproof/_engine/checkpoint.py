@@ -10,8 +10,6 @@ restores the state, re-runs the step that interrupted, and this time ``interrupt
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,12 +96,3 @@ def interrupt(value: Any) -> Any:
         if found:
             return answer
     raise InterruptRaised(value)
-
-
-@contextmanager
-def resuming(slot: ResumeValues) -> Iterator[None]:
-    token = RESUME.set(slot)
-    try:
-        yield
-    finally:
-        RESUME.reset(token)
