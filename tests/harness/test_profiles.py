@@ -170,9 +170,9 @@ def test_config_round_trip_and_refusals() -> None:
     assert HarnessProfileConfig.from_dict(data) == config
     with pytest.raises(InvalidInputError, match="extra_middleware holds code"):
         HarnessProfileConfig.from_dict({"extra_middleware": "myapp.mw:Factory"})
-    with pytest.raises(InvalidInputError, match="must be list"):
+    with pytest.raises(InvalidInputError, match="must be a list"):
         HarnessProfileConfig.from_dict({"excluded_tools": "execute"})
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidInputError, match=r"general_purpose_subagent\.model: is not"):
         HarnessProfileConfig.from_dict({"general_purpose_subagent": {"model": "x"}})
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeAlias
 
 from hookproof.errors import InvalidInputError, UsageError
+from hookproof.harness._config import CONFIG_KEYS, ConfigData, validate_config
 
 __all__ = [
     "REQUIRED_MIDDLEWARE",
@@ -139,29 +140,14 @@ class HarnessProfile:
         return _materialise(self.extra_middleware)
 
 
-_CONFIG_KEYS = (
-    "base_system_prompt",
-    "system_prompt_suffix",
-    "tool_description_overrides",
-    "excluded_tools",
-    "excluded_middleware",
-    "general_purpose_subagent",
-)
-
-
-def _expect(key: str, value: Any, kind: type | tuple[type, ...]) -> Any:
-    if value is not None and not isinstance(value, kind):
-        raise InvalidInputError(
-            f"hookproof: HarnessProfileConfig field {key!r} must be "
-            f"{getattr(kind, '__name__', kind)}, got {type(value).__name__}."
-        )
-    return value
-
-
 @dataclass(frozen=True, kw_only=True)
 class HarnessProfileConfig:
     """The JSON/YAML-friendly part of a HarnessProfile. Loading it never imports code:
-    extra_middleware, which would, is deliberately absent."""
+    extra_middleware, which would, is deliberately absent.
+
+    Every field is checked when the config is made, all at once: one InvalidInputError names
+    the path of each bad field (``excluded_tools[0]``, ``general_purpose_subagent.enabled``).
+    """
 
     base_system_prompt: str | None = None
     system_prompt_suffix: str | None = None
@@ -169,6 +155,21 @@ class HarnessProfileConfig:
     excluded_tools: frozenset[str] = frozenset()
     excluded_middleware: frozenset[str] = frozenset()
     general_purpose_subagent: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        given = {key: _as_json_shape(getattr(self, key)) for key in CONFIG_KEYS}
+        checked = validate_config(given, source="HarnessProfileConfig")
+        self._adopt(checked)
+
+    def _adopt(self, checked: ConfigData) -> None:
+        values = {
+            "tool_description_overrides": dict(checked.tool_description_overrides),
+            "excluded_tools": frozenset(checked.excluded_tools),
+            "excluded_middleware": frozenset(checked.excluded_middleware),
+            "general_purpose_subagent": checked.general_purpose(),
+        }
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
 
     def to_profile(self) -> HarnessProfile:
         gp = self.general_purpose_subagent
@@ -195,44 +196,26 @@ class HarnessProfileConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HarnessProfileConfig:
-        if not isinstance(data, Mapping):
-            raise InvalidInputError(
-                "hookproof: HarnessProfileConfig.from_dict takes a mapping, got "
-                f"{type(data).__name__}."
-            )
-        unknown = sorted(set(data) - set(_CONFIG_KEYS))
-        if unknown:
-            extra = (
-                " extra_middleware holds code and cannot come from a config file;"
-                if ("extra_middleware" in unknown)
-                else ""
-            )
-            raise InvalidInputError(
-                f"hookproof: HarnessProfileConfig has unknown keys {unknown}.{extra} Valid keys: "
-                f"{', '.join(_CONFIG_KEYS)}."
-            )
-        gp = _expect("general_purpose_subagent", data.get("general_purpose_subagent"), Mapping)
-        if gp is not None:
-            GeneralPurposeSubagentProfile(**gp)  # validates the keys
+        """A config from JSON data; anything but JSON values (objects, callables, sets,
+        a string where true/false belongs) is refused, every bad field in one error."""
+        checked = validate_config(data, source="HarnessProfileConfig.from_dict")
         return cls(
-            base_system_prompt=_expect("base_system_prompt", data.get("base_system_prompt"), str),
-            system_prompt_suffix=_expect(
-                "system_prompt_suffix", data.get("system_prompt_suffix"), str
-            ),
-            tool_description_overrides=dict(
-                _expect(
-                    "tool_description_overrides", data.get("tool_description_overrides"), Mapping
-                )
-                or {}
-            ),
-            excluded_tools=frozenset(
-                _expect("excluded_tools", data.get("excluded_tools"), list) or ()
-            ),
-            excluded_middleware=frozenset(
-                _expect("excluded_middleware", data.get("excluded_middleware"), list) or ()
-            ),
-            general_purpose_subagent=None if gp is None else dict(gp),
+            base_system_prompt=checked.base_system_prompt,
+            system_prompt_suffix=checked.system_prompt_suffix,
+            tool_description_overrides=checked.tool_description_overrides,
+            excluded_tools=frozenset(checked.excluded_tools),
+            excluded_middleware=frozenset(checked.excluded_middleware),
+            general_purpose_subagent=checked.general_purpose(),
         )
+
+
+def _as_json_shape(value: object) -> object:
+    """Python construction may give sets of names; checking wants the JSON shape, a list."""
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    if isinstance(value, Mapping) and not isinstance(value, dict):
+        return dict(value)
+    return value
 
 
 def _compose(first: Callable[..., Any] | None, second: Callable[..., Any] | None) -> Any:
