@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from hookproof.templates._data import check_printable, read_field
 from hookproof.templates._errors import (
     TemplateSyntaxError,
     TemplateVariableError,
@@ -216,31 +217,8 @@ def _evaluate(expression: str, dot: Any, name: str) -> Any:
         return literal
     value = dot
     for key in expression[1:].split("."):
-        value = _field(value, key, expression, name)
+        value = read_field(value, key, expression, name)
     return value
-
-
-def _field(value: Any, key: str, expression: str, name: str) -> Any:
-    if isinstance(value, Mapping):
-        if key not in value:
-            raise TemplateVariableError(
-                name, f'executing at <{expression}>: map has no entry for key "{key}"', variable=key
-            )
-        return value[key]
-    if value is not None and hasattr(value, key) and not key.startswith("_"):
-        found = getattr(value, key)
-        if callable(found):
-            raise TemplateVariableError(
-                name,
-                f"executing at <{expression}>: {key} is a method; methods are not supported",
-                variable=key,
-            )
-        return found
-    raise TemplateVariableError(
-        name,
-        f"executing at <{expression}>: can't evaluate field {key} in {type(value).__name__}",
-        variable=key,
-    )
 
 
 def _go_float(value: float) -> str:
@@ -323,7 +301,9 @@ def _execute(nodes: list[Any], dot: Any, out: list[str], name: str) -> None:
         if isinstance(node, _Text):
             out.append(node.text)
         elif isinstance(node, _Print):
-            out.append(go_format(_evaluate(node.expr, dot, name)))
+            value = _evaluate(node.expr, dot, name)
+            check_printable(value, node.expr, name)
+            out.append(go_format(value))
         elif isinstance(node, _If):
             chosen = next(
                 (body for cond, body in node.branches if _truthy(_evaluate(cond, dot, name))),
