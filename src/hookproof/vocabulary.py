@@ -16,7 +16,7 @@ from pydantic import Field
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.context import Runtime, ToolRuntime
-from hookproof.errors import ImmutableError, UsageError, did_you_mean
+from hookproof.errors import ImmutableError, InvalidInputError, UsageError, did_you_mean
 from hookproof.messages import (
     AssistantMessage,
     FrozenMap,
@@ -150,20 +150,54 @@ _NO_TOOLS: FrozenList[Tool | ToolSchema] = FrozenList()
 _EMPTY = FrozenDict()
 
 
+_set_field = object.__setattr__
+
+
 @_immutable
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class ModelRequest:
-    """Everything a wrap_model_call layer may inspect or replace before the model is called."""
+    """Everything a wrap_model_call layer may inspect or replace before the model is called.
+
+    ``system_prompt="text"`` (on construction and in ``override``) is LangChain's shorthand
+    for ``system_message=SystemMessage("text")``; giving both is an error.
+    """
 
     model: Any
-    messages: FrozenList[Message] = _NO_MESSAGES
-    system_message: SystemMessage | None = None
-    tools: FrozenList[Tool | ToolSchema] = _NO_TOOLS
-    tool_choice: Any = None
-    response_format: Any = None
-    state: FrozenDict = _EMPTY
-    runtime: Runtime[Any] | None = None
-    model_settings: FrozenDict = _EMPTY
+    messages: FrozenList[Message]
+    system_message: SystemMessage | None
+    tools: FrozenList[Tool | ToolSchema]
+    tool_choice: Any
+    response_format: Any
+    state: FrozenDict
+    runtime: Runtime[Any] | None
+    model_settings: FrozenDict
+
+    # Written out (not the dataclass's) for system_prompt; as fast: override builds through it.
+    def __init__(
+        self,
+        *,
+        model: Any,
+        messages: FrozenList[Message] = _NO_MESSAGES,
+        system_message: SystemMessage | None = None,
+        system_prompt: str | None = None,
+        tools: FrozenList[Tool | ToolSchema] = _NO_TOOLS,
+        tool_choice: Any = None,
+        response_format: Any = None,
+        state: FrozenDict = _EMPTY,
+        runtime: Runtime[Any] | None = None,
+        model_settings: FrozenDict = _EMPTY,
+    ) -> None:
+        if system_prompt is not None:
+            system_message = _prompt_message(system_prompt, system_message)
+        _set_field(self, "model", model)
+        _set_field(self, "messages", messages)
+        _set_field(self, "system_message", system_message)
+        _set_field(self, "tools", tools)
+        _set_field(self, "tool_choice", tool_choice)
+        _set_field(self, "response_format", response_format)
+        _set_field(self, "state", state)
+        _set_field(self, "runtime", runtime)
+        _set_field(self, "model_settings", model_settings)
 
     @classmethod
     def create(cls, **values: Any) -> ModelRequest:
@@ -172,6 +206,8 @@ class ModelRequest:
 
     def override(self, **changes: Any) -> ModelRequest:
         """A new request with ``changes``; this one is left exactly as it was."""
+        if "system_prompt" in changes:
+            _prompt_override(changes)
         _check_override_keys(ModelRequest, changes)
         coerced = {key: _MODEL_COERCE.get(key, _same)(value) for key, value in changes.items()}
         return _replaced(self, coerced)
@@ -187,6 +223,28 @@ class ModelRequest:
 
 def _same(value: Any) -> Any:
     return value
+
+
+def _both_system_error() -> InvalidInputError:
+    return InvalidInputError(
+        "hookproof: ModelRequest got both system_prompt and system_message; they are two "
+        "ways to set the same system message, so one would silently win. Pass one of them: "
+        "system_prompt='text' or system_message=SystemMessage('text')."
+    )
+
+
+def _prompt_message(prompt: object, message: SystemMessage | None) -> SystemMessage | None:
+    """The system message a construction's ``system_prompt`` stands for."""
+    if message is not None:
+        raise _both_system_error()
+    return as_system_message(prompt, "system_prompt")
+
+
+def _prompt_override(changes: dict[str, Any]) -> None:
+    """Turn an override's ``system_prompt`` into its ``system_message`` (None clears it)."""
+    if "system_message" in changes:
+        raise _both_system_error()
+    changes["system_message"] = as_system_message(changes.pop("system_prompt"), "system_prompt")
 
 
 @_immutable
