@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeAlias, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import InvalidInputError, UsageError
@@ -297,6 +304,81 @@ def _message_class(role: object, where: str) -> type[Message]:
     return cls
 
 
+def _validated(cls: type[MessageT], data: dict[Any, Any], where: str) -> MessageT:
+    odd = [key for key in data if not isinstance(key, str)]
+    if odd:
+        raise InvalidInputError(
+            f"hookproof: {where} has keys that are not strings: {odd!r:.80}. A message dict's "
+            'keys are field names such as "role", "content", "id" and "name".'
+        )
+    try:
+        return cls.model_validate(data)
+    except ValidationError as error:
+        raise _malformed(cls, data, error, where) from None
+
+
+def _malformed(
+    cls: type[Message], data: dict[Any, Any], error: ValidationError, where: str
+) -> InvalidInputError:
+    content = data.get("content")
+    if _is_not_content(content):
+        problems = [f"content {_not_content(content)}"]
+    else:
+        problems = [_problem(item) for item in error.errors(include_url=False)[:_LISTED_AT_MOST]]
+    return InvalidInputError(
+        f"hookproof: {where} is not a valid {cls.role} message: " + "; ".join(problems) + ". "
+        "A message is a (role, text) tuple, a hookproof message or a dict such as "
+        '{"role": "user", "content": "hi"} (content: a str or a list of content blocks).'
+    )
+
+
+_LISTED_AT_MOST = 5
+
+
+def _is_not_content(content: object) -> bool:
+    return content is None or isinstance(content, bytes | bytearray | int | float | Mapping)
+
+
+def _not_content(content: object) -> str:
+    kind = type(content).__name__
+    if isinstance(content, bytes | bytearray):
+        return f"is {kind}, not text: decode it first (content.decode('utf-8'))"
+    if isinstance(content, Mapping):
+        return "is a single mapping: wrap one content block in a list, [block]"
+    return f"is {kind} {content!r:.40}, not text: pass a str (str(value) for a number)"
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    """``content[0].text``; the block type pydantic puts after an index is left out."""
+    parts = [
+        f"[{part}]" if isinstance(part, int) else f".{part}"
+        for index, part in enumerate(loc)
+        if not (index and isinstance(loc[index - 1], int) and part in _KINDS)
+    ]
+    return "".join(parts).lstrip(".")
+
+
+def _problem(item: Any) -> str:
+    path, kind = _path(item["loc"]), item["type"]
+    given = f"got {type(item['input']).__name__} {item['input']!r:.40}"
+    if kind == "missing":
+        return f"{path} is required but missing"
+    if kind == "extra_forbidden":
+        return f"{path} is not a field of this message"
+    if kind in ("union_tag_invalid", "union_tag_not_found", "model_attributes_type"):
+        kinds = ", ".join(_KINDS)
+        return f"{path} is not a content block (a str, or a dict with a type: {kinds}); {given}"
+    return f"{path}: {_EXPECTED.get(kind) or item['msg'].lower()}; {given}"
+
+
+_KINDS = ("text", "image", "audio", "video", "file", "reasoning", "tool_call", "tool_result")
+_EXPECTED = {
+    "string_type": "must be a string",
+    "dict_type": "must be a dict",
+    "tuple_type": "must be a list",
+}
+
+
 def coerce_message(value: object, *, where: str = "a message") -> Message | RemoveMessage:
     """Turn a ("role", "text") tuple, a {"role", "content", ...} dict or a message into one."""
     if isinstance(value, Message | RemoveMessage):
@@ -310,11 +392,11 @@ def coerce_message(value: object, *, where: str = "a message") -> Message | Remo
         cls = _message_class(value[0], where)
         if isinstance(value[1], str) and cls is not ToolMessage:
             return text_message(cls, value[1])
-        return cls(content=value[1])
+        return _validated(cls, {"content": value[1]}, where)
     if isinstance(value, Mapping):
         data = dict(value)
         cls = _message_class(data.pop("role", None), where)
-        return cls(**data)
+        return _validated(cls, data, where)
     raise UsageError(
         f"hookproof: {where} is a {type(value).__name__} ({value!r:.80}), which is not a "
         "message. Pass a hookproof message, a (role, text) tuple or a "

@@ -1,0 +1,96 @@
+"""Malformed messages, wherever they enter a run, get a hookproof error naming their position.
+
+This module grows with each new way messages enter: add the input that broke it here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hookproof.errors import InvalidInputError, UsageError
+from hookproof.messages import ToolMessage, coerce_message
+from hookproof.models import ScriptedModel, call
+from hookproof.runtime import Command, ToolRuntime, before_model, create_agent, tool
+
+# (a bad message, words the error must hold)
+BAD_MESSAGES: list[tuple[Any, str]] = [
+    (("user", 5), "content is int 5, not text: pass a str"),
+    (("user", 2.5), "content is float 2.5, not text"),
+    (("user", None), "content is NoneType None, not text"),
+    (("user", b"hi"), "content is bytes, not text: decode it first"),
+    (("user", bytearray(b"hi")), "content is bytearray, not text"),
+    ({"role": "user", "content": 5}, "content is int 5"),
+    ({"role": "user", "content": None}, "content is NoneType None"),
+    ({"role": "user", "content": {"type": "text", "text": "hi"}}, "wrap one content block"),
+    (("user", [1]), "content[0] is not a content block"),
+    (("user", [{"type": "nope"}]), "content[0] is not a content block"),
+    (("user", [{"type": "text"}]), "content[0].text is required but missing"),
+    (("assistant", [{"type": "tool_call", "name": 5}]), "content[0].name: must be a string"),
+    (("tool", "done"), "tool_call_id is required but missing"),
+    ({"role": "user", "content": "hi", "colour": "red"}, "colour is not a field"),
+    ({"role": "user", "content": "hi", 1: 2}, "keys that are not strings"),
+    ({"role": "user", "content": "hi", "id": 5}, "id: must be a string; got int 5"),
+    (
+        {"role": "tool", "content": "x", "tool_call_id": "c", "status": "bad"},
+        "status: input should be 'success' or 'error'",
+    ),
+    (
+        {"role": "assistant", "content": "", "tool_calls": [{"name": 1}]},
+        "tool_calls[0].name: must be a string",
+    ),
+]
+
+
+@pytest.mark.parametrize(("bad", "words"), BAD_MESSAGES, ids=repr)
+def test_invoke_input_names_the_position_of_a_bad_message(bad: Any, words: str) -> None:
+    agent = create_agent(ScriptedModel(["ok"]))
+    with pytest.raises(InvalidInputError) as caught:
+        agent.invoke({"messages": [("user", "hi"), ("assistant", "yes"), bad]})
+    message = str(caught.value)
+    assert message.startswith("hookproof: input['messages'][2] ")
+    assert words in message
+    assert "validation error" not in message and "pydantic" not in message
+
+
+@pytest.mark.parametrize("content", [5, None, b"x"], ids=repr)
+def test_a_hook_returning_a_bad_message_is_named_by_position(content: object) -> None:
+    @before_model
+    def adds(state: Any, runtime: Any) -> dict[str, Any]:
+        return {"messages": [("user", "fine"), ("user", content)]}
+
+    agent = create_agent(ScriptedModel(["ok"]), middleware=[adds])
+    with pytest.raises(InvalidInputError, match=r"^hookproof: messages update \[1\] is not a"):
+        agent.invoke({"messages": [("user", "hi")]})
+
+
+def test_a_tool_command_with_a_bad_message_is_named_by_position() -> None:
+    @tool
+    def writes(runtime: ToolRuntime) -> Command:
+        """Writes a malformed message into state."""
+        answer = ToolMessage("done", tool_call_id=runtime.tool_call_id)
+        return Command(update={"messages": [answer, {"role": "user", "content": 5}]})
+
+    agent = create_agent(ScriptedModel([call("writes", {}), "ok"]), [writes])
+    with pytest.raises(InvalidInputError, match=r"messages update \[1\].*content is int 5"):
+        agent.invoke({"messages": [("user", "hi")]})
+
+
+@pytest.mark.parametrize("value", [5, None, b"hi", object(), ("user",), ("user", "a", "b")])
+def test_a_value_that_is_no_message_at_all_is_a_usage_error(value: object) -> None:
+    with pytest.raises(UsageError, match=r"^hookproof: input\['messages'\]\[0\] is a"):
+        create_agent(ScriptedModel(["ok"])).invoke({"messages": [value]})
+
+
+@pytest.mark.parametrize("role", [None, 5, "robot", b"user"])
+def test_an_unknown_role_is_named(role: object) -> None:
+    with pytest.raises(
+        InvalidInputError, match=r"^hookproof: m\[3\] has role .* not a message role"
+    ):
+        coerce_message((role, "hi"), where="m[3]")
+
+
+def test_the_error_is_still_a_value_error_for_callers_that_caught_pydantic_errors() -> None:
+    with pytest.raises(ValueError, match="not a valid user message"):
+        coerce_message(("user", 5))
