@@ -22,6 +22,7 @@ __all__ = [
     "ImmutableError",
     "InterruptRaised",
     "InvalidInputError",
+    "InvalidUpdateError",
     "MaxIterationsExceeded",
     "MissingAsyncHookError",
     "RealModelBlocked",
@@ -38,6 +39,7 @@ __all__ = [
     "ToolError",
     "ToolNotFoundError",
     "UnexecutableToolError",
+    "UnsupportedCommandError",
     "UnsupportedTemplateConstruct",
     "UntestedError",
     "UsageError",
@@ -72,16 +74,32 @@ class DuplicateMiddlewareError(InvalidInputError):
     """Two middleware with the same name were given to one agent."""
 
 
-class UnexecutableToolError(HookproofError):
-    """A model request shows the model a tool that nothing can execute."""
+class UnexecutableToolError(HookproofError, ValueError):
+    """A model request shows the model a tool that nothing can execute.
+
+    Also a ValueError, the type LangChain's create_agent raises for the same request."""
 
 
 class MaxIterationsExceeded(HookproofError):
     """The agent loop called the model more often than max_iterations allows."""
 
 
-class MissingAsyncHookError(UsageError):
-    """A hook exists only in its async form but the agent was run synchronously."""
+class MissingAsyncHookError(UsageError, NotImplementedError):
+    """A hook exists only in its async form but the agent was run synchronously.
+
+    A TypeError and a NotImplementedError: LangChain's create_agent raises the first for a
+    node hook and the second for a wrap hook, so code catching either keeps working."""
+
+
+class UnsupportedCommandError(UsageError, NotImplementedError):
+    """A hook returned a Command with a field its place cannot honour (``goto`` or
+    ``resume`` through a wrap_model_call's ExtendedModelResponse). Also a
+    NotImplementedError, as LangChain's create_agent raises."""
+
+
+class InvalidUpdateError(HookproofError):
+    """One step wrote a state key that has no reducer more than once, so which value wins
+    would depend on order; LangGraph refuses it with an exception of the same name."""
 
 
 class RealModelBlocked(HookproofError):

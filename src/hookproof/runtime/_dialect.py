@@ -20,7 +20,7 @@ from hookproof.errors import (
     ordinal,
 )
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, text_message
-from hookproof.runtime._layers import Answer
+from hookproof.runtime._layers import Answer, check_commands
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
 from hookproof.vocabulary import Command, ModelRequest, ModelResponse, ToolCallRequest
 
@@ -83,8 +83,9 @@ class LangChainDialect(Dialect):
         return Answer(response, ())
 
     def model_output(self, run: RunHandle, outcome: Answer) -> None:
+        check_commands(outcome.commands)
         run.update({"messages": list(outcome.response.result)}, source="model")
-        for command in outcome.commands:
+        for command, _owner in outcome.commands:
             if command.update:
                 run.update(command.update, source="wrap_model_call")
 

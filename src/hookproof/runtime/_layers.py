@@ -7,9 +7,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
 from hookproof._engine import Layer
-from hookproof.errors import UsageError
+from hookproof.errors import UnsupportedCommandError, UsageError
 from hookproof.messages import AssistantMessage, ToolMessage
 from hookproof.vocabulary import (
+    NO_RESUME,
     Command,
     ExtendedModelResponse,
     ModelRequest,
@@ -17,7 +18,14 @@ from hookproof.vocabulary import (
     ToolCallRequest,
 )
 
-__all__ = ["Answer", "model_layer", "tool_layer"]
+__all__ = ["Answer", "Said", "check_commands", "model_layer", "tool_layer"]
+
+
+class Said(NamedTuple):
+    """A Command a layer's ExtendedModelResponse carried, and the middleware that said it."""
+
+    command: Command
+    owner: str
 
 
 class Answer(NamedTuple):
@@ -25,14 +33,14 @@ class Answer(NamedTuple):
     layers' ExtendedModelResponses carried (innermost first)."""
 
     response: ModelResponse
-    commands: tuple[Command, ...]
+    commands: tuple[Said, ...]
 
 
 def model_layer(owner: str, sync: Any, async_: Any) -> Layer:
     hook = "wrap_model_call"
 
     def checked(request: ModelRequest, inner: Callable[[Any], Answer]) -> Answer:
-        said: list[tuple[Command, ...]] = [()]
+        said: list[tuple[Said, ...]] = [()]
 
         def handler(changed: Any) -> ModelResponse:
             _check_request(changed, ModelRequest, owner, hook)
@@ -44,7 +52,7 @@ def model_layer(owner: str, sync: Any, async_: Any) -> Layer:
         return _answer(sync(request, handler), said[0], owner)
 
     async def achecked(request: ModelRequest, inner: Callable[[Any], Awaitable[Answer]]) -> Answer:
-        said: list[tuple[Command, ...]] = [()]
+        said: list[tuple[Said, ...]] = [()]
 
         async def handler(changed: Any) -> ModelResponse:
             _check_request(changed, ModelRequest, owner, hook)
@@ -86,7 +94,7 @@ def _check_request(request: Any, expected: type, owner: str, hook: str) -> None:
         )
 
 
-def _answer(outcome: Any, inner_commands: tuple[Command, ...], owner: str) -> Answer:
+def _answer(outcome: Any, inner_commands: tuple[Said, ...], owner: str) -> Answer:
     if isinstance(outcome, ModelResponse):
         return Answer(outcome, inner_commands)
     if isinstance(outcome, AssistantMessage):
@@ -95,13 +103,9 @@ def _answer(outcome: Any, inner_commands: tuple[Command, ...], owner: str) -> An
         command = outcome.command
         if command is None:
             return Answer(outcome.model_response, inner_commands)
-        if command.goto is not None:
-            raise UsageError(
-                f"hookproof: {owner}.wrap_model_call returned a Command with "
-                f"goto={command.goto!r}; a wrap hook can update state but not jump. Return "
-                "{'jump_to': ...} from an after_model hook instead."
-            )
-        return Answer(outcome.model_response, (*inner_commands, command))
+        # Checked once the outermost layer has returned (check_commands), as LangChain does:
+        # an outer layer never sees the refusal as an error of its handler.
+        return Answer(outcome.model_response, (*inner_commands, Said(command, owner)))
     raise UsageError(
         f"hookproof: {owner}.wrap_model_call returned {type(outcome).__name__}; it must return "
         "a ModelResponse, an AssistantMessage or an ExtendedModelResponse (usually what "
@@ -115,4 +119,27 @@ def _tool_result(outcome: Any, owner: str) -> ToolMessage | Command:
     raise UsageError(
         f"hookproof: {owner}.wrap_tool_call returned {type(outcome).__name__}; it must return "
         "a ToolMessage or a Command (usually what handler(request) returned)."
+    )
+
+
+def check_commands(commands: tuple[Said, ...]) -> None:
+    """Refuse what a model step cannot do with a wrap_model_call's Command, innermost first
+    (LangChain raises NotImplementedError for the same: a jump, a resume or another graph)."""
+    for command, owner in commands:
+        if command.goto is not None:
+            why = "a wrap hook can update state but not jump"
+            raise _unsupported(owner, f"goto={command.goto!r}", why)
+        resume = command.resume
+        if resume is not NO_RESUME and resume:  # LangChain lets a falsy resume through too
+            raise _unsupported(owner, "resume=...", "only invoke() input resumes a run")
+        if getattr(command, "graph", None) is not None:
+            raise _unsupported(owner, "graph=...", "a model step has no parent graph")
+
+
+def _unsupported(owner: str, field: str, why: str) -> UnsupportedCommandError:
+    return UnsupportedCommandError(
+        f"hookproof: {owner}.wrap_model_call returned a Command with {field} in its "
+        f"ExtendedModelResponse; {why}, and LangChain's create_agent refuses it too. Return "
+        "Command(update=...) only, and jump with {'jump_to': ...} from a before_model or "
+        "after_model hook declared with can_jump_to."
     )
