@@ -9,6 +9,7 @@ from hookproof._engine import AsyncExec, Engine, RunResult, StateSpec, SyncExec,
 from hookproof.errors import DuplicateToolError, InvalidInputError, UsageError
 from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.runtime._dialect import LangChainDialect
+from hookproof.runtime._foreign import native_middleware, native_tool
 from hookproof.runtime._middleware import _name_of, compile_middleware
 from hookproof.tools import Tool, as_tool
 from hookproof.vocabulary import NO_RESUME, Command, as_system_message
@@ -125,12 +126,15 @@ def _collect_tools(tools: Sequence[object], middleware: Sequence[object]) -> tup
     collected: list[tuple[Tool, str]] = []
     for item in middleware:
         owner = f"middleware {_name_of(item)!r}"
-        collected += [(as_tool(value, source=owner), owner) for value in getattr(item, "tools", ())]
-    collected += [
-        (as_tool(value, source=f"tools=[{i}]"), f"tools=[{i}]") for i, value in enumerate(tools)
-    ]
+        collected += [(_tool(value, owner), owner) for value in getattr(item, "tools", ())]
+    collected += [(_tool(value, f"tools=[{i}]"), f"tools=[{i}]") for i, value in enumerate(tools)]
     _check_unique(collected)
     return tuple(tool for tool, _ in collected)
+
+
+def _tool(value: object, source: str) -> Tool:
+    """A hookproof Tool, or a framework's tool (a LangChain tool, say) through its bridge."""
+    return as_tool(native_tool(value, source), source=source)
 
 
 def _check_unique(tools: list[tuple[Tool, str]]) -> None:
@@ -184,15 +188,16 @@ def create_agent(
             "use 1 or more."
         )
     middleware = tuple(middleware)
-    stack = compile_middleware(middleware)
-    schemas = [state_schema, *(getattr(item, "state_schema", None) for item in middleware)]
+    native = tuple(native_middleware(item) for item in middleware)
+    stack = compile_middleware(native)
+    schemas = [state_schema, *(getattr(item, "state_schema", None) for item in native)]
     dialect = LangChainDialect(
         name=name or "agent",
         model=model,
         stack=stack,
         state=StateSpec(schemas),
         checkpointer=checkpointer,
-        tools=_collect_tools(tools or (), middleware),
+        tools=_collect_tools(tools or (), native),
         system_message=as_system_message(system_prompt, "system_prompt"),
         max_iterations=max_iterations,
     )

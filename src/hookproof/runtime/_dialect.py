@@ -20,6 +20,7 @@ from hookproof.errors import (
     ordinal,
 )
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, text_message
+from hookproof.runtime._foreign import native_model
 from hookproof.runtime._layers import Answer, check_commands
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
 from hookproof.vocabulary import Command, ModelRequest, ModelResponse, ToolCallRequest
@@ -77,7 +78,8 @@ class LangChainDialect(Dialect):
 
     def final_request(self, call: ModelRequest) -> ModelRequest:
         self._check_executable(call)
-        return call
+        model = native_model(call.model)  # a LangChain chat model is called through its bridge
+        return call if model is call.model else call.override(model=model)
 
     def model_answer(self, call: ModelRequest, response: ModelResponse) -> Answer:
         return Answer(response, ())

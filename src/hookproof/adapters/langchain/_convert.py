@@ -24,7 +24,14 @@ from hookproof.messages import (
 from hookproof.models import FinalRequest
 from hookproof.tools import ToolSchema
 
-__all__ = ["PLACEHOLDER_REQUEST", "final_request", "portable_kwargs", "to_ai_message", "to_message"]
+__all__ = [
+    "PLACEHOLDER_REQUEST",
+    "final_request",
+    "portable_kwargs",
+    "schema_of_tool",
+    "to_ai_message",
+    "to_message",
+]
 
 _ROLES: dict[str, type[Message]] = {
     "system": SystemMessage,
@@ -104,7 +111,8 @@ def to_message(message: BaseMessage) -> Message:
     return cls(**fields)
 
 
-def _tool(raw: Any) -> ToolSchema:
+def schema_of_tool(raw: Any) -> ToolSchema:
+    """The portable schema of a LangChain tool or a provider-format tool dict."""
     spec = (
         raw
         if isinstance(raw, Mapping) and raw.get("type") == "function"
@@ -131,7 +139,7 @@ def final_request(
         model=model,
         system_message=system,
         messages=tuple(m for m in converted if m is not system),
-        tools=tuple(_tool(item) for item in kwargs.get("tools", ()) or ()),
+        tools=tuple(schema_of_tool(item) for item in kwargs.get("tools", ()) or ()),
         tool_choice=kwargs.get("tool_choice"),
         response_format=kwargs.get("response_format", kwargs.get("ls_structured_output_format")),
         model_settings=settings,

@@ -1,0 +1,260 @@
+"""LangChain tools as hookproof Tools on the reference runtime, hookproof tools as LangChain
+tools in a LangChain hook's request, and LangChain state schemas as the runtime's.
+
+A LangChain tool keeps its own schema (as LangChain shows it to the model) and runs through
+its own ``invoke`` with a tool call, with what LangChain's tool node injects: the state
+(``InjectedState``), the tool runtime (``ToolRuntime``) and the call id; no store.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Mapping
+from typing import Any, get_origin
+
+from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.prebuilt import InjectedState, InjectedStore
+from langgraph.prebuilt.tool_node import ToolInvocationError
+from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
+from pydantic import ValidationError
+
+from hookproof._frozen import thaw
+from hookproof.adapters.langchain._bridge_commands import hp_command
+from hookproof.adapters.langchain._convert import schema_of_tool
+from hookproof.adapters.langchain._views import (
+    hp_message,
+    keep,
+    kept_original,
+    kept_view,
+    lc_state,
+)
+from hookproof.context import ToolRuntime
+from hookproof.errors import UsageError
+from hookproof.messages import ToolMessage
+from hookproof.tools import Tool, ToolSchema
+
+__all__ = ["hp_tool", "hp_tool_or_schema", "lc_tool", "lc_tool_runtime", "state_schema_of"]
+
+_RUNTIME = "__hookproof_runtime__"
+
+
+def _noop_writer(_chunk: Any) -> None:
+    return None
+
+
+def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToolRuntime[Any, Any]:
+    return LCToolRuntime(
+        state=state_view,
+        context=context,
+        config={},
+        stream_writer=_noop_writer,
+        tool_call_id=call_id,
+        store=None,
+    )
+
+
+# -- LangChain tools on the runtime -----------------------------------------------------------
+
+
+def _injections(tool: BaseTool) -> dict[str, tuple[str, str | None]]:
+    """Arguments the model never sees, by name: ("state", key), ("store", None) or
+    ("runtime", None). The call id LangChain's own ``invoke`` injects."""
+    shown = _fields_of(tool.tool_call_schema)
+    found: dict[str, tuple[str, str | None]] = {}
+    for name, info in _fields_of(tool.get_input_schema()).items():
+        if name in shown:
+            continue
+        kind = _injection_kind(info.annotation, info.metadata)
+        if kind is not None:
+            found[name] = kind
+    return found
+
+
+def _fields_of(schema: object) -> dict[str, Any]:
+    """A pydantic schema's fields; none for a tool whose schema is a JSON Schema dict."""
+    fields = getattr(schema, "model_fields", None)
+    return dict(fields) if isinstance(fields, Mapping) else {}
+
+
+def _injection_kind(annotation: Any, metadata: list[Any]) -> tuple[str, str | None] | None:
+    if annotation is LCToolRuntime or get_origin(annotation) is LCToolRuntime:
+        return ("runtime", None)
+    for item in metadata:
+        if item is InjectedState or isinstance(item, InjectedState):
+            return ("state", getattr(item, "field", None))
+        if item is InjectedStore or isinstance(item, InjectedStore):
+            return ("store", None)
+    return None
+
+
+def _injected_values(
+    injections: Mapping[str, tuple[str, str | None]], runtime: ToolRuntime[Any]
+) -> dict[str, Any]:
+    if not injections:
+        return {}
+    view = lc_state(runtime.state)
+    values: dict[str, Any] = {}
+    for name, (kind, key) in injections.items():
+        if kind == "state":
+            values[name] = view if key is None else view.get(key)
+        elif kind == "runtime":
+            values[name] = lc_tool_runtime(view, runtime.context, runtime.tool_call_id)
+        else:
+            values[name] = None
+    return values
+
+
+class _LangChainToolRun:
+    """Runs one LangChain tool for the runtime: the call as LangChain's tool node makes it."""
+
+    def __init__(self, tool: BaseTool, name: str) -> None:
+        self.tool, self.name = tool, name
+        self.injections = _injections(tool)
+
+    def call(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], ToolRuntime[Any]]:
+        runtime: ToolRuntime[Any] = kwargs.pop(_RUNTIME)
+        args = {**thaw(kwargs), **_injected_values(self.injections, runtime)}
+        return {
+            "name": self.name,
+            "args": args,
+            "id": runtime.tool_call_id,
+            "type": "tool_call",
+        }, runtime
+
+    def __call__(self, **kwargs: Any) -> Any:
+        call, runtime = self.call(kwargs)
+        try:
+            return self.result(self.tool.invoke(call))
+        except ValidationError as error:
+            return self.invalid(error, kwargs, runtime)
+
+    async def arun(self, **kwargs: Any) -> Any:
+        call, runtime = self.call(kwargs)
+        try:
+            return self.result(await self.tool.ainvoke(call))
+        except ValidationError as error:
+            return self.invalid(error, kwargs, runtime)
+
+    def result(self, value: Any) -> Any:
+        if hasattr(value, "goto") and hasattr(value, "update"):
+            return hp_command(value, f"tool {self.name!r}")
+        if hasattr(value, "type") and hasattr(value, "content"):
+            return hp_message(value, f"the result of tool {self.name!r}")
+        return value
+
+    def invalid(
+        self, error: ValidationError, kwargs: dict[str, Any], runtime: ToolRuntime[Any]
+    ) -> ToolMessage:
+        """The error message LangChain's tool node gives the model for invalid arguments."""
+        shown = [e for e in error.errors() if not e["loc"] or e["loc"][0] not in self.injections]
+        text = ToolInvocationError(self.name, error, thaw(kwargs), shown).message
+        return ToolMessage(
+            content=text, tool_call_id=runtime.tool_call_id or "", name=self.name, status="error"
+        )
+
+
+def hp_tool(tool: Any, source: str) -> Tool:
+    """The hookproof Tool that shows and runs a LangChain tool (made once per tool)."""
+    if isinstance(tool, Tool):
+        return tool
+    known = kept_view(tool)
+    if isinstance(known, Tool):
+        return known
+    if not isinstance(tool, BaseTool):
+        raise UsageError(
+            f"hookproof: {source} contains {tool!r:.80} ({type(tool).__name__}), which the "
+            "reference runtime cannot run: pass LangChain tools (BaseTool, @tool functions) "
+            "or hookproof tools."
+        )
+    schema = schema_of_tool(tool)
+    run = _LangChainToolRun(tool, schema.name)
+    converted = Tool(
+        schema=schema,
+        func=run,
+        coroutine=run.arun,
+        runtime_params=(_RUNTIME,),
+        return_direct=bool(tool.return_direct),
+    )
+    keep(tool, converted)
+    return converted
+
+
+def hp_tool_or_schema(value: Any) -> Tool | ToolSchema:
+    """A tool a LangChain hook put in a request, as the runtime's request holds it."""
+    if isinstance(value, Tool | ToolSchema):
+        return value
+    original = kept_original(value)
+    if isinstance(original, Tool | ToolSchema):
+        return original
+    if isinstance(value, Mapping):
+        return schema_of_tool(value)
+    return hp_tool(value, "request.tools")
+
+
+# -- hookproof tools in a LangChain hook's request ---------------------------------------------
+
+
+def lc_tool(item: Tool | ToolSchema) -> Any:
+    """What a LangChain hook sees for a tool of the runtime's request."""
+    original = kept_original(item)
+    if original is not None:
+        return original  # the LangChain tool it was made from
+    view = kept_view(item)
+    if view is None:
+        view = keep(item, _lc_view(item))
+    return view
+
+
+def _lc_view(item: Tool | ToolSchema) -> Any:
+    schema = item.schema if isinstance(item, Tool) else item
+    parameters = thaw(schema.parameters)
+    if not isinstance(item, Tool):
+        described = {"name": schema.name, "description": schema.description}
+        return {"type": "function", "function": {**described, "parameters": parameters}}
+
+    def run(**kwargs: Any) -> Any:
+        return item.run(kwargs, ToolRuntime(state={}))
+
+    async def arun(**kwargs: Any) -> Any:
+        return await item.arun(kwargs, ToolRuntime(state={}))
+
+    return StructuredTool(
+        name=schema.name,
+        description=schema.description,
+        args_schema=parameters,
+        func=run,
+        coroutine=arun,
+        return_direct=item.return_direct,
+    )
+
+
+# -- state schemas -----------------------------------------------------------------------------
+
+_ENGINE_KEYS = frozenset({"messages", "jump_to"})
+
+
+def state_schema_of(middleware: Any) -> type | None:
+    """The runtime's state schema for a LangChain middleware's: the same keys, with the
+    reducers given as functions in ``Annotated`` metadata (markers like LangGraph's
+    EphemeralValue are not reducers); messages and jump_to are the engine's own."""
+    schema = getattr(middleware, "state_schema", None)
+    if schema is None:
+        return None
+    try:
+        hints = typing.get_type_hints(schema, include_extras=True)
+    except (NameError, TypeError) as error:
+        raise UsageError(
+            f"hookproof: cannot read the state schema {schema!r} of middleware "
+            f"{getattr(middleware, 'name', middleware)!r}: {error}. Define it at module level."
+        ) from error
+    annotations: dict[str, Any] = {}
+    for key, hint in hints.items():
+        if key in _ENGINE_KEYS:
+            continue
+        reducers = [m for m in getattr(hint, "__metadata__", ()) if _is_reducer(m)]
+        annotations[key] = typing.Annotated[Any, reducers[0]] if reducers else Any
+    return type(f"{getattr(schema, '__name__', 'State')}", (), {"__annotations__": annotations})
+
+
+def _is_reducer(value: Any) -> bool:
+    return callable(value) and not isinstance(value, type)

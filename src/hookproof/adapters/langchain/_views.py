@@ -1,0 +1,305 @@
+"""LangChain views of hookproof values, and hookproof values back from what a LangChain hook
+returns.
+
+A view is made once per value and kept: the engine's messages, lists and states are
+immutable, so the same hookproof value always has the same view. Views are locked as deeply
+as hookproof's own values (an in-place edit raises ImmutableError with the fix), so a hook
+that edits what it was given cannot change what other hooks see. Converting a view back
+returns the original hookproof value, so an unchanged request crosses a LangChain layer
+without a copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+)
+from langchain_core.messages import RemoveMessage as LCRemoveMessage
+from langchain_core.messages import SystemMessage as LCSystemMessage
+from langchain_core.messages import ToolMessage as LCToolMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from hookproof._frozen import FrozenDict
+from hookproof.adapters.langchain._convert import to_message
+from hookproof.errors import ImmutableError
+from hookproof.messages import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    RemoveMessage,
+    SystemMessage,
+    TextBlock,
+    ToolMessage,
+    UserMessage,
+    coerce_message,
+)
+
+__all__ = [
+    "LockedList",
+    "hp_message",
+    "hp_messages",
+    "hp_state",
+    "lc_message",
+    "lc_messages",
+    "lc_state",
+    "lock",
+    "refuse_edit",
+]
+
+
+def refuse_edit(self: object, *_args: object, **_kwargs: object) -> NoReturn:
+    raise ImmutableError(
+        f"hookproof: this {type(self).__name__} is shared with other hooks, so changing it in "
+        "place would change what they see. Build a new value instead: request.override(...), "
+        "message.model_copy(update=...), [*messages, new] or {**mapping, key: value}."
+    )
+
+
+class LockedList(list[Any]):
+    """A list (so LangChain's isinstance checks hold) whose mutators raise ImmutableError."""
+
+    __slots__ = ()
+    append = extend = insert = remove = pop = clear = sort = reverse = refuse_edit
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = refuse_edit
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        import copy
+
+        return [copy.deepcopy(item, memo) for item in self]
+
+    def __reduce_ex__(self, _protocol: object) -> tuple[Any, ...]:
+        return (list, (list(self),))
+
+
+def lock(value: Any) -> Any:
+    """``value`` with every list and dict inside it locked (tuples become locked lists, as
+    LangChain holds lists where hookproof holds tuples)."""
+    if isinstance(value, str | bytes | int | float | type(None)):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenDict({key: lock(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return LockedList(lock(item) for item in value)
+    return value
+
+
+def thaw_view(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: thaw_view(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw_view(item) for item in value]
+    return value
+
+
+# -- kept views ------------------------------------------------------------------------------
+
+_KEPT_MAX = 20_000
+# id(original) -> (original, view), and id(view) -> (view, original): holding both keeps the
+# ids from being reused while the entry lives.
+_views: dict[int, tuple[Any, Any]] = {}
+_originals: dict[int, tuple[Any, Any]] = {}
+
+
+def _keep(original: Any, view: Any) -> Any:
+    if len(_views) > _KEPT_MAX:
+        _views.clear()
+        _originals.clear()
+    _views[id(original)] = (original, view)
+    _originals[id(view)] = (view, original)
+    return view
+
+
+def kept_view(original: Any) -> Any:
+    entry = _views.get(id(original))
+    return None if entry is None or entry[0] is not original else entry[1]
+
+
+def kept_original(view: Any) -> Any:
+    entry = _originals.get(id(view))
+    return None if entry is None or entry[0] is not view else entry[1]
+
+
+def keep(original: Any, view: Any) -> Any:
+    """Remember ``view`` as the view of ``original`` (and the way back); returns ``view``."""
+    return _keep(original, view)
+
+
+# -- messages --------------------------------------------------------------------------------
+
+_LOCKED_CLASSES: dict[type, type] = {}
+
+
+def _locked_class(cls: type[BaseMessage]) -> type[BaseMessage]:
+    found = _LOCKED_CLASSES.get(cls)
+    if found is None:
+        namespace = {
+            "__setattr__": refuse_edit,
+            "__delattr__": refuse_edit,
+            "__module__": __name__,
+            "__qualname__": cls.__qualname__,
+            "__doc__": f"A {cls.__name__} hookproof shares between hooks: edits raise.",
+        }
+        found = _LOCKED_CLASSES[cls] = type(cls.__name__, (cls,), namespace)
+    return found
+
+
+def _block(block: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": block.type}
+    if isinstance(block, TextBlock):
+        data["text"] = block.text
+    elif isinstance(block, ReasoningBlock):
+        data["reasoning"] = block.reasoning
+    elif isinstance(block, ImageBlock):
+        for key in ("url", "base64", "mime_type"):
+            if getattr(block, key) is not None:
+                data[key] = getattr(block, key)
+    else:
+        dumped = block.model_dump(exclude_none=True, exclude={"extras", "id", "cache_control"})
+        data.update(thaw_view(dumped))
+    if block.id is not None:
+        data["id"] = block.id
+    if block.cache_control is not None:
+        data["cache_control"] = thaw_view(block.cache_control)
+    data.update(thaw_view(block.extras))
+    return data
+
+
+def _content(blocks: Sequence[Any]) -> str | list[Any]:
+    if not blocks:
+        return ""
+    if len(blocks) == 1 and _plain_text(blocks[0]):
+        return str(blocks[0].text)
+    return [_block(item) for item in blocks]
+
+
+def _plain_text(block: Any) -> bool:
+    return (
+        isinstance(block, TextBlock)
+        and block.id is None
+        and block.cache_control is None
+        and not block.extras
+    )
+
+
+def _fields(message: Message) -> tuple[type[BaseMessage], dict[str, Any]]:
+    extra = thaw_view(message.additional_kwargs)
+    fields: dict[str, Any] = {
+        "content": _content(message.content),
+        "id": message.id,
+        "name": message.name,
+        "response_metadata": thaw_view(message.response_metadata),
+    }
+    if isinstance(message, AssistantMessage):
+        fields["invalid_tool_calls"] = extra.pop("invalid_tool_calls", [])
+        fields["tool_calls"] = [
+            {"name": c.name, "args": thaw_view(c.args), "id": c.id, "type": "tool_call"}
+            for c in message.tool_calls
+        ]
+        cls: type[BaseMessage] = AIMessage
+    elif isinstance(message, ToolMessage):
+        fields["tool_call_id"] = message.tool_call_id
+        fields["status"] = message.status
+        cls = LCToolMessage
+    elif isinstance(message, SystemMessage):
+        cls = LCSystemMessage
+    else:
+        cls = HumanMessage
+    fields["additional_kwargs"] = extra
+    return cls, fields
+
+
+_LOCKED_FIELDS = (
+    "content",
+    "additional_kwargs",
+    "response_metadata",
+    "tool_calls",
+    "invalid_tool_calls",
+)
+
+
+def lc_message(message: Message) -> BaseMessage:
+    """The locked LangChain view of a hookproof message."""
+    view = kept_view(message)
+    if view is not None:
+        return view  # type: ignore[no-any-return]
+    cls, fields = _fields(message)
+    view = _locked_class(cls)(**fields)
+    stored = view.__dict__
+    for key in _LOCKED_FIELDS:
+        if key in stored:
+            stored[key] = lock(stored[key])
+    return keep(message, view)  # type: ignore[no-any-return]
+
+
+def lc_messages(messages: Sequence[Message]) -> LockedList:
+    view = kept_view(messages)
+    if view is None:
+        view = keep(messages, LockedList(lc_message(item) for item in messages))
+    return view  # type: ignore[no-any-return]
+
+
+def hp_message(value: Any, where: str = "a message") -> Message | RemoveMessage:
+    """The hookproof message for what a LangChain hook returned: its original when it is a
+    view, else a converted copy (LangChain messages, RemoveMessage, str, tuples, dicts)."""
+    original = kept_original(value)
+    if original is not None:
+        return original  # type: ignore[no-any-return]
+    if isinstance(value, LCRemoveMessage):
+        key = RemoveMessage.ALL if value.id == REMOVE_ALL_MESSAGES else str(value.id)
+        return RemoveMessage(id=key)
+    if isinstance(value, BaseMessage):
+        return to_message(value)
+    if isinstance(value, str):
+        return UserMessage(content=value)
+    return coerce_message(value, where=where)
+
+
+def hp_messages(values: Any, where: str = "messages") -> Any:
+    """A list of hookproof messages (a single message stays single, as reducers accept)."""
+    original = kept_original(values)
+    if original is not None:
+        return original
+    if isinstance(values, list | tuple):
+        return [hp_message(item, f"{where}[{index}]") for index, item in enumerate(values)]
+    return hp_message(values, where)
+
+
+# -- states ----------------------------------------------------------------------------------
+
+
+def lc_state(state: Mapping[str, Any]) -> FrozenDict:
+    """The LangChain view of a state: messages as LangChain messages, lists as lists."""
+    # Not kept: the engine makes a new state mapping per hook, and a request's crossing
+    # knows its own state view.
+    return FrozenDict(
+        {
+            key: lc_messages(value) if key == "messages" else lock(value)
+            for key, value in state.items()
+        }
+    )
+
+
+def hp_state(value: Any) -> Any:
+    if not isinstance(value, Mapping):
+        return value
+    return {
+        key: hp_messages(item, "state['messages']") if key == "messages" else item
+        for key, item in value.items()
+    }
+
+
+def hp_update(update: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A hook's state update with its messages as hookproof messages."""
+    return {
+        key: hp_messages(value, f"{where}['messages']") if key == "messages" else value
+        for key, value in update.items()
+    }
