@@ -9,7 +9,7 @@ from hookproof._engine import AsyncExec, Engine, RunResult, StateSpec, SyncExec,
 from hookproof.errors import DuplicateToolError, InvalidInputError, UsageError
 from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.runtime._dialect import LangChainDialect
-from hookproof.runtime._foreign import native_middleware, native_tool
+from hookproof.runtime._foreign import identified_messages, native_middleware, native_tool
 from hookproof.runtime._middleware import _name_of, compile_middleware
 from hookproof.tools import Tool, as_tool
 from hookproof.vocabulary import NO_RESUME, Command, as_system_message
@@ -137,6 +137,12 @@ def _tool(value: object, source: str) -> Tool:
     return as_tool(native_tool(value, source), source=source)
 
 
+def _state_spec(schemas: list[Any], *, bridged: bool) -> StateSpec:
+    if bridged:  # LangChain middleware finds messages by id: give every message one
+        return StateSpec(schemas, messages_reducer=identified_messages)
+    return StateSpec(schemas)
+
+
 def _check_unique(tools: list[tuple[Tool, str]]) -> None:
     seen: dict[str, str] = {}
     for item, source in tools:
@@ -195,7 +201,7 @@ def create_agent(
         name=name or "agent",
         model=model,
         stack=stack,
-        state=StateSpec(schemas),
+        state=_state_spec(schemas, bridged=native != middleware),
         checkpointer=checkpointer,
         tools=_collect_tools(tools or (), native),
         system_message=as_system_message(system_prompt, "system_prompt"),

@@ -12,9 +12,18 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
+from hookproof._engine import add_messages
+from hookproof.messages import Message, coerce_message
 from hookproof.tools import Tool
 
-__all__ = ["Bridge", "bridge_for", "native_middleware", "native_model", "native_tool"]
+__all__ = [
+    "Bridge",
+    "bridge_for",
+    "identified_messages",
+    "native_middleware",
+    "native_model",
+    "native_tool",
+]
 
 
 class Bridge(Protocol):
@@ -68,3 +77,28 @@ def native_tool(tool: object, source: str) -> object:
 def native_model(model: object) -> Any:
     bridge = bridge_for(model)
     return model if bridge is None else bridge.model(model)
+
+
+def identified_messages(current: Any, new: Any) -> Any:
+    """The messages reducer of an agent with a framework's middleware: as ``add_messages``,
+    and a message without an id gets one (``m1``, ``m2``, ... by its place in the history,
+    skipping ids in use). LangChain gives every message an id, and its middleware replaces a
+    message by returning one with the same id; deterministic ids keep that working without
+    LangChain's random ones."""
+    items = list(new) if isinstance(new, list | tuple) else [new]
+    if all(getattr(item, "id", None) is not None for item in items):
+        return add_messages(current, new)
+    current = current or ()
+    used = {message.id for message in current} | {getattr(item, "id", None) for item in items}
+    number = len(current)
+    named: list[Any] = []
+    for index, item in enumerate(items):
+        message = coerce_message(item, where=f"messages update [{index}]")
+        if isinstance(message, Message) and message.id is None:
+            number += 1
+            while f"m{number}" in used:
+                number += 1
+            message = message.model_copy(update={"id": f"m{number}"})
+            used.add(message.id)
+        named.append(message)
+    return add_messages(current, named)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, get_origin
 
 from langchain_core.tools import BaseTool, StructuredTool
@@ -32,6 +33,7 @@ from hookproof.context import ToolRuntime
 from hookproof.errors import UsageError
 from hookproof.messages import ToolMessage
 from hookproof.tools import Tool, ToolSchema
+from hookproof.vocabulary import Command
 
 __all__ = ["hp_tool", "hp_tool_or_schema", "lc_tool", "lc_tool_runtime", "state_schema_of"]
 
@@ -62,12 +64,29 @@ def _injections(tool: BaseTool) -> dict[str, tuple[str, str | None]]:
     shown = _fields_of(tool.tool_call_schema)
     found: dict[str, tuple[str, str | None]] = {}
     for name, info in _fields_of(tool.get_input_schema()).items():
-        if name in shown:
-            continue
-        kind = _injection_kind(info.annotation, info.metadata)
+        kind = None if name in shown else _injection_kind(info.annotation, info.metadata)
         if kind is not None:
             found[name] = kind
+    for name, hint in _function_hints(tool).items():  # a schema given apart may omit them
+        kind = None if name in shown else _injection_kind(*_split(hint))
+        if kind is not None:
+            found.setdefault(name, kind)
     return found
+
+
+def _function_hints(tool: BaseTool) -> dict[str, Any]:
+    function = getattr(tool, "func", None) or getattr(tool, "coroutine", None)
+    if function is None:
+        return {}
+    try:
+        return typing.get_type_hints(function, include_extras=True)
+    except (NameError, TypeError):  # unresolvable annotations: only the schema speaks
+        return {}
+
+
+def _split(hint: Any) -> tuple[Any, list[Any]]:
+    metadata = list(getattr(hint, "__metadata__", ()))
+    return (hint.__origin__ if metadata else hint), metadata
 
 
 def _fields_of(schema: object) -> dict[str, Any]:
@@ -137,10 +156,23 @@ class _LangChainToolRun:
 
     def result(self, value: Any) -> Any:
         if hasattr(value, "goto") and hasattr(value, "update"):
-            return hp_command(value, f"tool {self.name!r}")
+            return self.named(hp_command(value, f"tool {self.name!r}"))
         if hasattr(value, "type") and hasattr(value, "content"):
             return hp_message(value, f"the result of tool {self.name!r}")
         return value
+
+    def named(self, command: Command) -> Command:
+        """LangChain's tool node names the ToolMessages of a tool's Command after the tool."""
+        messages = (command.update or {}).get("messages")
+        if not isinstance(messages, list):
+            return command
+        named = [
+            item.model_copy(update={"name": self.name})
+            if isinstance(item, ToolMessage) and item.name is None
+            else item
+            for item in messages
+        ]
+        return replace(command, update={**(command.update or {}), "messages": named})
 
     def invalid(
         self, error: ValidationError, kwargs: dict[str, Any], runtime: ToolRuntime[Any]
