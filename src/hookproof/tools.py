@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeAlias, get_origin, get_type_hints, overload
+from typing import Any, Self, TypeAlias, get_origin, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -27,13 +27,54 @@ ToolFunc: TypeAlias = Callable[..., Any]
 
 
 class ToolSchema(_Immutable):
-    """What the model is shown of a tool: name, description and a JSON Schema."""
+    """What the model is shown of a tool: name, description and a JSON Schema.
+
+    The name is checked first (``check_tool_name``), however the schema is made.
+    """
 
     name: str
     description: str = ""
     parameters: FrozenMap = Field(
         default_factory=lambda: FrozenDict({"type": "object", "properties": {}})
     )
+
+    def __init__(self, **data: Any) -> None:
+        check_tool_name(data.get("name"))
+        super().__init__(**data)
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **options: Any) -> Self:
+        if isinstance(obj, Mapping):
+            check_tool_name(obj.get("name"))
+        return super().model_validate(obj, *args, **options)
+
+
+def check_tool_name(name: object) -> None:
+    """Refuse a tool name that would corrupt a snapshot line or a provider request."""
+    if not isinstance(name, str):
+        raise UsageError(
+            f"hookproof: a tool name must be a str, got {type(name).__name__} {name!r:.60}."
+        )
+    problem = _name_problem(name)
+    if problem:
+        raise InvalidInputError(
+            f"hookproof: tool name {name!r:.80} {problem}. Tool names are written into "
+            "snapshot files and sent to provider APIs, which accept letters, digits, _ and -. "
+            'Rename the tool, e.g. @tool("lookup_orders").'
+        )
+
+
+def _name_problem(name: str) -> str | None:
+    if not name:
+        return "is empty"
+    for char in name:
+        if char in "/\\":
+            return f"contains {char!r}, a path separator"
+        # Not printable: control characters and line breaks, invisible format characters
+        # (direction overrides among them) and surrogates, which UTF-8 files cannot hold.
+        if not char.isprintable():
+            return f"contains {char!r}, a control or invisible character"
+    return None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -139,7 +180,8 @@ def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _make_tool(func: ToolFunc, name: str | None, description: str | None) -> Tool:
-    tool_name = name or func.__name__
+    tool_name = func.__name__ if name is None else name
+    check_tool_name(tool_name)  # before the argument model, whose class name holds it
     doc = description if description is not None else inspect.getdoc(func)
     if not doc:
         raise UsageError(

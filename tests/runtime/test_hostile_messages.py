@@ -1,10 +1,13 @@
-"""Malformed messages, wherever they enter a run, get a hookproof error naming their position.
+"""Hostile runtime inputs: malformed messages, wherever they enter a run, get a hookproof
+error naming their position; tool names that would corrupt a snapshot line or a provider
+request are refused when the tool is built.
 
-This module grows with each new way messages enter: add the input that broke it here.
+This module grows with each new way messages or tools enter: add the input that broke it here.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -13,6 +16,8 @@ from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import ToolMessage, coerce_message
 from hookproof.models import ScriptedModel, call
 from hookproof.runtime import Command, ToolRuntime, before_model, create_agent, tool
+from hookproof.tools import ToolSchema
+from hookproof.vocabulary import ModelRequest
 
 # (a bad message, words the error must hold)
 BAD_MESSAGES: list[tuple[Any, str]] = [
@@ -94,3 +99,56 @@ def test_an_unknown_role_is_named(role: object) -> None:
 def test_the_error_is_still_a_value_error_for_callers_that_caught_pydantic_errors() -> None:
     with pytest.raises(ValueError, match="not a valid user message"):
         coerce_message(("user", 5))
+
+
+BAD_TOOL_NAMES = [
+    ("orders/lookup", "contains '/', a path separator"),
+    ("..\\orders", "contains '\\\\', a path separator"),
+    ("look\nup", "contains '\\n', a control or invisible character"),
+    ("look\rup", "contains '\\r'"),
+    ("tab\there", "contains '\\t'"),
+    ("nul\x00", "contains '\\x00'"),
+    ("bell\x07", "contains '\\x07'"),
+    ("left\u202eright", "contains '\\u202e'"),
+    ("line\u2028sep", "contains '\\u2028'"),
+    ("half\ud800", "contains '\\ud800'"),
+    ("", "is empty"),
+]
+
+
+@pytest.mark.parametrize(("name", "problem"), BAD_TOOL_NAMES, ids=repr)
+def test_at_tool_refuses_a_name_that_would_corrupt_files_or_requests(
+    name: str, problem: str
+) -> None:
+    def lookup(query: str) -> str:
+        """Look an order up."""
+        return query
+
+    with pytest.raises(InvalidInputError) as caught:
+        tool(name)(lookup)
+    message = str(caught.value)
+    assert message.startswith(f"hookproof: tool name {name!r} {problem}")
+    assert "snapshot files and sent to provider APIs" in message
+
+
+@pytest.mark.parametrize(("name", "problem"), BAD_TOOL_NAMES, ids=repr)
+def test_a_tool_schema_given_to_a_request_is_refused_the_same_way(name: str, problem: str) -> None:
+    with pytest.raises(InvalidInputError, match=f"^hookproof: tool name .* {re.escape(problem)}"):
+        ModelRequest.create(model="m", tools=[ToolSchema(name=name)])
+    with pytest.raises(InvalidInputError, match=re.escape(problem)):
+        ModelRequest.create(model="m", tools=[{"name": name, "description": "d"}])
+    good = ModelRequest.create(model="m", tools=[ToolSchema(name="lookup")])
+    with pytest.raises(InvalidInputError, match=re.escape(problem)):
+        good.tools[0].override(name=name)
+
+
+def test_a_tool_name_of_another_type_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="a tool name must be a str, got int 5"):
+        ToolSchema(name=5)
+    with pytest.raises(UsageError, match="a tool name must be a str, got NoneType"):
+        ToolSchema.model_validate({"description": "no name"})
+
+
+@pytest.mark.parametrize("name", ["lookup", "lookup_orders-2", "with space", "über.tool"])
+def test_ordinary_names_still_build(name: str) -> None:
+    assert ToolSchema(name=name).name == name

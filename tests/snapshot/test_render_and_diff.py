@@ -206,7 +206,7 @@ def test_diff_orders_changes_by_severity_and_reads_snapshot_texts() -> None:
 def test_odd_text_round_trips_through_a_file(tmp_path: Any) -> None:
     odd = _request(
         system_message=SystemMessage(content="line one\r\nline two"),
-        tools=(_schema("we\nird name", "desc\r\nwith CR", q={"type": "string"}),),
+        tools=(_schema("weird name", "desc\r\nwith CR", q={"type": "string"}),),
     )
     path = tmp_path / "snap.txt"
     path.write_text(render(odd), encoding="utf-8", newline="\n")
