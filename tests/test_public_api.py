@@ -211,6 +211,7 @@ EXPORTS: dict[str, set[str]] = {
         "InvalidUpdateError",
         "MaxIterationsExceeded",
         "MissingAsyncHookError",
+        "NeedsGraphError",
         "RealModelBlocked",
         "RetryExhaustedError",
         "RunContextError",

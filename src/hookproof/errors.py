@@ -25,6 +25,7 @@ __all__ = [
     "InvalidUpdateError",
     "MaxIterationsExceeded",
     "MissingAsyncHookError",
+    "NeedsGraphError",
     "RealModelBlocked",
     "RetryExhaustedError",
     "RunContextError",
@@ -89,6 +90,11 @@ class MissingAsyncHookError(UsageError, NotImplementedError):
 
     A TypeError and a NotImplementedError: LangChain's create_agent raises the first for a
     node hook and the second for a wrap hook, so code catching either keeps working."""
+
+
+class NeedsGraphError(UsageError, RuntimeError):
+    """A LangChain hook or tool on the reference runtime used what only a LangGraph graph
+    provides (``interrupt()``, ``get_config()``); a RuntimeError, as LangGraph raises."""
 
 
 class UnsupportedCommandError(UsageError, NotImplementedError):

@@ -25,7 +25,7 @@ from hookproof.adapters.langchain._bridge_requests import (
     model_request_crossing,
     tool_request_crossing,
 )
-from hookproof.adapters.langchain._bridge_tools import hp_tool, state_schema_of
+from hookproof.adapters.langchain._bridge_tools import explained, hp_tool, state_schema_of
 from hookproof.adapters.langchain._views import hp_update, lc_state
 from hookproof.tools import Tool
 
@@ -87,7 +87,8 @@ def _sync_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
 
     def run(state: Any, runtime: Any) -> Any:
         view = lc_state(state)
-        outcome = method(view, lc_runtime(runtime)) if with_runtime else method(view)
+        with explained(where):
+            outcome = method(view, lc_runtime(runtime)) if with_runtime else method(view)
         return _node_result(outcome, where)
 
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
@@ -98,56 +99,61 @@ def _async_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
 
     async def run(state: Any, runtime: Any) -> Any:
         view = lc_state(state)
-        outcome = await (method(view, lc_runtime(runtime)) if with_runtime else method(view))
+        with explained(where):
+            outcome = await (method(view, lc_runtime(runtime)) if with_runtime else method(view))
         return _node_result(outcome, where)
 
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
 
 
-def _sync_model_wrap(method: Any) -> Callable[..., Any]:
+def _sync_model_wrap(method: Any, where: str) -> Callable[..., Any]:
     def run(request: Any, handler: Callable[[Any], Any]) -> Any:
         crossing = model_request_crossing(request)
 
         def lc_handler(changed: Any) -> Any:
             return crossing.response(handler(crossing.inward(changed)))
 
-        return hp_model_result(method(crossing.view, lc_handler))
+        with explained(where):
+            return hp_model_result(method(crossing.view, lc_handler))
 
     return run
 
 
-def _async_model_wrap(method: Any) -> Callable[..., Any]:
+def _async_model_wrap(method: Any, where: str) -> Callable[..., Any]:
     async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
         crossing = model_request_crossing(request)
 
         async def lc_handler(changed: Any) -> Any:
             return crossing.response(await handler(crossing.inward(changed)))
 
-        return hp_model_result(await method(crossing.view, lc_handler))
+        with explained(where):
+            return hp_model_result(await method(crossing.view, lc_handler))
 
     return run
 
 
-def _sync_tool_wrap(method: Any) -> Callable[..., Any]:
+def _sync_tool_wrap(method: Any, where: str) -> Callable[..., Any]:
     def run(request: Any, handler: Callable[[Any], Any]) -> Any:
         crossing = tool_request_crossing(request)
 
         def lc_handler(changed: Any) -> Any:
             return lc_tool_result(handler(crossing.inward(changed)))
 
-        return hp_tool_result(method(crossing.view, lc_handler))
+        with explained(where):
+            return hp_tool_result(method(crossing.view, lc_handler))
 
     return run
 
 
-def _async_tool_wrap(method: Any) -> Callable[..., Any]:
+def _async_tool_wrap(method: Any, where: str) -> Callable[..., Any]:
     async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
         crossing = tool_request_crossing(request)
 
         async def lc_handler(changed: Any) -> Any:
             return lc_tool_result(await handler(crossing.inward(changed)))
 
-        return hp_tool_result(await method(crossing.view, lc_handler))
+        with explained(where):
+            return hp_tool_result(await method(crossing.view, lc_handler))
 
     return run
 
@@ -173,9 +179,9 @@ def translate_middleware(middleware: Any) -> TranslatedMiddleware:
     for hook, (sync_wrap, async_wrap) in _WRAPS.items():
         sync, async_ = _overridden(middleware, hook), _overridden(middleware, f"a{hook}")
         if sync is not None:
-            setattr(translated, hook, sync_wrap(sync))
+            setattr(translated, hook, sync_wrap(sync, f"{name}.{hook}"))
         if async_ is not None:
-            setattr(translated, f"a{hook}", async_wrap(async_))
+            setattr(translated, f"a{hook}", async_wrap(async_, f"{name}.a{hook}"))
     return translated
 
 

@@ -63,9 +63,10 @@ def _set_once(self: object, name: str, value: Any) -> None:
 
 
 class LockedModelRequest(LCModelRequest):
-    """LangChain's ModelRequest whose fields cannot be reassigned (override() still works)."""
+    """LangChain's ModelRequest whose fields cannot be reassigned (override() still works:
+    LangChain's constructor sets fields without __setattr__)."""
 
-    __setattr__ = _set_once
+    __setattr__ = refuse_edit
     __delattr__ = refuse_edit
 
 

@@ -8,8 +8,9 @@ its own ``invoke`` with a tool call, with what LangChain's tool node injects: th
 
 from __future__ import annotations
 
+import contextlib
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, get_origin
 
@@ -30,12 +31,19 @@ from hookproof.adapters.langchain._views import (
     lc_state,
 )
 from hookproof.context import ToolRuntime
-from hookproof.errors import UsageError
+from hookproof.errors import NeedsGraphError, UsageError
 from hookproof.messages import ToolMessage
 from hookproof.tools import Tool, ToolSchema
 from hookproof.vocabulary import Command
 
-__all__ = ["hp_tool", "hp_tool_or_schema", "lc_tool", "lc_tool_runtime", "state_schema_of"]
+__all__ = [
+    "explained",
+    "hp_tool",
+    "hp_tool_or_schema",
+    "lc_tool",
+    "lc_tool_runtime",
+    "state_schema_of",
+]
 
 _RUNTIME = "__hookproof_runtime__"
 
@@ -53,6 +61,27 @@ def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToo
         tool_call_id=call_id,
         store=None,
     )
+
+
+_NEEDS_GRAPH = "outside of a runnable context"
+
+
+@contextlib.contextmanager
+def explained(where: str) -> Iterator[None]:
+    """LangGraph's interrupt() and get_config() fail outside a graph with a bare
+    RuntimeError; say what it means here."""
+    try:
+        yield
+    except RuntimeError as error:
+        if _NEEDS_GRAPH not in str(error) or isinstance(error, NeedsGraphError):
+            raise
+        raise NeedsGraphError(
+            f"hookproof: {where} called LangGraph's interrupt() or get_config(), which only "
+            "a LangGraph graph provides (HumanInTheLoopMiddleware does, for one). The "
+            "reference runtime cannot pause a LangChain hook. Test this middleware on "
+            "LangChain's create_agent (the LangChain target), or pause with "
+            "hookproof.runtime.interrupt in hookproof middleware."
+        ) from error
 
 
 # -- LangChain tools on the runtime -----------------------------------------------------------
@@ -143,14 +172,16 @@ class _LangChainToolRun:
     def __call__(self, **kwargs: Any) -> Any:
         call, runtime = self.call(kwargs)
         try:
-            return self.result(self.tool.invoke(call))
+            with explained(f"tool {self.name!r}"):
+                return self.result(self.tool.invoke(call))
         except ValidationError as error:
             return self.invalid(error, kwargs, runtime)
 
     async def arun(self, **kwargs: Any) -> Any:
         call, runtime = self.call(kwargs)
         try:
-            return self.result(await self.tool.ainvoke(call))
+            with explained(f"tool {self.name!r}"):
+                return self.result(await self.tool.ainvoke(call))
         except ValidationError as error:
             return self.invalid(error, kwargs, runtime)
 
