@@ -472,6 +472,7 @@ EXPORTS: dict[str, set[str]] = {
         "Reasoning",
         "ServerToolCall",
         "ServerToolResult",
+        "TemplateBudget",
         "TemplateError",
         "TemplateSecurityError",
         "TemplateSyntaxError",

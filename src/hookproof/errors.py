@@ -212,7 +212,8 @@ class UnsupportedTemplateConstruct(TemplateSyntaxError):
 
 
 class TemplateSecurityError(TemplateError):
-    """A Jinja2 template tried something the sandbox forbids."""
+    """A template reached beyond data (the Jinja2 sandbox, the Go subset's field access) or
+    beyond its TemplateBudget (output, loop iterations, integer size, nesting depth)."""
 
 
 # -- the Eino dialect -----------------------------------------------------------------------

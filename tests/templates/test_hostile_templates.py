@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
 import sys
 import types
 from collections.abc import Iterator
@@ -11,9 +13,10 @@ from typing import Any, NamedTuple
 import pytest
 from pydantic import BaseModel, computed_field
 
-from hookproof.errors import HookproofError
+from hookproof.errors import HookproofError, UsageError
 from hookproof.templates import (
     FormatType,
+    TemplateBudget,
     TemplateSecurityError,
     TemplateVariableError,
     from_agentic_messages,
@@ -171,3 +174,234 @@ def test_go_printing_machinery_is_refused(value: Any) -> None:
 
 def test_every_refusal_is_a_hookproof_error() -> None:
     assert issubclass(TemplateSecurityError, HookproofError)
+
+
+# -- budgets: hostile templates stop early ------------------------------------------------
+# Each case runs in one child process with a timeout, so a budget that stopped working fails
+# the test instead of hanging it.
+
+DOUBLING = (
+    "{% macro d(s, n) %}{% if n %}{{ d(s ~ s, n - 1) }}{% else %}{{ s|length }}{% endif %}"
+    "{% endmacro %}{{ d('a', 60) }}"
+)
+NAMESPACE = "{% set ns = namespace(s='ab') %}{% for i in range(60) %}{% set ns.s = ns.s OP ns.s %}"
+NAMESPACE += "{% endfor %}{{ ns.s|length }}"
+MILLION = "{% set s = 'a' * 1000000 %}"
+BUFFERED = "{% macro m() %}{% for i in range(100000) %}" + "x" * 100 + "{% endfor %}{% endmacro %}"
+HOSTILE: dict[str, tuple[str, str, dict[str, Any], str]] = {
+    "nested ranges": (
+        "jinja2",
+        "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}",
+        {},
+        "loop iteration 100,001 exceeds the template budget max_loop_iterations=100,000",
+    ),
+    "string repeat": ("jinja2", "{{ 'a' * 1000000000 }}", {}, "max_output_chars=1,000,000"),
+    "list repeat": ("jinja2", "{{ [0] * 1000000000 }}", {}, "max_output_chars"),
+    "tower power": ("jinja2", "{{ 9**(9**9) }}", {}, "max_int_bits=4,096"),
+    "big power": ("jinja2", "{{ 10**5000 }}", {}, "the power (about 15,000 bits)"),
+    "big product": ("jinja2", "{{ (2**4000) * (2**4000) }}", {}, "the product"),
+    "range too long": ("jinja2", "{{ range(10**12)|length }}", {}, "range() of 1,000,000,000,000"),
+    "range consumed by a filter": (
+        "jinja2",
+        "{% for i in range(100000) %}{{ range(100000)|sum }}{% endfor %}",
+        {},
+        "max_loop_iterations",
+    ),
+    "nested loops over data": (
+        "jinja2",
+        "{% for a in xs %}{% for b in xs %}{% for c in xs %}{% endfor %}{% endfor %}{% endfor %}",
+        {"xs": list(range(1000))},
+        "max_loop_iterations",
+    ),
+    "recursive macro": (
+        "jinja2",
+        "{% macro m(n) %}{{ m(n + 1) }}{% endmacro %}{{ m(0) }}",
+        {},
+        "a macro call at nesting depth 101 exceeds the template budget max_depth=100",
+    ),
+    "recursive loop": (
+        "jinja2",
+        "{% for x in xs recursive %}{{ loop(xs) }}{% endfor %}",
+        {"xs": [1]},
+        "a recursive loop at nesting depth 101",
+    ),
+    "center method": ("jinja2", "{{ 'x'.center(10**9) }}", {}, "a size argument of 1,000,000,000"),
+    "center filter": ("jinja2", "{{ 'x'|center(10**9) }}", {}, "a size argument"),
+    "to_bytes": ("jinja2", "{{ (1).to_bytes(10**9, 'big') }}", {}, "a size argument"),
+    "batch": ("jinja2", "{{ [1]|batch(10**9, 0)|list }}", {}, "a size argument"),
+    "format width": ("jinja2", "{{ '{:>1000000000}'.format(1) }}", {}, "a width in the format"),
+    "percent width": ("jinja2", "{{ '%1000000000d' % 1 }}", {}, "a width in the format"),
+    "format filter": ("jinja2", "{{ '%1000000000d'|format(1) }}", {}, "a width in the format"),
+    "concat doubling": ("jinja2", NAMESPACE.replace("OP", "~"), {}, "the concatenated text"),
+    "plus doubling": ("jinja2", NAMESPACE.replace("OP", "+"), {}, "the result of '+'"),
+    "macro argument doubling": ("jinja2", DOUBLING, {}, "the concatenated text"),
+    "replace filter": ("jinja2", MILLION + "{{ s|replace('a', s) }}", {}, "the replaced text"),
+    "replace method": ("jinja2", MILLION + "{{ s.replace('a', s) }}", {}, "the replaced text"),
+    "join generator": (
+        "jinja2",
+        MILLION + "{{ s.join(range(1000)|map('string')) }}",
+        {},
+        "the joined text",
+    ),
+    "join filter": ("jinja2", MILLION + "{{ range(1000)|join(s) }}", {}, "the joined text"),
+    "indent by a long string": (
+        "jinja2",
+        MILLION + "{{ ('a\n' * 1000)|indent(s) }}",
+        {},
+        "the joined text",
+    ),
+    "buffered macro output": (
+        "jinja2",
+        BUFFERED + "{{ m()|length }}",
+        {},
+        "the output (1,000,100 characters)",
+    ),
+    "go nested ifs": (
+        "go_template",
+        "{{if 1}}" * 5000 + "{{end}}" * 5000,
+        {},
+        "{{if}} at nesting depth 101 exceeds the template budget max_depth=100",
+    ),
+    "go long number": ("go_template", "{{" + "9" * 5000 + "}}", {}, "a number literal"),
+    "go nested ranges": (
+        "go_template",
+        "{{range .rows}}{{range .}}x{{end}}{{end}}",
+        {"rows": [[1] * 400] * 400},
+        "max_loop_iterations",
+    ),
+    "go output": ("go_template", "{{.s}}" * 2000, {"s": "a" * 1000}, "max_output_chars"),
+    "go unclosed actions": ("go_template", "{{" * 100_000, {}, "unclosed action"),
+    "fstring output": ("fstring", "{s}" * 2000, {"s": "a" * 1000}, "max_output_chars"),
+}
+
+_CHILD = """
+import json, sys, time
+from hookproof.templates import FormatType, from_agentic_messages, user_agentic_message
+results = {}
+for case, (kind, text, variables, _) in json.load(sys.stdin).items():
+    start = time.perf_counter()
+    template = from_agentic_messages(FormatType(kind), user_agentic_message(text))
+    try:
+        template.format(variables)
+        outcome = ["rendered", ""]
+    except Exception as error:
+        outcome = [type(error).__name__, str(error)]
+    results[case] = [*outcome, time.perf_counter() - start]
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def hostile_outcomes() -> dict[str, tuple[str, str, float]]:
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", _CHILD],
+            input=json.dumps(HOSTILE),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("a hostile template ran for over 120 s: a budget no longer stops it")
+    return {case: tuple(result) for case, result in json.loads(child.stdout).items()}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_template_stops_fast_with_a_named_refusal(
+    case: str, hostile_outcomes: dict[str, tuple[str, str, float]]
+) -> None:
+    error, message, seconds = hostile_outcomes[case]
+    expected = "TemplateSyntaxError" if case == "go unclosed actions" else "TemplateSecurityError"
+    assert (error, HOSTILE[case][3] in message) == (expected, True), message
+    assert seconds < 5
+    if expected == "TemplateSecurityError":
+        assert "Pass budget=TemplateBudget(" in message
+
+
+# -- budgets: generous defaults, configurable ---------------------------------------------
+
+
+def budgeted(
+    format_type: FormatType, template: str, budget: TemplateBudget, **variables: Any
+) -> str:
+    return (
+        from_agentic_messages(format_type, user_agentic_message(template), budget=budget)
+        .format(variables)[0]
+        .text
+    )
+
+
+@pytest.mark.parametrize(
+    ("format_type", "template", "length"),
+    [
+        (J2, "{% for i in range(100000) %}x{% endfor %}", 100_000),
+        (J2, "{% for i in range(1000) %}{{ s }}{% endfor %}", 1_000_000),
+        (J2, "{{ 2**4095 }}", 1233),
+        (
+            J2,
+            "{% macro m(n) %}{% if n %}{{ m(n - 1) }}{% else %}x{% endif %}{% endmacro %}"
+            "{{ m(99) }}",
+            1,
+        ),
+        (GO, "{{if 1}}" * 100 + "x" + "{{end}}" * 100, 1),
+        (FS, "{s}" * 1000, 1_000_000),
+    ],
+    ids=["100k loop", "1M output", "4095-bit int", "depth 100 macro", "depth 100 go", "fstring"],
+)
+def test_default_budget_is_generous_for_real_prompts(
+    format_type: FormatType, template: str, length: int
+) -> None:
+    assert len(render(format_type, template, {"s": "a" * 1000})) == length
+
+
+@pytest.mark.parametrize(
+    ("format_type", "template"),
+    [(J2, "{{ s }}"), (J2, "{% set x %}{{ s }}{% endset %}"), (GO, "{{.s}}"), (FS, "{s}")],
+)
+def test_output_budget_counts_every_character_written(
+    format_type: FormatType, template: str
+) -> None:
+    tight = TemplateBudget(max_output_chars=5)
+    assert budgeted(format_type, template, tight, s="abcde") in ("abcde", "")
+    with pytest.raises(TemplateSecurityError, match="the output \\(6 characters\\) exceeds"):
+        budgeted(format_type, template, tight, s="abcdef")
+
+
+def test_budgets_can_be_raised_and_lowered() -> None:
+    loops = "{% for i in range(n) %}{% endfor %}"
+    assert budgeted(J2, loops, TemplateBudget(max_loop_iterations=200_000), n=200_000) == ""
+    with pytest.raises(TemplateSecurityError, match="max_loop_iterations=10;"):
+        budgeted(J2, loops, TemplateBudget(max_loop_iterations=10), n=11)
+    assert len(budgeted(J2, "{{ 10**2000 }}", TemplateBudget(max_int_bits=8000))) == 2001
+    with pytest.raises(TemplateSecurityError, match="max_depth=2;"):
+        budgeted(GO, "{{if 1}}{{if 1}}{{if 1}}{{end}}{{end}}{{end}}", TemplateBudget(max_depth=2))
+
+
+@pytest.mark.parametrize("format_type", [FS, GO, J2])
+def test_printing_a_huge_integer_variable_is_refused(format_type: FormatType) -> None:
+    template = {FS: "{n}", GO: "{{.n}}", J2: "{{ n }}"}[format_type]
+    with pytest.raises(TemplateSecurityError, match=r"an integer of 16,610 bits .*max_int_bits"):
+        render(format_type, template, {"n": 10**5000})
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("max_output_chars", 0),
+        ("max_loop_iterations", -1),
+        ("max_depth", True),
+        ("max_int_bits", "8"),
+    ],
+)
+def test_budget_values_must_be_positive_integers(field: str, value: Any) -> None:
+    with pytest.raises(
+        UsageError, match=f"TemplateBudget\\({field}={value!r}\\) is not a positive"
+    ):
+        TemplateBudget(**{field: value})
+
+
+def test_budget_must_be_a_template_budget() -> None:
+    not_a_budget: Any = {"max_depth": 3}
+    with pytest.raises(UsageError, match=r"pass a hookproof\.templates\.TemplateBudget"):
+        from_agentic_messages(J2, user_agentic_message("x"), budget=not_a_budget)

@@ -419,11 +419,16 @@ def test_go_malformed_actions_are_errors(template: str, error: type) -> None:
 
 
 @pytest.mark.parametrize(
-    "template", ["{{ items.pop() }}", "{{ d.clear() }}", "{% for x in range(10**7) %}{% endfor %}"]
+    ("template", "refusal"),
+    [
+        ("{{ items.pop() }}", "the sandbox refused"),
+        ("{{ d.clear() }}", "the sandbox refused"),
+        ("{% for x in range(10**7) %}{% endfor %}", "budget max_loop_iterations"),
+    ],
 )
-def test_jinja2_cannot_change_variables_or_run_away(template: str) -> None:
+def test_jinja2_cannot_change_variables_or_run_away(template: str, refusal: str) -> None:
     variables: dict[str, Any] = {"items": [1, 2], "d": {"k": 1}}
-    with pytest.raises(TemplateSecurityError, match="the sandbox refused"):
+    with pytest.raises(TemplateSecurityError, match=refusal):
         from_agentic_messages(FormatType.JINJA2, user_agentic_message(template)).format(variables)
     assert variables == {"items": [1, 2], "d": {"k": 1}}
 

@@ -23,6 +23,7 @@ from hookproof.templates._blocks import (
     UserInputVideo,
     new_content_block,
 )
+from hookproof.templates._budget import TemplateBudget
 from hookproof.templates._convert import to_message
 from hookproof.templates._errors import (
     TemplateError,
@@ -62,6 +63,7 @@ __all__ = [
     "Reasoning",
     "ServerToolCall",
     "ServerToolResult",
+    "TemplateBudget",
     "TemplateError",
     "TemplateSecurityError",
     "TemplateSyntaxError",

@@ -34,11 +34,14 @@ _MACHINERY: tuple[tuple[type | tuple[type, ...], str], ...] = (
     ((types.MethodType, types.MethodWrapperType), "a method"),
 )
 # Values without fields: asking one for a field is a plain variable error, as in Go.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 _SCALARS = (str, bytes, int, float, complex, list, tuple, set, frozenset)
 
 
 def machinery_kind(value: Any) -> str | None:
     """``"a generator"``, ``"a function"``, ... for Python machinery; None for data."""
+    if type(value) in _PLAIN:
+        return None
     for kinds, label in _MACHINERY:
         if isinstance(value, kinds):
             return label

@@ -17,6 +17,7 @@ from hookproof.templates._blocks import (
     _Media,
     new_content_block,
 )
+from hookproof.templates._budget import DEFAULT_BUDGET, TemplateBudget
 from hookproof.templates._errors import TemplateVariableError
 from hookproof.templates._fstring import render_fstring
 from hookproof.templates._gotemplate import render_go_template
@@ -42,20 +43,29 @@ class FormatType(Enum):
     JINJA2 = "jinja2"
 
 
-_RENDERERS: dict[FormatType, Callable[[str, Mapping[str, Any], str], str]] = {
+_Renderer = Callable[[str, Mapping[str, Any], str, TemplateBudget], str]
+_RENDERERS: dict[FormatType, _Renderer] = {
     FormatType.FSTRING: render_fstring,
     FormatType.GO_TEMPLATE: render_go_template,
     FormatType.JINJA2: render_jinja2,
 }
 
 
-def _renderer(format_type: object) -> Callable[[str, Mapping[str, Any], str], str]:
+def _renderer(format_type: object) -> _Renderer:
     if not isinstance(format_type, FormatType):
         raise UsageError(
             f"hookproof: unknown format type {format_type!r}; use FormatType.FSTRING, "
             "FormatType.GO_TEMPLATE or FormatType.JINJA2."
         )
     return _RENDERERS[format_type]
+
+
+def _check_budget(budget: object) -> None:
+    if not isinstance(budget, TemplateBudget):
+        raise UsageError(
+            f"hookproof: budget={budget!r} is a {type(budget).__name__}; pass a "
+            "hookproof.templates.TemplateBudget, e.g. TemplateBudget(max_output_chars=2_000_000)."
+        )
 
 
 def _format_block(block: ContentBlock, render: Callable[[str], str]) -> ContentBlock:
@@ -76,13 +86,19 @@ def _format_block(block: ContentBlock, render: Callable[[str], str]) -> ContentB
 
 
 def format_message(
-    message: AgenticMessage, variables: Mapping[str, Any], format_type: FormatType, name: str
+    message: AgenticMessage,
+    variables: Mapping[str, Any],
+    format_type: FormatType,
+    name: str,
+    budget: TemplateBudget = DEFAULT_BUDGET,
 ) -> AgenticMessage:
-    """A formatted copy: user-input blocks rendered, every other block as it was."""
+    """A formatted copy: user-input blocks rendered (each within ``budget``), every other
+    block as it was."""
     renderer = _renderer(format_type)
+    _check_budget(budget)
 
     def render(text: str) -> str:
-        return renderer(text, variables, name)
+        return renderer(text, variables, name, budget)
 
     blocks = tuple(_format_block(block, render) for block in message.content_blocks)
     return message.model_copy(update={"content_blocks": blocks})
@@ -158,11 +174,15 @@ def _template_name(index: int, part: Any) -> str:
 
 
 def _format_part(
-    part: Any, index: int, variables: Mapping[str, Any], format_type: FormatType
+    part: Any,
+    index: int,
+    variables: Mapping[str, Any],
+    format_type: FormatType,
+    budget: TemplateBudget,
 ) -> list[AgenticMessage]:
     name = _template_name(index, part)
     if isinstance(part, AgenticMessage):
-        return [format_message(part, variables, format_type, name)]
+        return [format_message(part, variables, format_type, name, budget)]
     if isinstance(part, MessagesPlaceholder):
         return part.format_messages(variables, name)
     if isinstance(part, DefaultAgenticChatTemplate) or not _takes_format_type(part.format):
@@ -189,8 +209,15 @@ def _call(callbacks: Any, hook: str, *args: Any) -> None:
 class DefaultAgenticChatTemplate:
     """Formats each template in order and concatenates the results."""
 
-    def __init__(self, format_type: FormatType, templates: Sequence[TemplatePart]) -> None:
+    def __init__(
+        self,
+        format_type: FormatType,
+        templates: Sequence[TemplatePart],
+        *,
+        budget: TemplateBudget = DEFAULT_BUDGET,
+    ) -> None:
         _renderer(format_type)
+        _check_budget(budget)
         for index, part in enumerate(templates):
             if not isinstance(part, AgenticMessage | MessagesPlaceholder) and not callable(
                 getattr(part, "format", None)
@@ -201,6 +228,7 @@ class DefaultAgenticChatTemplate:
                 )
         self.format_type = format_type
         self.templates = tuple(templates)
+        self.budget = budget
 
     def get_type(self) -> str:
         return "Default"
@@ -213,7 +241,7 @@ class DefaultAgenticChatTemplate:
             result = [
                 message
                 for index, part in enumerate(self.templates)
-                for message in _format_part(part, index, variables, self.format_type)
+                for message in _format_part(part, index, variables, self.format_type, self.budget)
             ]
         except Exception as error:
             _call(callbacks, "on_error", error, self.templates)
@@ -226,7 +254,8 @@ class DefaultAgenticChatTemplate:
 
 
 def from_agentic_messages(
-    format_type: FormatType, *templates: TemplatePart
+    format_type: FormatType, *templates: TemplatePart, budget: TemplateBudget = DEFAULT_BUDGET
 ) -> DefaultAgenticChatTemplate:
-    """A template that formats ``templates`` in order with ``format_type``."""
-    return DefaultAgenticChatTemplate(format_type, templates)
+    """A template that formats ``templates`` in order with ``format_type``, rendering each
+    text within ``budget`` (see TemplateBudget)."""
+    return DefaultAgenticChatTemplate(format_type, templates, budget=budget)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from hookproof.templates._budget import Meter, TemplateBudget
 from hookproof.templates._errors import TemplateSyntaxError, TemplateVariableError
 
 __all__ = ["render_fstring"]
@@ -20,8 +21,11 @@ def _field_end(text: str, start: int, name: str) -> int:
     return end
 
 
-def render_fstring(text: str, variables: Mapping[str, Any], name: str) -> str:
+def render_fstring(
+    text: str, variables: Mapping[str, Any], name: str, budget: TemplateBudget
+) -> str:
     """Render ``text``; a lone brace or a missing key raises an error naming it."""
+    meter = Meter(budget, name)
     out: list[str] = []
     index = 0
     while index < len(text):
@@ -34,7 +38,7 @@ def render_fstring(text: str, variables: Mapping[str, Any], name: str) -> str:
             raise TemplateSyntaxError(name, "Single '}' encountered in format string")
         elif char == "{":
             end = _field_end(text, index + 1, name)
-            out.append(_value(text[index + 1 : end], variables, name))
+            out.append(meter.write(_value(text[index + 1 : end], variables, meter)))
             index = end + 1
         else:
             out.append(char)
@@ -42,7 +46,8 @@ def render_fstring(text: str, variables: Mapping[str, Any], name: str) -> str:
     return "".join(out)
 
 
-def _value(field: str, variables: Mapping[str, Any], name: str) -> str:
+def _value(field: str, variables: Mapping[str, Any], meter: Meter) -> str:
+    name = meter.template
     if not _FIELD.fullmatch(field):
         problem = (
             "Single '{' encountered in format string"
@@ -55,4 +60,4 @@ def _value(field: str, variables: Mapping[str, Any], name: str) -> str:
         raise TemplateSyntaxError(name, problem, variable=field or None)
     if field not in variables:
         raise TemplateVariableError(name, f"could not find key: {field}", variable=field)
-    return str(variables[field])
+    return str(meter.check_int(variables[field]))

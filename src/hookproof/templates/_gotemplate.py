@@ -11,12 +11,14 @@ with an error naming the construct.
 from __future__ import annotations
 
 import ast
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from hookproof.templates._budget import Meter, TemplateBudget
 from hookproof.templates._data import check_printable, read_field
 from hookproof.templates._errors import (
     TemplateSyntaxError,
@@ -26,10 +28,10 @@ from hookproof.templates._errors import (
 
 __all__ = ["render_go_template"]
 
-_ACTION = re.compile(r"\{\{(-\s)?(.*?)(\s-)?\}\}", re.S)
 _FIELD_CHAIN = re.compile(r"^(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 _STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
+_BITS_PER_DIGIT = math.log2(10)
 _KEYWORDS = ("with", "define", "template", "block", "break", "continue")
 
 
@@ -56,31 +58,46 @@ class _Range:
     otherwise: list[Any]
 
 
+def _actions(source: str, name: str) -> Iterator[tuple[int, int, str, bool, bool]]:
+    """(start, end, inner text, trims left, trims right) per action, in one linear pass (a
+    regular expression rescans the rest of the text at every unclosed '{{')."""
+    start = source.find("{{")
+    while start >= 0:
+        end = source.find("}}", start + 2)
+        if end < 0:
+            raise TemplateSyntaxError(name, "unclosed action: '{{' without a matching '}}'")
+        inner = source[start + 2 : end]
+        left = len(inner) >= 2 and inner[0] == "-" and inner[1].isspace()
+        body = inner[2:] if left else inner
+        right = len(body) >= 2 and body[-1] == "-" and body[-2].isspace()
+        yield start, end + 2, body[:-2] if right else body, left, right
+        start = source.find("{{", end + 2)
+
+
 def _tokens(source: str, name: str) -> list[tuple[str, str]]:
     """("text", ...) and ("action", ...) tokens, trim markers already applied."""
     tokens: list[tuple[str, str]] = []
     position = 0
     trim_next = False
-    for match in _ACTION.finditer(source):
-        text = source[position : match.start()]
+    for start, end, inner, left, right in _actions(source, name):
+        text = source[position:start]
         text = text.lstrip() if trim_next else text
-        text = text.rstrip() if match.group(1) else text
+        text = text.rstrip() if left else text
         tokens.append(("text", text))
-        tokens.append(("action", match.group(2).strip()))
-        trim_next = bool(match.group(3))
-        position = match.end()
+        tokens.append(("action", inner.strip()))
+        trim_next = right
+        position = end
     rest = source[position:]
-    if "{{" in rest:
-        raise TemplateSyntaxError(name, "unclosed action: '{{' without a matching '}}'")
     tokens.append(("text", rest.lstrip() if trim_next else rest))
     return [token for token in tokens if token != ("text", "")]
 
 
 class _Parser:
-    def __init__(self, tokens: list[tuple[str, str]], name: str) -> None:
+    def __init__(self, tokens: list[tuple[str, str]], meter: Meter) -> None:
         self.tokens = tokens
         self.index = 0
-        self.name = name
+        self.name = meter.template
+        self.meter = meter
 
     def parse(self, stops: Sequence[str] = ()) -> tuple[list[Any], str | None]:
         nodes: list[Any] = []
@@ -105,14 +122,18 @@ class _Parser:
             if not value.endswith("*/"):
                 raise TemplateSyntaxError(self.name, "unclosed comment")
             return _Text("")
-        if keyword == "if":
-            return self._if(_operand(value, self.name))
-        if keyword == "range":
-            return self._range(_operand(value, self.name))
+        if keyword in ("if", "range"):
+            return self._block(keyword, _operand(value, self.name))
         if keyword in ("else", "end"):
             raise TemplateSyntaxError(self.name, f"unexpected {{{{{value}}}}}")
         _check_expression(value, self.name)
         return _Print(value)
+
+    def _block(self, keyword: str, operand: str) -> _If | _Range:
+        self.meter.enter(f"{{{{{keyword}}}}}")
+        block = self._if(operand) if keyword == "if" else self._range(operand)
+        self.meter.leave()
+        return block
 
     def _if(self, condition: str) -> _If:
         _check_expression(condition, self.name)
@@ -183,11 +204,7 @@ def _check_expression(expression: str, name: str) -> None:
     keyword = _keyword(expression)
     if keyword in _KEYWORDS:
         raise UnsupportedTemplateConstruct(name, f"{{{{{keyword}}}}} is not supported")
-    if (
-        expression == "."
-        or _FIELD_CHAIN.match(expression)
-        or _literal(expression) is not _NOT_LITERAL
-    ):
+    if expression == "." or _FIELD_CHAIN.match(expression) or _is_literal(expression):
         return
     raise UnsupportedTemplateConstruct(
         name,
@@ -199,25 +216,34 @@ def _check_expression(expression: str, name: str) -> None:
 _NOT_LITERAL = object()
 
 
-def _literal(expression: str) -> Any:
+def _is_literal(expression: str) -> bool:
+    return expression in ("true", "false") or bool(
+        _NUMBER.match(expression) or _STRING.match(expression)
+    )
+
+
+def _literal(expression: str, meter: Meter) -> Any:
     if expression in ("true", "false"):
         return expression == "true"
     if _NUMBER.match(expression):
-        return float(expression) if "." in expression else int(expression)
+        if "." in expression:
+            return float(expression)
+        meter.check_int_bits(len(expression.lstrip("-")) * _BITS_PER_DIGIT, "a number literal")
+        return int(expression)
     if _STRING.match(expression):
         return ast.literal_eval(expression)
     return _NOT_LITERAL
 
 
-def _evaluate(expression: str, dot: Any, name: str) -> Any:
+def _evaluate(expression: str, dot: Any, meter: Meter) -> Any:
     if expression == ".":
         return dot
-    literal = _literal(expression)
+    literal = _literal(expression, meter)
     if literal is not _NOT_LITERAL:
         return literal
     value = dot
     for key in expression[1:].split("."):
-        value = read_field(value, key, expression, name)
+        value = read_field(value, key, expression, meter.template)
     return value
 
 
@@ -296,31 +322,38 @@ def _items(value: Any, expression: str, name: str) -> list[Any]:
     )
 
 
-def _execute(nodes: list[Any], dot: Any, out: list[str], name: str) -> None:
+def _print(expression: str, dot: Any, meter: Meter) -> str:
+    value = meter.check_int(_evaluate(expression, dot, meter))
+    check_printable(value, expression, meter.template)
+    return go_format(value)
+
+
+def _execute(nodes: list[Any], dot: Any, out: list[str], meter: Meter) -> None:
     for node in nodes:
         if isinstance(node, _Text):
-            out.append(node.text)
+            out.append(meter.write(node.text))
         elif isinstance(node, _Print):
-            value = _evaluate(node.expr, dot, name)
-            check_printable(value, node.expr, name)
-            out.append(go_format(value))
+            out.append(meter.write(_print(node.expr, dot, meter)))
         elif isinstance(node, _If):
             chosen = next(
-                (body for cond, body in node.branches if _truthy(_evaluate(cond, dot, name))),
+                (body for cond, body in node.branches if _truthy(_evaluate(cond, dot, meter))),
                 node.otherwise,
             )
-            _execute(chosen, dot, out, name)
+            _execute(chosen, dot, out, meter)
         else:
-            items = _items(_evaluate(node.expr, dot, name), node.expr, name)
-            for item in items:
-                _execute(node.body, item, out, name)
+            items = _items(_evaluate(node.expr, dot, meter), node.expr, meter.template)
+            for item in meter.counted(items):
+                _execute(node.body, item, out, meter)
             if not items:
-                _execute(node.otherwise, dot, out, name)
+                _execute(node.otherwise, dot, out, meter)
 
 
-def render_go_template(text: str, variables: Mapping[str, Any], name: str) -> str:
-    """Render ``text`` with ``variables`` as the dot."""
-    nodes, _ = _Parser(_tokens(text, name), name).parse()
+def render_go_template(
+    text: str, variables: Mapping[str, Any], name: str, budget: TemplateBudget
+) -> str:
+    """Render ``text`` with ``variables`` as the dot, within ``budget``."""
+    meter = Meter(budget, name)
+    nodes, _ = _Parser(_tokens(text, name), meter).parse()
     out: list[str] = []
-    _execute(nodes, variables, out, name)
+    _execute(nodes, variables, out, meter)
     return "".join(out)

@@ -1,12 +1,14 @@
-"""Jinja2 templates in jinja2's sandbox with StrictUndefined; include, extends, import and
-from are rejected before rendering, and sandbox violations become TemplateSecurityError."""
+"""Jinja2 templates in a metered sandbox (see _jinja_env) with StrictUndefined; include,
+extends, import and from are rejected before rendering, and sandbox violations and spent
+budgets become TemplateSecurityError."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
+from hookproof.templates._budget import Meter, TemplateBudget
 from hookproof.templates._errors import (
     TemplateError,
     TemplateSecurityError,
@@ -16,17 +18,6 @@ from hookproof.templates._errors import (
 )
 
 __all__ = ["render_jinja2"]
-
-
-@cache
-def _environment() -> Any:
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    # Immutable: a template must not change the caller's lists and dicts (items.pop()).
-    return ImmutableSandboxedEnvironment(
-        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
-    )
 
 
 def _reject_loading(tree: Any, name: str) -> None:
@@ -45,14 +36,34 @@ def _reject_loading(tree: Any, name: str) -> None:
             )
 
 
-def render_jinja2(text: str, variables: Mapping[str, Any], name: str) -> str:
+@functools.lru_cache(maxsize=256)
+def _compiled(text: str, name: str, budget: TemplateBudget) -> Any:
+    """Compiling costs more than rendering a prompt; the meter lives outside the template,
+    so one compiled template serves every rendering of the same text. (The budget is part
+    of the key because jinja2 computes constant expressions while compiling.)"""
+    from hookproof.templates._jinja_env import environment, prepare
+
+    env = environment()
+    tree = env.parse(text)
+    _reject_loading(tree, name)
+    return env.from_string(prepare(tree))
+
+
+def _render(text: str, variables: Mapping[str, Any], meter: Meter) -> str:
+    from hookproof.templates._jinja_env import metered
+
+    with metered(meter):
+        return str(_compiled(text, meter.template, meter.budget).render(**variables))
+
+
+def render_jinja2(
+    text: str, variables: Mapping[str, Any], name: str, budget: TemplateBudget
+) -> str:
     import jinja2
     from jinja2.exceptions import SecurityError
 
-    environment = _environment()
     try:
-        _reject_loading(environment.parse(text), name)
-        return str(environment.from_string(text).render(**variables))
+        return _render(text, variables, Meter(budget, name))
     except TemplateError:
         raise
     except (SecurityError, OverflowError) as error:

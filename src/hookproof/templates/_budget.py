@@ -1,0 +1,125 @@
+"""Render budgets: how much one template text may write, loop, compute and nest.
+
+A template is input. Without bounds, ``{% for i in range(100000) %}{% for j in
+range(100000) %}`` or ``{{ 9**(9**9) }}`` never finishes; with them, it stops early with a
+TemplateSecurityError that names the budget and how to raise it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from hookproof.errors import UsageError
+from hookproof.templates._errors import TemplateSecurityError
+
+__all__ = ["DEFAULT_BUDGET", "Meter", "TemplateBudget"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TemplateBudget:
+    """Limits for rendering one template text (each message's text and media fields alone).
+
+    The defaults are far above what a real prompt needs and far below what hurts a process.
+    """
+
+    max_output_chars: int = 1_000_000
+    """Characters written, including text written inside macros and ``set`` blocks, and the
+    size of any string or list a template builds. A million is about 250,000 tokens, more
+    than a model's context window."""
+
+    max_loop_iterations: int = 100_000
+    """Loop iterations over the whole text, nested loops multiplied out; ``range()`` items
+    count when produced. It equals jinja2's own limit for a single ``range()``."""
+
+    max_int_bits: int = 4096
+    """Size of an integer a template computes or prints (4096 bits is 1,234 digits, below
+    Python's 4,300-digit limit for turning an integer into text)."""
+
+    max_depth: int = 100
+    """Nesting: ``if`` / ``range`` blocks in the Go subset, macro calls and recursive loops
+    in Jinja2. Also keeps Python's own recursion limit out of reach."""
+
+    def __post_init__(self) -> None:
+        for field, value in vars(self).items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(
+                    f"hookproof: TemplateBudget({field}={value!r}) is not a positive integer; "
+                    f"a budget bounds rendering, so it must allow at least 1 (e.g. {field}="
+                    f"{getattr(TemplateBudget, field)})."
+                )
+
+
+DEFAULT_BUDGET = TemplateBudget()
+
+_HOW = "Pass budget=TemplateBudget({field}=...) to from_agentic_messages if the template is trusted"
+
+
+class Meter:
+    """What one rendering has spent; every ``charge`` past the budget raises."""
+
+    def __init__(self, budget: TemplateBudget, template: str) -> None:
+        self.budget = budget
+        self.template = template
+        self.output = 0
+        self.iterations = 0
+        self.depth = 0
+
+    def refuse(self, field: str, what: str) -> TemplateSecurityError:
+        limit = getattr(self.budget, field)
+        return TemplateSecurityError(
+            self.template,
+            f"{what} exceeds the template budget {field}={limit:,}; the budget keeps a "
+            f"hostile or broken template from hanging or exhausting the process. "
+            f"{_HOW.format(field=field)}.",
+        )
+
+    def refuse_print(self, kind: str) -> TemplateSecurityError:
+        return TemplateSecurityError(
+            self.template,
+            f"a printed value is {kind}, which prints as a memory address, not as data; pass "
+            "the text or data the prompt needs instead.",
+        )
+
+    def write(self, text: str) -> str:
+        self.output += len(text)
+        if self.output > self.budget.max_output_chars:
+            raise self.refuse("max_output_chars", f"the output ({self.output:,} characters)")
+        return text
+
+    def check_size(self, value: Any, what: str) -> Any:
+        """A string or collection the template built may not outgrow the output budget."""
+        size = len(value) if isinstance(value, str | bytes | list | tuple | dict) else 0
+        if size > self.budget.max_output_chars:
+            raise self.refuse("max_output_chars", f"{what} of {size:,} items")
+        return value
+
+    def iterate(self, count: int = 1) -> None:
+        self.iterations += count
+        if self.iterations > self.budget.max_loop_iterations:
+            raise self.refuse("max_loop_iterations", f"loop iteration {self.iterations:,}")
+
+    def counted(self, items: Iterable[Any]) -> Iterator[Any]:
+        for item in items:
+            self.iterate()
+            yield item
+
+    def check_int(self, value: Any) -> Any:
+        if isinstance(value, int) and value.bit_length() > self.budget.max_int_bits:
+            raise self.refuse("max_int_bits", f"an integer of {value.bit_length():,} bits")
+        return value
+
+    def check_int_bits(self, bits: float, what: str) -> None:
+        """Refuse before computing: ``bits`` is the result's size, estimated from operands."""
+        if bits > self.budget.max_int_bits:
+            raise self.refuse("max_int_bits", f"{what} (about {math.ceil(bits):,} bits)")
+
+    def enter(self, what: str) -> None:
+        self.depth += 1
+        if self.depth > self.budget.max_depth:
+            raise self.refuse("max_depth", f"{what} at nesting depth {self.depth}")
+
+    def leave(self) -> None:
+        self.depth -= 1

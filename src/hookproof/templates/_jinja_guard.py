@@ -1,0 +1,128 @@
+"""Checks before a Jinja2 operation that can build a value far larger than its inputs.
+
+``'a' * 10**9``, ``'x'.center(10**9)``, ``s|replace('a', s)`` or ``'%999999999d' % 1``
+would allocate gigabytes before any output is counted, so their result size is estimated
+from the operands first and refused when it exceeds the output budget.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+import types
+from collections.abc import Mapping, Sequence, Sized
+from typing import Any
+
+from hookproof.templates._budget import Meter
+
+__all__ = ["check_binop", "check_filter", "check_method", "is_join", "listed"]
+
+_SEQUENCES = (str, bytes, list, tuple)
+_DIGITS = re.compile(r"\d+")
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0 +\-]*(\d*)(?:\.(\d*))?")
+# Filters whose integer arguments are sizes (widths, counts of rows or columns).
+_SIZE_FILTERS = frozenset({"center", "indent", "batch", "slice", "wordwrap", "truncate", "round"})
+
+
+def _check_length(meter: Meter, size: float, what: str) -> None:
+    if size > meter.budget.max_output_chars:
+        raise meter.refuse("max_output_chars", f"{what} (would be {math.ceil(size):,} long)")
+
+
+def _spec_numbers(text: str, brace_style: bool) -> list[str]:
+    if not brace_style:
+        return [n for pair in _PERCENT_SPEC.findall(text) for n in pair if n]
+    try:
+        specs = [spec or "" for _, _, spec, _ in string.Formatter().parse(text)]
+    except ValueError:
+        return []  # malformed: formatting itself raises, nothing gets built
+    return [n for spec in specs for n in _DIGITS.findall(spec)]
+
+
+def _check_format(meter: Meter, text: Any, brace_style: bool = False) -> None:
+    """A width or precision in a format spec is the size of what it prints."""
+    if isinstance(text, str):
+        numbers = _spec_numbers(text, brace_style)
+        widest = max((int(n) if len(n) < 20 else math.inf for n in numbers), default=0)
+        _check_length(meter, widest, "a width in the format string")
+
+
+def _int_size(value: Any) -> int:
+    return abs(value) if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _check_size_arguments(meter: Meter, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    largest = max(map(_int_size, [*args, *kwargs.values()]), default=0)
+    _check_length(meter, largest, f"a size argument of {largest:,}")
+
+
+def _check_replace(meter: Meter, text: Any, old: Any, new: Any) -> None:
+    if isinstance(text, str) and isinstance(old, str) and isinstance(new, str):
+        hits = text.count(old) if old else len(text) + 1
+        _check_length(meter, len(text) + hits * len(new), "the replaced text")
+
+
+def _check_join(meter: Meter, separator: Any, items: Any) -> None:
+    if isinstance(separator, str) and isinstance(items, Sized):
+        _check_length(meter, len(separator) * len(items), "the joined text")
+
+
+def listed(args: tuple[Any, ...], position: int) -> tuple[Any, ...]:
+    """``args`` with the one at ``position`` made a list, so a join's size can be estimated
+    (its items came from counted loops, so listing them is bounded)."""
+    if len(args) > position and not isinstance(args[position], Sized):
+        return (*args[:position], list(args[position]), *args[position + 1 :])
+    return args
+
+
+def is_join(method: Any) -> bool:
+    return isinstance(method, types.BuiltinMethodType) and method.__name__ == "join"
+
+
+def check_binop(meter: Meter, operator: str, left: Any, right: Any) -> None:
+    """Refuse ``*``, ``**`` and ``%`` whose result would exceed a budget."""
+    if operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0:
+        meter.check_int_bits(max(left.bit_length() - 1, 0) * right, "the power")
+    elif operator == "*" and isinstance(left, int) and isinstance(right, int):
+        meter.check_int_bits(left.bit_length() + right.bit_length() - 1, "the product")
+    elif operator == "*":
+        sequence, count = (left, right) if isinstance(left, _SEQUENCES) else (right, left)
+        if isinstance(sequence, _SEQUENCES) and isinstance(count, int):
+            _check_length(meter, len(sequence) * count, "the repeated sequence")
+    elif operator == "%":
+        _check_format(meter, left)
+
+
+def check_method(meter: Meter, method: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    """Methods of builtin values (``'x'.center(n)``, ``(1).to_bytes(n)``): integer arguments
+    are sizes; replace, join and format are estimated from their operands."""
+    method = getattr(method, "__wrapped__", method)  # the sandbox wraps str.format
+    owner = getattr(method, "__self__", None)
+    if not isinstance(method, types.BuiltinMethodType) or owner is None:
+        return
+    if isinstance(owner, types.ModuleType):
+        return
+    name = method.__name__
+    if name == "replace" and len(args) >= 2:
+        _check_replace(meter, owner, args[0], args[1])
+    elif name == "join" and args:
+        _check_join(meter, owner, args[0])
+    elif name in ("format", "format_map"):
+        _check_format(meter, owner, brace_style=True)
+    else:
+        _check_size_arguments(meter, args, kwargs)
+
+
+def check_filter(meter: Meter, name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    """``args`` start with the filtered value (after any context jinja2 passes first)."""
+    if name == "replace" and len(args) >= 3:
+        _check_replace(meter, args[0], args[1], args[2])
+    elif name == "join" and len(args) >= 2:
+        _check_join(meter, args[1], args[0])
+    elif name == "indent" and len(args) >= 2 and isinstance(args[0], str):
+        _check_join(meter, args[1], args[0].splitlines())
+    elif name == "format" and args:
+        _check_format(meter, args[0])
+    if name in _SIZE_FILTERS:
+        _check_size_arguments(meter, args[1:], kwargs)
