@@ -88,6 +88,8 @@ def freeze(value: Any) -> Any:
     if type(value) in _EXACTLY_FROZEN or isinstance(value, _ALREADY_FROZEN):
         return value
     if isinstance(value, Mapping):
+        if type(value) is not dict and getattr(value, "__hookproof_frozen__", False):
+            return value  # an immutable value that is also a Mapping (a ToolCall) stays itself
         return FrozenDict({str(key): freeze(item) for key, item in value.items()})
     if isinstance(value, list | tuple):
         return FrozenList([freeze(item) for item in value])

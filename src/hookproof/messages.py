@@ -8,7 +8,7 @@ and ``override(...)`` validate and return a new message, so metadata survives ed
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeAlias, TypeVar
 
 from pydantic import (
@@ -194,17 +194,36 @@ ContentBlock: TypeAlias = Annotated[
 ]
 
 
-class ToolCall(_Immutable):
-    """One tool call requested by the model. Subscriptable like a dict for familiarity."""
+_CALL_KEYS = ("name", "args", "id", "type")
+
+
+class ToolCall(_Immutable, Mapping[str, Any]):
+    """One tool call requested by the model; also a read-only Mapping with the keys of
+    LangChain's ToolCall dict (name, args, id, type), so ``{**call, "args": new}`` works.
+
+    Equal only to another ToolCall (as a pydantic model), never to a dict.
+    """
 
     name: str
     args: FrozenMap = _EMPTY
     id: str | None = None
+    # Always "tool_call", as in LangChain's dict; left out of dumps and repr, which predate it.
+    type: Literal["tool_call"] = Field(default="tool_call", exclude=True, repr=False)
 
     def __getitem__(self, key: str) -> Any:
-        if key not in ("name", "args", "id"):
+        if key not in _CALL_KEYS:
             raise KeyError(key)
         return getattr(self, key)
+
+    # A Mapping iterates over its keys; BaseModel's (name, value) pairs would break **call.
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+        return iter(_CALL_KEYS)
+
+    def __len__(self) -> int:
+        return len(_CALL_KEYS)
+
+    # Immutable already: freeze() keeps it a ToolCall rather than copying it to a FrozenDict.
+    __hookproof_frozen__: ClassVar[bool] = True
 
 
 def _content_blocks(value: Any) -> Any:

@@ -259,8 +259,9 @@ class ToolCallRequest:
 
     def override(self, **changes: Any) -> ToolCallRequest:
         _check_override_keys(ToolCallRequest, changes)
-        if "tool_call" in changes and isinstance(changes["tool_call"], Mapping):
-            changes["tool_call"] = ToolCall.model_validate(dict(changes["tool_call"]))
+        call = changes.get("tool_call")
+        if isinstance(call, Mapping) and not isinstance(call, ToolCall):  # {**call, ...}
+            changes["tool_call"] = ToolCall.model_validate(dict(call))
         if "state" in changes:
             changes["state"] = freeze(changes["state"])
         return _replaced(self, changes)

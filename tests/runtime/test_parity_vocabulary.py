@@ -3,14 +3,17 @@ LangChain's own (langchain.agents.middleware), which is the oracle where it is i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from hookproof.errors import HookproofError
-from hookproof.messages import SystemMessage
-from hookproof.models import RecordingModel, ScriptedModel
-from hookproof.runtime import AgentMiddleware, ModelRequest, create_agent
+from hookproof._frozen import freeze
+from hookproof.errors import HookproofError, ImmutableError
+from hookproof.messages import SystemMessage, ToolCall
+from hookproof.models import RecordingModel, ScriptedModel, call
+from hookproof.runtime import AgentMiddleware, ModelRequest, ToolCallRequest, create_agent
+from tests.helpers import lookup
 
 HI = {"messages": [("user", "hi")]}
 
@@ -86,3 +89,67 @@ def test_a_layer_setting_system_prompt_reaches_the_model() -> None:
     model = RecordingModel(ScriptedModel(["done"]))
     create_agent(model, system_prompt="base", middleware=[Prompted()]).invoke(HI)
     assert model.requests[0].system_text == "base!"
+
+
+# -- 2. ToolCall is a Mapping ---------------------------------------------------------------
+
+
+def test_a_tool_call_reads_like_langchains_tool_call_dict() -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.messages.tool import tool_call as lc_tool_call
+
+    ours = ToolCall(name="lookup", args={"query": "x"}, id="c1")
+    theirs = lc_tool_call(name="lookup", args={"query": "x"}, id="c1")
+    assert isinstance(ours, Mapping)
+    assert list(ours) == list(ours.keys()) == list(theirs)
+    assert {**ours} == dict(ours.items()) == theirs
+    assert list(ours.values()) == list(theirs.values())
+    assert (len(ours), "type" in ours, "nope" in ours) == (len(theirs), True, False)
+    assert (ours["type"], ours.get("id"), ours.get("nope", 0)) == ("tool_call", "c1", 0)
+    with pytest.raises(KeyError):
+        ours["nope"]
+
+
+def test_a_tool_call_keeps_its_attributes_dump_and_immutability() -> None:
+    ours = ToolCall(name="lookup", args={"query": "x"}, id="c1")
+    assert (ours.name, ours.args, ours.id, ours.type) == (
+        "lookup",
+        {"query": "x"},
+        "c1",
+        "tool_call",
+    )
+    assert ours.model_dump() == {"name": "lookup", "args": {"query": "x"}, "id": "c1"}
+    assert repr(ours) == "ToolCall(name='lookup', args={'query': 'x'}, id='c1')"
+    assert ours != {**ours} and hash(ours) == hash(ToolCall.model_validate({**ours}))
+    with pytest.raises(TypeError):
+        ours["name"] = "other"  # type: ignore[index]
+    with pytest.raises(ValueError, match="frozen"):
+        ours.name = "other"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="tool_call"):
+        ToolCall(name="lookup", type="function")  # type: ignore[arg-type]
+
+
+def test_freezing_keeps_a_tool_call_a_tool_call() -> None:
+    ours = ToolCall(name="lookup")
+    assert freeze({"pending": [ours]})["pending"][0] is ours
+
+
+def test_a_spread_tool_call_overrides_a_tool_call_request() -> None:
+    request = ToolCallRequest(tool_call=ToolCall(name="lookup", id="c1"), tool=lookup)
+    changed = request.override(tool_call={**request.tool_call, "args": {"query": "new"}})
+    assert changed.tool_call == ToolCall(name="lookup", args={"query": "new"}, id="c1")
+    same = request.override(tool_call=request.tool_call)
+    assert same.tool_call is request.tool_call
+    with pytest.raises(ImmutableError):
+        request.tool_call = changed.tool_call  # type: ignore[misc]
+
+
+def test_a_layer_rewriting_args_with_a_spread_runs_the_tool_with_them() -> None:
+    class Rewrite(AgentMiddleware):
+        def wrap_tool_call(self, request: ToolCallRequest, handler: Any) -> Any:
+            args = {**request.tool_call["args"], "query": "rewritten"}
+            return handler(request.override(tool_call={**request.tool_call, "args": args}))
+
+    model = ScriptedModel([call("lookup", {"query": "x"}), "done"])
+    result = create_agent(model, [lookup], middleware=[Rewrite()]).invoke(HI)
+    assert [m.text for m in result.messages][2] == "found:rewritten"
