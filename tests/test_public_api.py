@@ -346,6 +346,7 @@ EXPORTS: dict[str, set[str]] = {
         "DEFAULT_RUNTIME_MAX_ITERATIONS",
         "Agent",
         "AgentMiddleware",
+        "AgentState",
         "AssistantMessage",
         "ChatModel",
         "Checkpoint",

@@ -4,12 +4,14 @@ and compares what happens: the exception types, the state, the refusals."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, NotRequired
 
 import pytest
 
 from hookproof.errors import (
+    InvalidUpdateError,
     MissingAsyncHookError,
     UnexecutableToolError,
     UnsupportedCommandError,
@@ -17,8 +19,13 @@ from hookproof.errors import (
 from hookproof.models import ScriptedModel, call
 from hookproof.runtime import (
     AgentMiddleware,
+    AgentState,
+    AssistantMessage,
     Command,
     ExtendedModelResponse,
+    ModelResponse,
+    ToolMessage,
+    ToolRuntime,
     create_agent,
     tool,
 )
@@ -27,6 +34,7 @@ lc = pytest.importorskip("langchain.agents")
 lc_middleware = pytest.importorskip("langchain.agents.middleware")
 lc_tools = pytest.importorskip("langchain_core.tools")
 lc_types = pytest.importorskip("langgraph.types")
+lc_messages = pytest.importorskip("langchain_core.messages")
 
 HI = {"messages": [("user", "hi")]}
 
@@ -61,6 +69,15 @@ def middleware_pair(name: str = "Probe", **hooks: Callable[..., Any]) -> tuple[A
     return (
         type(name, (lc_middleware.AgentMiddleware,), dict(hooks))(),
         type(name, (AgentMiddleware,), dict(hooks))(),
+    )
+
+
+def wrap_pair(name: str, on_langchain: Any, on_hookproof: Any) -> tuple[Any, Any]:
+    """A LangChain and a hookproof middleware named ``name`` whose wrap_model_call hooks are
+    the two given (each built from its framework's types)."""
+    return (
+        middleware_pair(name, wrap_model_call=on_langchain)[0],
+        middleware_pair(name, wrap_model_call=on_hookproof)[1],
     )
 
 
@@ -128,8 +145,7 @@ def test_a_tool_nothing_can_execute_raises_what_langchain_raises() -> None:
 
         return wrap_model_call
 
-    on_langchain = middleware_pair(wrap_model_call=show(ghost))[0]
-    on_hookproof = middleware_pair(wrap_model_call=show(hp_ghost))[1]
+    on_langchain, on_hookproof = wrap_pair("Probe", show(ghost), show(hp_ghost))
     expected = langchain_error([on_langchain], ["answer"], [lc_echo])
     raised = hookproof_error([on_hookproof], ["answer"], [hp_echo])
     assert isinstance(raised, UnexecutableToolError)
@@ -171,14 +187,11 @@ def test_a_wrap_model_call_command_langchain_refuses_is_refused_alike(
     values, shown = UNSUPPORTED[field]
     lc_hook = _returning(lc_types.Command(**values), lc_middleware.ExtendedModelResponse)
     hp_hook = _returning(Command(**values), ExtendedModelResponse)
-    on_langchain = [middleware_pair(wrap_model_call=lc_hook)[0]]
-    on_hookproof = [middleware_pair(wrap_model_call=hp_hook)[1]]
+    stacks = [wrap_pair("Probe", lc_hook, hp_hook)]
     if outer:
-        catching = middleware_pair("Outer", wrap_model_call=_catching)
-        on_langchain.insert(0, catching[0])
-        on_hookproof.insert(0, catching[1])
-    expected = langchain_error(on_langchain, ["answer"])
-    raised = hookproof_error(on_hookproof, ["answer"])
+        stacks.insert(0, middleware_pair("Outer", wrap_model_call=_catching))
+    expected = langchain_error([lc_side for lc_side, _ in stacks], ["answer"])
+    raised = hookproof_error([hp_side for _, hp_side in stacks], ["answer"])
     assert isinstance(raised, UnsupportedCommandError)
     assert isinstance(raised, type(expected)) and isinstance(raised, NotImplementedError)
     assert f"Probe.wrap_model_call returned a Command with {shown}" in str(raised)
@@ -188,8 +201,157 @@ def test_a_wrap_model_call_command_langchain_refuses_is_refused_alike(
 def test_a_falsy_resume_passes_as_on_langchain(resume: Any) -> None:
     lc_hook = _returning(lc_types.Command(resume=resume), lc_middleware.ExtendedModelResponse)
     hp_hook = _returning(Command(resume=resume), ExtendedModelResponse)
-    on_langchain = middleware_pair(wrap_model_call=lc_hook)[0]
-    on_hookproof = middleware_pair(wrap_model_call=hp_hook)[1]
+    on_langchain, on_hookproof = wrap_pair("Probe", lc_hook, hp_hook)
     expected = [m.content for m in langchain_run([on_langchain], ["answer"])["messages"]]
     result = create_agent(ScriptedModel(["answer"]), middleware=[on_hookproof]).invoke(HI)
     assert [m.text for m in result.messages] == expected == ["hi", "answer"]
+
+
+# -- structured_response ------------------------------------------------------------------
+
+
+def _structured(value: Any, response_type: Any) -> Callable[..., Any]:
+    """A wrap_model_call that attaches ``value`` as the structured response on the first
+    model call only."""
+
+    def wrap_model_call(self: Any, request: Any, handler: Any) -> Any:
+        response = handler(request)
+        first = len(request.messages) == 1
+        return response_type(result=response.result, structured_response=value if first else None)
+
+    return wrap_model_call
+
+
+def _structured_pair(name: str, value: Any) -> tuple[Any, Any]:
+    return wrap_pair(
+        name,
+        _structured(value, lc_middleware.ModelResponse),
+        _structured(value, ModelResponse),
+    )
+
+
+@pytest.mark.parametrize("value", [{"city": "Paris"}, None], ids=["given", "none"])
+def test_a_structured_response_reaches_state_as_on_langchain(value: Any) -> None:
+    """Written when not None; a later response without one leaves it as it was."""
+    script = [call("echo", {"text": "x"}), "done"]
+    on_langchain, on_hookproof = _structured_pair("Probe", value)
+    expected = langchain_run([on_langchain], list(script), [lc_echo])
+    result = create_agent(ScriptedModel(script), [hp_echo], middleware=[on_hookproof]).invoke(HI)
+    assert ("structured_response" in result.state) is ("structured_response" in expected)
+    assert result.state.get("structured_response") == expected.get("structured_response")
+
+
+def test_a_model_s_structured_response_reaches_state() -> None:
+    class Structured:
+        hookproof_offline = True
+        name = "structured"
+
+        def invoke(self, request: Any) -> ModelResponse:
+            return ModelResponse(result=(AssistantMessage("ok"),), structured_response=[1, 2])
+
+    result = create_agent(Structured()).invoke(HI)
+    assert result.state["structured_response"] == [1, 2]
+    assert result.text == "ok"
+
+
+# -- a key without reducer written twice in one step --------------------------------------
+
+
+class LCNotes(lc_middleware.AgentState):  # type: ignore[misc]
+    note: NotRequired[str]
+    count: NotRequired[Annotated[int, operator.add]]
+
+
+class HPNotes(AgentState):
+    note: NotRequired[str]
+    count: NotRequired[Annotated[int, operator.add]]
+
+
+def _writing_tools(key: str) -> tuple[Any, Any]:
+    @lc_tools.tool("write")
+    def lc_write(value: Any, tool_call_id: Annotated[str, lc_tools.InjectedToolCallId]) -> Any:
+        """Write the value."""
+        reply = lc_messages.ToolMessage("ok", tool_call_id=tool_call_id)
+        return lc_types.Command(update={key: value, "messages": [reply]})
+
+    @tool("write")
+    def hp_write(value: Any, runtime: ToolRuntime[Any]) -> Any:
+        """Write the value."""
+        reply = ToolMessage("ok", tool_call_id=runtime.tool_call_id or "")
+        return Command(update={key: value, "messages": [reply]})
+
+    return lc_write, hp_write
+
+
+def _with_schema(pair: tuple[Any, Any]) -> tuple[Any, Any]:
+    pair[0].state_schema, pair[1].state_schema = LCNotes, HPNotes
+    return pair
+
+
+def _assert_refused_alike(expected: BaseException, raised: BaseException, key: str) -> None:
+    assert isinstance(raised, InvalidUpdateError)
+    assert type(raised).__name__ == type(expected).__name__ == "InvalidUpdateError"
+    assert all(isinstance(raised, base) for base in type(expected).__mro__[1:])
+    assert f"state key {key!r} was written twice in one step" in str(raised)
+
+
+def test_two_tool_calls_writing_a_key_without_reducer_are_refused_alike() -> None:
+    lc_write, hp_write = _writing_tools("note")
+    script = [[call("write", {"value": "a"}), call("write", {"value": "b"})], "done"]
+    on_langchain, on_hookproof = _with_schema(middleware_pair("Notes"))
+    expected = langchain_error([on_langchain], list(script), [lc_write])
+    raised = hookproof_error([on_hookproof], list(script), [hp_write])
+    _assert_refused_alike(expected, raised, "note")
+    assert "by tool 'write' (call 'call_0') and by tool 'write' (call 'call_1')" in str(raised)
+
+
+def test_a_key_with_a_reducer_takes_every_write_of_a_step_alike() -> None:
+    lc_write, hp_write = _writing_tools("count")
+    script = [[call("write", {"value": 2}), call("write", {"value": 3})], "done"]
+    on_langchain, on_hookproof = _with_schema(middleware_pair("Notes"))
+    expected = langchain_run([on_langchain], list(script), [lc_write])
+    agent = create_agent(ScriptedModel(script), [hp_write], middleware=[on_hookproof])
+    assert agent.invoke(HI).state["count"] == expected["count"] == 5
+
+
+def _commanding(update: dict[str, Any], extended: Any, command: Any) -> Callable[..., Any]:
+    def wrap_model_call(self: Any, request: Any, handler: Any) -> Any:
+        return extended(model_response=handler(request), command=command(update=update))
+
+    return wrap_model_call
+
+
+def _command_pair(name: str, update: dict[str, Any]) -> tuple[Any, Any]:
+    lc_hook = _commanding(update, lc_middleware.ExtendedModelResponse, lc_types.Command)
+    hp_hook = _commanding(update, ExtendedModelResponse, Command)
+    return wrap_pair(name, lc_hook, hp_hook)
+
+
+def test_two_model_call_commands_writing_one_key_are_refused_alike() -> None:
+    """LangChain documents that an outer command overwrites an inner one; LangGraph refuses
+    both in one step, and that is what runs."""
+    outer = _with_schema(_command_pair("Outer", {"note": "outer"}))
+    inner = _command_pair("Inner", {"note": "inner"})
+    expected = langchain_error([outer[0], inner[0]], ["answer"])
+    raised = hookproof_error([outer[1], inner[1]], ["answer"])
+    _assert_refused_alike(expected, raised, "note")
+    assert "by Inner.wrap_model_call and by Outer.wrap_model_call" in str(raised)
+
+
+def test_a_command_and_the_model_s_structured_response_are_refused_alike() -> None:
+    outer = _structured_pair("Outer", {"a": 1})
+    inner = _command_pair("Inner", {"structured_response": {"b": 2}})
+    expected = langchain_error([outer[0], inner[0]], ["answer"])
+    raised = hookproof_error([outer[1], inner[1]], ["answer"])
+    _assert_refused_alike(expected, raised, "structured_response")
+    assert "by the model's response and by Inner.wrap_model_call" in str(raised)
+
+
+def test_one_write_per_step_passes_alike() -> None:
+    """A tool writes the key, then the next model step's command writes it again."""
+    lc_write, hp_write = _writing_tools("note")
+    script = [call("write", {"value": "tool"}), "done"]
+    later = _with_schema(_command_pair("Later", {"note": "model"}))
+    expected = langchain_run([later[0]], list(script), [lc_write])
+    agent = create_agent(ScriptedModel(script), [hp_write], middleware=[later[1]])
+    assert agent.invoke(HI).state["note"] == expected["note"] == "model"

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
-from hookproof.errors import InvalidInputError, UsageError
+from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
 from hookproof.messages import Message, RemoveMessage, coerce_message
 
 __all__ = ["Reducer", "StateSpec", "add_messages"]
@@ -177,25 +177,75 @@ def _reducers_of(schema: type | None) -> dict[str, Reducer]:
             f"hookproof: cannot read the annotations of state schema {schema.__name__}: "
             f"{error}. Define it at module level with resolvable types."
         ) from error
-    reducers: dict[str, Reducer] = {}
-    for key, hint in hints.items():
-        metadata = getattr(hint, "__metadata__", ())
-        reducer = next((item for item in metadata if callable(item)), _replace)
-        reducers[key] = reducer
-    return reducers
+    return {key: _reducer_of(hint) for key, hint in hints.items()}
+
+
+# Required[...] and NotRequired[...] wrap a TypedDict key's Annotated type; ReadOnly too (3.13).
+_QUALIFIERS = tuple(
+    qualifier
+    for qualifier in (typing.Required, typing.NotRequired, getattr(typing, "ReadOnly", None))
+    if qualifier is not None
+)
+
+
+def _reducer_of(hint: Any) -> Reducer:
+    while typing.get_origin(hint) in _QUALIFIERS:
+        hint = typing.get_args(hint)[0]
+    metadata = getattr(hint, "__metadata__", ())
+    # A class in the metadata is a marker (LangGraph's channel types), not a reducer.
+    return next(
+        (item for item in metadata if callable(item) and not isinstance(item, type)), _replace
+    )
+
+
+# A node hook's jump_to is read by the loop and never stored, whichever schema declares it.
+_LOOP_KEYS = frozenset({"jump_to"})
 
 
 class StateSpec:
-    """The state keys an agent knows and how each one is updated."""
+    """The state keys an agent knows and how each one is updated.
+
+    ``base`` declares the keys every agent of a dialect has (LangChain: ``messages`` and
+    ``structured_response``). An agent is strict about unknown keys when a schema declares
+    a key of its own beyond those: a schema that only repeats the base (a middleware's
+    default) leaves it open.
+    """
 
     def __init__(
-        self, schemas: Sequence[type | None], *, messages_reducer: Reducer = add_messages
+        self,
+        schemas: Sequence[type | None],
+        *,
+        messages_reducer: Reducer = add_messages,
+        base: type | None = None,
     ) -> None:
-        self.reducers: dict[str, Reducer] = {}
+        self.reducers: dict[str, Reducer] = _reducers_of(base)
+        self.base = frozenset({*self.reducers, "messages"}) | _LOOP_KEYS
         for schema in schemas:
             self.reducers.update(_reducers_of(schema))
-        self.strict = any(schema is not None for schema in schemas)
         self.reducers["messages"] = messages_reducer
+        self.strict = any(key not in self.base for key in self.reducers)
+        # Keys written as given: a second write in one step would make the order decide.
+        self.single_write = (
+            frozenset(key for key, reducer in self.reducers.items() if reducer is _replace)
+            - _LOOP_KEYS
+        )
+
+    def claim(self, written: dict[str, str], update: Mapping[str, Any], source: str) -> None:
+        """Record that ``source`` writes ``update`` in the current step, whose writes so far
+        are ``written`` (key -> writer); refuse a second write of a key without a reducer,
+        as LangGraph refuses it."""
+        for key in update:
+            if key not in self.single_write:
+                continue
+            if key in written:
+                raise InvalidUpdateError(
+                    f"hookproof: state key {key!r} was written twice in one step, by "
+                    f"{written[key]} and by {source}, and it has no reducer, so the order "
+                    "alone would decide which value stays (LangGraph refuses it the same "
+                    "way). Give the key a reducer in its state schema, e.g. "
+                    "Annotated[list, operator.add], or write it from one place per step."
+                )
+            written[key] = source
 
     def apply(self, state: dict[str, Any], update: Mapping[str, Any], source: str) -> list[str]:
         """Apply an update in place on the run's private state; returns the keys written.
@@ -206,15 +256,21 @@ class StateSpec:
             reducer = self.reducers.get(key)
             if reducer is None:
                 if self.strict:
-                    raise InvalidInputError(
-                        f"hookproof: {source} wrote state key {key!r}, which no state schema "
-                        f"declares (known: {sorted(self.reducers)}). Declare it in "
-                        "state_schema= or in the middleware's state_schema."
-                    )
+                    raise self._undeclared(key, source)
                 reducer = _replace
             first_write = key not in state and key != "messages"
             state[key] = freeze(value if first_write else reducer(state[key], value))
         return list(update)
+
+    def _undeclared(self, key: str, source: str) -> InvalidInputError:
+        declared = sorted(k for k in self.reducers if k not in self.base or k == "messages")
+        always = sorted(k for k in self.reducers if k in self.base and k != "messages")
+        also = f"; every agent also has {always}" if always else ""
+        return InvalidInputError(
+            f"hookproof: {source} wrote state key {key!r}, which no state schema declares "
+            f"(known: {declared}{also}). Declare it in state_schema= or in the middleware's "
+            "state_schema."
+        )
 
     def snapshot(self, state: dict[str, Any]) -> FrozenDict:
         return FrozenDict(state)

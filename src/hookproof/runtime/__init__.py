@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         wrap_model_call,
         wrap_tool_call,
     )
+    from hookproof.runtime._state import AgentState
     from hookproof.tools import Tool, ToolSchema, tool
     from hookproof.vocabulary import (
         ChatModel,
@@ -53,6 +54,7 @@ __all__ = [
     "DEFAULT_RUNTIME_MAX_ITERATIONS",
     "Agent",
     "AgentMiddleware",
+    "AgentState",
     "AssistantMessage",
     "ChatModel",
     "Checkpoint",
@@ -122,6 +124,7 @@ _ORIGINS = _origins(
             "wrap_model_call",
             "wrap_tool_call",
         ),
+        "hookproof.runtime._state": ("AgentState",),
         "hookproof.tools": ("Tool", "ToolSchema", "tool"),
         "hookproof.vocabulary": (
             "ChatModel",

@@ -11,6 +11,7 @@ from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.runtime._dialect import LangChainDialect
 from hookproof.runtime._foreign import identified_messages, native_middleware, native_tool
 from hookproof.runtime._middleware import _name_of, compile_middleware
+from hookproof.runtime._state import AgentState
 from hookproof.tools import Tool, as_tool
 from hookproof.vocabulary import NO_RESUME, Command, as_system_message
 
@@ -139,8 +140,8 @@ def _tool(value: object, source: str) -> Tool:
 
 def _state_spec(schemas: list[Any], *, bridged: bool) -> StateSpec:
     if bridged:  # LangChain middleware finds messages by id: give every message one
-        return StateSpec(schemas, messages_reducer=identified_messages)
-    return StateSpec(schemas)
+        return StateSpec(schemas, messages_reducer=identified_messages, base=AgentState)
+    return StateSpec(schemas, base=AgentState)
 
 
 def _check_unique(tools: list[tuple[Tool, str]]) -> None:

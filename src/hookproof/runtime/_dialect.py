@@ -27,6 +27,8 @@ from hookproof.vocabulary import Command, ModelRequest, ModelResponse, ToolCallR
 
 __all__ = ["LangChainDialect"]
 
+_TOOL_STEP = "tool_step_writes"  # RunHandle.local key: what this tools step wrote so far
+
 
 class LangChainDialect(Dialect):
     """create_agent's semantics: the model sees the registered tools; tool calls are pending
@@ -86,10 +88,18 @@ class LangChainDialect(Dialect):
 
     def model_output(self, run: RunHandle, outcome: Answer) -> None:
         check_commands(outcome.commands)
-        run.update({"messages": list(outcome.response.result)}, source="model")
-        for command, _owner in outcome.commands:
-            if command.update:
-                run.update(command.update, source="wrap_model_call")
+        response = outcome.response
+        written: dict[str, Any] = {"messages": list(response.result)}
+        if response.structured_response is not None:  # None leaves an earlier value, as LangChain
+            written["structured_response"] = response.structured_response
+        said = [(c.update, f"{owner}.wrap_model_call") for c, owner in outcome.commands if c.update]
+        if said:  # one step: a key without reducer is written once, checked before any write
+            step: dict[str, str] = {}
+            for update, source in [(written, "the model's response"), *said]:
+                self.state.claim(step, update, source)
+        run.update(written, source="model")
+        for update, _source in said:
+            run.update(update, source="wrap_model_call")
 
     def _check_executable(self, request: ModelRequest) -> None:
         if request.tools is self.request_tools or self.stack.tool_layers:
@@ -112,6 +122,7 @@ class LangChainDialect(Dialect):
         """Calls of the last assistant message that no ToolMessage anywhere in the history
         answers yet. When a hook answered all of them (a human rejected a call, say), none
         run and the model is asked again."""
+        run.local[_TOOL_STEP] = {}  # a tools step starts: tool_output claims its writes here
         last_ai = _last_assistant(messages)
         if last_ai is None or not last_ai.tool_calls:
             return None
@@ -181,6 +192,12 @@ class LangChainDialect(Dialect):
             f"ToolMessage(content=..., tool_call_id=runtime.tool_call_id) in "
             "Command(update={'messages': [...]})."
         )
+
+    def tool_output(self, run: RunHandle, call: ToolCall, result: Any) -> str | None:
+        if isinstance(result, Command) and result.update:
+            source = f"tool {call.name!r} (call {call.id!r})"
+            self.state.claim(run.local[_TOOL_STEP], result.update, source)
+        return super().tool_output(run, call, result)
 
     def ends_run(self, calls: Sequence[ToolCall]) -> bool:
         tools = self.tools_by_name
