@@ -308,11 +308,24 @@ class _Lines:
     def json(self, prefix: str) -> Any:
         raw = self.take(prefix)
         try:
-            return json.loads(raw)
-        except json.JSONDecodeError as error:
+            return _json(raw)
+        except ValueError as error:
             raise _format_error(
                 self.source, f"{prefix.strip()} holds invalid JSON ({error})"
             ) from None
+
+
+def _json(raw: str) -> Any:
+    """json.loads, with its RecursionError (deep nesting) and integer-size ValueError as
+    ValueErrors that say what was wrong."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # only the digit limit of int() gets here
+        raise ValueError("a number has too many digits") from None
 
 
 def _section(lines: _Lines, name: str) -> tuple[str, ...]:
@@ -327,15 +340,35 @@ def _parse_tool(lines: _Lines) -> ToolView:
     lines.take("    description:")
     description = "\n".join(_bars(lines))
     lines.take("    parameters:")
+    if not name:
+        raise _format_error(lines.source, f"the tool at line {lines.index} has no name")
     try:
-        parameters = json.loads("\n".join(_bars(lines)))
-    except json.JSONDecodeError as error:
+        parameters = _json("\n".join(_bars(lines)))
+    except ValueError as error:
         raise _format_error(
             lines.source, f"tool {name!r} has invalid parameters ({error})"
         ) from None
     if not isinstance(parameters, dict):
         raise _format_error(lines.source, f"tool {name!r} parameters are not a JSON object")
     return ToolView(name, description, parameters)
+
+
+def _parse_tools(lines: _Lines, count: int) -> tuple[ToolView, ...]:
+    """The tools, each name once: a request cannot show the model two tools with one name,
+    and a diff pairs tools by name, so a repeated one would hide a change."""
+    tools: list[ToolView] = []
+    first_line: dict[str, int] = {}
+    for _ in range(count):
+        line = lines.index + 1
+        tool = _parse_tool(lines)
+        if tool.name in first_line:
+            raise _format_error(
+                lines.source,
+                f"tool {tool.name!r} is listed twice (lines {first_line[tool.name]} and {line})",
+            )
+        first_line[tool.name] = line
+        tools.append(tool)
+    return tuple(tools)
 
 
 def _bars(lines: _Lines) -> list[str]:
@@ -345,21 +378,25 @@ def _bars(lines: _Lines) -> list[str]:
 
 def _tool_count(lines: _Lines) -> int:
     raw = lines.take("tools: ")
-    if not raw.isdecimal():
+    if not (raw.isascii() and raw.isdecimal()):
         raise _format_error(lines.source, f"the tool count {raw!r} is not a number")
     return int(raw)
 
 
 def parse(text: str, *, source: str = "snapshot") -> RequestView:
     """Read a rendered snapshot back into the RequestView it was rendered from."""
+    if not isinstance(text, str):
+        raise UsageError(
+            f"hookproof: parse takes the snapshot's text (a str), got {type(text).__name__}. "
+            "Read the file first: parse(path.read_text(encoding='utf-8'))."
+        )
     check_version(text, source)
     lines = _Lines(text, source)
     scalars = {name: lines.json(f"{name}: ") for name in _SCALARS}
     lines.take("")
     system = _section(lines, "system")
     messages = _section(lines, "messages")
-    count = _tool_count(lines)
-    tools = tuple(_parse_tool(lines) for _ in range(count))
+    tools = _parse_tools(lines, _tool_count(lines))
     if lines.index != len(lines.lines):
         raise _format_error(source, f"unexpected text at line {lines.index + 1}")
     return RequestView(
