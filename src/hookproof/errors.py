@@ -33,6 +33,7 @@ __all__ = [
     "SerializationError",
     "SnapshotFormatError",
     "TemplateError",
+    "TemplateRenderError",
     "TemplateSecurityError",
     "TemplateSyntaxError",
     "TemplateVariableError",
@@ -209,6 +210,11 @@ class TemplateSyntaxError(TemplateError, InvalidInputError):
 
 class UnsupportedTemplateConstruct(TemplateSyntaxError):
     """The template uses a construct outside the supported subset."""
+
+
+class TemplateRenderError(TemplateError, InvalidInputError):
+    """Rendering raised: an expression of the template failed (``1/0``, ``'a' + 1``, a format
+    call missing arguments) or a variable could not be turned into text."""
 
 
 class TemplateSecurityError(TemplateError):

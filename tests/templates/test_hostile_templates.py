@@ -17,7 +17,9 @@ from hookproof.errors import HookproofError, UsageError
 from hookproof.templates import (
     FormatType,
     TemplateBudget,
+    TemplateRenderError,
     TemplateSecurityError,
+    TemplateSyntaxError,
     TemplateVariableError,
     from_agentic_messages,
     user_agentic_message,
@@ -405,3 +407,111 @@ def test_budget_must_be_a_template_budget() -> None:
     not_a_budget: Any = {"max_depth": 3}
     with pytest.raises(UsageError, match=r"pass a hookproof\.templates\.TemplateBudget"):
         from_agentic_messages(J2, user_agentic_message("x"), budget=not_a_budget)
+
+
+# -- crashes become template errors --------------------------------------------------------
+
+
+class BrokenText:
+    def __str__(self) -> str:
+        raise IndexError("tuple index out of range")
+
+
+def _self_containing() -> list[Any]:
+    loop: list[Any] = []
+    loop.append(loop)
+    return loop
+
+
+def _deeply_nested(depth: int) -> list[Any]:
+    nested: list[Any] = []
+    for _ in range(depth):
+        nested = [nested]
+    return nested
+
+
+@pytest.mark.parametrize(
+    ("format_type", "template", "variables"),
+    [
+        (J2, "{% if 1 %}" * 5000 + "{% endif %}" * 5000, {}),
+        (J2, "{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}", {}),
+        (J2, "{{ deep }}", {"deep": _deeply_nested(5000)}),
+        (GO, "{{.loop}}", {"loop": _self_containing()}),
+        (GO, "{{.deep}}", {"deep": _deeply_nested(5000)}),
+    ],
+    ids=[
+        "jinja2 nested ifs",
+        "jinja2 nested parentheses",
+        "jinja2 deep value",
+        "go cycle",
+        "go deep",
+    ],
+)
+def test_recursion_errors_become_security_errors(
+    format_type: FormatType, template: str, variables: dict[str, Any]
+) -> None:
+    with pytest.raises(TemplateSecurityError, match=r"nests deeper than Python can follow"):
+        render(format_type, template, variables)
+
+
+def test_recursive_macro_stops_at_the_depth_budget_even_when_it_is_raised_high() -> None:
+    template = "{% macro m(n) %}{{ m(n + 1) }}{% endmacro %}{{ m(0) }}"
+    with pytest.raises(TemplateSecurityError, match=r"max_depth"):
+        budgeted(J2, template, TemplateBudget(max_depth=100_000))
+
+
+def test_integer_too_long_for_python_to_print_is_a_security_error() -> None:
+    with pytest.raises(TemplateSecurityError, match=r"an integer too long to print"):
+        budgeted(J2, "{{ 10**5000 }}", TemplateBudget(max_int_bits=20_000))
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("{{ 1/0 }}", "ZeroDivisionError: division by zero at line 1"),
+        ("first\n{{ '{}'.format() }}", "IndexError: tuple index out of range at line 2"),
+        ("{{ 'a' + 1 }}", "TypeError: can only concatenate str"),
+        ("{% for a, b in xs %}{% endfor %}", "TypeError: cannot unpack"),
+        ("{{ broken }}", "IndexError: tuple index out of range"),
+    ],
+)
+def test_jinja2_expression_errors_name_the_template_and_line(template: str, message: str) -> None:
+    with pytest.raises(TemplateRenderError, match=f"template #0 \\(user message\\): .*{message}"):
+        render(J2, template, {"xs": [1], "broken": BrokenText()})
+
+
+@pytest.mark.parametrize(("format_type", "template"), [(FS, "{broken}"), (GO, "{{.broken}}")])
+def test_a_variable_that_cannot_be_printed_is_named(format_type: FormatType, template: str) -> None:
+    with pytest.raises(TemplateRenderError, match=r"could not be printed: IndexError") as caught:
+        render(format_type, template, {"broken": BrokenText()})
+    assert caught.value.variable in ("broken", ".broken")
+
+
+@pytest.mark.parametrize("template", ["{0}", "{}", "{a[0]}", "{a.b}", "{a!r}", "{a:>10}"])
+def test_fstring_fields_beyond_plain_names_are_refused_before_any_lookup(template: str) -> None:
+    with pytest.raises(
+        TemplateSyntaxError, match=r"is not a plain variable name .* e\.g\. \{name\}"
+    ):
+        render(FS, template, {"a": [1]})
+
+
+@pytest.mark.parametrize(
+    ("template", "error", "message"),
+    [
+        ("{{ lipsum }}", TemplateVariableError, "'lipsum' is undefined"),
+        ("{{ [1, 2]|random }}", TemplateSyntaxError, "No filter named 'random'"),
+        ("{{ cycler }}", TemplateSecurityError, "a printed value is a class"),
+        ("{{ f }}", TemplateSecurityError, "a printed value is a function"),
+        ("{{ m }}", TemplateSecurityError, "a printed value is a method"),
+    ],
+)
+def test_jinja2_never_prints_addresses_or_random_text(
+    template: str, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        render(J2, template, {"f": len, "m": Point(1).method})
+
+
+def test_jinja2_helpers_that_are_data_still_work() -> None:
+    template = "{% set ns = namespace(n=0) %}{% for x in xs %}{% set ns.n = ns.n + x %}{% endfor %}"
+    assert render(J2, template + "{{ ns.n }} {{ '%s-%s'|format(1, 2) }}", {"xs": [1, 2]}) == "3 1-2"

@@ -27,6 +27,7 @@ from hookproof.templates._budget import TemplateBudget
 from hookproof.templates._convert import to_message
 from hookproof.templates._errors import (
     TemplateError,
+    TemplateRenderError,
     TemplateSecurityError,
     TemplateSyntaxError,
     TemplateVariableError,
@@ -65,6 +66,7 @@ __all__ = [
     "ServerToolResult",
     "TemplateBudget",
     "TemplateError",
+    "TemplateRenderError",
     "TemplateSecurityError",
     "TemplateSyntaxError",
     "TemplateVariableError",

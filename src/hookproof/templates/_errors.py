@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hookproof.errors import (
     TemplateError,
+    TemplateRenderError,
     TemplateSecurityError,
     TemplateSyntaxError,
     TemplateVariableError,
@@ -16,6 +17,7 @@ from hookproof.errors import (
 
 __all__ = [
     "TemplateError",
+    "TemplateRenderError",
     "TemplateSecurityError",
     "TemplateSyntaxError",
     "TemplateVariableError",

@@ -19,6 +19,7 @@ from hookproof.templates._blocks import (
 )
 from hookproof.templates._budget import DEFAULT_BUDGET, TemplateBudget
 from hookproof.templates._errors import TemplateVariableError
+from hookproof.templates._failures import render_guarded
 from hookproof.templates._fstring import render_fstring
 from hookproof.templates._gotemplate import render_go_template
 from hookproof.templates._jinja import render_jinja2
@@ -98,7 +99,7 @@ def format_message(
     _check_budget(budget)
 
     def render(text: str) -> str:
-        return renderer(text, variables, name, budget)
+        return render_guarded(renderer, text, variables, name, budget)
 
     blocks = tuple(_format_block(block, render) for block in message.content_blocks)
     return message.model_copy(update={"content_blocks": blocks})

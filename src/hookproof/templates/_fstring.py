@@ -8,6 +8,7 @@ from typing import Any
 
 from hookproof.templates._budget import Meter, TemplateBudget
 from hookproof.templates._errors import TemplateSyntaxError, TemplateVariableError
+from hookproof.templates._failures import variable_text
 
 __all__ = ["render_fstring"]
 
@@ -51,13 +52,14 @@ def _value(field: str, variables: Mapping[str, Any], meter: Meter) -> str:
     if not _FIELD.fullmatch(field):
         problem = (
             "Single '{' encountered in format string"
-            if "{" in field or not field
+            if "{" in field
             else (
-                f"field {{{field}}} is not a plain variable name (attribute access, indexing and "
-                "format specs are not supported)"
+                f"field {{{field}}} is not a plain variable name (positional fields, attribute "
+                "access, indexing, conversions and format specs are not supported); name the "
+                "variable, e.g. {name}"
             )
         )
         raise TemplateSyntaxError(name, problem, variable=field or None)
     if field not in variables:
         raise TemplateVariableError(name, f"could not find key: {field}", variable=field)
-    return str(meter.check_int(variables[field]))
+    return variable_text(meter.check_int(variables[field]), field, name, str)

@@ -25,6 +25,7 @@ from hookproof.templates._errors import (
     TemplateVariableError,
     UnsupportedTemplateConstruct,
 )
+from hookproof.templates._failures import variable_text
 
 __all__ = ["render_go_template"]
 
@@ -325,7 +326,7 @@ def _items(value: Any, expression: str, name: str) -> list[Any]:
 def _print(expression: str, dot: Any, meter: Meter) -> str:
     value = meter.check_int(_evaluate(expression, dot, meter))
     check_printable(value, expression, meter.template)
-    return go_format(value)
+    return variable_text(value, expression, meter.template, go_format)
 
 
 def _execute(nodes: list[Any], dot: Any, out: list[str], meter: Meter) -> None:
