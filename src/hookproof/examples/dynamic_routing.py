@@ -155,7 +155,6 @@ def build_support_agent(
         list(BUSINESS_TOOLS),
         system_prompt=SYSTEM_PROMPT,
         middleware=[*stack, *middleware],
-        context_schema=AgentContext,
         name="support",
     )
 
@@ -183,7 +182,6 @@ def build_deep_support_agent(
         list(BUSINESS_TOOLS),
         system_prompt=SYSTEM_PROMPT,
         middleware=[*stack, *middleware],
-        context_schema=AgentContext,
         name="support",
         **harness,
     )

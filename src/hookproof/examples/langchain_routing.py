@@ -116,7 +116,6 @@ def build_langchain_agent(models: Mapping[str, Any], *, middleware: tuple[Any, .
         list(LANGCHAIN_BUSINESS_TOOLS),
         system_prompt=SYSTEM_PROMPT,
         middleware=[LangChainRouter(models), LangChainToolRegistry(), *middleware],
-        context_schema=AgentContext,
     )
 
 
@@ -129,7 +128,6 @@ def build_langchain_deep_agent(models: Mapping[str, Any], **options: Any) -> Any
         tools=list(LANGCHAIN_BUSINESS_TOOLS),
         system_prompt=SYSTEM_PROMPT,
         middleware=[LangChainRouter(models), LangChainToolRegistry()],
-        context_schema=AgentContext,
         **options,
     )
 

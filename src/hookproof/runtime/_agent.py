@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from hookproof._engine import AsyncExec, Engine, RunResult, StateSpec, SyncExec, drive
-from hookproof.errors import DuplicateToolError, InvalidInputError, UsageError
+from hookproof.errors import (
+    DuplicateToolError,
+    InvalidInputError,
+    InvalidUpdateError,
+    UsageError,
+)
 from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.runtime._dialect import LangChainDialect
 from hookproof.runtime._foreign import identified_messages, native_middleware, native_tool
@@ -73,7 +81,11 @@ class Agent:
         """
         initial = _arguments(input, thread_id)[0]
         run = self._engine.run(
-            initial, context, SyncExec(), thread_id=thread_id, resume=_resume_of(input)
+            initial,
+            _coerced(self.context_schema, context),
+            SyncExec(),
+            thread_id=thread_id,
+            resume=_resume_of(input),
         )
         return drive(run)  # type: ignore[no-any-return]
 
@@ -87,7 +99,11 @@ class Agent:
         """Like invoke, on the running event loop."""
         initial = _arguments(input, thread_id)[0]
         return await self._engine.run(
-            initial, context, AsyncExec(), thread_id=thread_id, resume=_resume_of(input)
+            initial,
+            _coerced(self.context_schema, context),
+            AsyncExec(),
+            thread_id=thread_id,
+            resume=_resume_of(input),
         )
 
     def __repr__(self) -> str:
@@ -95,6 +111,31 @@ class Agent:
         return (
             f"Agent(name={self.name!r}, tools={[t.name for t in self.tools]}, middleware={names})"
         )
+
+
+def _coerced(schema: Any, context: Any) -> Any:
+    """A dict context made an instance of a dataclass or pydantic ``context_schema``, as
+    LangGraph makes it: so a context_schema turns any dict into a context of the trusted
+    type, and check_fail_closed sees what the application really does with one."""
+    if not isinstance(context, dict) or not isinstance(schema, type):
+        return context
+    if not (dataclasses.is_dataclass(schema) or hasattr(schema, "model_validate")):
+        return context
+    try:
+        return schema(**context)
+    except ValidationError as error:
+        raise InvalidInputError(
+            f"hookproof: the context {context!r:.80} is a dict, so it is made a "
+            f"{schema.__name__} (context_schema), as LangGraph makes it, and it is not a "
+            f"valid one: {error.error_count()} error(s), first: "
+            f"{error.errors(include_url=False)[0]['msg']}. Pass a {schema.__name__} instance."
+        ) from error
+    except TypeError as error:
+        raise UsageError(
+            f"hookproof: the context {context!r:.80} is a dict, so it is made a "
+            f"{schema.__name__} (context_schema), as LangGraph makes it, and that failed: "
+            f"{error}. Pass a {schema.__name__} instance, or a dict of its fields."
+        ) from error
 
 
 def _resume_of(input: object) -> Any:
