@@ -5,12 +5,14 @@ and compares what happens: the exception types, the state, the refusals."""
 from __future__ import annotations
 
 import operator
+import typing
 from collections.abc import Callable
 from typing import Annotated, Any, NotRequired
 
 import pytest
 
 from hookproof.errors import (
+    InvalidInputError,
     InvalidUpdateError,
     MissingAsyncHookError,
     UnexecutableToolError,
@@ -26,6 +28,8 @@ from hookproof.runtime import (
     ModelResponse,
     ToolMessage,
     ToolRuntime,
+    add_messages,
+    before_model,
     create_agent,
     tool,
 )
@@ -156,7 +160,7 @@ def test_a_tool_nothing_can_execute_raises_what_langchain_raises() -> None:
 # -- Commands a wrap_model_call cannot return ---------------------------------------------
 
 
-def _returning(command: Callable[[Any], Any], extended: Any) -> Callable[..., Any]:
+def _returning(command: Any, extended: Any) -> Callable[..., Any]:
     def wrap_model_call(self: Any, request: Any, handler: Any) -> Any:
         return extended(model_response=handler(request), command=command)
 
@@ -257,7 +261,7 @@ def test_a_model_s_structured_response_reaches_state() -> None:
 # -- a key without reducer written twice in one step --------------------------------------
 
 
-class LCNotes(lc_middleware.AgentState):  # type: ignore[misc]
+class LCNotes(lc_middleware.AgentState):
     note: NotRequired[str]
     count: NotRequired[Annotated[int, operator.add]]
 
@@ -355,3 +359,79 @@ def test_one_write_per_step_passes_alike() -> None:
     expected = langchain_run([later[0]], list(script), [lc_write])
     agent = create_agent(ScriptedModel(script), [hp_write], middleware=[later[1]])
     assert agent.invoke(HI).state["note"] == expected["note"] == "model"
+
+
+# -- AgentState and the state_schema of middleware ----------------------------------------
+
+
+def _keys(schema: type) -> set[str]:
+    return set(typing.get_type_hints(schema))
+
+
+def test_agent_state_has_langchain_s_keys_but_the_loop_s_own() -> None:
+    assert _keys(AgentState) == _keys(lc_middleware.AgentState) - {"jump_to"}
+    messages = typing.get_type_hints(AgentState, include_extras=True)["messages"]
+    assert typing.get_args(typing.get_args(messages)[0])[1] is add_messages  # Required[...]
+    assert AgentState[int] is not None  # generic in the structured response, as LangChain's
+
+
+_NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+
+
+def _decorated(module: Any) -> dict[str, Any]:
+    def node(state: Any, runtime: Any) -> None:
+        return None
+
+    def wrap(request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    made = {hook: getattr(module, hook)(node) for hook in _NODE_HOOKS}
+    made |= {hook: getattr(module, hook)(wrap) for hook in ("wrap_model_call", "wrap_tool_call")}
+    made["dynamic_prompt"] = module.dynamic_prompt(lambda request: "prompt")
+    return made
+
+
+def test_decorated_and_dynamic_prompt_middleware_have_langchain_s_state_schema() -> None:
+    import hookproof.runtime as hp_runtime
+
+    langchain, hookproof = _decorated(lc_middleware), _decorated(hp_runtime)
+    assert langchain.keys() == hookproof.keys()
+    for kind, made in hookproof.items():
+        assert langchain[kind].state_schema is lc_middleware.AgentState, kind
+        assert made.state_schema is AgentState, kind
+    given = hp_runtime.before_model(state_schema=HPNotes)(lambda state, runtime: None)
+    assert given.state_schema is HPNotes
+
+
+def test_an_undecorated_middleware_has_langchain_s_default_schema() -> None:
+    """A subclass of AgentState that declares nothing more, as LangChain's default."""
+    on_langchain, on_hookproof = middleware_pair("Plain")
+    for schema, base in (
+        (on_langchain.state_schema, lc_middleware.AgentState),
+        (on_hookproof.state_schema, AgentState),
+    ):
+        assert schema is not base and issubclass(schema, dict)
+        assert _keys(schema) == _keys(base)
+
+
+def test_default_schemas_leave_the_agent_open_to_new_keys() -> None:
+    """hookproof keeps a key no schema declares while only default schemas are given (LangChain
+    drops it), and refuses it once a schema declares keys of its own."""
+
+    @before_model
+    def extra(state: Any, runtime: Any) -> Any:
+        return {"extra": 1}
+
+    plain = type("Plain", (AgentMiddleware,), {})()
+    agent = create_agent(ScriptedModel(["x"]), middleware=[extra, plain], state_schema=AgentState)
+    assert agent.invoke(HI).state["extra"] == 1
+    strict = create_agent(ScriptedModel(["x"]), middleware=[extra], state_schema=HPNotes)
+    with pytest.raises(InvalidInputError, match=r"'extra'.*also has \['structured_response'\]"):
+        strict.invoke(HI)
+
+
+def test_a_strict_agent_takes_a_structured_response_as_langchain() -> None:
+    on_langchain, on_hookproof = _with_schema(_structured_pair("Probe", {"a": 1}))
+    expected = langchain_run([on_langchain], ["answer"])
+    result = create_agent(ScriptedModel(["answer"]), middleware=[on_hookproof]).invoke(HI)
+    assert result.state["structured_response"] == expected["structured_response"] == {"a": 1}

@@ -15,6 +15,7 @@ from hookproof._engine import Layer, NodeHook, Stack
 from hookproof.errors import DuplicateMiddlewareError, UsageError, did_you_mean
 from hookproof.messages import SystemMessage
 from hookproof.runtime._layers import model_layer, tool_layer
+from hookproof.runtime._state import AgentState, DefaultMiddlewareState
 from hookproof.tools import Tool
 from hookproof.vocabulary import ModelRequest
 
@@ -50,14 +51,14 @@ class AgentMiddleware:
     only when the hook declared it with ``@hook_config(can_jump_to=[...])``, as in LangChain.
     Wrap hooks ``wrap_model_call(self, request, handler)`` and ``wrap_tool_call(self,
     request, handler)`` may call ``handler`` zero, one or several times. ``tools`` registers
-    extra tools; ``state_schema`` declares extra state keys (with reducers in ``Annotated``
-    metadata).
+    extra tools; ``state_schema`` (an ``AgentState`` subclass) declares extra state keys,
+    with reducers in ``Annotated`` metadata.
     Keep no per-request data on ``self``: one instance serves every run.
     """
 
     name: str = "AgentMiddleware"
     tools: Sequence[Tool] = ()
-    state_schema: type | None = None
+    state_schema: type | None = DefaultMiddlewareState  # declares nothing beyond AgentState
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -193,7 +194,7 @@ def _function_middleware(
         attribute: method,
         "name": class_name,
         "tools": tuple(tools),
-        "state_schema": state_schema,
+        "state_schema": state_schema or AgentState,  # LangChain's decorators do the same
         "__doc__": func.__doc__,
     }
     cls = type(class_name, (AgentMiddleware,), namespace)
