@@ -1,11 +1,15 @@
-"""Hypothesis examples per second for the fail-closed contract on the reference runtime.
+"""Hypothesis examples per second for the fail-closed contract.
 
-The example application's router (plain runtime, two model tiers) checked against hostile
-contexts drawn by ``hookproof.contracts.strategies.contexts``; each example builds the agent
-twice and runs it twice (the least-privileged baseline and the drawn context). Target: at
-least 1,000 examples per second.
+The example application's router (two model tiers) checked against hostile contexts drawn
+by ``hookproof.contracts.strategies.contexts``; each example builds the agent twice and runs
+it twice (the least-privileged baseline and the drawn context). Three ways to run it:
 
-    python benchmarks/bench_contracts.py [--examples N]
+- native: hookproof middleware on the reference engine (target: at least 1,000 examples/s);
+- langchain-on-reference: the same application's LangChain middleware and tools, unchanged,
+  on the reference engine (target: within 1.5x of native);
+- langchain: that LangChain middleware on LangChain's own create_agent.
+
+    python benchmarks/bench_contracts.py [--examples N] [--only native|bridged|langchain]
 """
 
 from __future__ import annotations
@@ -34,7 +38,42 @@ def build(models: Any) -> Any:
     return build_support_agent(models, runtime_tools=False)
 
 
-def measure(examples: int) -> tuple[int, float]:
+def build_bridged(models: Any) -> Any:
+    from hookproof.examples.dynamic_routing import SYSTEM_PROMPT
+    from hookproof.examples.langchain_routing import LANGCHAIN_BUSINESS_TOOLS, LangChainRouter
+    from hookproof.runtime import create_agent
+
+    return create_agent(
+        models["fast"],
+        list(LANGCHAIN_BUSINESS_TOOLS),
+        system_prompt=SYSTEM_PROMPT,
+        middleware=[LangChainRouter(models)],
+    )
+
+
+def build_langchain(models: Any) -> Any:
+    from langchain.agents import create_agent
+
+    from hookproof.examples.dynamic_routing import SYSTEM_PROMPT
+    from hookproof.examples.langchain_routing import LANGCHAIN_BUSINESS_TOOLS, LangChainRouter
+
+    return create_agent(
+        models["fast"],
+        list(LANGCHAIN_BUSINESS_TOOLS),
+        system_prompt=SYSTEM_PROMPT,
+        middleware=[LangChainRouter(models)],
+    )
+
+
+BUILDS = {"native": build, "bridged": build_bridged, "langchain": build_langchain}
+LABELS = {
+    "native": "hookproof middleware, reference engine",
+    "bridged": "LangChain middleware, reference engine",
+    "langchain": "LangChain middleware, LangChain create_agent",
+}
+
+
+def measure(examples: int, factory: Any = build) -> tuple[int, float]:
     count = 0
 
     @settings(
@@ -49,7 +88,7 @@ def measure(examples: int) -> tuple[int, float]:
         nonlocal count
         count += 1
         contracts.check_fail_closed(
-            build, context, least_privileged_context=GUEST, tiers=("fast", "reasoning")
+            factory, context, least_privileged_context=GUEST, tiers=("fast", "reasoning")
         )
 
     started = time.perf_counter()
@@ -61,11 +100,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--examples", type=int, default=2000)
     parser.add_argument("--random", action="store_true", help="do not derandomize")
-    examples = parser.parse_args().examples
-    measure(50)
-    count, seconds = measure(examples)
-    print(f"check_fail_closed over hostile contexts: {count} examples in {seconds:.2f} s")
-    print(f"  {count / seconds:,.0f} examples per second (target >= 1,000)")
+    parser.add_argument("--only", choices=sorted(BUILDS), action="append")
+    arguments = parser.parse_args()
+    rates: dict[str, float] = {}
+    for name in arguments.only or list(BUILDS):
+        examples = arguments.examples if name != "langchain" else arguments.examples // 4
+        measure(50, BUILDS[name])
+        count, seconds = measure(examples, BUILDS[name])
+        rates[name] = count / seconds
+        print(f"check_fail_closed, {LABELS[name]}: {count} examples in {seconds:.2f} s")
+        print(f"  {rates[name]:,.0f} examples per second")
+    if "native" in rates and "bridged" in rates:
+        print(
+            f"native / LangChain middleware on reference: {rates['native'] / rates['bridged']:.2f}x"
+            " (target <= 1.5x)"
+        )
+    if "bridged" in rates and "langchain" in rates:
+        print(
+            f"reference / create_agent for LangChain middleware: "
+            f"{rates['bridged'] / rates['langchain']:.1f}x"
+        )
 
 
 if __name__ == "__main__":
