@@ -4,6 +4,7 @@ and compares what happens: the exception types, the state, the refusals."""
 
 from __future__ import annotations
 
+import asyncio
 import operator
 import typing
 from collections.abc import Callable
@@ -44,27 +45,42 @@ HI = {"messages": [("user", "hi")]}
 
 
 def langchain_run(
-    middleware: list[Any], script: list[Any], tools: list[Any] | None = None
+    middleware: list[Any],
+    script: list[Any],
+    tools: list[Any] | None = None,
+    *,
+    ainvoke: bool = False,
 ) -> dict[str, Any]:
     from hookproof.adapters.langchain import ScriptedChatModel
 
     agent = lc.create_agent(ScriptedChatModel(script=script), tools or [], middleware=middleware)
+    if ainvoke:
+        return asyncio.run(agent.ainvoke(HI))  # type: ignore[no-any-return]
     return agent.invoke(HI)  # type: ignore[no-any-return]
 
 
 def langchain_error(
-    middleware: list[Any], script: list[Any], tools: list[Any] | None = None
+    middleware: list[Any],
+    script: list[Any],
+    tools: list[Any] | None = None,
+    *,
+    ainvoke: bool = False,
 ) -> BaseException:
     with pytest.raises(Exception) as caught:  # noqa: PT011 - the type is what is compared
-        langchain_run(middleware, script, tools)
+        langchain_run(middleware, script, tools, ainvoke=ainvoke)
     return caught.value
 
 
 def hookproof_error(
-    middleware: list[Any], script: list[Any], tools: list[Any] | None = None
+    middleware: list[Any],
+    script: list[Any],
+    tools: list[Any] | None = None,
+    *,
+    ainvoke: bool = False,
 ) -> BaseException:
+    agent = create_agent(ScriptedModel(script), tools or [], middleware=middleware)
     with pytest.raises(Exception) as caught:  # noqa: PT011 - the type is what is compared
-        create_agent(ScriptedModel(script), tools or [], middleware=middleware).invoke(HI)
+        asyncio.run(agent.ainvoke(HI)) if ainvoke else agent.invoke(HI)
     return caught.value
 
 
@@ -299,12 +315,13 @@ def _assert_refused_alike(expected: BaseException, raised: BaseException, key: s
     assert f"state key {key!r} was written twice in one step" in str(raised)
 
 
-def test_two_tool_calls_writing_a_key_without_reducer_are_refused_alike() -> None:
+@pytest.mark.parametrize("ainvoke", [False, True], ids=["invoke", "ainvoke"])
+def test_two_tool_calls_writing_a_key_without_reducer_are_refused_alike(ainvoke: bool) -> None:
     lc_write, hp_write = _writing_tools("note")
     script = [[call("write", {"value": "a"}), call("write", {"value": "b"})], "done"]
     on_langchain, on_hookproof = _with_schema(middleware_pair("Notes"))
-    expected = langchain_error([on_langchain], list(script), [lc_write])
-    raised = hookproof_error([on_hookproof], list(script), [hp_write])
+    expected = langchain_error([on_langchain], list(script), [lc_write], ainvoke=ainvoke)
+    raised = hookproof_error([on_hookproof], list(script), [hp_write], ainvoke=ainvoke)
     _assert_refused_alike(expected, raised, "note")
     assert "by tool 'write' (call 'call_0') and by tool 'write' (call 'call_1')" in str(raised)
 
