@@ -212,6 +212,7 @@ EXPORTS: dict[str, set[str]] = {
         "MaxIterationsExceeded",
         "MissingAsyncHookError",
         "NeedsGraphError",
+        "ParentCommandError",
         "RealModelBlocked",
         "RetryExhaustedError",
         "RunContextError",

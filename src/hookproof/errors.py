@@ -26,6 +26,7 @@ __all__ = [
     "MaxIterationsExceeded",
     "MissingAsyncHookError",
     "NeedsGraphError",
+    "ParentCommandError",
     "RealModelBlocked",
     "RetryExhaustedError",
     "RunContextError",
@@ -107,6 +108,54 @@ class UnsupportedCommandError(UsageError, NotImplementedError):
 class InvalidUpdateError(HookproofError):
     """One step wrote a state key that has no reducer more than once, so which value wins
     would depend on order; LangGraph refuses it with an exception of the same name."""
+
+
+class ParentCommandError(HookproofError):
+    """A hook or tool returned ``Command(graph=Command.PARENT)``, but the agent is not a
+    subgraph: there is no parent graph to send it to. LangGraph raises ParentCommand there;
+    once ``langgraph`` is loaded, the error raised is also a ``langgraph.errors.ParentCommand``
+    (code that catches that type has imported it), without hookproof importing LangGraph.
+    ``command`` is the Command that was returned."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> ParentCommandError:
+        if cls is ParentCommandError:
+            cls = _also_langgraphs(cls)
+        return super().__new__(cls, *args)
+
+    def __init__(self, message: str, *, command: Any = None) -> None:
+        super().__init__(message)
+        self.command = command
+
+    @classmethod
+    def returned(cls, where: str, command: Any) -> ParentCommandError:
+        """The error for ``where`` (a hook or tool) returning ``command``."""
+        return cls(
+            f"hookproof: {where} returned Command(graph={command.graph!r}), which sends its "
+            "update to the graph above this agent; this agent runs at the top level, so "
+            "there is none, and applying the update here would change the wrong graph "
+            "(LangGraph raises ParentCommand for the same). Return Command(update=...) "
+            "without graph= to update this agent's own state.",
+            command=command,
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:  # the twin is not importable by its name
+        return (ParentCommandError, self.args, self.__dict__)
+
+
+_LANGGRAPH_TWINS: dict[type, type] = {}
+
+
+def _also_langgraphs(cls: type[ParentCommandError]) -> type[ParentCommandError]:
+    import sys  # only when raising: a look at what is loaded, never an import of LangGraph
+
+    base = getattr(sys.modules.get("langgraph.errors"), "ParentCommand", None)
+    if not isinstance(base, type) or not issubclass(base, Exception):
+        return cls
+    twin = _LANGGRAPH_TWINS.get(base)
+    if twin is None:
+        namespace = {"__module__": cls.__module__, "__doc__": cls.__doc__}
+        twin = _LANGGRAPH_TWINS[base] = type(cls.__name__, (cls, base), namespace)
+    return twin
 
 
 class RealModelBlocked(HookproofError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
-from typing import Any, NoReturn, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, NoReturn, Protocol, TypeVar, runtime_checkable
 
 from pydantic import Field
 
@@ -271,6 +271,9 @@ class _NoResume:
     def __repr__(self) -> str:
         return "NO_RESUME"
 
+    def __reduce__(self) -> str:  # copies and pickles are the one sentinel, so `is` holds
+        return "NO_RESUME"
+
 
 NO_RESUME: Any = _NoResume()
 
@@ -281,11 +284,16 @@ class Command:
     ``invoke`` as the input, the answer that resumes a paused thread.
 
     ``goto`` may be "end" (finish the run after after_agent hooks), "model" or "tools".
+    ``graph=Command.PARENT`` addresses the graph above this one, as in LangGraph; an agent
+    run by hookproof has none, so returning it raises ParentCommandError.
     """
 
     update: Mapping[str, Any] | None = None
     goto: str | None = None
     resume: Any = NO_RESUME
+    graph: str | None = None
+
+    PARENT: ClassVar[str] = "__parent__"  # LangGraph's value, so bridged Commands keep it
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,16 +3,34 @@ LangChain's own (langchain.agents.middleware), which is the oracle where it is i
 
 from __future__ import annotations
 
+import copy
+import pickle
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from hookproof._frozen import freeze
-from hookproof.errors import HookproofError, ImmutableError
-from hookproof.messages import SystemMessage, ToolCall
+from hookproof.errors import (
+    HookproofError,
+    ImmutableError,
+    InvalidUpdateError,
+    ParentCommandError,
+    UnsupportedCommandError,
+)
+from hookproof.messages import SystemMessage, ToolCall, ToolMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
-from hookproof.runtime import AgentMiddleware, ModelRequest, ToolCallRequest, create_agent
+from hookproof.runtime import (
+    AgentMiddleware,
+    Command,
+    ExtendedModelResponse,
+    InMemoryCheckpointer,
+    ModelRequest,
+    ToolCallRequest,
+    ToolRuntime,
+    create_agent,
+    tool,
+)
 from tests.helpers import lookup
 
 HI = {"messages": [("user", "hi")]}
@@ -153,3 +171,119 @@ def test_a_layer_rewriting_args_with_a_spread_runs_the_tool_with_them() -> None:
     model = ScriptedModel([call("lookup", {"query": "x"}), "done"])
     result = create_agent(model, [lookup], middleware=[Rewrite()]).invoke(HI)
     assert [m.text for m in result.messages][2] == "found:rewritten"
+
+
+# -- 3. Command.PARENT ----------------------------------------------------------------------
+
+
+def _langgraph_command() -> Any:
+    return pytest.importorskip("langgraph.types").Command
+
+
+def test_command_parent_and_graph_are_langgraphs() -> None:
+    lg_command = _langgraph_command()
+    assert Command.PARENT == lg_command.PARENT
+    assert Command(graph=Command.PARENT).graph == lg_command(graph=lg_command.PARENT).graph
+    assert Command().graph is None
+
+
+def _parent_from_before_model(base: type, command: Any) -> Any:
+    def before_model(self: Any, state: Any, runtime: Any) -> Any:
+        return command(graph=command.PARENT, update={"messages": []})
+
+    return type("Up", (base,), {"before_model": before_model})()
+
+
+def _parent_from_wrap_tool_call(base: type, command: Any) -> Any:
+    def wrap_tool_call(self: Any, request: Any, handler: Any) -> Any:
+        return command(graph=command.PARENT, update={"messages": []})
+
+    return type("Up", (base,), {"wrap_tool_call": wrap_tool_call})()
+
+
+def _langchain_error(middleware: Any, script: list[Any]) -> Exception:
+    from langchain.agents import create_agent as lc_create_agent
+    from langchain_core.tools import tool as lc_tool
+
+    from hookproof.adapters.langchain import ScriptedChatModel
+
+    @lc_tool
+    def hop() -> str:
+        """Hop."""
+        return "hopped"
+
+    agent = lc_create_agent(ScriptedChatModel(script=script), [hop], middleware=[middleware])
+    try:
+        agent.invoke(HI)
+    except Exception as error:  # noqa: BLE001  # the oracle's type is what is compared
+        return error
+    raise AssertionError("LangChain's create_agent accepted the parent command")
+
+
+@tool
+def hop() -> str:
+    """Hop."""
+    return "hopped"
+
+
+@pytest.mark.parametrize(
+    ("make", "script"),
+    [
+        pytest.param(_parent_from_before_model, ["done"], id="before_model"),
+        pytest.param(_parent_from_wrap_tool_call, [call("hop", {}), "done"], id="wrap_tool"),
+    ],
+)
+def test_a_parent_command_at_the_top_level_raises_as_langgraph_does(
+    make: Any, script: list[Any]
+) -> None:
+    lc = _langchain()
+    from langgraph.errors import ParentCommand
+
+    langchain_error = _langchain_error(make(lc.AgentMiddleware, _langgraph_command()), script)
+    assert type(langchain_error) is ParentCommand
+    agent = create_agent(ScriptedModel(script), [hop], middleware=[make(AgentMiddleware, Command)])
+    with pytest.raises(ParentCommandError, match="above this agent") as caught:
+        agent.invoke(HI)
+    assert isinstance(caught.value, ParentCommand) and isinstance(caught.value, HookproofError)
+    assert caught.value.command.graph == Command.PARENT
+
+
+def test_a_tool_returning_a_parent_command_is_refused_before_its_update_applies() -> None:
+    @tool
+    def escape(runtime: ToolRuntime) -> Command:
+        """Escape to the parent."""
+        answer = ToolMessage("up", tool_call_id=runtime.tool_call_id or "")
+        return Command(graph=Command.PARENT, update={"messages": [answer]})
+
+    agent = create_agent(ScriptedModel([call("escape", {}), "done"]), [escape])
+    with pytest.raises(ParentCommandError, match="tool 'escape'"):
+        agent.invoke(HI)
+
+
+def test_a_parent_command_from_wrap_model_call_is_not_implemented_as_in_langchain() -> None:
+    class Up(AgentMiddleware):
+        def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
+            command = Command(graph=Command.PARENT, update={"n": 1})
+            return ExtendedModelResponse(model_response=handler(request), command=command)
+
+    agent = create_agent(ScriptedModel(["done"]), middleware=[Up()])
+    with pytest.raises(UnsupportedCommandError, match="graph=") as caught:
+        agent.invoke(HI)
+    assert isinstance(caught.value, NotImplementedError)
+
+
+def test_a_parent_command_as_invoke_input_is_an_invalid_update_as_in_langgraph() -> None:
+    agent = create_agent(ScriptedModel(["done"]), checkpointer=InMemoryCheckpointer())
+    with pytest.raises(InvalidUpdateError, match="no parent graph"):
+        agent.invoke(Command(graph=Command.PARENT, resume=1), thread_id="t")
+
+
+def test_a_parent_command_error_survives_pickling() -> None:
+    assert copy.deepcopy(Command()).resume is pickle.loads(pickle.dumps(Command())).resume
+    error = ParentCommandError("why", command=Command(graph=Command.PARENT))
+    copied = pickle.loads(pickle.dumps(error))
+    assert (str(copied), copied.command, type(copied).__mro__[1:]) == (
+        "why",
+        error.command,
+        type(error).__mro__[1:],
+    )

@@ -11,7 +11,7 @@ from hookproof._engine.probe import PROBE
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof.context import Runtime
-from hookproof.errors import UsageError
+from hookproof.errors import ParentCommandError, UsageError
 from hookproof.trace import TraceRecorder
 from hookproof.vocabulary import Command, FinalRequest
 
@@ -68,6 +68,8 @@ class Run:
         if outcome is None:
             return None
         if isinstance(outcome, Command):
+            if outcome.graph is not None:
+                raise ParentCommandError.returned(f"{owner}.{hook}", outcome)
             if outcome.update:
                 self.update(outcome.update, source=hook, owner=owner)
             return outcome.goto

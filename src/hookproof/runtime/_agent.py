@@ -144,6 +144,12 @@ def _resume_of(input: object) -> Any:
 
 def _arguments(input: object, thread_id: str | None) -> tuple[dict[str, Any] | None]:
     if isinstance(input, Command):
+        if input.graph is not None:
+            raise InvalidUpdateError(
+                f"hookproof: invoke() got Command(graph={input.graph!r}), but an agent run "
+                "by hookproof has no parent graph to send it to (LangGraph refuses it with "
+                "InvalidUpdateError too). Resume with Command(resume=answer) alone."
+            )
         if input.resume is NO_RESUME or thread_id is None:
             raise UsageError(
                 "hookproof: invoke() takes a Command only to resume a paused thread: "

@@ -15,6 +15,7 @@ from hookproof.context import ToolRuntime
 from hookproof.errors import (
     InvalidInputError,
     MaxIterationsExceeded,
+    ParentCommandError,
     ToolError,
     UnexecutableToolError,
     ordinal,
@@ -182,6 +183,9 @@ class LangChainDialect(Dialect):
         would hold a tool call without a result (providers reject that)."""
         if not isinstance(result, Command):
             return result
+        if result.graph is not None:
+            where = f"tool {call.name!r} (call {call.id!r}) or a wrap_tool_call around it"
+            raise ParentCommandError.returned(where, result)
         messages = (result.update or {}).get("messages", ())
         items = messages if isinstance(messages, list | tuple) else [messages]
         if any(isinstance(m, ToolMessage) and m.tool_call_id == (call.id or "") for m in items):
