@@ -17,8 +17,10 @@ __all__ = [
     "BOM",
     "DEFAULT_SNAPSHOT_DIR",
     "HEADER",
+    "OUTSIDE_ROOTDIR_INI",
     "SNAPSHOT_DIR_INI",
     "SNAPSHOT_SUFFIX",
+    "check_inside_rootdir",
     "has_snapshot_header",
     "is_snapshot_name",
     "read_regular_file",
@@ -29,6 +31,7 @@ HEADER = "hookproof final request, format "
 SNAPSHOT_SUFFIX = ".txt"
 DEFAULT_SNAPSHOT_DIR = "snapshots"
 SNAPSHOT_DIR_INI = "hookproof_snapshot_dir"
+OUTSIDE_ROOTDIR_INI = "hookproof_snapshot_dir_outside_rootdir"
 BOM = b"\xef\xbb\xbf"
 _HEADER_BYTES = HEADER.encode("ascii")
 # O_NONBLOCK: should the path become a FIFO between the stat and the open, open() still returns.
@@ -68,13 +71,42 @@ def has_snapshot_header(path: Path) -> bool:
 
 
 def snapshot_root(config: Any, directory: str | None = None) -> Path:
-    """``<rootdir>/<directory>``; without one, the ini option, else ``snapshots``."""
-    return Path(config.rootpath) / (directory or _ini_directory(config))
+    """``<rootdir>/<directory>``; without one, the ini option, else ``snapshots``.
+
+    A directory outside the rootdir is refused (see ``check_inside_rootdir``).
+    """
+    root = Path(config.rootpath)
+    base = root / (directory or _ini_directory(config))
+    if not _ini(config, OUTSIDE_ROOTDIR_INI, False):
+        check_inside_rootdir(base, root)
+    return base
+
+
+def check_inside_rootdir(base: Path, root: Path) -> None:
+    """Raise InvalidInputError when ``base`` leaves ``root``, by ``..``, an absolute path or
+    a symbolic link: ``--snapshot-update`` writes there, so a setting from a checked-out
+    project must not reach the rest of the disk."""
+    lexical = Path(os.path.normpath(base))
+    if lexical.is_relative_to(root) and base.resolve().is_relative_to(root.resolve()):
+        return
+    from hookproof.errors import InvalidInputError  # only on the error path
+
+    raise InvalidInputError(
+        f"hookproof: the snapshot directory {str(base)!r} (resolved: {str(base.resolve())!r}) "
+        f"is outside the project's root directory {str(root)!r}. Snapshot updates write files "
+        "there, so a setting that leaves the rootdir could write anywhere on the disk. Use a "
+        f"directory under the rootdir, or, if you mean it, set `{OUTSIDE_ROOTDIR_INI} = true` "
+        "in the ini file."
+    )
 
 
 def _ini_directory(config: Any) -> str:
-    try:
-        value = config.getini(SNAPSHOT_DIR_INI)
-    except ValueError:  # the plugin is disabled, so the option was never registered
-        value = ""
+    value = _ini(config, SNAPSHOT_DIR_INI, "")
     return str(value) if value else DEFAULT_SNAPSHOT_DIR
+
+
+def _ini(config: Any, name: str, default: Any) -> Any:
+    try:
+        return config.getini(name)
+    except ValueError:  # the plugin is disabled, so the option was never registered
+        return default

@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     from hookproof.models import RecordingModel, ScriptedModel
 
 _INI_OPTIONS = {
-    "hookproof_snapshot_dir": "directory for hookproof snapshot files, relative to rootdir",
+    "hookproof_snapshot_dir": "directory for hookproof snapshot files, relative to rootdir "
+    "(one outside it is refused unless hookproof_snapshot_dir_outside_rootdir is true)",
     "hookproof_allow_hosts": "hosts (names or IPs, comma or whitespace separated) tests may "
     "connect to while real models are blocked; loopback is always allowed",
 }
@@ -74,6 +75,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     for name, help_text in _INI_OPTIONS.items():
         parser.addini(name, help_text, default="")
+    parser.addini(
+        "hookproof_snapshot_dir_outside_rootdir",
+        "let hookproof_snapshot_dir (or the marker's snapshot_dir) leave the rootdir",
+        type="bool",
+        default=False,
+    )
 
 
 def _requested_profile(config: pytest.Config) -> str | None:
@@ -96,6 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         register_profiles()
         settings.load_profile(profile)
+    _check_snapshot_dir(config)
     config.pluginmanager.register(_RealModelGuard(), "hookproof-real-model-guard")
     config.addinivalue_line(
         "markers",
@@ -103,6 +111,18 @@ def pytest_configure(config: pytest.Config) -> None:
         "hookproof.config.HookproofOptions: script, model_name, matchers, normalise_ids, "
         "snapshot_dir, allow_real_models, allow_hosts, freeze_time)",
     )
+
+
+def _check_snapshot_dir(config: pytest.Config) -> None:
+    """A snapshot directory outside the rootdir (by the ini option or a symbolic link)
+    stops the run before any test; a marker's is checked by ``hookproof_snapshot``."""
+    from hookproof._snapshot_files import snapshot_root
+    from hookproof.errors import InvalidInputError
+
+    try:
+        snapshot_root(config)
+    except InvalidInputError as error:
+        raise pytest.UsageError(str(error)) from error
 
 
 @pytest.hookimpl(wrapper=True)
@@ -315,8 +335,10 @@ def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: Hookpr
             "hookproof: hookproof_snapshot needs syrupy. Install it with "
             "`pip install 'hookproof[test]'` (or `pip install syrupy`)."
         ) from None
+    from hookproof._snapshot_files import snapshot_root
     from hookproof.snapshot.extension import extension_for
 
+    snapshot_root(request.config, hookproof_options.snapshot_dir)  # refuses one outside
     matchers = hookproof_options.matchers
     extension = extension_for(
         None if matchers is None else tuple(matchers),
