@@ -45,6 +45,7 @@ EXPORTS: dict[str, set[str]] = {
         "mutation_findings",
         "node_hook",
         "node_samples",
+        "on_reference_engine",
         "overridden",
         "passed_on",
         "run",

@@ -41,7 +41,7 @@ from langchain.agents.middleware import (
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
 
-from hookproof.adapters.langchain import LangChainTarget
+from hookproof.adapters.langchain import LangChainTarget, ScriptedChatModel, on_reference_engine
 from hookproof.messages import Message
 from hookproof.models import call
 from hookproof.runtime import create_agent
@@ -83,12 +83,19 @@ class Case:
 # -- the middleware ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Ctx:
+    """The trusted context type: the application builds it, never the user."""
+
+    role: str = "guest"
+
+
 class RoleToolFilter(AgentMiddleware):
     """Hides delete_file from anyone but an admin (fail-closed on a missing context)."""
 
     def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
         context = request.runtime.context if request.runtime else None
-        if (context or {}).get("role") == "admin":
+        if isinstance(context, Ctx) and context.role == "admin":
             return handler(request)
         tools = [t for t in request.tools if t.name != "delete_file"]
         return handler(request.override(tools=tools))
@@ -167,7 +174,7 @@ CASES: dict[str, Case] = {
     "custom class: role tool filter": Case(
         middleware=lambda: [RoleToolFilter()],
         script=[call("lookup", {"query": "a"}), "done"],
-        context={"role": "guest"},
+        context=Ctx("guest"),
     ),
     "custom class: system prompt edit + wrap order": Case(
         middleware=lambda: [AppendPolicy(), RoleToolFilter()],
@@ -304,3 +311,87 @@ def test_langchain_middleware_runs_the_same_on_the_reference_engine(name: str) -
 
 def test_conformance_covers_at_least_ten_middleware() -> None:
     assert len(CASES) >= 10
+
+
+# -- a factory written for LangChain, on the reference engine ----------------------------------
+
+
+def _langchain_app(models: Any) -> Any:
+    """An application factory as a LangChain user writes it."""
+    return langchain_create_agent(
+        models["fast"], [lookup, delete_file], middleware=[TierRouter(models), RoleToolFilter()]
+    )
+
+
+class TierRouter(AgentMiddleware):
+    def __init__(self, models: Any) -> None:
+        super().__init__()
+        self.models = models
+
+    def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
+        return handler(request.override(model=self.models["fast"]))
+
+
+class LeakyFilter(RoleToolFilter):
+    """The buggy twin: trusts any dict that says admin."""
+
+    def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
+        context = request.runtime.context if request.runtime else None
+        if isinstance(context, dict) and context.get("role") == "admin":
+            return handler(request)
+        return super().wrap_model_call(request, handler)
+
+
+def test_a_langchain_factory_runs_on_the_reference_engine_and_contracts_hold() -> None:
+    import langchain.agents
+
+    from hookproof import contracts
+    from hookproof.runtime import Agent
+
+    tiers = ("fast", "reasoning")
+    build = on_reference_engine(_langchain_app)
+    target = ReferenceTarget(build, tiers=tiers)
+    assert isinstance(target.agent(target.models()), Agent)
+    restored = _langchain_app.__globals__["langchain_create_agent"]  # put back after the build
+    assert restored is langchain.agents.create_agent
+    assert restored.__module__.startswith("langchain")
+    contracts.check_fail_closed(
+        build, {"role": "admin"}, least_privileged_context=None, tiers=tiers
+    )
+
+
+def test_the_contract_catches_the_buggy_twin_on_the_reference_engine() -> None:
+    from hookproof import contracts
+    from hookproof.errors import ContractViolation
+
+    def leaky(models: Any) -> Any:
+        return langchain_create_agent(
+            models["fast"], [lookup, delete_file], middleware=[LeakyFilter()]
+        )
+
+    with pytest.raises(ContractViolation, match="delete_file"):
+        contracts.check_fail_closed(
+            on_reference_engine(leaky),
+            {"role": "admin"},
+            least_privileged_context=None,
+            tiers=("fast",),
+        )
+
+
+_KEPT_ELSEWHERE = {"create_agent": langchain_create_agent}
+
+
+def test_a_factory_that_cannot_be_swapped_is_an_error() -> None:
+    from hookproof.errors import UsageError
+
+    def hidden(models: Any) -> Any:
+        return _KEPT_ELSEWHERE["create_agent"](models["fast"])  # a reference not swapped
+
+    with pytest.raises(UsageError, match="still built"):
+        on_reference_engine(hidden)({"fast": ScriptedChatModel(["x"])})
+
+    def structured(models: Any) -> Any:
+        return langchain_create_agent(models["fast"], [], response_format=dict)
+
+    with pytest.raises(UsageError, match="response_format"):
+        on_reference_engine(structured)({"fast": ScriptedChatModel(["x"])})

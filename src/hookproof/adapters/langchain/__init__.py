@@ -6,7 +6,9 @@ what LangChain passed in. It plays the same turns as ``hookproof.models.Scripted
 (``call(...)``, str, lists of calls, exceptions, a function). ``RecordingChatModel`` wraps any
 chat model and records those FinalRequests, so snapshots, diffs and contracts work unchanged
 on ``langchain.agents.create_agent`` and deepagents. ``LangChainTarget`` is how the contract
-checks run such agents (registered as the ``langchain`` target).
+checks run such agents (registered as the ``langchain`` target). ``on_reference_engine(build)``
+runs a factory written for LangChain's ``create_agent`` on hookproof's reference engine, with
+its LangChain middleware and tools unchanged.
 
 Importing this package imports langchain-core (install ``hookproof[langchain]``).
 """
@@ -23,6 +25,7 @@ from hookproof.adapters.langchain._models import (
     ScriptedChatModel,
     models_for,
 )
+from hookproof.adapters.langchain._on_reference import on_reference_engine
 from hookproof.adapters.langchain._run import run, run_agent, run_config
 from hookproof.adapters.langchain._samples import (
     model_reply,
@@ -40,7 +43,13 @@ from hookproof.adapters.langchain._samples import (
 from hookproof.adapters.langchain._target import LangChainTarget, graph_tool_schemas
 from hookproof.adapters.langchain._tracing import TraceHandler, build_instrumented
 
-__all__ = ["RecordingChatModel", "ScriptedChatModel", "final_request", "run"]
+__all__ = [
+    "RecordingChatModel",
+    "ScriptedChatModel",
+    "final_request",
+    "on_reference_engine",
+    "run",
+]
 
 # Also importable from here, as before the split (used by targets and tests, not documented).
 __all__ += [

@@ -1,0 +1,110 @@
+"""Run a factory written for LangChain's ``create_agent`` on the reference engine, unchanged.
+
+``on_reference_engine(build)`` returns a factory that calls ``build`` with LangChain's
+``create_agent`` standing in as ``hookproof.runtime.create_agent``: wherever ``build`` finds
+it (its module's globals, its closure, ``langchain.agents``). The same middleware, tools and
+prompts then run at the reference engine's speed. A factory that still builds a LangChain
+graph (it reached ``create_agent`` some other way) is an error, never a silent slow run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from hookproof.errors import UsageError
+
+__all__ = ["on_reference_engine"]
+
+# LangChain create_agent keywords the reference runtime has no counterpart for: accepted only
+# at their default, so a factory that relies on one is told instead of silently changed.
+_UNSUPPORTED = {
+    "response_format": None,
+    "store": None,
+    "interrupt_before": None,
+    "interrupt_after": None,
+    "debug": False,
+    "cache": None,
+}
+_SWAP_LOCK = threading.RLock()
+
+
+def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> Any:
+    from hookproof.runtime import create_agent
+
+    given = sorted(
+        key for key, default in _UNSUPPORTED.items() if options.pop(key, default) != default
+    )
+    if given:
+        raise UsageError(
+            f"hookproof: the factory passes {given} to create_agent, which the reference "
+            "engine does not provide, so it cannot run this agent as LangChain would. Run the "
+            "factory on LangChain's create_agent (without on_reference_engine), or build "
+            "without those options for this test."
+        )
+    options.pop("transformers", None)  # streaming transformers do not change a run
+    return create_agent(model, tools, **options)
+
+
+def _langchain_create_agent() -> Any:
+    from langchain.agents import create_agent
+
+    return create_agent
+
+
+@contextlib.contextmanager
+def _swapped(build: Callable[..., Any]) -> Iterator[None]:
+    import langchain.agents
+    import langchain.agents.factory
+
+    original = _langchain_create_agent()
+    namespaces = [langchain.agents.__dict__, langchain.agents.factory.__dict__]
+    namespaces += [getattr(build, "__globals__", {})]
+    cells = [cell for cell in getattr(build, "__closure__", None) or () if _holds(cell, original)]
+    swapped = [(n, key) for n in namespaces for key, value in n.items() if value is original]
+    with _SWAP_LOCK:
+        for namespace, key in swapped:
+            namespace[key] = _reference_create_agent
+        for cell in cells:
+            cell.cell_contents = _reference_create_agent
+        try:
+            yield
+        finally:
+            for namespace, key in swapped:
+                namespace[key] = original
+            for cell in cells:
+                cell.cell_contents = original
+
+
+def _holds(cell: Any, value: Any) -> bool:
+    try:
+        return cell.cell_contents is value
+    except ValueError:  # an empty cell
+        return False
+
+
+def on_reference_engine(build: Callable[..., Any]) -> Callable[..., Any]:
+    """A factory building what ``build`` builds with LangChain's ``create_agent``, on the
+    reference engine instead: pass it wherever a factory goes (contracts, fixtures)."""
+
+    @functools.wraps(build)
+    def built_on_reference(*args: Any, **kwargs: Any) -> Any:
+        from hookproof.runtime import Agent
+
+        with _swapped(build):
+            agent = build(*args, **kwargs)
+        if not isinstance(agent, Agent):
+            name = getattr(build, "__qualname__", repr(build))
+            raise UsageError(
+                f"hookproof: on_reference_engine({name}) still built a "
+                f"{type(agent).__name__}, not a reference-engine agent: the factory reaches "
+                "create_agent some way that cannot be swapped (another module's helper, or "
+                "deepagents' create_deep_agent). Call hookproof.runtime.create_agent in the "
+                "factory, or run it on LangChain without on_reference_engine."
+            )
+        return agent
+
+    return built_on_reference
