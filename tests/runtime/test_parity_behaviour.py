@@ -452,3 +452,22 @@ def test_a_strict_agent_takes_a_structured_response_as_langchain() -> None:
     expected = langchain_run([on_langchain], ["answer"])
     result = create_agent(ScriptedModel(["answer"]), middleware=[on_hookproof]).invoke(HI)
     assert result.state["structured_response"] == expected["structured_response"] == {"a": 1}
+
+
+def test_each_state_schema_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every middleware has a schema now, so building an agent reads each class only once."""
+
+    class Fresh(AgentState):
+        note: NotRequired[str]
+
+    read: list[object] = []
+    real = typing.get_type_hints
+
+    def counting(schema: Any, *args: Any, **kwargs: Any) -> Any:
+        read.append(schema)
+        return real(schema, *args, **kwargs)
+
+    monkeypatch.setattr(typing, "get_type_hints", counting)
+    for _ in range(3):
+        create_agent(ScriptedModel(["x"]), state_schema=Fresh)
+    assert read.count(Fresh) == 1

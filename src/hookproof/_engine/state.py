@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import typing
+import weakref
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -167,9 +168,23 @@ def _replace(_current: Any, new: Any) -> Any:
     return new
 
 
+# Each schema is read once: every middleware has one, and reading costs ~50us an agent build.
+_read: weakref.WeakKeyDictionary[type, dict[str, Reducer]] = weakref.WeakKeyDictionary()
+
+
 def _reducers_of(schema: type | None) -> dict[str, Reducer]:
     if schema is None:
         return {}
+    try:
+        known = _read.get(schema)
+    except TypeError:  # not a class (so no weak reference to it): read it each time
+        return _read_reducers(schema)
+    if known is None:
+        known = _read[schema] = _read_reducers(schema)
+    return dict(known)
+
+
+def _read_reducers(schema: type) -> dict[str, Reducer]:
     try:
         hints = typing.get_type_hints(schema, include_extras=True)
     except (NameError, TypeError) as error:
