@@ -41,6 +41,7 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
             "hookproof.trace",
             "hookproof.context",
             "hookproof.vocabulary",
+            "hookproof.redaction",
         ),
     ),
     "templates": (1, ("hookproof.templates",)),

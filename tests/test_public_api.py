@@ -345,6 +345,15 @@ EXPORTS: dict[str, set[str]] = {
         "Turn",
         "call",
     },
+    "hookproof.redaction": {
+        "REDACTED",
+        "Redaction",
+        "active_redaction",
+        "configure_redaction",
+        "is_sensitive_field",
+        "redact_data",
+        "redact_text",
+    },
     "hookproof.runtime": {
         "DEFAULT_RUNTIME_MAX_ITERATIONS",
         "Agent",
