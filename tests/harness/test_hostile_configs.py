@@ -6,16 +6,22 @@ This module grows with each new config loader: add the input that broke it here.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from hookproof.errors import InvalidInputError
+from hookproof.errors import InvalidInputError, UsageError
 from hookproof.harness import (
+    GeneralPurposeSubagentProfile,
+    HarnessProfile,
     HarnessProfileConfig,
     ProfileRegistry,
     create_deep_agent,
 )
+from hookproof.harness._config import CONFIG_KEYS
 from hookproof.models import RecordingModel, ScriptedModel
 
 # (config data, path of the bad field, words of the fix)
@@ -150,3 +156,85 @@ def test_json_false_really_disables_the_general_purpose_subagent() -> None:
     )
     assert not _task_shown(off)
     assert _task_shown(on)
+
+
+# -- the Python API: the same checks, and no value is silently read as another -------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"excluded_tools": [{"a": 1}]}, r"excluded_tools\[0\]: must be a string, got dict"),
+        ({"excluded_tools": ["ok", None]}, r"excluded_tools\[1\]: must be a string"),
+        ({"excluded_tools": "execute"}, "excluded_tools: must be a list of names, got str"),
+        ({"excluded_middleware": 5}, "excluded_middleware: must be a list of names, got int"),
+        ({"tool_description_overrides": {"ls": 5}}, r"tool_description_overrides\['ls'\]"),
+        ({"tool_description_overrides": [("ls", "x")]}, "must be an object mapping tool names"),
+        ({"base_system_prompt": print}, "base_system_prompt: must be a string"),
+    ],
+)
+def test_harness_profile_fields_are_checked_as_a_whole(fields: dict[str, Any], words: str) -> None:
+    with pytest.raises(InvalidInputError, match=r"^hookproof: HarnessProfile has 1 bad field") as e:
+        HarnessProfile(**fields)
+    assert re.search(words, str(e.value))
+
+
+def test_harness_profile_takes_any_iterable_of_names() -> None:
+    profile = HarnessProfile(excluded_tools=("a", "b"), excluded_middleware=iter(["M"]))
+    assert profile.excluded_tools == frozenset({"a", "b"})
+    assert profile.excluded_middleware == frozenset({"M"})
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"extra_middleware": "app.mw:Audit"}, "extra_middleware must be a sequence"),
+        ({"extra_middleware": 5}, "extra_middleware must be a sequence"),
+        ({"general_purpose_subagent": {"enabled": False}}, "GeneralPurposeSubagentProfile or"),
+    ],
+)
+def test_harness_profile_code_fields_are_checked(fields: dict[str, Any], words: str) -> None:
+    with pytest.raises(UsageError, match=words):
+        HarnessProfile(**fields)
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"enabled": "no"}, "enabled must be True, False or None, got str 'no'"),
+        ({"enabled": 0}, "enabled must be True, False or None, got int"),
+        ({"description": 5}, "description must be a str or None, got int"),
+        ({"system_prompt": ["x"]}, "system_prompt must be a str or None, got list"),
+    ],
+)
+def test_the_general_purpose_profile_is_strict(fields: dict[str, Any], words: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(words)):
+        GeneralPurposeSubagentProfile(**fields)
+
+
+# -- a corpus: any data gives a config or an InvalidInputError, nothing else ---------------
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=8,
+)
+_PYTHON = st.sampled_from([print, object(), b"x", {"a"}, ("a",), frozenset(), 10**50, "x\x00"])
+_KEYS = st.sampled_from([*CONFIG_KEYS, "extra_middleware"]) | st.text(max_size=5) | st.integers()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_KEYS, _JSON | _PYTHON, max_size=4))
+def test_any_data_loads_or_is_refused_with_a_hookproof_error(data: dict[Any, Any]) -> None:
+    outcome = _load(data)
+    if isinstance(outcome, InvalidInputError):
+        assert str(outcome).startswith("hookproof: HarnessProfileConfig.from_dict has ")
+    else:
+        assert HarnessProfileConfig.from_dict(outcome.to_dict()) == outcome
+
+
+def _load(data: dict[Any, Any]) -> HarnessProfileConfig | InvalidInputError:
+    try:
+        return HarnessProfileConfig.from_dict(data)
+    except InvalidInputError as error:
+        return error

@@ -111,7 +111,7 @@ def test_malformed_keys_are_rejected(key: str) -> None:
 
 
 def test_malformed_names_and_wrong_types_are_rejected() -> None:
-    with pytest.raises(InvalidInputError, match="malformed names"):
+    with pytest.raises(InvalidInputError, match="is not a tool or middleware name"):
         HarnessProfile(excluded_tools=frozenset({"bad name"}))
     with pytest.raises(UsageError, match="expected a HarnessProfile"):
         ProfileRegistry().register_harness_profile("acme", {"suffix": "x"})  # type: ignore[arg-type]

@@ -17,7 +17,14 @@ from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from hookproof.errors import InvalidInputError, did_you_mean
 
-__all__ = ["CONFIG_KEYS", "GENERAL_PURPOSE_KEYS", "NAME_PATTERN", "ConfigData", "validate_config"]
+__all__ = [
+    "CONFIG_KEYS",
+    "FROM_PYTHON",
+    "GENERAL_PURPOSE_KEYS",
+    "NAME_PATTERN",
+    "ConfigData",
+    "validate_config",
+]
 
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
@@ -64,7 +71,18 @@ def _short_repr() -> reprlib.Repr:
 _SHORT = _short_repr()
 
 
-def validate_config(data: object, *, source: str) -> ConfigData:
+_FROM_DATA = (
+    "A harness profile config holds JSON data only (strings, lists of names, true/false); fix "
+    "each field listed. Code such as extra_middleware belongs on a HarnessProfile built in "
+    "Python."
+)
+FROM_PYTHON = (
+    "Fix each field listed: prompts are strings, excluded tools and middleware sets of names, "
+    "tool_description_overrides a mapping of tool name to description."
+)
+
+
+def validate_config(data: object, *, source: str, fix: str = _FROM_DATA) -> ConfigData:
     """The checked config, or InvalidInputError naming the path and fix of each bad field."""
     if not isinstance(data, Mapping):
         raise InvalidInputError(
@@ -74,13 +92,13 @@ def validate_config(data: object, *, source: str) -> ConfigData:
     try:
         return ConfigData.model_validate(dict(data))
     except ValidationError as error:
-        raise _config_error(error, source) from None
+        raise _config_error(error, source, fix) from None
 
 
 _LISTED_AT_MOST = 20
 
 
-def _config_error(error: ValidationError, source: str) -> InvalidInputError:
+def _config_error(error: ValidationError, source: str, fix: str) -> InvalidInputError:
     items = error.errors(include_url=False)
     problems = [
         f"  - {_path(item['loc'])}: {_problem(item['type'], item['loc'], item['input'])}"
@@ -90,9 +108,7 @@ def _config_error(error: ValidationError, source: str) -> InvalidInputError:
         problems.append(f"  - ... and {len(items) - _LISTED_AT_MOST} more")
     count = "1 bad field" if len(items) == 1 else f"{len(items)} bad fields"
     return InvalidInputError(
-        f"hookproof: {source} has {count}:\n" + "\n".join(problems) + "\nA harness profile "
-        "config holds JSON data only (strings, lists of names, true/false); fix each field "
-        "listed. Code such as extra_middleware belongs on a HarnessProfile built in Python."
+        f"hookproof: {source} has {count}:\n" + "\n".join(problems) + f"\n{fix}"
     )
 
 

@@ -15,14 +15,14 @@ pytest-xdist) never see each other's profiles.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeAlias
 
 from hookproof.errors import InvalidInputError, UsageError
-from hookproof.harness._config import CONFIG_KEYS, ConfigData, validate_config
+from hookproof.harness._config import CONFIG_KEYS, FROM_PYTHON, ConfigData, validate_config
 
 __all__ = [
     "REQUIRED_MIDDLEWARE",
@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 REQUIRED_MIDDLEWARE = frozenset({"FilesystemMiddleware", "SubAgentMiddleware"})
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 _KEY = re.compile(r"^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.\-/]+)?$")
 
 MiddlewareSource: TypeAlias = Sequence[object] | Callable[[], Sequence[object]]
@@ -53,18 +52,24 @@ class GeneralPurposeSubagentProfile:
     description: str | None = None
     system_prompt: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.enabled is not None and not isinstance(self.enabled, bool):
+            raise UsageError(
+                "hookproof: GeneralPurposeSubagentProfile.enabled must be True, False or None, "
+                f"got {type(self.enabled).__name__} {self.enabled!r:.40}; a value such as "
+                "'no' would otherwise read as true and leave the subagent on."
+            )
+        for name in ("description", "system_prompt"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise UsageError(
+                    f"hookproof: GeneralPurposeSubagentProfile.{name} must be a str or None, "
+                    f"got {type(value).__name__} {value!r:.40}."
+                )
+
     def merged(self, newer: GeneralPurposeSubagentProfile) -> GeneralPurposeSubagentProfile:
         changes = {f.name: getattr(newer, f.name) for f in fields(newer)}
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
-
-
-def _check_names(kind: str, names: frozenset[str]) -> None:
-    bad = sorted(name for name in names if not isinstance(name, str) or not _NAME.match(name))
-    if bad:
-        raise InvalidInputError(
-            f"hookproof: {kind} holds malformed names {bad}. Use tool or middleware class "
-            "names (letters, digits, _ . -)."
-        )
 
 
 def _merge_middleware(old: MiddlewareSource, new: MiddlewareSource) -> MiddlewareSource:
@@ -88,6 +93,23 @@ def _by_class(old: list[object], new: list[object]) -> list[object]:
     return [item for item in old if type(item) not in newer] + new
 
 
+_DATA_FIELDS = tuple(key for key in CONFIG_KEYS if key != "general_purpose_subagent")
+
+
+def _check_code_fields(extra: object, general: object) -> None:
+    if not callable(extra) and (isinstance(extra, str | bytes) or not isinstance(extra, Sequence)):
+        raise UsageError(
+            "hookproof: HarnessProfile.extra_middleware must be a sequence of middleware or a "
+            f"zero-argument factory returning one, got {type(extra).__name__} {extra!r:.60}."
+        )
+    if general is not None and not isinstance(general, GeneralPurposeSubagentProfile):
+        raise UsageError(
+            "hookproof: HarnessProfile.general_purpose_subagent must be a "
+            f"GeneralPurposeSubagentProfile or None, got {type(general).__name__}. From a dict, "
+            "use GeneralPurposeSubagentProfile(**data) or load a HarnessProfileConfig."
+        )
+
+
 @dataclass(frozen=True, kw_only=True)
 class HarnessProfile:
     """Harness adjustments for a provider or model, resolved when the agent is built."""
@@ -101,14 +123,12 @@ class HarnessProfile:
     general_purpose_subagent: GeneralPurposeSubagentProfile | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "excluded_tools", frozenset(self.excluded_tools))
-        object.__setattr__(self, "excluded_middleware", frozenset(self.excluded_middleware))
-        object.__setattr__(
-            self, "tool_description_overrides", dict(self.tool_description_overrides)
-        )
-        _check_names("excluded_tools", self.excluded_tools)
-        _check_names("excluded_middleware", self.excluded_middleware)
-        _check_names("tool_description_overrides", frozenset(self.tool_description_overrides))
+        given = {key: _as_json_shape(getattr(self, key)) for key in _DATA_FIELDS}
+        checked = validate_config(given, source="HarnessProfile", fix=FROM_PYTHON)
+        object.__setattr__(self, "excluded_tools", frozenset(checked.excluded_tools))
+        object.__setattr__(self, "excluded_middleware", frozenset(checked.excluded_middleware))
+        object.__setattr__(self, "tool_description_overrides", checked.tool_description_overrides)
+        _check_code_fields(self.extra_middleware, self.general_purpose_subagent)
         required = sorted(self.excluded_middleware & REQUIRED_MIDDLEWARE)
         if required:
             raise InvalidInputError(
@@ -210,11 +230,12 @@ class HarnessProfileConfig:
 
 
 def _as_json_shape(value: object) -> object:
-    """Python construction may give sets of names; checking wants the JSON shape, a list."""
-    if isinstance(value, set | frozenset | tuple):
-        return list(value)
-    if isinstance(value, Mapping) and not isinstance(value, dict):
+    """Python construction may give sets of names; checking wants the JSON shape, a list.
+    A str stays one, so the check refuses it rather than splitting it into letters."""
+    if isinstance(value, Mapping):
         return dict(value)
+    if isinstance(value, Iterable) and not isinstance(value, str | bytes | list):
+        return list(value)
     return value
 
 
