@@ -1,0 +1,174 @@
+"""Redaction: every corpus secret is replaced, prose and hookproof's ids are left alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from hookproof.errors import InvalidInputError
+from hookproof.redaction import (
+    REDACTED,
+    Redaction,
+    active_redaction,
+    configure_redaction,
+    is_sensitive_field,
+    redact_data,
+    redact_text,
+)
+from tests.secret_corpus import IN_TEXT, PROSE, SECRETS
+
+
+@pytest.mark.parametrize("name", sorted(IN_TEXT))
+def test_each_corpus_secret_is_redacted_in_text(name: str) -> None:
+    redacted = redact_text(IN_TEXT[name])
+    assert SECRETS[name] not in redacted
+    assert REDACTED in redacted
+
+
+# These have no format of their own: they are recognised by the header or field before them.
+ONLY_IN_CONTEXT = {"azure_openai", "bearer", "url_password", "cookie", "password", "private_key"}
+
+
+@pytest.mark.parametrize("name", sorted(set(SECRETS) - ONLY_IN_CONTEXT))
+def test_each_bare_secret_with_a_provider_format_is_redacted(name: str) -> None:
+    assert redact_text(SECRETS[name]) == REDACTED
+
+
+def test_the_whole_corpus_in_one_text_leaves_no_secret() -> None:
+    redacted = redact_text("\n".join(IN_TEXT.values()))
+    assert [name for name, secret in SECRETS.items() if secret in redacted] == []
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_and_hookproof_ids_are_unchanged(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Authorization: Bearer abc.def123ghi", "Authorization: Bearer [REDACTED]"),
+        ("https://bob:hunter22@example.com/x", "https://[REDACTED]@example.com/x"),
+        ('"api_key": "abcdEFGH1234"', '"api_key": "[REDACTED]"'),
+        ("Cookie: a=b; c=d\nnext line", "Cookie: [REDACTED]\nnext line"),
+        (
+            "-----BEGIN PRIVATE KEY-----\nMIIEabc\n-----END PRIVATE KEY-----",
+            "-----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----",
+        ),
+    ],
+)
+def test_the_name_of_what_was_redacted_stays_readable(text: str, expected: str) -> None:
+    assert redact_text(text) == expected
+
+
+def test_the_replacement_does_not_depend_on_the_secret() -> None:
+    first = redact_text(IN_TEXT["openai_legacy"])
+    rotated = redact_text(
+        IN_TEXT["openai_legacy"].replace(SECRETS["openai_legacy"], "sk-" + "9" * 48)
+    )
+    assert first == rotated == "export OPENAI_API_KEY=[REDACTED]"
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "api_key",
+        "apikey",
+        "API-Key",
+        "apiKey",
+        "authorization",
+        "Proxy-Authorization",
+        "cookie",
+        "Set-Cookie",
+        "x-api-key",
+        "token",
+        "access_token",
+        "secret",
+        "password",
+        "client_secret",
+        "openai_api_key",
+        "aws_secret_access_key",
+    ],
+)
+def test_sensitive_keys_are_recognised(key: str) -> None:
+    assert is_sensitive_field(key)
+
+
+@pytest.mark.parametrize(
+    "key", ["max_tokens", "eos_token", "input_tokens", "temperature", "keys", "author", "model"]
+)
+def test_ordinary_keys_are_not_sensitive(key: str) -> None:
+    assert not is_sensitive_field(key)
+
+
+def test_redact_data_replaces_values_under_sensitive_keys_whole() -> None:
+    value = {
+        "API-Key": "not-a-known-format",
+        "headers": ({"Authorization": "Basic dXNlcjpwYXNz"}, {"X-Trace": "1"}),
+        "token": 123456,
+        "password": None,
+        "secret": True,
+        "eos_token": "</s>",
+        "max_tokens": 5,
+        "notes": [f"key {SECRETS['groq']}"],
+    }
+    assert redact_data(value) == {
+        "API-Key": REDACTED,
+        "headers": ({"Authorization": REDACTED}, {"X-Trace": "1"}),
+        "token": REDACTED,
+        "password": None,
+        "secret": True,
+        "eos_token": "</s>",
+        "max_tokens": 5,
+        "notes": [f"key {REDACTED}"],
+    }
+
+
+def test_redact_data_returns_a_copy_and_leaves_the_input_alone() -> None:
+    value = {"api_key": "x", "nested": {"token": "y"}, "items": [1, 2]}
+    copied = redact_data(value)
+    assert value == {"api_key": "x", "nested": {"token": "y"}, "items": [1, 2]}
+    assert copied["items"] is not value["items"]
+
+
+def test_values_that_are_not_text_or_containers_pass_through() -> None:
+    marker = object()
+    assert redact_data(marker) is marker
+    assert redact_data(b"sk-raw-bytes") == b"sk-raw-bytes"
+
+
+def test_extra_fields_and_patterns() -> None:
+    extra = Redaction(fields=("tenant-key",), patterns=(r"ACME-\d{6}", r"sid=(?P<secret>\w+)"))
+    assert redact_data({"Tenant_Key": "t1"}, extra) == {"Tenant_Key": REDACTED}
+    assert (
+        redact_text("order ACME-123456, sid=abc ok", extra)
+        == f"order {REDACTED}, sid={REDACTED} ok"
+    )
+    assert redact_text("order ACME-123456") == "order ACME-123456"  # not installed
+
+
+def test_an_invalid_pattern_is_a_hookproof_error_naming_it() -> None:
+    with pytest.raises(InvalidInputError, match=r"'\(unclosed' is not a valid regular expression"):
+        Redaction(patterns=("(unclosed",))
+
+
+def test_including_merges_without_duplicates() -> None:
+    merged = Redaction(fields=("a",), patterns=("x",)).including(Redaction(fields=("a", "b")))
+    assert merged == Redaction(fields=("a", "b"), patterns=("x",))
+
+
+@pytest.fixture
+def restore_redaction() -> Iterator[None]:
+    previous = active_redaction()
+    yield
+    configure_redaction(previous)
+
+
+@pytest.mark.usefixtures("restore_redaction")
+def test_configure_redaction_installs_extras_for_the_module_functions() -> None:
+    previous = configure_redaction(Redaction(fields=("pin",), patterns=(r"PIN\d{4}",)))
+    assert previous == Redaction()
+    assert redact_text("code PIN1234") == f"code {REDACTED}"
+    assert redact_data({"pin": 1}) == {"pin": REDACTED}
+    assert redact_text(IN_TEXT["groq"]) == f"GROQ_API_KEY: {REDACTED}"  # built-ins stay on
