@@ -29,7 +29,8 @@ ToolFunc: TypeAlias = Callable[..., Any]
 class ToolSchema(_Immutable):
     """What the model is shown of a tool: name, description and a JSON Schema.
 
-    The name is checked first (``check_tool_name``), however the schema is made.
+    The name is checked first (``check_tool_name``), however the schema is made (pydantic
+    runs this ``__init__`` for ``model_validate`` too); any problem is an InvalidInputError.
     """
 
     name: str
@@ -40,13 +41,44 @@ class ToolSchema(_Immutable):
 
     def __init__(self, **data: Any) -> None:
         check_tool_name(data.get("name"))
-        super().__init__(**data)
+        try:
+            super().__init__(**data)
+        except ValidationError as error:
+            raise _invalid_schema(data["name"], error) from None
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **options: Any) -> Self:
-        if isinstance(obj, Mapping):
-            check_tool_name(obj.get("name"))
-        return super().model_validate(obj, *args, **options)
+        try:
+            return super().model_validate(obj, *args, **options)
+        except ValidationError as error:  # pydantic wraps what __init__ raised: unwrap it
+            raise _raised_by_init(error) or _invalid_schema(None, error) from None
+
+
+_SCHEMA_FIELD_PROBLEMS = {
+    "string_type": "must be a string",
+    "dict_type": "must be a mapping (a JSON Schema object)",
+    "extra_forbidden": "is not a field (a ToolSchema has name, description and parameters)",
+    "model_type": "must be a mapping with name, description and parameters",
+}
+
+
+def _raised_by_init(error: ValidationError) -> InvalidInputError | None:
+    causes = [item.get("ctx", {}).get("error") for item in error.errors(include_url=False)]
+    return next((cause for cause in causes if isinstance(cause, InvalidInputError)), None)
+
+
+def _invalid_schema(name: object, error: ValidationError) -> InvalidInputError:
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or 'the schema'} "
+        f"{_SCHEMA_FIELD_PROBLEMS.get(item['type'], item['msg'].lower())}, "
+        f"got {type(item['input']).__name__}"
+        for item in error.errors(include_url=False)
+    )
+    return InvalidInputError(
+        f"hookproof: tool schema{'' if name is None else f' {name!r:.60}'} is invalid: "
+        f"{problems}. Give a str description "
+        "and a JSON Schema object as parameters, or build the tool with @tool."
+    )
 
 
 def check_tool_name(name: object) -> None:

@@ -11,8 +11,10 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from hookproof.errors import InvalidInputError, UsageError
+from hookproof.errors import HookproofError, InvalidInputError, UsageError
 from hookproof.messages import ToolMessage, coerce_message
 from hookproof.models import ScriptedModel, call
 from hookproof.runtime import Command, ToolRuntime, before_model, create_agent, tool
@@ -152,3 +154,62 @@ def test_a_tool_name_of_another_type_is_a_usage_error() -> None:
 @pytest.mark.parametrize("name", ["lookup", "lookup_orders-2", "with space", "über.tool"])
 def test_ordinary_names_still_build(name: str) -> None:
     assert ToolSchema(name=name).name == name
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"parameters": 5}, "parameters must be a mapping (a JSON Schema object), got int"),
+        ({"parameters": [1]}, "parameters must be a mapping (a JSON Schema object), got list"),
+        ({"description": 3}, "description must be a string, got int"),
+        ({"colour": "red"}, "colour is not a field"),
+    ],
+)
+def test_a_tool_schema_with_a_bad_field_is_an_invalid_input_error(
+    fields: dict[str, Any], words: str
+) -> None:
+    prefix = "hookproof: tool schema 'lookup' is invalid: "
+    with pytest.raises(InvalidInputError, match=re.escape(prefix + words)):
+        ToolSchema(name="lookup", **fields)
+    with pytest.raises(InvalidInputError, match=re.escape(prefix + words)):
+        ModelRequest.create(model="m", tools=[{"name": "lookup", **fields}])
+
+
+# -- a corpus: any value gives a message or a hookproof error, nothing else ----------------
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6) | st.binary(),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=6) | st.integers(), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_FIELDS = st.sampled_from(
+    ["content", "id", "name", "tool_calls", "tool_call_id", "status", "additional_kwargs"]
+)
+_MESSAGES = (
+    st.tuples(st.sampled_from(["user", "assistant", "tool", "system", "robot"]), _VALUES)
+    | st.dictionaries(_FIELDS, _VALUES, max_size=4).map(lambda data: {"role": "user", **data})
+    | _VALUES
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MESSAGES)
+def test_any_value_is_a_message_or_a_hookproof_error(value: object) -> None:
+    try:
+        coerce_message(value, where="m[0]")
+    except HookproofError as error:
+        assert str(error).startswith("hookproof: m[0] ")  # noqa: PT017
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=6), _VALUES)
+def test_any_tool_schema_data_builds_or_is_a_hookproof_error(name: str, value: object) -> None:
+    for data in ({"name": name}, {"name": name, "description": value, "parameters": value}):
+        try:
+            ToolSchema.model_validate(data)
+        except HookproofError as error:
+            assert str(error).startswith("hookproof: tool ")  # noqa: PT017
