@@ -76,10 +76,27 @@ def snapshot_root(config: Any, directory: str | None = None) -> Path:
     A directory outside the rootdir is refused (see ``check_inside_rootdir``).
     """
     root = Path(config.rootpath)
-    base = root / (directory or _ini_directory(config))
+    base = root / _checked_directory(directory or _ini_directory(config))
     if not _ini(config, OUTSIDE_ROOTDIR_INI, False):
         check_inside_rootdir(base, root)
     return base
+
+
+def _checked_directory(directory: object) -> str:
+    text = os.fspath(directory) if isinstance(directory, os.PathLike) else directory
+    if isinstance(text, str) and "\x00" not in text:
+        return text
+    from hookproof.errors import InvalidInputError, UsageError  # only on the error path
+
+    if isinstance(text, str):
+        raise InvalidInputError(
+            f"hookproof: the snapshot directory {text!r} contains a NUL character, which no "
+            "path can hold. Fix hookproof_snapshot_dir or the marker's snapshot_dir."
+        )
+    raise UsageError(
+        "hookproof: the snapshot directory must be a str (a path relative to the rootdir), "
+        f"got {type(directory).__name__} {directory!r:.60}. Fix the marker's snapshot_dir."
+    )
 
 
 def check_inside_rootdir(base: Path, root: Path) -> None:

@@ -5,12 +5,13 @@ or a symbolic link) must not reach the rest of the disk."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-from hookproof._snapshot_files import check_inside_rootdir
-from hookproof.errors import InvalidInputError
+from hookproof._snapshot_files import OUTSIDE_ROOTDIR_INI, check_inside_rootdir, snapshot_root
+from hookproof.errors import InvalidInputError, UsageError
 
 ONE_SNAPSHOT = """
 import pytest
@@ -98,3 +99,41 @@ def test_the_check_itself(tmp_path: Path) -> None:
     for base in (tmp_path, root / ".." / "x", Path("/"), root / "a" / ".." / ".." / "b"):
         with pytest.raises(InvalidInputError, match="is outside the project's root directory"):
             check_inside_rootdir(base, root)
+
+
+class _Config:
+    """What snapshot_root reads of a pytest config: the rootdir and two ini values."""
+
+    def __init__(self, root: Path, directory: str = "", outside: bool = False) -> None:
+        self.rootpath = root
+        self.ini = {"hookproof_snapshot_dir": directory, OUTSIDE_ROOTDIR_INI: outside}
+
+    def getini(self, name: str) -> object:
+        return self.ini[name]
+
+
+@pytest.mark.parametrize(
+    ("directory", "error", "words"),
+    [
+        (5, UsageError, "must be a str (a path relative to the rootdir), got int 5"),
+        (b"snaps", UsageError, "must be a str"),
+        ("snaps\x00", InvalidInputError, "contains a NUL character"),
+        ("../x", InvalidInputError, "is outside the project's root directory"),
+    ],
+)
+def test_a_marker_directory_of_the_wrong_kind_is_a_hookproof_error(
+    tmp_path: Path, directory: object, error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error, match=re.escape(words)):
+        snapshot_root(_Config(tmp_path), directory)  # type: ignore[arg-type]
+
+
+def test_snapshot_root_without_the_plugin_options_keeps_the_default(tmp_path: Path) -> None:
+    class Bare:
+        rootpath = tmp_path
+
+        def getini(self, name: str) -> object:
+            raise ValueError(f"unknown ini option {name}")
+
+    assert snapshot_root(Bare()) == tmp_path / "snapshots"
+    assert snapshot_root(_Config(tmp_path, "../x", outside=True)) == tmp_path / "../x"

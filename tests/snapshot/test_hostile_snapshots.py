@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hookproof.errors import SnapshotFormatError, UsageError
 from hookproof.gate import compare_directories
@@ -79,3 +81,21 @@ def test_hostile_text_is_a_format_error(change: tuple[str, str], problem: str) -
 def test_parse_takes_text_only(value: object) -> None:
     with pytest.raises(UsageError, match="parse takes the snapshot's text"):
         parse(value)  # type: ignore[arg-type]
+
+
+# -- a corpus: any edit of a snapshot parses or is a format error, nothing else -------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_any_edit_of_a_snapshot_parses_or_is_a_format_error(data: st.DataObject) -> None:
+    text = _two_tools()
+    start = data.draw(st.integers(0, len(text)))
+    cut = data.draw(st.integers(0, 40))
+    insert = data.draw(
+        st.text(max_size=12) | st.sampled_from(["\n  alpha\n", "[" * 5000, "9" * 5000])
+    )
+    try:
+        parse(text[:start] + insert + text[start + cut :])
+    except SnapshotFormatError as error:
+        assert error.problem  # noqa: PT017
