@@ -20,6 +20,7 @@ __all__ = [
     "HandlerError",
     "HookproofError",
     "ImmutableError",
+    "InjectedStateError",
     "InterruptRaised",
     "InvalidInputError",
     "InvalidUpdateError",
@@ -108,6 +109,14 @@ class UnsupportedCommandError(UsageError, NotImplementedError):
 class InvalidUpdateError(HookproofError):
     """One step wrote a state key that has no reducer more than once, so which value wins
     would depend on order; LangGraph refuses it with an exception of the same name."""
+
+
+class InjectedStateError(HookproofError, KeyError):
+    """A tool parameter annotated ``InjectedState("key")``, without a default, ran where the
+    state has no such key. A KeyError, as LangGraph's tool node raises."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class ParentCommandError(HookproofError):

@@ -8,6 +8,7 @@ and ``override(...)`` validate and return a new message, so metadata survives ed
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeAlias, TypeVar
 
@@ -313,11 +314,19 @@ _ROLE_ALIASES: dict[str, type[Message]] = {
 }
 
 
+def _short(value: object) -> str:
+    """A bounded repr for error messages: a huge or deeply nested value cannot blow them up."""
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = 60
+    short.maxlevel = 3
+    return short.repr(value)
+
+
 def _message_class(role: object, where: str) -> type[Message]:
     cls = _ROLE_ALIASES.get(role) if isinstance(role, str) else None
     if cls is None:
         raise InvalidInputError(
-            f"hookproof: {where} has role {role!r}, which is not a message role. "
+            f"hookproof: {where} has role {_short(role)}, which is not a message role. "
             f"Use one of {sorted(_ROLE_ALIASES)}."
         )
     return cls
@@ -327,7 +336,7 @@ def _validated(cls: type[MessageT], data: dict[Any, Any], where: str) -> Message
     odd = [key for key in data if not isinstance(key, str)]
     if odd:
         raise InvalidInputError(
-            f"hookproof: {where} has keys that are not strings: {odd!r:.80}. A message dict's "
+            f"hookproof: {where} has keys that are not strings: {_short(odd)}. A message dict's "
             'keys are field names such as "role", "content", "id" and "name".'
         )
     try:
@@ -364,7 +373,7 @@ def _not_content(content: object) -> str:
         return f"is {kind}, not text: decode it first (content.decode('utf-8'))"
     if isinstance(content, Mapping):
         return "is a single mapping: wrap one content block in a list, [block]"
-    return f"is {kind} {content!r:.40}, not text: pass a str (str(value) for a number)"
+    return f"is {kind} {_short(content)}, not text: pass a str (str(value) for a number)"
 
 
 def _path(loc: tuple[int | str, ...]) -> str:
@@ -379,7 +388,7 @@ def _path(loc: tuple[int | str, ...]) -> str:
 
 def _problem(item: Any) -> str:
     path, kind = _path(item["loc"]), item["type"]
-    given = f"got {type(item['input']).__name__} {item['input']!r:.40}"
+    given = f"got {type(item['input']).__name__} {_short(item['input'])}"
     if kind == "missing":
         return f"{path} is required but missing"
     if kind == "extra_forbidden":
@@ -417,7 +426,7 @@ def coerce_message(value: object, *, where: str = "a message") -> Message | Remo
         cls = _message_class(data.pop("role", None), where)
         return _validated(cls, data, where)
     raise UsageError(
-        f"hookproof: {where} is a {type(value).__name__} ({value!r:.80}), which is not a "
+        f"hookproof: {where} is a {type(value).__name__} ({_short(value)}), which is not a "
         "message. Pass a hookproof message, a (role, text) tuple or a "
         '{"role": ..., "content": ...} dict.'
     )

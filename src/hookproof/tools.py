@@ -3,8 +3,10 @@
 ``@tool`` builds a Tool from a function: the name from the function (or the argument), the
 description from the docstring, and the JSON Schema of the parameters from pydantic.
 Parameters annotated ``ToolRuntime`` are injected at call time and never reach the schema;
-so are parameters annotated with a context type that marks itself injectable (the Eino
-dialect's ``RunContext``: such a parameter receives the run's ctx).
+so are ``Annotated[dict, InjectedState]`` (the state the call sees; ``InjectedState("key")``
+for one key), ``Annotated[str, InjectedToolCallId]`` (the call's id), LangGraph's markers of
+the same names, and parameters annotated with a context type that marks itself injectable
+(the Eino dialect's ``RunContext``: such a parameter receives the run's ctx).
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from hookproof._frozen import FrozenDict
 from hookproof.context import ToolRuntime
-from hookproof.errors import InvalidInputError, UsageError
+from hookproof.errors import InjectedStateError, InvalidInputError, UsageError
 from hookproof.messages import FrozenMap, ToolMessage, _Immutable
 
-__all__ = ["Tool", "ToolSchema", "tool"]
+__all__ = ["InjectedState", "InjectedToolCallId", "Tool", "ToolSchema", "tool"]
 
 ToolFunc: TypeAlias = Callable[..., Any]
 
@@ -120,6 +122,9 @@ class Tool:
     runtime_params: tuple[str, ...] = ()
     context_params: tuple[str, ...] = ()
     return_direct: bool = False
+    # (parameter, state key or None for the whole state, required: no default to fall back on)
+    state_params: tuple[tuple[str, str | None, bool], ...] = ()
+    call_id_params: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -151,7 +156,28 @@ class Tool:
             kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
         kwargs.update(dict.fromkeys(self.runtime_params, runtime))
         kwargs.update(dict.fromkeys(self.context_params, runtime.context))
+        if self.state_params:
+            kwargs.update(self._state_values(runtime.state))
+        if self.call_id_params:
+            kwargs.update(dict.fromkeys(self.call_id_params, runtime.tool_call_id))
         return kwargs
+
+    def _state_values(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for param, key, required in self.state_params:
+            if key is None:
+                values[param] = state
+            elif key in state:
+                values[param] = state[key]
+            elif required:
+                raise InjectedStateError(
+                    f"hookproof: tool {self.name!r} parameter {param!r} is "
+                    f"InjectedState({key!r}), but the state this call sees has no {key!r} "
+                    f"(keys: {sorted(state)}), so the tool cannot run. Declare the key in a "
+                    "state_schema and write it before the tool runs, or give the parameter a "
+                    "default."
+                )
+        return values
 
     def run(self, args: Mapping[str, Any], runtime: ToolRuntime[Any]) -> Any:
         """Execute synchronously (validation errors are raised as pydantic ValidationError)."""
@@ -168,6 +194,32 @@ class Tool:
         return self.run(args, runtime)
 
 
+class InjectedState:
+    """Marks a tool parameter that receives the state the call sees, never the model's
+    arguments: ``state: Annotated[dict, InjectedState]`` gets the whole (frozen) state,
+    ``todos: Annotated[list, InjectedState("todos")]`` one key's value (a parameter with a
+    default keeps it when the key is absent; without one, the call fails). LangGraph's
+    marker of the same name, on a hookproof @tool, means the same."""
+
+    __slots__ = ("field",)
+
+    def __init__(self, field: str | None = None) -> None:
+        self.field = field
+
+    def __repr__(self) -> str:
+        return f"InjectedState({self.field!r})"
+
+
+class InjectedToolCallId:
+    """Marks a tool parameter, ``call_id: Annotated[str, InjectedToolCallId]``, that receives
+    the id of the tool call being run (as LangChain's marker of the same name does)."""
+
+
+# What an injected parameter receives; a parameter with none of these is the model's to fill.
+_RUNTIME, _CONTEXT, _STATE, _CALL_ID = "runtime", "context", "state", "call_id"
+_FOREIGN_ROOTS = ("langgraph", "langchain_core", "langchain")
+
+
 def _is_runtime_annotation(annotation: Any) -> bool:
     return annotation is ToolRuntime or get_origin(annotation) is ToolRuntime
 
@@ -176,20 +228,41 @@ def _is_context_annotation(annotation: Any) -> bool:
     return getattr(annotation, "__hookproof_injected_context__", False) is True
 
 
-def _build_args_model(
-    func: ToolFunc, name: str
-) -> tuple[type[BaseModel], tuple[str, ...], tuple[str, ...]]:
+def _is_marker(value: object, marker: type) -> bool:
+    """``value`` is ``marker`` or LangChain's class of the same name (or an instance)."""
+    cls = value if isinstance(value, type) else type(value)
+    if issubclass(cls, marker):
+        return True
+    root = getattr(cls, "__module__", "").partition(".")[0]
+    return root in _FOREIGN_ROOTS and any(c.__name__ == marker.__name__ for c in cls.__mro__)
+
+
+def _injection(annotation: Any) -> tuple[str, str | None] | None:
+    """(what the parameter receives, the state key for InjectedState("key")), or None."""
+    if _is_runtime_annotation(annotation):
+        return _RUNTIME, None
+    if _is_context_annotation(annotation):
+        return _CONTEXT, None
+    for marker in getattr(annotation, "__metadata__", ()):
+        if _is_marker(marker, InjectedToolCallId):
+            return _CALL_ID, None
+        if _is_marker(marker, InjectedState):
+            return _STATE, None if isinstance(marker, type) else getattr(marker, "field", None)
+    return None
+
+
+def _build_args_model(func: ToolFunc, name: str) -> tuple[type[BaseModel], dict[str, list[Any]]]:
+    """The parameters the model fills (as a pydantic model) and the injected ones by kind."""
     hints = get_type_hints(func, include_extras=True)
     fields: dict[str, Any] = {}
-    injected: list[str] = []
-    contexts: list[str] = []
+    injected: dict[str, list[Any]] = {_RUNTIME: [], _CONTEXT: [], _STATE: [], _CALL_ID: []}
     for param in inspect.signature(func).parameters.values():
         annotation = hints.get(param.name, Any)
-        if _is_runtime_annotation(annotation):
-            injected.append(param.name)
-            continue
-        if _is_context_annotation(annotation):
-            contexts.append(param.name)
+        found = _injection(annotation)
+        if found is not None:
+            kind, key = found
+            required = param.default is param.empty
+            injected[kind].append((param.name, key, required) if kind == _STATE else param.name)
             continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise UsageError(
@@ -200,7 +273,7 @@ def _build_args_model(
         fields[param.name] = (annotation, default)
     config = ConfigDict(extra="forbid", arbitrary_types_allowed=False)
     model = create_model(f"{name}_arguments", __config__=config, **fields)
-    return model, tuple(injected), tuple(contexts)
+    return model, injected
 
 
 def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
@@ -220,7 +293,7 @@ def _make_tool(func: ToolFunc, name: str | None, description: str | None) -> Too
             f"hookproof: @tool {tool_name!r} has no description. The model chooses tools by "
             "their description: add a docstring or pass description=..."
         )
-    model, injected, contexts = _build_args_model(func, tool_name)
+    model, injected = _build_args_model(func, tool_name)
     schema = ToolSchema(name=tool_name, description=doc, parameters=_schema_of(model))
     is_async = inspect.iscoroutinefunction(func)
     return Tool(
@@ -228,8 +301,10 @@ def _make_tool(func: ToolFunc, name: str | None, description: str | None) -> Too
         func=None if is_async else func,
         coroutine=func if is_async else None,
         args_model=model,
-        runtime_params=injected,
-        context_params=contexts,
+        runtime_params=tuple(injected[_RUNTIME]),
+        context_params=tuple(injected[_CONTEXT]),
+        state_params=tuple(injected[_STATE]),
+        call_id_params=tuple(injected[_CALL_ID]),
     )
 
 

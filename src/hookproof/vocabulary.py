@@ -263,7 +263,10 @@ class ToolCallRequest:
         if isinstance(call, Mapping) and not isinstance(call, ToolCall):  # {**call, ...}
             changes["tool_call"] = ToolCall.model_validate(dict(call))
         if "state" in changes:
-            changes["state"] = freeze(changes["state"])
+            state = changes["state"] = freeze(changes["state"])
+            runtime = changes.get("runtime", self.runtime)
+            if isinstance(runtime, ToolRuntime):  # the tool sees the new state, as in LangGraph
+                changes["runtime"] = runtime.with_state(state)
         return _replaced(self, changes)
 
 

@@ -238,3 +238,18 @@ def _load(data: dict[Any, Any]) -> HarnessProfileConfig | InvalidInputError:
         return HarnessProfileConfig.from_dict(data)
     except InvalidInputError as error:
         return error
+
+
+def test_huge_keys_are_shortened_in_the_error() -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        HarnessProfileConfig.from_dict(
+            {"x" * 100_000: 1, "tool_description_overrides": {"y" * 100_000: 5}}
+        )
+    assert len(str(caught.value)) < 1000 and "xxx...xxx" in str(caught.value)
+
+
+@pytest.mark.parametrize("general", [{}, {"enabled": None}, {"description": None}])
+def test_a_general_purpose_entry_that_sets_nothing_is_none(general: dict[str, Any]) -> None:
+    config = HarnessProfileConfig.from_dict({"general_purpose_subagent": general})
+    assert config.general_purpose_subagent is None
+    assert HarnessProfileConfig.from_dict(config.to_dict()) == config

@@ -213,3 +213,38 @@ def test_any_tool_schema_data_builds_or_is_a_hookproof_error(name: str, value: o
             ToolSchema.model_validate(data)
         except HookproofError as error:
             assert str(error).startswith("hookproof: tool ")  # noqa: PT017
+
+
+def _deep(levels: int = 100_000) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "deep",
+        ("user", "deep"),
+        ("deep", "hi"),
+        {"role": "user", "content": "hi", "id": "deep"},
+        ("user", [{"type": "text", "text": "deep"}]),
+    ],
+    ids=repr,
+)
+def test_a_deeply_nested_value_gives_a_short_error_not_a_recursion_error(value: Any) -> None:
+    def nest(item: Any) -> Any:
+        if item == "deep":
+            return _deep()
+        if isinstance(item, tuple):
+            return tuple(nest(part) for part in item)
+        if isinstance(item, list):
+            return [nest(part) for part in item]
+        if isinstance(item, dict):
+            return {key: nest(part) for key, part in item.items()}
+        return item
+
+    with pytest.raises(HookproofError) as caught:
+        coerce_message(nest(value), where="m[0]")
+    assert "[[[[...]]]]" in str(caught.value) and len(str(caught.value)) < 600

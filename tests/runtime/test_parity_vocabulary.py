@@ -3,10 +3,12 @@ LangChain's own (langchain.agents.middleware), which is the oracle where it is i
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import dataclasses
 import pickle
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
@@ -14,6 +16,7 @@ from hookproof._frozen import freeze
 from hookproof.errors import (
     HookproofError,
     ImmutableError,
+    InjectedStateError,
     InvalidUpdateError,
     ParentCommandError,
     UnsupportedCommandError,
@@ -24,6 +27,8 @@ from hookproof.runtime import (
     AgentMiddleware,
     Command,
     ExtendedModelResponse,
+    InjectedState,
+    InjectedToolCallId,
     InMemoryCheckpointer,
     ModelRequest,
     ToolCallRequest,
@@ -32,6 +37,12 @@ from hookproof.runtime import (
     tool,
 )
 from tests.helpers import lookup
+
+try:  # LangChain's markers: tool annotations are resolved in this module's namespace
+    from langchain_core.tools import InjectedToolCallId as LCInjectedToolCallId
+    from langgraph.prebuilt import InjectedState as LCInjectedState
+except ImportError:  # the tests that need them skip
+    pass
 
 HI = {"messages": [("user", "hi")]}
 
@@ -287,3 +298,162 @@ def test_a_parent_command_error_survives_pickling() -> None:
         error.command,
         type(error).__mro__[1:],
     )
+
+
+# -- 4. InjectedState and InjectedToolCallId ------------------------------------------------
+
+
+def _peek_body(q: str, state: Any, messages: Any, call_id: str) -> str:
+    return f"{q}|{sorted(state)}|{len(messages)}|{call_id}"
+
+
+def _hookproof_peek() -> Any:
+    @tool
+    def peek(
+        q: str,
+        state: Annotated[dict[str, Any], InjectedState],
+        messages: Annotated[list[Any], InjectedState("messages")],
+        call_id: Annotated[str, InjectedToolCallId],
+    ) -> str:
+        """Peek at the state."""
+        return _peek_body(q, state, messages, call_id)
+
+    return peek
+
+
+def _langchain_texts(tools: list[Any], script: list[Any], middleware: Any = ()) -> list[str]:
+    from langchain.agents import create_agent as lc_create_agent
+
+    from hookproof.adapters.langchain import ScriptedChatModel
+
+    model = ScriptedChatModel(script=script)
+    agent = lc_create_agent(model, tools, middleware=list(middleware))
+    return [m.content for m in agent.invoke(HI)["messages"]]
+
+
+def _texts(tools: list[Any], script: list[Any], middleware: Any = ()) -> list[str]:
+    agent = create_agent(ScriptedModel(script), tools, middleware=list(middleware))
+    return [m.text for m in agent.invoke(HI).messages]
+
+
+def test_injected_state_and_call_id_reach_the_tool_as_on_langchain() -> None:
+    _langchain()
+    from langchain_core.tools import tool as lc_tool
+
+    @lc_tool
+    def peek(
+        q: str,
+        state: Annotated[dict[str, Any], LCInjectedState],
+        messages: Annotated[list[Any], LCInjectedState("messages")],
+        call_id: Annotated[str, LCInjectedToolCallId],
+    ) -> str:
+        """Peek at the state."""
+        return _peek_body(q, state, messages, call_id)
+
+    script = [call("peek", {"q": "x"}), "done"]
+    ours = _hookproof_peek()
+    assert _texts([ours], script) == _langchain_texts([peek], script)
+    assert _texts([ours], script)[2] == "x|['messages']|2|call_0"
+    assert dict(ours.parameters) == {
+        key: value
+        for key, value in peek.tool_call_schema.model_json_schema().items()
+        if key not in ("title", "description")
+    }
+
+
+def test_an_async_tool_gets_its_injections_under_ainvoke() -> None:
+    @tool
+    async def peek(q: str, call_id: Annotated[str, InjectedToolCallId]) -> str:
+        """Peek."""
+        return f"{q}:{call_id}"
+
+    agent = create_agent(ScriptedModel([call("peek", {"q": "x"}), "done"]), [peek])
+    assert asyncio.run(agent.ainvoke(HI)).messages[2].text == "x:call_0"
+
+
+def test_langgraphs_markers_work_on_a_hookproof_tool() -> None:
+    _langchain()
+
+    @tool
+    def peek(
+        q: str,
+        state: Annotated[dict[str, Any], LCInjectedState],
+        messages: Annotated[list[Any], LCInjectedState("messages")],
+        call_id: Annotated[str, LCInjectedToolCallId],
+    ) -> str:
+        """Peek at the state."""
+        return _peek_body(q, state, messages, call_id)
+
+    assert list(peek.parameters["properties"]) == ["q"]
+    assert _texts([peek], [call("peek", {"q": "x"}), "done"])[2] == "x|['messages']|2|call_0"
+
+
+def test_a_missing_state_key_is_a_key_error_and_a_default_is_kept_as_on_langchain() -> None:
+    _langchain()
+    from langchain_core.tools import tool as lc_tool
+
+    @lc_tool
+    def needs(q: str, value: Annotated[str, LCInjectedState("nope")]) -> str:
+        """Needs a key."""
+        return value
+
+    @lc_tool
+    def falls_back(q: str, value: Annotated[str, LCInjectedState("nope")] = "default") -> str:
+        """Falls back."""
+        return value
+
+    @tool("needs")
+    def our_needs(q: str, value: Annotated[str, InjectedState("nope")]) -> str:
+        """Needs a key."""
+        return value
+
+    @tool("falls_back")
+    def our_falls_back(q: str, value: Annotated[str, InjectedState("nope")] = "default") -> str:
+        """Falls back."""
+        return value
+
+    script = [call("needs", {"q": "x"}), "done"]
+    with pytest.raises(KeyError):
+        _langchain_texts([needs], script)
+    with pytest.raises(InjectedStateError, match="InjectedState\\('nope'\\)") as caught:
+        _texts([our_needs], script)
+    assert isinstance(caught.value, KeyError)
+    script = [call("falls_back", {"q": "x"}), "done"]
+    assert _texts([our_falls_back], script) == _langchain_texts([falls_back], script)
+
+
+def test_a_state_override_in_wrap_tool_call_is_what_the_tool_sees_as_on_langchain() -> None:
+    lc = _langchain()
+    from langchain_core.tools import tool as lc_tool
+
+    def wrap_tool_call(self: Any, request: Any, handler: Any) -> Any:
+        return handler(request.override(state={**request.state, "note": "set by a layer"}))
+
+    def layer(base: type) -> Any:
+        return type("Note", (base,), {"wrap_tool_call": wrap_tool_call})()
+
+    @lc_tool
+    def read(q: str, note: Annotated[str, LCInjectedState("note")]) -> str:
+        """Read the note."""
+        return note
+
+    @tool
+    def our_read(q: str, note: Annotated[str, InjectedState("note")], runtime: ToolRuntime) -> str:
+        """Read the note."""
+        return f"{note}/{runtime.state['note']}"
+
+    script = [call("read", {"q": "x"}), "done"]
+    assert _langchain_texts([read], script, [layer(lc.AgentMiddleware)])[2] == "set by a layer"
+    our_script = [call("our_read", {"q": "x"}), "done"]
+    assert _texts([our_read], our_script, [layer(AgentMiddleware)])[2] == (
+        "set by a layer/set by a layer"
+    )
+
+
+def test_a_state_override_carries_every_other_field_of_the_tool_runtime() -> None:
+    values = {item.name: f"value of {item.name}" for item in dataclasses.fields(ToolRuntime)}
+    runtime = ToolRuntime(**values)
+    request = ToolCallRequest(tool_call=ToolCall(name="lookup"), tool=lookup, runtime=runtime)
+    changed = request.override(state={"note": "new"})
+    assert changed.runtime == dataclasses.replace(runtime, state={"note": "new"})
+    assert changed.state == {"note": "new"} and request.runtime is runtime

@@ -40,7 +40,8 @@ class _GeneralPurposeData(BaseModel):
 
 
 class ConfigData(BaseModel):
-    """The checked shape of a HarnessProfileConfig; ``general_purpose`` keeps given keys."""
+    """The checked shape of a HarnessProfileConfig; ``general_purpose`` keeps the keys given a
+    value (none given: None, which adjusts nothing either)."""
 
     model_config = _STRICT
 
@@ -53,7 +54,7 @@ class ConfigData(BaseModel):
 
     def general_purpose(self) -> dict[str, Any] | None:
         gp = self.general_purpose_subagent
-        return None if gp is None else gp.model_dump(exclude_unset=True)
+        return (gp.model_dump(exclude_none=True) or None) if gp is not None else None
 
 
 CONFIG_KEYS = tuple(ConfigData.model_fields)
@@ -114,15 +115,15 @@ def _config_error(error: ValidationError, source: str, fix: str) -> InvalidInput
 
 def _path(loc: tuple[int | str, ...]) -> str:
     if len(loc) == 1 and isinstance(loc[0], int):  # a top-level key that is not a string
-        return f"key {loc[0]!r}"
+        return f"key {_SHORT.repr(loc[0])}"
     text = ""
     for part in loc:
         if part == "[key]":
             text += " (a key)"
         elif isinstance(part, int) or text.startswith("tool_description_overrides"):
-            text += f"[{part!r}]"
+            text += f"[{_SHORT.repr(part)}]"
         else:
-            text += f".{part}" if text else str(part)
+            text += f".{_SHORT.repr(part)[1:-1]}" if text else _SHORT.repr(part)[1:-1]
     return text or "(the config)"
 
 

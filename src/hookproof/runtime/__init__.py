@@ -39,7 +39,7 @@ if TYPE_CHECKING:
         wrap_tool_call,
     )
     from hookproof.runtime._state import AgentState
-    from hookproof.tools import Tool, ToolSchema, tool
+    from hookproof.tools import InjectedState, InjectedToolCallId, Tool, ToolSchema, tool
     from hookproof.vocabulary import (
         ChatModel,
         Command,
@@ -62,6 +62,8 @@ __all__ = [
     "ExtendedModelResponse",
     "FinalRequest",
     "InMemoryCheckpointer",
+    "InjectedState",
+    "InjectedToolCallId",
     "Interrupt",
     "ModelRequest",
     "ModelResponse",
@@ -125,7 +127,7 @@ _ORIGINS = _origins(
             "wrap_tool_call",
         ),
         "hookproof.runtime._state": ("AgentState",),
-        "hookproof.tools": ("Tool", "ToolSchema", "tool"),
+        "hookproof.tools": ("InjectedState", "InjectedToolCallId", "Tool", "ToolSchema", "tool"),
         "hookproof.vocabulary": (
             "ChatModel",
             "Command",
