@@ -59,6 +59,7 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "gate": (6, ("hookproof.gate",)),
     "contracts": (6, ("hookproof.contracts", "hookproof._exercised", "hookproof._profiles")),
     "adapters": (7, ("hookproof.adapters",)),
+    "recording": (7, ("hookproof.recording",)),
     "conformance": (7, ("hookproof.conformance",)),
     "pytest plugin": (8, ("hookproof.pytest_plugin", "hookproof.config")),
     "cli": (8, ("hookproof.cli", "hookproof.__main__", "hookproof.check")),

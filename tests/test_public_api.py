@@ -197,6 +197,8 @@ EXPORTS: dict[str, set[str]] = {
         "search_tools",
     },
     "hookproof.errors": {
+        "CassetteError",
+        "CassetteFormatError",
         "ConnectionBlocked",
         "ContractViolation",
         "DuplicateMiddlewareError",
@@ -213,6 +215,7 @@ EXPORTS: dict[str, set[str]] = {
         "InvalidUpdateError",
         "MaxIterationsExceeded",
         "MissingAsyncHookError",
+        "MissingExchangeError",
         "NeedsGraphError",
         "ParentCommandError",
         "RealModelBlocked",
@@ -221,6 +224,7 @@ EXPORTS: dict[str, set[str]] = {
         "ScriptExhausted",
         "SerializationError",
         "SnapshotFormatError",
+        "StaleCassetteError",
         "TemplateError",
         "TemplateRenderError",
         "TemplateSecurityError",
@@ -345,6 +349,13 @@ EXPORTS: dict[str, set[str]] = {
         "ScriptedModel",
         "Turn",
         "call",
+    },
+    "hookproof.recording": {
+        "FORMAT_VERSION",
+        "Cassette",
+        "Exchange",
+        "RecordMode",
+        "cassette_path",
     },
     "hookproof.redaction": {
         "REDACTED",

@@ -51,6 +51,10 @@ class HookproofOptions:
     """Freeze the clock (with freezegun) at this moment for the whole test: fixture setup, the
     test body, every run (sync and async) and teardown. An ISO-8601 string such as
     ``"2026-01-01T09:00:00Z"``, or a date / datetime. None leaves the clock alone."""
+    record_mode: str = "none"
+    """How ``hookproof_cassette`` treats model calls: ``none`` replays only, ``once`` records
+    a cassette that does not exist yet, ``new_episodes`` records calls without a recorded
+    exchange, ``all`` records every call again (see ``hookproof.recording``)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 

@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "CassetteError",
+    "CassetteFormatError",
     "ConnectionBlocked",
     "ContractViolation",
     "DuplicateMiddlewareError",
@@ -26,6 +28,7 @@ __all__ = [
     "InvalidUpdateError",
     "MaxIterationsExceeded",
     "MissingAsyncHookError",
+    "MissingExchangeError",
     "NeedsGraphError",
     "ParentCommandError",
     "RealModelBlocked",
@@ -34,6 +37,7 @@ __all__ = [
     "ScriptExhausted",
     "SerializationError",
     "SnapshotFormatError",
+    "StaleCassetteError",
     "TemplateError",
     "TemplateRenderError",
     "TemplateSecurityError",
@@ -217,6 +221,31 @@ class SnapshotFormatError(InvalidInputError):
     def __init__(self, message: str, problem: str) -> None:
         super().__init__(message)
         self.problem = problem
+
+
+# -- cassettes (hookproof.recording) ---------------------------------------------------------
+
+
+class CassetteError(HookproofError):
+    """A recorded model exchange cannot be replayed or recorded."""
+
+
+class CassetteFormatError(CassetteError, InvalidInputError):
+    """A cassette file is not in the format this hookproof reads (another version, edited
+    by hand into invalid JSON, ...)."""
+
+
+class MissingExchangeError(CassetteError, LookupError):
+    """A model call has no recorded exchange, and the record mode does not let it record."""
+
+
+class StaleCassetteError(MissingExchangeError, AssertionError):
+    """A model call's request differs from the one recorded at its place: ``diff`` (a
+    ``hookproof.snapshot.SnapshotDiff``) classifies what changed."""
+
+    def __init__(self, message: str, *, diff: Any) -> None:
+        super().__init__(message)
+        self.diff = diff
 
 
 # -- contracts ------------------------------------------------------------------------------

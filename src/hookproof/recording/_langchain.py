@@ -1,0 +1,220 @@
+"""A LangChain chat model behind a cassette (imported only when one is wrapped)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any, ClassVar
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManagerForLLMRun,
+)
+from langchain_core.language_models.chat_models import generate_from_stream
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    message_to_dict,
+    messages_from_dict,
+)
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
+
+from hookproof.adapters.langchain import RecordingChatModel, final_request
+from hookproof.vocabulary import FinalRequest
+
+__all__ = ["LANGCHAIN", "CassetteChatModel"]
+
+LANGCHAIN = "langchain"
+
+
+class CassetteChatModel(RecordingChatModel):
+    """A LangChain chat model behind a cassette: invoke, ainvoke, stream and astream replay
+    the recorded answer to their request, or call the inner model's own ``_generate`` /
+    ``_agenerate`` / ``_stream`` / ``_astream`` and record it (only while the cassette
+    records). Requests are also kept, as RecordingChatModel keeps them."""
+
+    __test__: ClassVar[bool] = False
+    hookproof_offline: ClassVar[bool] = True
+    cassette: Any = Field(exclude=True, repr=False)
+
+    @property
+    def _llm_type(self) -> str:
+        return "hookproof-cassette"
+
+    def _request(
+        self, messages: list[BaseMessage], kwargs: Mapping[str, Any], stop: Any
+    ) -> FinalRequest:
+        portable = _portable(kwargs)
+        self._raw.append((list(messages), portable, stop))
+        return final_request(messages, portable, model=self.model_name, stop=stop)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        def call() -> ChatResult:
+            result: ChatResult = self.inner._generate(
+                messages, stop=stop, run_manager=run_manager, **_forwarded(kwargs)
+            )
+            return result
+
+        request = self._request(messages, kwargs, stop)
+        return self.cassette.play_or_record(  # type: ignore[no-any-return]
+            request, LANGCHAIN, call, _dump_result, _load_result
+        )
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        async def call() -> ChatResult:
+            result: ChatResult = await self.inner._agenerate(
+                messages, stop=stop, run_manager=run_manager, **_forwarded(kwargs)
+            )
+            return result
+
+        request = self._request(messages, kwargs, stop)
+        return await self.cassette.aplay_or_record(  # type: ignore[no-any-return]
+            request, LANGCHAIN, call, _dump_result, _load_result
+        )
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        slot = self.cassette.lookup(self._request(messages, kwargs, stop), LANGCHAIN)
+        if slot.exchange is not None:
+            for chunk in _load_chunks(slot.exchange.answer):
+                if run_manager is not None:
+                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+            return
+        chunks = []
+        forward = _forwarded(kwargs)
+        for chunk in self.inner._stream(messages, stop=stop, run_manager=run_manager, **forward):
+            chunks.append(_dump_chunk(chunk))  # now: the caller may change the chunk later
+            yield chunk
+        self.cassette.record(slot, LANGCHAIN, {"chunks": chunks})
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        slot = self.cassette.lookup(self._request(messages, kwargs, stop), LANGCHAIN)
+        if slot.exchange is not None:
+            for chunk in _load_chunks(slot.exchange.answer):
+                if run_manager is not None:
+                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+            return
+        chunks = []
+        forward = _forwarded(kwargs)
+        stream = self.inner._astream(messages, stop=stop, run_manager=run_manager, **forward)
+        async for chunk in stream:
+            chunks.append(_dump_chunk(chunk))
+            yield chunk
+        self.cassette.record(slot, LANGCHAIN, {"chunks": chunks})
+
+
+def _forwarded(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """What the inner model receives: the bound arguments without hookproof's own."""
+    return {key: value for key, value in kwargs.items() if not key.startswith("_hookproof_")}
+
+
+def _portable(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The bound arguments as the request shows them: RecordingChatModel.bind_tools keeps
+    the portable tool schemas (and the tool_choice as given) under ``_hookproof_`` keys,
+    beside the provider's own format the inner model receives."""
+    portable = _forwarded(kwargs)
+    if "_hookproof_tools" in kwargs:
+        portable["tools"] = kwargs["_hookproof_tools"]
+        portable.pop("tool_choice", None)
+        if kwargs.get("_hookproof_tool_choice") is not None:
+            portable["tool_choice"] = kwargs["_hookproof_tool_choice"]
+    return portable
+
+
+# -- answers as JSON ----------------------------------------------------------------------
+
+
+def _dump_result(result: ChatResult) -> dict[str, Any]:
+    generations = [_dump_chunk(item) for item in result.generations]
+    return {"generations": generations, "llm_output": result.llm_output}
+
+
+def _load_result(answer: Mapping[str, Any]) -> ChatResult:
+    if "chunks" in answer:
+        return generate_from_stream(iter(_load_chunks(answer)))
+    generations = [
+        ChatGeneration(
+            message=_message(item["message"]), generation_info=item.get("generation_info")
+        )
+        for item in answer["generations"]
+    ]
+    return ChatResult(generations=generations, llm_output=answer.get("llm_output"))
+
+
+def _dump_chunk(generation: ChatGeneration) -> dict[str, Any]:
+    """A generation (or a streamed chunk) without the fields left empty, so the file shows
+    what the model said; loading gives the empty fields back as their defaults."""
+    dumped = message_to_dict(generation.message)
+    data = {
+        key: value
+        for key, value in dumped["data"].items()
+        if key == "content" or (key != "type" and value not in (None, {}, []))
+    }
+    message = {"type": dumped["type"], "data": data}
+    return {"message": message, "generation_info": generation.generation_info}
+
+
+def _load_chunks(answer: Mapping[str, Any]) -> list[ChatGenerationChunk]:
+    if "chunks" in answer:
+        return [
+            ChatGenerationChunk(
+                message=_message(item["message"]), generation_info=item.get("generation_info")
+            )
+            for item in answer["chunks"]
+        ]
+    # Recorded without streaming: the whole answer streams back as one chunk.
+    first = answer["generations"][0]
+    message = _message(first["message"])
+    return [
+        ChatGenerationChunk(
+            message=_as_chunk(message), generation_info=first.get("generation_info")
+        )
+    ]
+
+
+def _message(data: Mapping[str, Any]) -> Any:
+    return messages_from_dict([dict(data)])[0]
+
+
+def _as_chunk(message: AIMessage) -> AIMessageChunk:
+    import json
+
+    calls = [
+        {"name": call["name"], "args": json.dumps(call["args"]), "id": call["id"], "index": i}
+        for i, call in enumerate(message.tool_calls)
+    ]
+    return AIMessageChunk(
+        content=message.content,
+        additional_kwargs=message.additional_kwargs,
+        response_metadata=message.response_metadata,
+        usage_metadata=message.usage_metadata,
+        id=message.id,
+        name=message.name,
+        tool_call_chunks=calls,
+    )

@@ -1,0 +1,212 @@
+"""Models behind a cassette: hookproof ChatModels and Eino-style models (LangChain chat
+models in ``_langchain``, imported only when one is wrapped)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hookproof.errors import UsageError
+from hookproof.messages import AssistantMessage, Message, SystemMessage, TextBlock
+from hookproof.tools import schema_of
+from hookproof.vocabulary import FinalRequest, model_name
+
+if TYPE_CHECKING:
+    from hookproof.recording._cassette import Cassette
+
+__all__ = ["CassetteEinoModel", "CassetteModel", "wrap"]
+
+HOOKPROOF = "hookproof"
+EINO = "eino"
+_CHAT_MODEL_BASE = ("langchain_core.language_models.chat_models", "BaseChatModel")
+
+
+def wrap(cassette: Cassette, model: Any) -> Any:
+    if _is_langchain_chat_model(model):
+        from hookproof.recording._langchain import CassetteChatModel
+
+        return CassetteChatModel(inner=model, cassette=cassette)
+    if _from_langchain(model):
+        raise UsageError(
+            f"hookproof: a cassette wraps a LangChain chat model, not a "
+            f"{type(model).__name__}. Its requests could not be matched call by call. Wrap "
+            "the chat model itself, then bind tools or options to what wrap() returns: "
+            "cassette.wrap(ChatOpenAI(...)).bind_tools(tools)."
+        )
+    if callable(getattr(model, "invoke", None)):
+        return CassetteModel(model, cassette)
+    if callable(getattr(model, "generate", None)) or callable(getattr(model, "stream", None)):
+        return CassetteEinoModel(model, cassette)
+    raise UsageError(
+        f"hookproof: a cassette wraps a model, got {type(model).__name__} ({model!r:.60}). "
+        "Wrap a LangChain chat model, a hookproof ChatModel (invoke(FinalRequest)) or an "
+        "Eino-style model (generate(ctx, messages, **options) / stream)."
+    )
+
+
+def _is_langchain_chat_model(model: object) -> bool:
+    return any((cls.__module__, cls.__name__) == _CHAT_MODEL_BASE for cls in type(model).__mro__)
+
+
+def _from_langchain(model: object) -> bool:
+    return type(model).__module__.startswith(("langchain", "langgraph"))
+
+
+# -- hookproof messages as JSON ----------------------------------------------------------
+
+
+def dump_message(message: AssistantMessage) -> dict[str, Any]:
+    """The message's fields that differ from their defaults; one plain text block is
+    written as ``text`` so the file reads easily."""
+    if not isinstance(message, AssistantMessage):
+        raise UsageError(
+            f"hookproof: the model answered with a {type(message).__name__}; a cassette "
+            "records AssistantMessages (what invoke(FinalRequest) returns)."
+        )
+    data: dict[str, Any] = message.model_dump(mode="json", exclude_defaults=True)
+    content = data.get("content")
+    if isinstance(content, list) and len(content) == 1 and set(content[0]) == {"type", "text"}:
+        data = {"text": data.pop("content")[0]["text"], **data}
+    return data
+
+
+def load_message(data: Mapping[str, Any]) -> AssistantMessage:
+    fields = dict(data)
+    if "text" in fields:
+        fields["content"] = fields.pop("text")
+    return AssistantMessage.model_validate(fields)
+
+
+def _dump_answer(message: AssistantMessage) -> dict[str, Any]:
+    return {"message": dump_message(message)}
+
+
+def _load_answer(answer: Mapping[str, Any]) -> AssistantMessage:
+    return load_message(answer["message"])
+
+
+# -- hookproof ChatModels -----------------------------------------------------------------
+
+
+class CassetteModel:
+    """A hookproof ChatModel behind a cassette: ``invoke`` and ``ainvoke`` replay the
+    recorded answer to their FinalRequest, or call ``inner`` and record its answer."""
+
+    __test__ = False
+    hookproof_offline = True  # it calls inner only while its cassette records
+
+    def __init__(self, inner: Any, cassette: Cassette) -> None:
+        self.inner = inner
+        self.cassette = cassette
+        self.name = model_name(inner)
+        self.provider: str | None = getattr(inner, "provider", None)
+        self.profile: dict[str, Any] = dict(getattr(inner, "profile", None) or {})
+
+    def __repr__(self) -> str:
+        return f"CassetteModel(name={self.name!r}, cassette={str(self.cassette.path)!r})"
+
+    def invoke(self, request: FinalRequest) -> AssistantMessage:
+        return self.cassette.play_or_record(  # type: ignore[no-any-return]
+            request, HOOKPROOF, lambda: self.inner.invoke(request), _dump_answer, _load_answer
+        )
+
+    async def ainvoke(self, request: FinalRequest) -> AssistantMessage:
+        async def call() -> AssistantMessage:
+            ainvoke = getattr(self.inner, "ainvoke", None)
+            answer: AssistantMessage = (
+                await ainvoke(request) if ainvoke is not None else self.inner.invoke(request)
+            )
+            return answer
+
+        return await self.cassette.aplay_or_record(
+            request, HOOKPROOF, call, _dump_answer, _load_answer
+        )
+
+
+# -- Eino-style models --------------------------------------------------------------------
+
+
+class CassetteEinoModel:
+    """An Eino-style model (``generate(ctx, messages, **options)`` / ``stream``) behind a
+    cassette. A stream is recorded chunk by chunk and replayed as the same chunks; a call
+    recorded without streaming streams back as one chunk, and a streamed one generates its
+    chunks joined."""
+
+    __test__ = False
+    hookproof_offline = True
+
+    def __init__(self, inner: Any, cassette: Cassette) -> None:
+        self.inner = inner
+        self.cassette = cassette
+        self.name = model_name(inner)
+
+    def __repr__(self) -> str:
+        return f"CassetteEinoModel(name={self.name!r}, cassette={str(self.cassette.path)!r})"
+
+    def generate(self, ctx: Any, messages: Sequence[Message], **options: Any) -> AssistantMessage:
+        slot = self.cassette.lookup(self._request(messages, options), EINO)
+        if slot.exchange is not None:
+            return _joined(_eino_chunks(slot.exchange.answer))
+        answer: AssistantMessage = self.inner.generate(ctx, messages, **options)
+        self.cassette.record(slot, EINO, _dump_answer(answer))
+        return answer
+
+    def stream(
+        self, ctx: Any, messages: Sequence[Message], **options: Any
+    ) -> Iterator[AssistantMessage]:
+        slot = self.cassette.lookup(self._request(messages, options), EINO)
+        if slot.exchange is not None:
+            return iter(_eino_chunks(slot.exchange.answer))
+        chunks = tuple(self.inner.stream(ctx, messages, **options))
+        self.cassette.record(slot, EINO, {"chunks": [dump_message(item) for item in chunks]})
+        return iter(chunks)
+
+    def _request(self, messages: Sequence[Message], options: Mapping[str, Any]) -> FinalRequest:
+        """The FinalRequest the Eino dialect records for these messages and options."""
+        system = messages[0] if messages and isinstance(messages[0], SystemMessage) else None
+        settings = {
+            key: _plain(value)
+            for key, value in options.items()
+            if value is not None and key != "tools"
+        }
+        return FinalRequest(
+            model=self.name,
+            system_message=system,
+            messages=tuple(messages[1:] if system is not None else messages),
+            tools=tuple(schema_of(item) for item in options.get("tools") or ()),
+            model_settings=settings,
+        )
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _eino_chunks(answer: Mapping[str, Any]) -> tuple[AssistantMessage, ...]:
+    if "chunks" in answer:
+        return tuple(load_message(item) for item in answer["chunks"])
+    return (_load_answer(answer),)
+
+
+def _joined(chunks: tuple[AssistantMessage, ...]) -> AssistantMessage:
+    """Streamed chunks as one message: adjacent texts joined, tool calls in order, the first
+    chunk's id, metadata merged with later chunks winning (their usage, finish reason)."""
+    blocks: list[Any] = []
+    for block in (block for chunk in chunks for block in chunk.content):
+        if blocks and isinstance(block, TextBlock) and isinstance(blocks[-1], TextBlock):
+            blocks[-1] = TextBlock(text=blocks[-1].text + block.text)
+        else:
+            blocks.append(block)
+    metadata: dict[str, Any] = {}
+    for chunk in chunks:
+        metadata.update(chunk.response_metadata)
+    return AssistantMessage(
+        content=blocks,
+        tool_calls=[call for chunk in chunks for call in chunk.tool_calls],
+        id=chunks[0].id if chunks else None,
+        response_metadata=metadata,
+    )

@@ -1,0 +1,155 @@
+"""A loopback server speaking OpenAI's chat-completions API, for recording through the real
+``langchain_openai.ChatOpenAI``.
+
+It answers from the request alone, so a changed prompt gets a changed answer: with tools
+and no tool result yet, it calls the first tool with ``{"text": <last user text>}``;
+otherwise it replies ``echo: <last message's text>``. ``"stream": true`` gets server-sent
+events, one chunk per word (and a usage chunk when ``stream_options.include_usage``). Every
+request body and Authorization header is kept, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL = "gpt-loopback"
+
+
+@dataclass
+class Provider:
+    port: int
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    authorizations: list[str] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content)
+    return str(content)
+
+
+def _answer(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """The reply's text and tool calls (OpenAI's shape)."""
+    messages = body.get("messages", [])
+    users = [m for m in messages if m.get("role") == "user"]
+    tools = body.get("tools") or []
+    if tools and not any(m.get("role") == "tool" for m in messages):
+        args = json.dumps({"text": _text(users[-1]) if users else ""})
+        name = tools[0]["function"]["name"]
+        call = {"id": "call_1", "type": "function", "function": {"name": name, "arguments": args}}
+        return "", [call]
+    return f"echo: {_text(messages[-1]) if messages else ''}", []
+
+
+def _usage(body: dict[str, Any], text: str) -> dict[str, int]:
+    prompt, completion = len(body.get("messages", [])), len(text.split()) + 1
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _completion(number: int, body: dict[str, Any]) -> dict[str, Any]:
+    text, calls = _answer(body)
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = calls
+    reason = "tool_calls" if calls else "stop"
+    return {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": 1767225600,
+        "model": MODEL,
+        "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+        "usage": _usage(body, text),
+    }
+
+
+def _chunk(number: int, delta: dict[str, Any], reason: str | None) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion.chunk",
+        "created": 1767225600,
+        "model": MODEL,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]
+        if delta or reason
+        else [],
+    }
+
+
+def _events(number: int, body: dict[str, Any]) -> bytes:
+    text, calls = _answer(body)
+    chunks = [_chunk(number, {"role": "assistant", "content": ""}, None)]
+    words = text.split(" ")
+    chunks += [
+        _chunk(number, {"content": word if i == 0 else f" {word}"}, None)
+        for i, word in enumerate(words)
+        if text
+    ]
+    chunks += [
+        _chunk(number, {"tool_calls": [{"index": i, **call}]}, None) for i, call in enumerate(calls)
+    ]
+    chunks.append(_chunk(number, {}, "tool_calls" if calls else "stop"))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        chunks.append({**_chunk(number, {}, None), "usage": _usage(body, text)})
+    lines = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks] + ["data: [DONE]\n\n"]
+    return "".join(lines).encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def do_POST(self) -> None:
+        provider = self.server.provider
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        provider.bodies.append(body)
+        provider.authorizations.append(self.headers.get("Authorization", ""))
+        number = len(provider.bodies)
+        if self.path != "/v1/chat/completions":
+            self._send(404, "application/json", b"{}")
+        elif body.get("stream"):
+            self._send(200, "text/event-stream", _events(number, body))
+        else:
+            self._send(200, "application/json", json.dumps(_completion(number, body)).encode())
+
+    def _send(self, status: int, content_type: str, payload: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    provider: Provider
+
+
+@contextmanager
+def openai_server() -> Iterator[Provider]:
+    """A running server on a free loopback port; stopped (and its port closed) on exit."""
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.provider = Provider(server.server_address[1])
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.provider
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
