@@ -5,9 +5,10 @@ tool node injects them; async hooks; a LangChain chat model as the model; clear 
 from __future__ import annotations
 
 import asyncio
+import operator
 import subprocess
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 import pytest
 
@@ -16,6 +17,7 @@ pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to 
 from langchain.agents import create_agent as langchain_create_agent
 from langchain.agents.middleware import (
     AgentMiddleware,
+    AgentState,
     HumanInTheLoopMiddleware,
     ModelRequest,
     ModelResponse,
@@ -324,3 +326,25 @@ def test_a_real_langchain_model_is_still_blocked_by_the_guard() -> None:
     # The guard in a block of the test's own: the plugin fails a test that catches a refusal.
     with block_real_models(), pytest.raises(RealModelBlocked, match=r"\(Provider\)"):
         create_agent(Provider()).invoke(HI)
+
+
+class Counted(AgentState):  # type: ignore[misc]
+    calls: NotRequired[Annotated[int, operator.add]]
+
+
+def test_reducers_of_a_langchain_state_schema_apply_as_in_langgraph() -> None:
+    class Count(AgentMiddleware):
+        state_schema = Counted
+
+        def after_model(self, state: Any, runtime: Any) -> Any:
+            return {"calls": 1}
+
+    class CountToo(Count):
+        pass
+
+    script = [call("lookup", {"query": "a"}), "done"]
+    given = {**HI, "calls": 10}
+    middleware = [Count(), CountToo()]
+    theirs = langchain_create_agent(ScriptedChatModel(script), [lookup], middleware=middleware)
+    ours = create_agent(ScriptedModel(script), [lookup], middleware=[Count(), CountToo()])
+    assert ours.invoke(given).state["calls"] == theirs.invoke(given)["calls"] == 14

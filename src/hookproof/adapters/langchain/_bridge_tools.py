@@ -299,10 +299,21 @@ _ENGINE_KEYS = frozenset({"messages", "jump_to"})
 def state_schema_of(middleware: Any) -> type | None:
     """The runtime's state schema for a LangChain middleware's: the same keys, with the
     reducers given as functions in ``Annotated`` metadata (markers like LangGraph's
-    EphemeralValue are not reducers); messages and jump_to are the engine's own."""
+    EphemeralValue are not reducers); messages and jump_to are the engine's own. One per
+    LangChain schema, so the runtime's per-schema caches stay small."""
     schema = getattr(middleware, "state_schema", None)
     if schema is None:
         return None
+    found = _SCHEMAS.get(schema)
+    if found is None:
+        found = _SCHEMAS[schema] = _translated_schema(schema, middleware)
+    return found
+
+
+_SCHEMAS: dict[Any, type] = {}
+
+
+def _translated_schema(schema: Any, middleware: Any) -> type:
     try:
         hints = typing.get_type_hints(schema, include_extras=True)
     except (NameError, TypeError) as error:
@@ -314,9 +325,17 @@ def state_schema_of(middleware: Any) -> type | None:
     for key, hint in hints.items():
         if key in _ENGINE_KEYS:
             continue
-        reducers = [m for m in getattr(hint, "__metadata__", ()) if _is_reducer(m)]
+        metadata = getattr(_required_removed(hint), "__metadata__", ())
+        reducers = [item for item in metadata if _is_reducer(item)]
         annotations[key] = typing.Annotated[Any, reducers[0]] if reducers else Any
     return type(f"{getattr(schema, '__name__', 'State')}", (), {"__annotations__": annotations})
+
+
+def _required_removed(hint: Any) -> Any:
+    """``NotRequired[Annotated[...]]`` is the ``Annotated[...]`` inside."""
+    while typing.get_origin(hint) in (typing.Required, typing.NotRequired):
+        hint = typing.get_args(hint)[0]
+    return hint
 
 
 def _is_reducer(value: Any) -> bool:
