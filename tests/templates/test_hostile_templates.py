@@ -188,6 +188,8 @@ DOUBLING = (
 )
 NAMESPACE = "{% set ns = namespace(s='ab') %}{% for i in range(60) %}{% set ns.s = ns.s OP ns.s %}"
 NAMESPACE += "{% endfor %}{{ ns.s|length }}"
+SHARED = "{{% set ns = namespace(x=[1]) %}}{{% for i in range(60) %}}{{% set ns.x = {} %}}"
+SHARED += "{{% endfor %}}{{{{ ns.x }}}}"
 MILLION = "{% set s = 'a' * 1000000 %}"
 BUFFERED = "{% macro m() %}{% for i in range(100000) %}" + "x" * 100 + "{% endfor %}{% endmacro %}"
 HOSTILE: dict[str, tuple[str, str, dict[str, Any], str]] = {
@@ -233,10 +235,20 @@ HOSTILE: dict[str, tuple[str, str, dict[str, Any], str]] = {
     "batch": ("jinja2", "{{ [1]|batch(10**9, 0)|list }}", {}, "a size argument"),
     "format width": ("jinja2", "{{ '{:>1000000000}'.format(1) }}", {}, "a width in the format"),
     "percent width": ("jinja2", "{{ '%1000000000d' % 1 }}", {}, "a width in the format"),
+    "nested format width": ("jinja2", "{{ '{0:{1}}'.format(1, 10**9) }}", {}, "a size argument"),
+    "star width": ("jinja2", "{{ '%*d' % (10**9, 1) }}", {}, "a size argument"),
     "format filter": ("jinja2", "{{ '%1000000000d'|format(1) }}", {}, "a width in the format"),
-    "concat doubling": ("jinja2", NAMESPACE.replace("OP", "~"), {}, "the concatenated text"),
+    "concat doubling": (
+        "jinja2",
+        NAMESPACE.replace("OP", "~"),
+        {},
+        "a built value of 1,048,576 char",
+    ),
     "plus doubling": ("jinja2", NAMESPACE.replace("OP", "+"), {}, "the result of '+'"),
-    "macro argument doubling": ("jinja2", DOUBLING, {}, "the concatenated text"),
+    "macro argument doubling": ("jinja2", DOUBLING, {}, "a built value of 1,048,576 characters"),
+    "shared list doubling": ("jinja2", SHARED.format("[ns.x, ns.x]"), {}, "a built value holding"),
+    "shared dict doubling": ("jinja2", SHARED.format("{'a': ns.x, 'b': ns.x}"), {}, "holding"),
+    "nested repeat": ("jinja2", "{{ [[1] * 1000000] * 1000000 }}", {}, "holding over 1,000,00"),
     "replace filter": ("jinja2", MILLION + "{{ s|replace('a', s) }}", {}, "the replaced text"),
     "replace method": ("jinja2", MILLION + "{{ s.replace('a', s) }}", {}, "the replaced text"),
     "join generator": (
@@ -510,6 +522,21 @@ def test_jinja2_never_prints_addresses_or_random_text(
 ) -> None:
     with pytest.raises(error, match=message):
         render(J2, template, {"f": len, "m": Point(1).method})
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("{{ '%5.2f%%' % 3.14159 }}", " 3.14%"),
+        ("{{ 'call 5551234567 at %s' % 'noon' }}", "call 5551234567 at noon"),
+        ("{{ '{}-{:>4}'.format(1700000000, 'x') }}", "1700000000-   x"),
+        ("{{ '%s'|format(1700000000) }}", "1700000000"),
+        ("{{ ', '.join(xs|map('string')) }}", "1, 2"),
+        ("{{ ([xs] * 2)|length }} {{ 'ab' * 3 }}", "2 ababab"),
+    ],
+)
+def test_budget_checks_leave_ordinary_formatting_alone(template: str, expected: str) -> None:
+    assert render(J2, template, {"xs": [1, 2]}) == expected
 
 
 def test_jinja2_helpers_that_are_data_still_work() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from hookproof.errors import UsageError
 from hookproof.templates._errors import TemplateSecurityError
 
-__all__ = ["DEFAULT_BUDGET", "Meter", "TemplateBudget"]
+__all__ = ["DEFAULT_BUDGET", "Meter", "TemplateBudget", "weight"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,6 +57,44 @@ DEFAULT_BUDGET = TemplateBudget()
 _HOW = "Pass budget=TemplateBudget({field}=...) to from_agentic_messages if the template is trusted"
 
 
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+def _children(container: Any) -> list[Any]:
+    return [*container.keys(), *container.values()] if isinstance(container, dict) else [*container]
+
+
+def _leaf_weight(item: Any, memo: dict[int, int]) -> int:
+    if isinstance(item, _CONTAINERS):
+        return memo.get(id(item), 1)  # not yet weighed: a reference back into a cycle
+    return len(item) if isinstance(item, str | bytes) else 1
+
+
+def weight(value: Any, limit: int) -> int:
+    """Characters of the strings and one per other item inside ``value``, all the way down;
+    a value shared n times counts n times, as printing it would. Each container is visited
+    once (``[x, x]`` nested sixty deep costs sixty steps), and counting stops past ``limit``."""
+    memo: dict[int, int] = {}
+    pending: list[tuple[Any, bool]] = [(value, False)]
+    while pending:
+        item, children_done = pending.pop()
+        if not isinstance(item, _CONTAINERS) or len(item) > limit:
+            return limit + 1 if isinstance(item, _CONTAINERS) else _leaf_weight(item, memo)
+        if children_done:
+            memo[id(item)] = 1 + sum(_leaf_weight(child, memo) for child in _children(item))
+            if memo[id(item)] > limit:
+                return memo[id(item)]
+        elif id(item) not in memo:
+            memo[id(item)] = 1  # in progress: a cycle back to it counts one, as repr's [...]
+            pending.append((item, True))
+            pending.extend((child, False) for child in _children(item) if _unseen(child, memo))
+    return memo[id(value)]
+
+
+def _unseen(item: Any, memo: dict[int, int]) -> bool:
+    return isinstance(item, _CONTAINERS) and id(item) not in memo
+
+
 class Meter:
     """What one rendering has spent; every ``charge`` past the budget raises."""
 
@@ -93,8 +131,18 @@ class Meter:
         """A string or collection the template built may not outgrow the output budget."""
         size = len(value) if isinstance(value, str | bytes | list | tuple | dict) else 0
         if size > self.budget.max_output_chars:
-            raise self.refuse("max_output_chars", f"{what} of {size:,} items")
+            unit = "characters" if isinstance(value, str) else "items"
+            raise self.refuse("max_output_chars", f"{what} of {size:,} {unit}")
         return value
+
+    def weigh(self, value: Any, what: str) -> Any:
+        """Like check_size, counting what a value holds all the way down (characters of its
+        strings, one per other item): ``[x, x]`` repeated twenty times holds a million."""
+        if isinstance(value, _CONTAINERS):
+            held = weight(value, self.budget.max_output_chars)
+            if held > self.budget.max_output_chars:
+                raise self.refuse("max_output_chars", f"{what} holding over {held:,} items")
+        return self.check_size(value, what)
 
     def iterate(self, count: int = 1) -> None:
         self.iterations += count

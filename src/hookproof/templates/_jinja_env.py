@@ -18,10 +18,12 @@ from typing import Any
 from jinja2 import StrictUndefined, nodes, pass_context
 from jinja2.runtime import Context, LoopContext, Macro, Undefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.visitor import NodeTransformer
 
 from hookproof.templates._budget import Meter
 from hookproof.templates._data import machinery_kind
 from hookproof.templates._jinja_guard import (
+    CHECKED_FILTERS,
     check_binop,
     check_filter,
     check_method,
@@ -99,23 +101,24 @@ def _write_filter(context: Context, value: Any) -> str:
     kind = None if isinstance(value, Undefined) else machinery_kind(value)
     if kind is not None:
         raise meter.refuse_print(kind)
-    return meter.write(str(meter.check_int(value)))
+    return meter.write(str(meter.weigh(meter.check_int(value), "a printed value")))
 
 
 @pass_context
 def _size_filter(context: Context, value: Any) -> Any:
-    return _METER.get().check_size(value, "the concatenated text")
+    return _METER.get().weigh(value, "a built value")
 
 
 def _guarded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    passes_context = getattr(function, "jinja_pass_arg", None) is not None
+    first = 0 if getattr(function, "jinja_pass_arg", None) is None else 1
+    checked = name in CHECKED_FILTERS
 
     @functools.wraps(function)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         meter = _METER.get()
-        first = 1 if passes_context else 0
-        args = listed(args, first) if name == "join" else args
-        check_filter(meter, name, args[first:], kwargs)
+        if checked:
+            args = listed(args, first) if name == "join" else args
+            check_filter(meter, name, args[first:], kwargs)
         result = function(*args, **kwargs)
         return meter.check_int(meter.check_size(result, f"the result of |{name}"))
 
@@ -140,7 +143,7 @@ class _MeteredEnvironment(ImmutableSandboxedEnvironment):
         meter = _METER.get()
         check_binop(meter, operator, left, right)
         result = super().call_binop(context, operator, left, right)
-        return meter.check_int(meter.check_size(result, f"the result of '{operator}'"))
+        return meter.check_int(meter.weigh(result, f"the result of '{operator}'"))
 
     def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         meter = _METER.get()
@@ -167,12 +170,33 @@ def _wrap(node: nodes.Node, name: str) -> nodes.Filter:
     return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
 
 
+class _Metering(NodeTransformer):
+    """Routes loops, output, concatenation and literals through the meter."""
+
+    def visit_For(self, node: nodes.For) -> nodes.Node:
+        self.generic_visit(node)
+        node.iter = _wrap(node.iter, _LOOP)
+        return node
+
+    def visit_Output(self, node: nodes.Output) -> nodes.Node:
+        self.generic_visit(node)
+        node.nodes = [_wrap(child, _WRITE) for child in node.nodes]
+        return node
+
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
+        self.generic_visit(node)
+        node.nodes = [_wrap(child, _SIZE) for child in node.nodes]
+        return _wrap(node, _SIZE)
+
+    def _literal(self, node: nodes.List | nodes.Tuple | nodes.Dict) -> nodes.Node:
+        self.generic_visit(node)
+        stored = isinstance(node, nodes.Tuple) and node.ctx != "load"
+        return node if stored else _wrap(node, _SIZE)
+
+    visit_List = visit_Tuple = visit_Dict = _literal
+
+
 def prepare(tree: nodes.Template) -> nodes.Template:
-    """Route loops, output and concatenation through the meter (the tree is changed)."""
-    for loop in tree.find_all(nodes.For):
-        loop.iter = _wrap(loop.iter, _LOOP)
-    for output in tree.find_all(nodes.Output):
-        output.nodes = [_wrap(child, _WRITE) for child in output.nodes]
-    for concat in list(tree.find_all(nodes.Concat)):
-        concat.nodes = [_wrap(nodes.Concat(concat.nodes, lineno=concat.lineno), _SIZE)]
+    """The tree with loops, output, concatenation and literals metered (changed in place)."""
+    _Metering().visit(tree)
     return tree

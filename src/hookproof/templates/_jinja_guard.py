@@ -14,15 +14,16 @@ import types
 from collections.abc import Mapping, Sequence, Sized
 from typing import Any
 
-from hookproof.templates._budget import Meter
+from hookproof.templates._budget import Meter, weight
 
-__all__ = ["check_binop", "check_filter", "check_method", "is_join", "listed"]
+__all__ = ["CHECKED_FILTERS", "check_binop", "check_filter", "check_method", "is_join", "listed"]
 
 _SEQUENCES = (str, bytes, list, tuple)
 _DIGITS = re.compile(r"\d+")
-_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0 +\-]*(\d*)(?:\.(\d*))?")
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0 +\-]*(\*|\d*)(?:\.(\*|\d*))?")
 # Filters whose integer arguments are sizes (widths, counts of rows or columns).
-_SIZE_FILTERS = frozenset({"center", "indent", "batch", "slice", "wordwrap", "truncate", "round"})
+_SIZE_FILTERS = frozenset({"center", "indent", "batch", "slice", "wordwrap"})
+CHECKED_FILTERS = _SIZE_FILTERS | {"replace", "join", "format"}
 
 
 def _check_length(meter: Meter, size: float, what: str) -> None:
@@ -30,22 +31,29 @@ def _check_length(meter: Meter, size: float, what: str) -> None:
         raise meter.refuse("max_output_chars", f"{what} (would be {math.ceil(size):,} long)")
 
 
-def _spec_numbers(text: str, brace_style: bool) -> list[str]:
+def _spec_numbers(text: str, brace_style: bool) -> tuple[list[str], bool]:
+    """The widths and precisions written in ``text``, and whether others come from the
+    arguments (``%*d``, ``{:{width}}``)."""
     if not brace_style:
-        return [n for pair in _PERCENT_SPEC.findall(text) for n in pair if n]
+        numbers = [n for pair in _PERCENT_SPEC.findall(text) for n in pair if n]
+        return [n for n in numbers if n != "*"], "*" in numbers
     try:
         specs = [spec or "" for _, _, spec, _ in string.Formatter().parse(text)]
     except ValueError:
-        return []  # malformed: formatting itself raises, nothing gets built
-    return [n for spec in specs for n in _DIGITS.findall(spec)]
+        return [], False  # malformed: formatting itself raises, nothing gets built
+    return [n for spec in specs for n in _DIGITS.findall(spec)], any("{" in s for s in specs)
 
 
-def _check_format(meter: Meter, text: Any, brace_style: bool = False) -> None:
+def _check_format(
+    meter: Meter, text: Any, arguments: Sequence[Any], brace_style: bool = False
+) -> None:
     """A width or precision in a format spec is the size of what it prints."""
     if isinstance(text, str):
-        numbers = _spec_numbers(text, brace_style)
+        numbers, from_arguments = _spec_numbers(text, brace_style)
         widest = max((int(n) if len(n) < 20 else math.inf for n in numbers), default=0)
         _check_length(meter, widest, "a width in the format string")
+        if from_arguments:
+            _check_size_arguments(meter, arguments, {})
 
 
 def _int_size(value: Any) -> int:
@@ -89,9 +97,11 @@ def check_binop(meter: Meter, operator: str, left: Any, right: Any) -> None:
     elif operator == "*":
         sequence, count = (left, right) if isinstance(left, _SEQUENCES) else (right, left)
         if isinstance(sequence, _SEQUENCES) and isinstance(count, int):
-            _check_length(meter, len(sequence) * count, "the repeated sequence")
+            held = weight(sequence, meter.budget.max_output_chars)
+            items = held if isinstance(sequence, str | bytes) else held - 1  # not the list
+            _check_length(meter, items * count, "the repeated sequence")
     elif operator == "%":
-        _check_format(meter, left)
+        _check_format(meter, left, right if isinstance(right, tuple) else (right,))
 
 
 def check_method(meter: Meter, method: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
@@ -109,7 +119,7 @@ def check_method(meter: Meter, method: Any, args: Sequence[Any], kwargs: Mapping
     elif name == "join" and args:
         _check_join(meter, owner, args[0])
     elif name in ("format", "format_map"):
-        _check_format(meter, owner, brace_style=True)
+        _check_format(meter, owner, [*args, *kwargs.values()], brace_style=True)
     else:
         _check_size_arguments(meter, args, kwargs)
 
@@ -123,6 +133,6 @@ def check_filter(meter: Meter, name: str, args: Sequence[Any], kwargs: Mapping[s
     elif name == "indent" and len(args) >= 2 and isinstance(args[0], str):
         _check_join(meter, args[1], args[0].splitlines())
     elif name == "format" and args:
-        _check_format(meter, args[0])
+        _check_format(meter, args[0], [*args[1:], *kwargs.values()])
     if name in _SIZE_FILTERS:
         _check_size_arguments(meter, args[1:], kwargs)
