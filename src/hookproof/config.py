@@ -88,6 +88,7 @@ def resolve_options(
         merged.update({key: value for key, value in values.items() if value is not None})
         hosts += _split_hosts(source, values.get("allow_hosts"))
         _check_freeze_time(source, values.get("freeze_time"))
+        _check_record_mode(source, values.get("record_mode"))
     return HookproofOptions(**{**merged, "allow_hosts": tuple(dict.fromkeys(hosts))})
 
 
@@ -120,6 +121,13 @@ def _check_host(source: str, host: str) -> None:
         raise UsageError(
             f"hookproof: {source} gives the allow_hosts entry {host!r}, which {problem}"
         )
+
+
+def _check_record_mode(source: str, value: object) -> None:
+    if value is not None:
+        from hookproof.recording import RecordMode
+
+        RecordMode.parse(value, f"{source} gives record_mode, which")
 
 
 def _check_freeze_time(source: str, value: object) -> None:

@@ -12,6 +12,11 @@ only inside the fixtures that need them, so loading it costs almost nothing:
   the adapter is imported only when one of them is requested);
 - ``hookproof_options``: the merged options (see ``hookproof.config``);
 - ``hookproof_profiles``: an isolated harness-profile registry for the test;
+- ``hookproof_cassette``: the test's Cassette (``hookproof.recording``) in
+  ``<rootdir>/recording/`` (ini ``hookproof_recording_dir``); ``hookproof_cassette.wrap(model)``
+  replays recorded answers, or records them as ``hookproof(record_mode=...)`` /
+  ``--hookproof-record-mode`` (which wins) allow; written when the test passes. While it
+  records, the test's sockets may reach any host (the provider); other models stay blocked;
 - marker ``@pytest.mark.hookproof(**options)``: the kwargs of ``HookproofOptions``;
 - real model calls are blocked in every test unless ``allow_real_models=True``: models not
   declared offline, LangChain chat models included, and sockets to hosts off the machine
@@ -48,6 +53,7 @@ if TYPE_CHECKING:
     from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
     from hookproof.config import HookproofOptions
     from hookproof.models import RecordingModel, ScriptedModel
+    from hookproof.recording import Cassette
 
 _INI_OPTIONS = {
     "hookproof_snapshot_dir": "directory for hookproof snapshot files, relative to rootdir "
@@ -67,6 +73,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(the guard is on by default)",
     )
     group.addoption(
+        "--hookproof-record-mode",
+        default=None,
+        choices=("none", "once", "new_episodes", "all"),
+        help="record mode of every test's hookproof_cassette (overrides the marker's "
+        "record_mode; the default replays only)",
+    )
+    group.addoption(
         "--hookproof-freeze-time",
         default=None,
         metavar="MOMENT",
@@ -75,6 +88,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     for name, help_text in _INI_OPTIONS.items():
         parser.addini(name, help_text, default="")
+    parser.addini(
+        "hookproof_recording_dir",
+        "directory for hookproof cassettes, relative to rootdir",
+        default="recording",
+    )
     parser.addini(
         "hookproof_snapshot_dir_outside_rootdir",
         "let hookproof_snapshot_dir (or the marker's snapshot_dir) leave the rootdir",
@@ -109,7 +127,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "hookproof(**options): hookproof options for this test (the fields of "
         "hookproof.config.HookproofOptions: script, model_name, matchers, normalise_ids, "
-        "snapshot_dir, allow_real_models, allow_hosts, freeze_time)",
+        "snapshot_dir, allow_real_models, allow_hosts, freeze_time, record_mode)",
     )
 
 
@@ -170,6 +188,7 @@ def _options_for(node: pytest.Item) -> HookproofOptions:
     cli = {
         "allow_real_models": config.getoption("hookproof_allow_real_models"),
         "freeze_time": config.getoption("hookproof_freeze_time"),
+        "record_mode": config.getoption("hookproof_record_mode"),
     }
     return resolve_options(ini=ini, markers=markers, cli=cli)
 
@@ -247,7 +266,8 @@ class _RealModelGuard:
         except UsageError as error:
             yield from _guarded_phase(item, "setup")
             raise error from None
-        item.stash[_GUARD] = (not options.allow_real_models, tuple(options.allow_hosts))
+        hosts = (*options.allow_hosts, *_recording_hosts(item, options))
+        item.stash[_GUARD] = (not options.allow_real_models, hosts)
         return (yield from _guarded_phase(item, "setup"))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -259,6 +279,31 @@ class _RealModelGuard:
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
         __tracebackhide__ = True
         return (yield from _guarded_phase(item, "teardown"))
+
+
+_ANY_HOST = ("0.0.0.0/0", "::/0")
+
+
+def _recording_hosts(item: pytest.Item, options: HookproofOptions) -> tuple[str, ...]:
+    """Every host, while the test's cassette records: the provider it records is not on
+    this machine. Models the cassette does not wrap stay blocked."""
+    if "hookproof_cassette" not in getattr(item, "fixturenames", ()):
+        return ()
+    from hookproof.errors import UsageError
+    from hookproof.recording import RecordMode
+
+    try:
+        exists = _cassette_path(item).exists()
+    except UsageError:  # the fixture reports it; the guard stays closed meanwhile
+        return ()
+    return _ANY_HOST if RecordMode.parse(options.record_mode).records(exists) else ()
+
+
+def _cassette_path(item: pytest.Item) -> Path:
+    from hookproof.recording import cassette_path
+
+    directory = item.config.getini("hookproof_recording_dir") or "recording"
+    return cassette_path(item.config.rootpath, directory, item.nodeid)
 
 
 def _guarded_phase(item: pytest.Item, phase: str) -> Generator[None, None, None]:
@@ -346,6 +391,42 @@ def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: Hookpr
         hookproof_options.snapshot_dir,
     )
     return snapshot.use_extension(extension)
+
+
+@pytest.fixture
+def hookproof_cassette(
+    request: pytest.FixtureRequest, hookproof_options: HookproofOptions
+) -> Iterator[Cassette]:
+    """The test's Cassette: ``hookproof_cassette.wrap(model)`` replays its recorded answers
+    (or records them, as the record mode allows); saved only if the test passed, so a
+    failed run never replaces a good cassette."""
+    from hookproof.recording import Cassette
+
+    matchers = hookproof_options.matchers
+    cassette = Cassette(
+        _cassette_path(request.node),
+        record_mode=hookproof_options.record_mode,
+        test=request.node.nodeid,
+        matchers=None if matchers is None else tuple(matchers),
+        normalise_ids=hookproof_options.normalise_ids,
+    )
+    yield cassette
+    if not request.node.stash.get(_CALL_FAILED, False):
+        cassette.save()
+
+
+_CALL_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Note a failed setup or call, for hookproof_cassette's teardown."""
+    report = yield
+    if report.failed and report.when in ("setup", "call"):
+        item.stash[_CALL_FAILED] = True
+    return report
 
 
 @pytest.fixture

@@ -46,7 +46,7 @@ def record_mode(value: object, source: str = "record_mode") -> RecordMode:
         return RecordMode(value)
     hint = did_you_mean(value, _NAMES) if isinstance(value, str) else ""
     raise UsageError(
-        f"hookproof: {source} is {value!r}, which is not a record mode.{hint} hookproof cannot "
+        f"hookproof: {source} is {value!r}, not a record mode.{hint} hookproof cannot "
         f"tell whether to replay or to call the real model. Use one of {', '.join(_NAMES)} "
         '(e.g. record_mode="once" to record a cassette that does not exist yet).'
     )

@@ -63,11 +63,20 @@ def dump_message(message: AssistantMessage) -> dict[str, Any]:
             f"hookproof: the model answered with a {type(message).__name__}; a cassette "
             "records AssistantMessages (what invoke(FinalRequest) returns)."
         )
-    data: dict[str, Any] = message.model_dump(mode="json", exclude_defaults=True)
-    content = data.get("content")
-    if isinstance(content, list) and len(content) == 1 and set(content[0]) == {"type", "text"}:
-        data = {"text": data.pop("content")[0]["text"], **data}
+    data = _pruned(message.model_dump(mode="json"))
+    blocks = data.pop("content", [])
+    data = {"content": [_pruned(block) for block in blocks], **data}
+    if len(blocks) == 1 and data["content"][0].keys() == {"type", "text"}:
+        data = {"text": blocks[0]["text"], **data}
+        del data["content"]
+    elif not blocks:
+        del data["content"]
     return data
+
+
+def _pruned(data: dict[str, Any]) -> dict[str, Any]:
+    """Without the fields left empty (loading gives them back as their defaults)."""
+    return {key: value for key, value in data.items() if value not in (None, {}, [])}
 
 
 def load_message(data: Mapping[str, Any]) -> AssistantMessage:
