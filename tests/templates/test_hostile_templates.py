@@ -539,6 +539,28 @@ def test_budget_checks_leave_ordinary_formatting_alone(template: str, expected: 
     assert render(J2, template, {"xs": [1, 2]}) == expected
 
 
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("{{ range(3) }}", "range(0, 3)"),
+        ("{{ range(5)|reverse|list }}", "[4, 3, 2, 1, 0]"),
+        ("{{ range(10)[2:5]|list }} {{ range(10)[-1] }}", "[2, 3, 4] 9"),
+        ("{{ range(0, 10, 3)|length }} {{ 3 in range(5) }}", "4 True"),
+        ("{% for i in range(2) %}{{ loop.index }}/{{ loop.length }} {% endfor %}", "1/2 2/2 "),
+        ("{{ cyc }}", "[[...]]"),
+    ],
+)
+def test_metered_range_and_values_behave_as_before(template: str, expected: str) -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    assert render(J2, template, {"cyc": loop}) == expected
+
+
+def test_go_range_over_machinery_does_not_print_its_address() -> None:
+    with pytest.raises(TemplateVariableError, match=r"range can't iterate over a generator \("):
+        render(GO, "{{range .g}}x{{end}}", {"g": _generator()})
+
+
 def test_jinja2_helpers_that_are_data_still_work() -> None:
     template = "{% set ns = namespace(n=0) %}{% for x in xs %}{% set ns.n = ns.n + x %}{% endfor %}"
     assert render(J2, template + "{{ ns.n }} {{ '%s-%s'|format(1, 2) }}", {"xs": [1, 2]}) == "3 1-2"

@@ -96,7 +96,7 @@ def _unseen(item: Any, memo: dict[int, int]) -> bool:
 
 
 class Meter:
-    """What one rendering has spent; every ``charge`` past the budget raises."""
+    """What one rendering has spent; each check raises once a budget is exceeded."""
 
     def __init__(self, budget: TemplateBudget, template: str) -> None:
         self.budget = budget

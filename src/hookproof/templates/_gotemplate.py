@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from hookproof.templates._budget import Meter, TemplateBudget
-from hookproof.templates._data import check_printable, read_field
+from hookproof.templates._data import check_printable, machinery_kind, read_field
 from hookproof.templates._errors import (
     TemplateSyntaxError,
     TemplateVariableError,
@@ -316,10 +316,9 @@ def _items(value: Any, expression: str, name: str) -> list[Any]:
         return list(value)
     if value is None:
         return []
+    shown = machinery_kind(value) or go_format(value)  # never a memory address
     raise TemplateVariableError(
-        name,
-        f"range can't iterate over {go_format(value)} ({type(value).__name__})",
-        variable=expression,
+        name, f"range can't iterate over {shown} ({type(value).__name__})", variable=expression
     )
 
 
