@@ -8,11 +8,12 @@ ImmutableError with the fix in the message.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import FrozenInstanceError, dataclass, fields
 from operator import attrgetter
-from typing import Any, ClassVar, NoReturn, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 
 from pydantic import Field
+from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults before 3.13
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.context import Runtime, ToolRuntime
@@ -41,6 +42,12 @@ __all__ = [
 ]
 
 RequestT = TypeVar("RequestT")
+# Type parameters as LangChain's (ModelRequest[MyContext], ModelResponse[MyOutput]); they
+# only type the values, so subscripting costs nothing when a request is built or read. An
+# unparameterised request's context is Any (LangChain's is None, which makes every
+# ``request.runtime.context.field`` a type error until the hook names its context type).
+ContextT = DefaultedTypeVar("ContextT", default=Any)
+ResponseT = DefaultedTypeVar("ResponseT", default=Any)
 
 
 @runtime_checkable
@@ -76,6 +83,18 @@ def _refuse_deletion(self: object, name: str) -> NoReturn:
 def _immutable(cls: Any) -> Any:
     cls.__setattr__ = _refuse_assignment
     cls.__delattr__ = _refuse_deletion
+    return cls
+
+
+def _refuse_response_assignment(self: object, name: str, _value: object) -> NoReturn:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_response(cls: Any) -> Any:
+    """A frozen slots dataclass's own __setattr__ names the class it had before slots were
+    added, so ``ModelResponse[T](...)`` (which sets ``__orig_class__``) would fail with a
+    TypeError; this one refuses every assignment with the usual FrozenInstanceError."""
+    cls.__setattr__ = _refuse_response_assignment
     return cls
 
 
@@ -155,7 +174,7 @@ _set_field = object.__setattr__
 
 @_immutable
 @dataclass(frozen=True, slots=True, kw_only=True, init=False)
-class ModelRequest:
+class ModelRequest(Generic[ContextT]):
     """Everything a wrap_model_call layer may inspect or replace before the model is called.
 
     ``system_prompt="text"`` (on construction and in ``override``) is LangChain's shorthand
@@ -169,7 +188,7 @@ class ModelRequest:
     tool_choice: Any
     response_format: Any
     state: FrozenDict
-    runtime: Runtime[Any] | None
+    runtime: Runtime[ContextT] | None
     model_settings: FrozenDict
 
     # Written out (not the dataclass's) for system_prompt; as fast: override builds through it.
@@ -184,7 +203,7 @@ class ModelRequest:
         tool_choice: Any = None,
         response_format: Any = None,
         state: FrozenDict = _EMPTY,
-        runtime: Runtime[Any] | None = None,
+        runtime: Runtime[ContextT] | None = None,
         model_settings: FrozenDict = _EMPTY,
     ) -> None:
         if system_prompt is not None:
@@ -200,11 +219,11 @@ class ModelRequest:
         _set_field(self, "model_settings", model_settings)
 
     @classmethod
-    def create(cls, **values: Any) -> ModelRequest:
+    def create(cls, **values: Any) -> ModelRequest[Any]:
         """Build a request, coercing lists, dicts and strings to their immutable forms."""
         return cls(**{key: _MODEL_COERCE.get(key, _same)(value) for key, value in values.items()})
 
-    def override(self, **changes: Any) -> ModelRequest:
+    def override(self, **changes: Any) -> ModelRequest[ContextT]:
         """A new request with ``changes``; this one is left exactly as it was."""
         if "system_prompt" in changes:
             _prompt_override(changes)
@@ -299,12 +318,13 @@ class Command:
     PARENT: ClassVar[str] = "__parent__"  # LangGraph's value, so bridged Commands keep it
 
 
+@_frozen_response
 @dataclass(frozen=True, slots=True)
-class ModelResponse:
+class ModelResponse(Generic[ResponseT]):
     """What a model-call handler returns: the new messages (usually one assistant message)."""
 
     result: tuple[Message, ...]
-    structured_response: Any = None
+    structured_response: ResponseT | None = None
 
     @property
     def message(self) -> AssistantMessage | None:
@@ -314,11 +334,12 @@ class ModelResponse:
         return None
 
 
+@_frozen_response
 @dataclass(frozen=True, slots=True)
-class ExtendedModelResponse:
+class ExtendedModelResponse(Generic[ResponseT]):
     """A model response plus a Command, so a wrap_model_call can update state through reducers."""
 
-    model_response: ModelResponse
+    model_response: ModelResponse[ResponseT]
     command: Command | None = None
 
 

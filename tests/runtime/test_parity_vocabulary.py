@@ -8,7 +8,7 @@ import copy
 import dataclasses
 import pickle
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args, get_origin
 
 import pytest
 
@@ -25,12 +25,14 @@ from hookproof.messages import SystemMessage, ToolCall, ToolMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import (
     AgentMiddleware,
+    AgentState,
     Command,
     ExtendedModelResponse,
     InjectedState,
     InjectedToolCallId,
     InMemoryCheckpointer,
     ModelRequest,
+    ModelResponse,
     ToolCallRequest,
     ToolRuntime,
     create_agent,
@@ -457,3 +459,116 @@ def test_a_state_override_carries_every_other_field_of_the_tool_runtime() -> Non
     changed = request.override(state={"note": "new"})
     assert changed.runtime == dataclasses.replace(runtime, state={"note": "new"})
     assert changed.state == {"note": "new"} and request.runtime is runtime
+
+
+# -- 5. Type parameters ---------------------------------------------------------------------
+
+
+class _State(AgentState[Any]):
+    visits: int
+
+
+@dataclasses.dataclass
+class _Context:
+    user: str
+
+
+def test_the_generic_types_take_langchains_type_parameters() -> None:
+    lc = _langchain()
+    pairs = [
+        (AgentMiddleware, lc.AgentMiddleware),
+        (ModelRequest, lc.ModelRequest),
+        (ModelResponse, lc.ModelResponse),
+        (ExtendedModelResponse, lc.ExtendedModelResponse),
+    ]
+    for ours, theirs in pairs:
+        assert len(ours.__parameters__) == len(theirs.__parameters__), ours
+    for arguments in ((_State,), (_State, _Context), (_State, _Context, int)):
+        assert get_args(AgentMiddleware[arguments])[: len(arguments)] == arguments
+        assert len(get_args(AgentMiddleware[arguments])) == 3
+        assert get_origin(AgentMiddleware[arguments]) is AgentMiddleware
+    assert get_args(ModelRequest[_Context]) == (_Context,)
+    assert get_args(ModelResponse[int]) == get_args(ExtendedModelResponse[int]) == (int,)
+
+
+def test_tool_call_request_takes_no_type_parameter_as_in_langgraph() -> None:
+    _langchain()
+    from langgraph.prebuilt.tool_node import ToolCallRequest as LCToolCallRequest
+
+    for cls in (ToolCallRequest, LCToolCallRequest):
+        with pytest.raises(TypeError):
+            cls[int]  # type: ignore[misc]
+
+
+def test_parameterised_types_build_the_same_values() -> None:
+    request = ModelRequest[_Context](model="m", system_prompt="s")
+    assert type(request) is ModelRequest and request == ModelRequest(model="m", system_prompt="s")
+    response = ModelResponse[int](result=(), structured_response=3)
+    assert type(response) is ModelResponse and response.structured_response == 3
+    extended = ExtendedModelResponse[int](model_response=response)
+    assert extended.model_response is response
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        response.structured_response = 4  # type: ignore[misc]
+
+
+def test_a_parameterised_middleware_runs_like_any_other() -> None:
+    class Counting(AgentMiddleware[_State, _Context]):
+        state_schema = _State
+
+        def before_model(self, state: _State, runtime: Any) -> dict[str, Any]:
+            return {"visits": state.get("visits", 0) + 1}
+
+    result = create_agent(ScriptedModel(["done"]), middleware=[Counting()]).invoke(HI)
+    assert Counting.name == "Counting" and result.state["visits"] == 1
+
+
+TYPED_SNIPPET = """
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from hookproof.runtime import (
+    AgentMiddleware, AgentState, ExtendedModelResponse, ModelRequest, ModelResponse,
+    create_agent,
+)
+from hookproof.models import ScriptedModel
+
+
+class MyState(AgentState[Any]):
+    visits: int
+
+
+@dataclass
+class MyContext:
+    user: str
+
+
+class Typed(AgentMiddleware[MyState, MyContext]):
+    state_schema = MyState
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[MyContext],
+        handler: Callable[[ModelRequest[MyContext]], ModelResponse[str]],
+    ) -> ExtendedModelResponse[str]:
+        context = request.runtime.context if request.runtime else None
+        user: str = context.user if context else "guest"
+        response = handler(request.override(system_prompt=user))
+        output: str | None = response.structured_response
+        return ExtendedModelResponse(model_response=response)
+
+
+class StateOnly(AgentMiddleware[MyState]):
+    pass
+
+
+create_agent(ScriptedModel(["x"]), middleware=[Typed(), StateOnly(), AgentMiddleware()])
+"""
+
+
+@pytest.mark.slow
+def test_the_type_parameters_type_check_under_mypy_strict(tmp_path: Any) -> None:
+    api = pytest.importorskip("mypy.api")
+    snippet = tmp_path / "typed_snippet.py"
+    snippet.write_text(TYPED_SNIPPET)
+    out, err, status = api.run(["--strict", "--no-incremental", str(snippet)])
+    assert status == 0, out + err

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar, overload
+from typing import Any, Generic, Protocol, TypeVar, overload
+
+from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults before 3.13
 
 from hookproof._engine import Layer, NodeHook, Stack
 from hookproof.errors import DuplicateMiddlewareError, UsageError, did_you_mean
@@ -42,7 +44,14 @@ _JUMPS_ATTRIBUTE = "__can_jump_to__"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class AgentMiddleware:
+# As LangChain's: AgentMiddleware[MyState], [MyState, MyContext] and [.., .., Response] all
+# work; the parameters only type the hooks (nothing is checked at run time).
+StateT = DefaultedTypeVar("StateT", default=AgentState[Any], covariant=True)
+ContextT = DefaultedTypeVar("ContextT", default=Any)
+ResponseT = DefaultedTypeVar("ResponseT", default=Any)
+
+
+class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     """Base class for middleware. Define any of the hooks below (and their ``a`` twins).
 
     Node hooks ``before_agent``, ``before_model``, ``after_model``, ``after_agent`` take
