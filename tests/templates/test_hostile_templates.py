@@ -257,6 +257,12 @@ HOSTILE: dict[str, tuple[str, str, dict[str, Any], str]] = {
         {},
         "the joined text",
     ),
+    "work that prints nothing": (
+        "jinja2",
+        MILLION + "{% for i in range(100000) %}{% set y = s|upper %}{% endfor %}",
+        {},
+        "building 11,000,000 characters and items exceeds the template budget max_built_chars",
+    ),
     "join filter": ("jinja2", MILLION + "{{ range(1000)|join(s) }}", {}, "the joined text"),
     "indent by a long string": (
         "jinja2",
@@ -388,6 +394,8 @@ def test_budgets_can_be_raised_and_lowered() -> None:
     with pytest.raises(TemplateSecurityError, match="max_loop_iterations=10;"):
         budgeted(J2, loops, TemplateBudget(max_loop_iterations=10), n=11)
     assert len(budgeted(J2, "{{ 10**2000 }}", TemplateBudget(max_int_bits=8000))) == 2001
+    with pytest.raises(TemplateSecurityError, match="max_built_chars=10;"):
+        budgeted(J2, "{{ (s|upper)|length }}", TemplateBudget(max_built_chars=10), s="a" * 11)
     with pytest.raises(TemplateSecurityError, match="max_depth=2;"):
         budgeted(GO, "{{if 1}}{{if 1}}{{if 1}}{{end}}{{end}}{{end}}", TemplateBudget(max_depth=2))
 
@@ -533,6 +541,7 @@ def test_jinja2_never_prints_addresses_or_random_text(
         ("{{ '%s'|format(1700000000) }}", "1700000000"),
         ("{{ ', '.join(xs|map('string')) }}", "1, 2"),
         ("{{ ([xs] * 2)|length }} {{ 'ab' * 3 }}", "2 ababab"),
+        ("{{ 'banana'.replace('an', 'AN') }} {{ 'aaa'|replace('a', 'bb') }}", "bANANa bbbbbb"),
     ],
 )
 def test_budget_checks_leave_ordinary_formatting_alone(template: str, expected: str) -> None:

@@ -42,6 +42,12 @@ class TemplateBudget:
     """Nesting: ``if`` / ``range`` blocks in the Go subset, macro calls and recursive loops
     in Jinja2. Also keeps Python's own recursion limit out of reach."""
 
+    max_built_chars: int = 10_000_000
+    """Jinja2 only: characters and items of every value the template builds on the way
+    (results of filters, methods, operators, macros), added up. Bounds work that prints
+    nothing, like ``x|upper`` of a long text in a long loop; ten times the output budget
+    leaves room for building text before printing it."""
+
     def __post_init__(self) -> None:
         for field, value in vars(self).items():
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -104,6 +110,7 @@ class Meter:
         self.output = 0
         self.iterations = 0
         self.depth = 0
+        self.built = 0
 
     def refuse(self, field: str, what: str) -> TemplateSecurityError:
         limit = getattr(self.budget, field)
@@ -128,11 +135,15 @@ class Meter:
         return text
 
     def check_size(self, value: Any, what: str) -> Any:
-        """A string or collection the template built may not outgrow the output budget."""
+        """A string or collection the template built may not outgrow the output budget, and
+        all it builds together not the build budget."""
         size = len(value) if isinstance(value, str | bytes | list | tuple | dict) else 0
         if size > self.budget.max_output_chars:
             unit = "characters" if isinstance(value, str) else "items"
             raise self.refuse("max_output_chars", f"{what} of {size:,} {unit}")
+        self.built += size
+        if self.built > self.budget.max_built_chars:
+            raise self.refuse("max_built_chars", f"building {self.built:,} characters and items")
         return value
 
     def weigh(self, value: Any, what: str) -> Any:

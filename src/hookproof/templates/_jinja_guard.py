@@ -68,7 +68,7 @@ def _check_size_arguments(meter: Meter, args: Sequence[Any], kwargs: Mapping[str
 def _check_replace(meter: Meter, text: Any, old: Any, new: Any) -> None:
     if isinstance(text, str) and isinstance(old, str) and isinstance(new, str):
         hits = text.count(old) if old else len(text) + 1
-        _check_length(meter, len(text) + hits * len(new), "the replaced text")
+        _check_length(meter, len(text) + hits * (len(new) - len(old)), "the replaced text")
 
 
 def _check_join(meter: Meter, separator: Any, items: Any) -> None:
