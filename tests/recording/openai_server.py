@@ -145,7 +145,7 @@ def openai_server() -> Iterator[Provider]:
     """A running server on a free loopback port; stopped (and its port closed) on exit."""
     server = _Server(("127.0.0.1", 0), _Handler)
     server.provider = Provider(server.server_address[1])
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield server.provider
