@@ -116,13 +116,14 @@ def _replaced(request: RequestT, changes: Mapping[str, Any]) -> RequestT:
     return type(request)(**dict(zip(names, values_of(request), strict=True), **changes))
 
 
-def _check_override_keys(cls: type, changes: Mapping[str, Any]) -> None:
+def _check_override_keys(cls: type, changes: Mapping[str, Any], also: tuple[str, ...] = ()) -> None:
     known = _fields_of(cls)[0]
     for key in changes:
         if key not in known:
+            accepted = (*known, *also)
             raise UsageError(
                 f"hookproof: {cls.__name__}.override() got unknown field {key!r}."
-                f"{did_you_mean(key, known)} Fields: {', '.join(known)}."
+                f"{did_you_mean(key, accepted)} Fields: {', '.join(accepted)}."
             )
 
 
@@ -227,7 +228,7 @@ class ModelRequest(Generic[ContextT]):
         """A new request with ``changes``; this one is left exactly as it was."""
         if "system_prompt" in changes:
             _prompt_override(changes)
-        _check_override_keys(ModelRequest, changes)
+        _check_override_keys(ModelRequest, changes, _PROMPT_KEY)
         coerced = {key: _MODEL_COERCE.get(key, _same)(value) for key, value in changes.items()}
         return _replaced(self, coerced)
 
@@ -242,6 +243,9 @@ class ModelRequest(Generic[ContextT]):
 
 def _same(value: Any) -> Any:
     return value
+
+
+_PROMPT_KEY = ("system_prompt",)  # accepted by override(), though not a field
 
 
 def _both_system_error() -> InvalidInputError:

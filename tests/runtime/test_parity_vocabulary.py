@@ -122,6 +122,11 @@ def test_a_layer_setting_system_prompt_reaches_the_model() -> None:
     assert model.requests[0].system_text == "base!"
 
 
+def test_a_misspelt_system_prompt_in_override_suggests_it() -> None:
+    with pytest.raises(TypeError, match="Did you mean 'system_prompt'"):
+        ModelRequest(model="m").override(system_promt="x")
+
+
 # -- 2. ToolCall is a Mapping ---------------------------------------------------------------
 
 
