@@ -264,6 +264,10 @@ def test_a_parent_command_at_the_top_level_raises_as_langgraph_does(
         agent.invoke(HI)
     assert isinstance(caught.value, ParentCommand) and isinstance(caught.value, HookproofError)
     assert caught.value.command.graph == Command.PARENT
+    langchain_middleware = make(lc.AgentMiddleware, _langgraph_command())
+    bridged = create_agent(ScriptedModel(script), [hop], middleware=[langchain_middleware])
+    with pytest.raises(ParentCommandError, match="above this agent"):
+        bridged.invoke(HI)
 
 
 def test_a_tool_returning_a_parent_command_is_refused_before_its_update_applies() -> None:
