@@ -263,6 +263,31 @@ HOSTILE: dict[str, tuple[str, str, dict[str, Any], str]] = {
         {},
         "building 11,000,000 characters and items exceeds the template budget max_built_chars",
     ),
+    "expandtabs": (
+        "jinja2",
+        "{{ ('\t' * 1000).expandtabs(1000000) }}",
+        {},
+        "the text with tabs expanded",
+    ),
+    "translate": (
+        "jinja2",
+        MILLION + "{{ s.translate(table) }}",
+        {"table": {97: "b" * 1000}},
+        "translated",
+    ),
+    "bytes replace": (
+        "jinja2",
+        MILLION + "{{ s.encode().replace('a'.encode(), s.encode()) }}",
+        {},
+        "the replaced text",
+    ),
+    "bytes percent width": ("jinja2", "{{ '%1000000000d'.encode() % (1,) }}", {}, "a width"),
+    "wordwrap": (
+        "jinja2",
+        MILLION + "{{ ('a ' * 400000)|wordwrap(1, wrapstring=s) }}",
+        {},
+        "the wrapped text",
+    ),
     "join filter": ("jinja2", MILLION + "{{ range(1000)|join(s) }}", {}, "the joined text"),
     "indent by a long string": (
         "jinja2",
@@ -542,6 +567,8 @@ def test_jinja2_never_prints_addresses_or_random_text(
         ("{{ ', '.join(xs|map('string')) }}", "1, 2"),
         ("{{ ([xs] * 2)|length }} {{ 'ab' * 3 }}", "2 ababab"),
         ("{{ 'banana'.replace('an', 'AN') }} {{ 'aaa'|replace('a', 'bb') }}", "bANANa bbbbbb"),
+        ("{{ 'a\tb'.expandtabs(4) }} {{ 'abc'.translate({97: 'xy'}) }}", "a   b xybc"),
+        ("{{ 'aaa bbb ccc'|wordwrap(4, wrapstring='|') }}", "aaa|bbb|ccc"),
     ],
 )
 def test_budget_checks_leave_ordinary_formatting_alone(template: str, expected: str) -> None:

@@ -48,6 +48,8 @@ def _check_format(
     meter: Meter, text: Any, arguments: Sequence[Any], brace_style: bool = False
 ) -> None:
     """A width or precision in a format spec is the size of what it prints."""
+    if isinstance(text, bytes):
+        text = text.decode("latin-1")  # bytes % args: the same specs, byte for character
     if isinstance(text, str):
         numbers, from_arguments = _spec_numbers(text, brace_style)
         widest = max((int(n) if len(n) < 20 else math.inf for n in numbers), default=0)
@@ -65,15 +67,41 @@ def _check_size_arguments(meter: Meter, args: Sequence[Any], kwargs: Mapping[str
     _check_length(meter, largest, f"a size argument of {largest:,}")
 
 
+def _same_text_type(*values: Any) -> bool:
+    return all(isinstance(v, str) for v in values) or all(isinstance(v, bytes) for v in values)
+
+
 def _check_replace(meter: Meter, text: Any, old: Any, new: Any) -> None:
-    if isinstance(text, str) and isinstance(old, str) and isinstance(new, str):
+    if _same_text_type(text, old, new):
         hits = text.count(old) if old else len(text) + 1
         _check_length(meter, len(text) + hits * (len(new) - len(old)), "the replaced text")
 
 
 def _check_join(meter: Meter, separator: Any, items: Any) -> None:
-    if isinstance(separator, str) and isinstance(items, Sized):
+    if isinstance(separator, str | bytes) and isinstance(items, Sized):
         _check_length(meter, len(separator) * len(items), "the joined text")
+
+
+def _check_expandtabs(meter: Meter, text: Any, args: Sequence[Any], kwargs: Any) -> None:
+    size = args[0] if args else kwargs.get("tabsize", 8)
+    if isinstance(text, str | bytes) and isinstance(size, int):
+        tabs = text.count("\t") if isinstance(text, str) else text.count(b"\t")
+        _check_length(meter, len(text) + tabs * size, "the text with tabs expanded")
+
+
+def _check_translate(meter: Meter, text: Any, table: Any) -> None:
+    if isinstance(text, str) and isinstance(table, Mapping):
+        longest = max((len(v) for v in table.values() if isinstance(v, str)), default=1)
+        _check_length(meter, len(text) * longest, "the translated text")
+
+
+def _check_wordwrap(meter: Meter, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    """At most one line per ``width`` characters, each ending in the wrap string."""
+    text, width = args[0], args[1] if len(args) > 1 else kwargs.get("width", 79)
+    wrap = args[3] if len(args) > 3 else kwargs.get("wrapstring")
+    if isinstance(text, str) and isinstance(width, int) and isinstance(wrap, str):
+        lines = len(text) // max(width, 1) + 1
+        _check_length(meter, len(text) + lines * len(wrap), "the wrapped text")
 
 
 def listed(args: tuple[Any, ...], position: int) -> tuple[Any, ...]:
@@ -106,7 +134,8 @@ def check_binop(meter: Meter, operator: str, left: Any, right: Any) -> None:
 
 def check_method(meter: Meter, method: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
     """Methods of builtin values (``'x'.center(n)``, ``(1).to_bytes(n)``): integer arguments
-    are sizes; replace, join and format are estimated from their operands."""
+    are sizes; replace, join, expandtabs, translate and format are estimated from their
+    operands."""
     method = getattr(method, "__wrapped__", method)  # the sandbox wraps str.format
     owner = getattr(method, "__self__", None)
     if not isinstance(method, types.BuiltinMethodType) or owner is None:
@@ -118,6 +147,10 @@ def check_method(meter: Meter, method: Any, args: Sequence[Any], kwargs: Mapping
         _check_replace(meter, owner, args[0], args[1])
     elif name == "join" and args:
         _check_join(meter, owner, args[0])
+    elif name == "expandtabs":
+        _check_expandtabs(meter, owner, args, kwargs)
+    elif name == "translate" and args:
+        _check_translate(meter, owner, args[0])
     elif name in ("format", "format_map"):
         _check_format(meter, owner, [*args, *kwargs.values()], brace_style=True)
     else:
@@ -134,5 +167,7 @@ def check_filter(meter: Meter, name: str, args: Sequence[Any], kwargs: Mapping[s
         _check_join(meter, args[1], args[0].splitlines())
     elif name == "format" and args:
         _check_format(meter, args[0], [*args[1:], *kwargs.values()])
+    elif name == "wordwrap" and args:
+        _check_wordwrap(meter, args, kwargs)
     if name in _SIZE_FILTERS:
         _check_size_arguments(meter, args[1:], kwargs)
