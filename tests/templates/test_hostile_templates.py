@@ -261,7 +261,19 @@ HOSTILE: dict[str, tuple[str, str, dict[str, Any], str]] = {
         "jinja2",
         MILLION + "{% for i in range(100000) %}{% set y = s|upper %}{% endfor %}",
         {},
-        "building 11,000,000 characters and items exceeds the template budget max_built_chars",
+        "building or searching 11,000,000 characters and items exceeds the template budget",
+    ),
+    "searching in a loop": (
+        "jinja2",
+        MILLION + "{% for i in range(100000) %}{% if 'b' in s %}{% endif %}{% endfor %}",
+        {},
+        "max_built_chars",
+    ),
+    "counting in a loop": (
+        "jinja2",
+        MILLION + "{% for i in range(100000) %}{% if s.count('b') %}{% endif %}{% endfor %}",
+        {},
+        "max_built_chars",
     ),
     "expandtabs": (
         "jinja2",
@@ -569,6 +581,7 @@ def test_jinja2_never_prints_addresses_or_random_text(
         ("{{ 'banana'.replace('an', 'AN') }} {{ 'aaa'|replace('a', 'bb') }}", "bANANa bbbbbb"),
         ("{{ 'a\tb'.expandtabs(4) }} {{ 'abc'.translate({97: 'xy'}) }}", "a   b xybc"),
         ("{{ 'aaa bbb ccc'|wordwrap(4, wrapstring='|') }}", "aaa|bbb|ccc"),
+        ("{{ 'a' in 'cat' }} {{ 'b' not in ['a'] }} {{ 'abca'.count('a') }}", "True True 2"),
     ],
 )
 def test_budget_checks_leave_ordinary_formatting_alone(template: str, expected: str) -> None:

@@ -44,9 +44,9 @@ class TemplateBudget:
 
     max_built_chars: int = 10_000_000
     """Jinja2 only: characters and items of every value the template builds on the way
-    (results of filters, methods, operators, macros), added up. Bounds work that prints
-    nothing, like ``x|upper`` of a long text in a long loop; ten times the output budget
-    leaves room for building text before printing it."""
+    (results of filters, methods, operators, macros) or searches (``x in s``,
+    ``s.count(x)``), added up. Bounds work that prints nothing, like ``s|upper`` of a long
+    text in a long loop; ten times the output budget leaves room to build before printing."""
 
     def __post_init__(self) -> None:
         for field, value in vars(self).items():
@@ -141,10 +141,14 @@ class Meter:
         if size > self.budget.max_output_chars:
             unit = "characters" if isinstance(value, str) else "items"
             raise self.refuse("max_output_chars", f"{what} of {size:,} {unit}")
+        self.charge_built(size)
+        return value
+
+    def charge_built(self, size: int) -> None:
         self.built += size
         if self.built > self.budget.max_built_chars:
-            raise self.refuse("max_built_chars", f"building {self.built:,} characters and items")
-        return value
+            what = f"building or searching {self.built:,} characters and items"
+            raise self.refuse("max_built_chars", what)
 
     def weigh(self, value: Any, what: str) -> Any:
         """Like check_size, counting what a value holds all the way down (characters of its

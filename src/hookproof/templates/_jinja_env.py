@@ -35,6 +35,10 @@ __all__ = ["environment", "metered", "prepare"]
 
 _METER: ContextVar[Meter] = ContextVar("hookproof_template_meter")
 _LOOP, _WRITE, _SIZE = "hookproof_loop", "hookproof_write", "hookproof_size"
+_SEARCHED = "hookproof_searched"
+_SEARCHABLE = (str, bytes, list, tuple)
+# Methods that read the whole text and build nothing (what others build is charged anyway).
+_SCANS = frozenset({"count", "find", "rfind", "index", "rindex", "isdigit", "isalpha", "isalnum"})
 # Nondeterministic (random) helpers: a prompt must render the same way every time.
 _REMOVED_GLOBALS = ("lipsum",)
 _REMOVED_FILTERS = ("random",)
@@ -109,6 +113,19 @@ def _size_filter(context: Context, value: Any) -> Any:
     return _METER.get().weigh(value, "a built value")
 
 
+@pass_context
+def _searched_filter(context: Context, value: Any) -> Any:
+    if isinstance(value, _SEARCHABLE):
+        _METER.get().charge_built(len(value))
+    return value
+
+
+def _charge_scan(meter: Meter, method: Any) -> None:
+    owner = getattr(method, "__self__", None)
+    if isinstance(owner, _SEARCHABLE) and getattr(method, "__name__", "") in _SCANS:
+        meter.charge_built(len(owner))
+
+
 def _guarded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     first = 0 if getattr(function, "jinja_pass_arg", None) is None else 1
     checked = name in CHECKED_FILTERS
@@ -137,7 +154,14 @@ class _MeteredEnvironment(ImmutableSandboxedEnvironment):
         for name in _REMOVED_FILTERS:
             self.filters.pop(name, None)
         self.filters = {name: _guarded(name, f) for name, f in self.filters.items()}
-        self.filters.update({_LOOP: _loop_filter, _WRITE: _write_filter, _SIZE: _size_filter})
+        self.filters.update(
+            {
+                _LOOP: _loop_filter,
+                _WRITE: _write_filter,
+                _SIZE: _size_filter,
+                _SEARCHED: _searched_filter,
+            }
+        )
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         meter = _METER.get()
@@ -150,6 +174,7 @@ class _MeteredEnvironment(ImmutableSandboxedEnvironment):
         if not isinstance(__obj, Macro | LoopContext):
             args = listed(args, 0) if is_join(__obj) else args
             check_method(meter, __obj, args, kwargs)
+            _charge_scan(meter, __obj)
             result = super().call(__context, __obj, *args, **kwargs)
             return meter.check_int(meter.check_size(result, "a call's result"))
         if isinstance(__obj, LoopContext) and args:
@@ -171,7 +196,7 @@ def _wrap(node: nodes.Node, name: str) -> nodes.Filter:
 
 
 class _Metering(NodeTransformer):
-    """Routes loops, output, concatenation and literals through the meter."""
+    """Routes loops, output, concatenation, literals and searches through the meter."""
 
     def visit_For(self, node: nodes.For) -> nodes.Node:
         self.generic_visit(node)
@@ -187,6 +212,13 @@ class _Metering(NodeTransformer):
         self.generic_visit(node)
         node.nodes = [_wrap(child, _SIZE) for child in node.nodes]
         return _wrap(node, _SIZE)
+
+    def visit_Compare(self, node: nodes.Compare) -> nodes.Node:
+        self.generic_visit(node)
+        for operand in node.ops:
+            if operand.op in ("in", "notin"):
+                operand.expr = _wrap(operand.expr, _SEARCHED)
+        return node
 
     def _literal(self, node: nodes.List | nodes.Tuple | nodes.Dict) -> nodes.Node:
         self.generic_visit(node)
