@@ -2,9 +2,10 @@
 
 The sandbox's hooks do the metering: intercepted binary operators (``*``, ``**``, ``+``,
 ``%``), ``call`` (macro and recursive-loop depth; builtin methods), wrapped filters, and a
-``range`` whose items count as loop iterations. Two rewrites of the parsed template cover
-what has no hook: every ``for`` iterates through a counting filter, and every printed value
-(text inside macros and ``set`` blocks too) through a writing filter.
+``range`` whose items count as loop iterations. A rewrite of the parsed template covers what
+has no hook: every ``for`` iterates through a counting filter, every printed value (text
+inside macros and ``set`` blocks too) goes through a writing filter, and concatenations,
+literals and ``in`` operands through filters that weigh them.
 """
 
 from __future__ import annotations
@@ -171,17 +172,23 @@ class _MeteredEnvironment(ImmutableSandboxedEnvironment):
 
     def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         meter = _METER.get()
-        if not isinstance(__obj, Macro | LoopContext):
-            args = listed(args, 0) if is_join(__obj) else args
-            check_method(meter, __obj, args, kwargs)
-            _charge_scan(meter, __obj)
-            result = super().call(__context, __obj, *args, **kwargs)
-            return meter.check_int(meter.check_size(result, "a call's result"))
-        if isinstance(__obj, LoopContext) and args:
+        if isinstance(__obj, Macro | LoopContext):
+            return __self._call_nested(meter, __context, __obj, *args, **kwargs)
+        args = listed(args, 0) if is_join(__obj) else args
+        check_method(meter, __obj, args, kwargs)
+        _charge_scan(meter, __obj)
+        result = super().call(__context, __obj, *args, **kwargs)
+        return meter.check_int(meter.check_size(result, "a call's result"))
+
+    def _call_nested(
+        self, meter: Meter, context: Context, callee: Macro | LoopContext, *args: Any, **kw: Any
+    ) -> Any:
+        """A macro call or a recursive loop's ``loop(children)``: one level deeper."""
+        if isinstance(callee, LoopContext) and args:
             args = (_counted(meter, args[0]), *args[1:])
-        meter.enter("a macro call" if isinstance(__obj, Macro) else "a recursive loop")
+        meter.enter("a macro call" if isinstance(callee, Macro) else "a recursive loop")
         try:
-            return meter.check_size(super().call(__context, __obj, *args, **kwargs), "a macro")
+            return meter.check_size(super().call(context, callee, *args, **kw), "a macro")
         finally:
             meter.leave()
 
