@@ -2,7 +2,8 @@
 ``langchain_openai.ChatOpenAI``.
 
 It answers from the request alone, so a changed prompt gets a changed answer: with tools
-and no tool result yet, it calls the first tool with ``{"text": <last user text>}``;
+and no tool result yet, it calls the first tool with its first parameter set to the last
+user text;
 otherwise it replies ``echo: <last message's text>``. ``"stream": true`` gets server-sent
 events, one chunk per word (and a usage chunk when ``stream_options.include_usage``). Every
 request body and Authorization header is kept, in order.
@@ -45,8 +46,10 @@ def _answer(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     users = [m for m in messages if m.get("role") == "user"]
     tools = body.get("tools") or []
     if tools and not any(m.get("role") == "tool" for m in messages):
-        args = json.dumps({"text": _text(users[-1]) if users else ""})
-        name = tools[0]["function"]["name"]
+        function = tools[0]["function"]
+        properties = list((function.get("parameters") or {}).get("properties") or ["text"])
+        args = json.dumps({properties[0]: _text(users[-1]) if users else ""})
+        name = function["name"]
         call = {"id": "call_1", "type": "function", "function": {"name": name, "arguments": args}}
         return "", [call]
     return f"echo: {_text(messages[-1]) if messages else ''}", []

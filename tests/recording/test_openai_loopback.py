@@ -139,6 +139,22 @@ def test_the_reference_runtime_runs_a_recorded_chat_openai(tmp_path: Path) -> No
     assert agent.invoke({"messages": [("user", "hi")]}).text == "echo: hi"
 
 
+def test_a_deep_agent_records_and_replays(tmp_path: Path) -> None:
+    deepagents = pytest.importorskip("deepagents")
+
+    def run(base_url: str, cassette: Cassette) -> list[Any]:
+        agent = deepagents.create_deep_agent(model=cassette.wrap(_chat(base_url)))
+        return agent.invoke({"messages": [HumanMessage("/")]})["messages"]
+
+    path = tmp_path / "cassette.json"
+    with openai_server() as provider, Cassette(path, record_mode="once") as cassette:
+        recorded = run(provider.base_url, cassette)
+    assert len(provider.bodies) == 2  # a tool call, then the answer
+    replayed = run(GONE, Cassette(path))
+    assert [m.content for m in replayed] == [m.content for m in recorded]
+    assert replayed[-1].content.startswith("echo: ")
+
+
 SECRETS = {
     "openai": "sk-proj-" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv",
     "anthropic": "sk-ant-api03-" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe",
