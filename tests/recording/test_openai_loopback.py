@@ -81,6 +81,16 @@ def test_recorded_once_replays_with_the_server_gone(tmp_path: Path) -> None:
     assert _seen(replayed)["stream"][:5] == ["", "echo:", " stream", " these", " words"]
 
 
+def test_recording_the_same_calls_twice_writes_the_same_bytes(tmp_path: Path) -> None:
+    texts = []
+    for name in ("first.json", "second.json"):
+        with openai_server() as provider, Cassette(tmp_path / name, record_mode="once") as c:
+            _calls(c.wrap(_chat(provider.base_url)))
+        texts.append((tmp_path / name).read_text())
+    assert texts[0] == texts[1]
+    assert "lc_run" not in texts[0]  # LangChain's per-run ids are not recorded
+
+
 def test_a_call_recorded_without_streaming_streams_back_whole(tmp_path: Path) -> None:
     path = tmp_path / "cassette.json"
     with openai_server() as provider, Cassette(path, record_mode="once") as cassette:
