@@ -102,6 +102,16 @@ def test_once_with_an_existing_cassette_records_nothing_more(tmp_path: Path) -> 
         _replay(path, "a", "b", mode="once")
 
 
+def test_matchers_mask_volatile_values_before_matching(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    _record(path, "order 123e4567-e89b-12d3-a456-426614174000 at 2026-01-05T09:30:00Z")
+    replayed = _replay(path, "order 9b2f8c1e-0d4a-4e5b-8c6d-7e8f9a0b1c2d at 2026-02-01T10:00:00Z")
+    assert replayed == ["echo: order 123e4567-e89b-12d3-a456-426614174000 at 2026-01-05T09:30:00Z"]
+    assert "order <uuid-0> at <timestamp-0>" in Cassette(path).exchanges[0].request
+    with pytest.raises(StaleCassetteError):
+        Cassette(path, matchers=()).wrap(EchoModel()).invoke(_request("order 9b2f at noon"))
+
+
 def test_a_changed_prompt_fails_with_the_semantic_diff(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     _record(path, "What is the capital of France?")

@@ -21,6 +21,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import Field
 
 from hookproof.adapters.langchain import RecordingChatModel, final_request
+from hookproof.recording._cassette import Cassette
 from hookproof.vocabulary import FinalRequest
 
 __all__ = ["LANGCHAIN", "CassetteChatModel"]
@@ -36,7 +37,7 @@ class CassetteChatModel(RecordingChatModel):
 
     __test__: ClassVar[bool] = False
     hookproof_offline: ClassVar[bool] = True
-    cassette: Any = Field(exclude=True, repr=False)
+    cassette: Cassette = Field(exclude=True, repr=False)
 
     @property
     def _llm_type(self) -> str:
@@ -63,9 +64,7 @@ class CassetteChatModel(RecordingChatModel):
             return result
 
         request = self._request(messages, kwargs, stop)
-        return self.cassette.play_or_record(  # type: ignore[no-any-return]
-            request, LANGCHAIN, call, _dump_result, _load_result
-        )
+        return self.cassette.play_or_record(request, LANGCHAIN, call, _dump_result, _load_result)
 
     async def _agenerate(
         self,
@@ -81,7 +80,7 @@ class CassetteChatModel(RecordingChatModel):
             return result
 
         request = self._request(messages, kwargs, stop)
-        return await self.cassette.aplay_or_record(  # type: ignore[no-any-return]
+        return await self.cassette.aplay_or_record(
             request, LANGCHAIN, call, _dump_result, _load_result
         )
 

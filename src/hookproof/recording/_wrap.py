@@ -115,9 +115,11 @@ class CassetteModel:
         return f"CassetteModel(name={self.name!r}, cassette={str(self.cassette.path)!r})"
 
     def invoke(self, request: FinalRequest) -> AssistantMessage:
-        return self.cassette.play_or_record(  # type: ignore[no-any-return]
-            request, HOOKPROOF, lambda: self.inner.invoke(request), _dump_answer, _load_answer
-        )
+        def call() -> AssistantMessage:
+            answer: AssistantMessage = self.inner.invoke(request)
+            return answer
+
+        return self.cassette.play_or_record(request, HOOKPROOF, call, _dump_answer, _load_answer)
 
     async def ainvoke(self, request: FinalRequest) -> AssistantMessage:
         async def call() -> AssistantMessage:
