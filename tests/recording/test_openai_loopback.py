@@ -99,6 +99,35 @@ def test_a_call_recorded_without_streaming_streams_back_whole(tmp_path: Path) ->
     assert "".join(str(chunk.content) for chunk in chunks) == "echo: What is the capital of France?"
 
 
+def test_a_stream_replays_to_invoke_and_a_tool_call_to_stream(tmp_path: Path) -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def shout(text: str) -> str:
+        """Say the text louder."""
+        return text.upper()
+
+    path = tmp_path / "cassette.json"
+    with openai_server() as provider, Cassette(path, record_mode="once") as cassette:
+        model = cassette.wrap(_chat(provider.base_url))
+        list(model.stream(PROMPT))
+        model.bind_tools([shout]).invoke([HumanMessage("hi")])
+    model = Cassette(path).wrap(_chat(GONE))
+    assert model.invoke(PROMPT).content == "echo: What is the capital of France?"
+    chunks = list(model.bind_tools([shout]).stream([HumanMessage("hi")]))
+    whole = chunks[0]
+    for chunk in chunks[1:]:
+        whole = whole + chunk
+    assert [(c["name"], c["args"]) for c in whole.tool_calls] == [("shout", {"text": "hi"})]
+
+
+def test_a_bound_runnable_is_refused_with_what_to_wrap(tmp_path: Path) -> None:
+    from hookproof.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"cassette.wrap\(ChatOpenAI\(...\)\).bind_tools"):
+        Cassette(tmp_path / "c.json").wrap(_chat(GONE).bind(temperature=0))
+
+
 def test_a_changed_prompt_fails_replay_with_the_semantic_diff(tmp_path: Path) -> None:
     path = tmp_path / "cassette.json"
     with openai_server() as provider, Cassette(path, record_mode="once") as cassette:
