@@ -128,6 +128,27 @@ def test_a_bound_runnable_is_refused_with_what_to_wrap(tmp_path: Path) -> None:
         Cassette(tmp_path / "c.json").wrap(_chat(GONE).bind(temperature=0))
 
 
+def test_an_answer_that_is_not_json_is_refused_when_it_is_recorded(tmp_path: Path) -> None:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    from hookproof.errors import CassetteError
+
+    class OddModel(BaseChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "odd"
+
+        def _generate(self, messages: Any, stop: Any = None, **kwargs: Any) -> ChatResult:
+            generation = ChatGeneration(message=AIMessage("x"), generation_info={"at": object()})
+            return ChatResult(generations=[generation])
+
+    path = tmp_path / "c.json"
+    with pytest.raises(CassetteError, match="cannot be written to a cassette: Object of type"):
+        Cassette(path, record_mode="once").wrap(OddModel()).invoke("hi")
+    assert not path.exists()
+
+
 def test_a_changed_prompt_fails_replay_with_the_semantic_diff(tmp_path: Path) -> None:
     path = tmp_path / "cassette.json"
     with openai_server() as provider, Cassette(path, record_mode="once") as cassette:
