@@ -167,7 +167,9 @@ def test_go_property_runs_once_per_lookup() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [_generator(), render, [1, render], {"k": types}, Point], ids=repr
+    "value",
+    [_generator(), render, [1, render], {"k": types}, Point],
+    ids=["generator", "function", "function in a list", "module in a map", "class"],
 )
 def test_go_printing_machinery_is_refused(value: Any) -> None:
     with pytest.raises(TemplateSecurityError, match="prints as a memory address"):
