@@ -66,39 +66,46 @@ _HOW = "Pass budget=TemplateBudget({field}=...) to from_agentic_messages if the 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
-def _children(container: Any) -> list[Any]:
-    return [*container.keys(), *container.values()] if isinstance(container, dict) else [*container]
+_TEXT = (str, bytes)
 
 
-def _leaf_weight(item: Any, memo: dict[int, int]) -> int:
-    if isinstance(item, _CONTAINERS):
-        return memo.get(id(item), 1)  # not yet weighed: a reference back into a cycle
-    return len(item) if isinstance(item, str | bytes) else 1
+def _leaf_weight(item: Any) -> int:
+    return len(item) if isinstance(item, _TEXT) else 1
+
+
+def _split(container: Any) -> tuple[int, list[Any]]:
+    """The weight of a container's own leaves, and its nested containers."""
+    items = [*container.keys(), *container.values()] if isinstance(container, dict) else container
+    texts = [item for item in items if isinstance(item, _TEXT)]
+    nested = [item for item in items if isinstance(item, _CONTAINERS)]
+    leaves = len(items) - len(texts) - len(nested)
+    return 1 + leaves + sum(map(len, texts)), nested
 
 
 def weight(value: Any, limit: int) -> int:
     """Characters of the strings and one per other item inside ``value``, all the way down;
     a value shared n times counts n times, as printing it would. Each container is visited
     once (``[x, x]`` nested sixty deep costs sixty steps), and counting stops past ``limit``."""
+    if not isinstance(value, _CONTAINERS):
+        return _leaf_weight(value)
     memo: dict[int, int] = {}
-    pending: list[tuple[Any, bool]] = [(value, False)]
+    pending: list[tuple[Any, tuple[int, list[Any]] | None]] = [(value, None)]
     while pending:
-        item, children_done = pending.pop()
-        if not isinstance(item, _CONTAINERS) or len(item) > limit:
-            return limit + 1 if isinstance(item, _CONTAINERS) else _leaf_weight(item, memo)
-        if children_done:
-            memo[id(item)] = 1 + sum(_leaf_weight(child, memo) for child in _children(item))
+        item, parts = pending.pop()
+        if parts is not None:
+            own, nested = parts
+            # A nested container not weighed yet is a reference back into a cycle: one.
+            memo[id(item)] = own + sum(memo.get(id(child), 1) for child in nested)
             if memo[id(item)] > limit:
                 return memo[id(item)]
+        elif len(item) > limit:
+            return limit + 1
         elif id(item) not in memo:
             memo[id(item)] = 1  # in progress: a cycle back to it counts one, as repr's [...]
-            pending.append((item, True))
-            pending.extend((child, False) for child in _children(item) if _unseen(child, memo))
+            parts = _split(item)
+            pending.append((item, parts))
+            pending.extend((child, None) for child in parts[1] if id(child) not in memo)
     return memo[id(value)]
-
-
-def _unseen(item: Any, memo: dict[int, int]) -> bool:
-    return isinstance(item, _CONTAINERS) and id(item) not in memo
 
 
 class Meter:
