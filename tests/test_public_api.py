@@ -244,6 +244,7 @@ EXPORTS: dict[str, set[str]] = {
         "FileReport",
         "GateReport",
         "compare_directories",
+        "format_html",
         "format_json",
         "format_markdown",
         "format_text",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hookproof.errors import HookproofError
+from hookproof.errors import HookproofError, InvalidInputError
 
 __all__ = ["main"]
 
@@ -32,6 +32,7 @@ def _gate(args: argparse.Namespace) -> int:
         "text": gate.format_text,
         "markdown": gate.format_markdown,
         "json": gate.format_json,
+        "html": gate.format_html,
     }
     report = gate.compare_directories(
         Path(args.baseline),
@@ -39,8 +40,21 @@ def _gate(args: argparse.Namespace) -> int:
         fail_on=gate.parse_fail_on(args.fail_on),
         allow_empty_baseline=args.allow_empty_baseline,
     )
-    print(formatters[args.format](report))
+    _emit(formatters[args.format](report), args.output)
     return report.exit_code
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        print(text)
+    else:
+        try:
+            Path(output).write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            raise InvalidInputError(
+                f"hookproof: cannot write the report to {output!r} ({error.strerror or error}). "
+                "Nothing was written; pass -o a path in an existing, writable directory."
+            ) from error
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -91,7 +105,14 @@ def _add_gate(commands: Any) -> None:
         help="comma-separated classes that fail the gate: breaking, security, review, "
         "cosmetic, or none (default: breaking,security)",
     )
-    gate.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    gate.add_argument(
+        "--format",
+        choices=("text", "markdown", "json", "html"),
+        default="text",
+        help="text (default); markdown for a pull-request comment (cut at 65,536 characters); "
+        "json; html: one self-contained page with side-by-side diffs (use with -o)",
+    )
+    gate.add_argument("-o", "--output", metavar="FILE", help="write the report here, not stdout")
     gate.add_argument(
         "--allow-empty-baseline",
         action="store_true",

@@ -4,7 +4,13 @@ Run the same suite before and after an upgrade, each writing its snapshots to it
 directory, then ``hookproof gate BASELINE CANDIDATE``. Snapshots are paired by relative path;
 a snapshot only in the baseline is BREAKING (the suite lost a recorded request), one only in
 the candidate is REVIEW. The report is data; ``format_text``, ``format_markdown`` and
-``format_json`` render it.
+``format_json`` render it (``format_html`` in hookproof._report_html).
+
+Every report shows each change's lines: the diff of the section it touched (the system prompt,
+the messages, a tool's description and parameter schema, a setting), capped with a "N more
+lines" marker, most severe first (SECURITY, BREAKING, REVIEW, COSMETIC). Identical changes in
+several snapshots are reported once, with every snapshot they occur in. Everything a report
+shows passes through ``hookproof.redaction``.
 
 Every ``*.txt`` file under either directory is a snapshot and must be read; other names
 (README.md, .gitkeep) are not looked at. The gate fails closed: a ``*.txt`` it cannot read (a
@@ -22,15 +28,28 @@ always an error, since a suite that records nothing has nothing left to gate.
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+from hookproof._gate_sections import (
+    RANK,
+    Finding,
+    Section,
+    cap,
+    group_findings,
+    section_of,
+    unified,
+)
 from hookproof._snapshot_files import BOM, is_snapshot_name, read_regular_file
 from hookproof.errors import InvalidInputError, SnapshotFormatError
+from hookproof.redaction import redact_data, redact_text
 from hookproof.snapshot import Change, ChangeClass, RequestView, diff, parse
 
 __all__ = [
@@ -38,6 +57,7 @@ __all__ = [
     "FileReport",
     "GateReport",
     "compare_directories",
+    "format_html",
     "format_json",
     "format_markdown",
     "format_text",
@@ -59,6 +79,7 @@ class FileReport:
     path: str
     status: str  # unchanged | changed | added | removed
     changes: tuple[Change, ...] = ()
+    sections: tuple[Section, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +97,11 @@ class GateReport:
             for change in item.changes
             if change.kind in self.fail_on
         ]
+
+    @cached_property
+    def findings(self) -> tuple[Finding, ...]:
+        """The changes by subject, identical ones across snapshots once, most severe first."""
+        return group_findings((item.path, item.changes, item.sections) for item in self.files)
 
     @property
     def exit_code(self) -> int:
@@ -235,12 +261,24 @@ def _require_snapshots(
 def _compare(name: str, old: RequestView | None, new: RequestView | None) -> FileReport:
     if old is None:
         added = Change(ChangeClass.REVIEW, "snapshot", "new snapshot (not in the baseline)")
-        return FileReport(name, "added", (added,))
+        return _file_report(name, "added", (added,), old, new)
     if new is None:
         lost = Change(ChangeClass.BREAKING, "snapshot", "missing from the candidate")
-        return FileReport(name, "removed", (lost,))
+        return _file_report(name, "removed", (lost,), old, new)
     changes = diff(old, new).changes
-    return FileReport(name, "changed" if changes else "unchanged", changes)
+    return _file_report(name, "changed" if changes else "unchanged", changes, old, new)
+
+
+def _file_report(
+    name: str,
+    status: str,
+    changes: tuple[Change, ...],
+    old: RequestView | None,
+    new: RequestView | None,
+) -> FileReport:
+    subjects = dict.fromkeys(change.subject for change in changes)
+    sections = tuple(section_of(subject, old, new) for subject in subjects)
+    return FileReport(name, status, changes, sections)
 
 
 def compare_directories(
@@ -267,6 +305,13 @@ def compare_directories(
     return GateReport(str(baseline), str(candidate), files, frozenset(fail_on))
 
 
+TEXT_DIFF_LINES = 60
+MARKDOWN_DIFF_LINES = 40
+JSON_DIFF_LINES = 400
+LINE_CHARACTERS = 400
+PR_COMMENT_LIMIT = 65_536  # the most characters a pull-request comment accepts
+
+
 def _verdict(report: GateReport) -> str:
     classes = ", ".join(sorted(kind.value for kind in report.fail_on)) or "nothing"
     if report.failing:
@@ -274,37 +319,116 @@ def _verdict(report: GateReport) -> str:
     return f"PASSED: no change of a failing class ({classes})"
 
 
-def format_text(report: GateReport) -> str:
-    lines = [f"hookproof gate: {report.baseline} -> {report.candidate}"]
-    for item in report.files:
-        if item.status == "unchanged":
-            continue
-        lines.append(f"{item.path} ({item.status})")
-        lines += [f"  {change.describe()}" for change in item.changes]
+def _summary(report: GateReport) -> str:
     unchanged = sum(1 for item in report.files if item.status == "unchanged")
     counts = ", ".join(f"{name} {count}" for name, count in report.counts().items())
-    lines += [f"{len(report.files)} snapshots, {unchanged} unchanged; {counts}", _verdict(report)]
-    return "\n".join(lines)
+    distinct = _plural(len(report.findings), "distinct finding")
+    return f"{len(report.files)} snapshots, {unchanged} unchanged; {counts} ({distinct})"
 
 
-def _cell(text: str | None) -> str:
-    return "" if text is None else text.replace("|", "\\|").replace("\n", "<br>")
+def _where(finding: Finding, limit: int = 10) -> str:
+    paths = finding.paths
+    if len(paths) == 1:
+        return f"in {paths[0]}"
+    rest = len(paths) - limit
+    shown = ", ".join(paths[:limit]) + (f" and {rest} more" if rest > 0 else "")
+    return f"in {len(paths)} snapshots: {shown}"
 
 
-def format_markdown(report: GateReport) -> str:
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _short_line(line: str) -> str:
+    extra = len(line) - LINE_CHARACTERS
+    return (
+        line if extra <= 0 else f"{line[:LINE_CHARACTERS]} [... {_plural(extra, 'more character')}]"
+    )
+
+
+def diff_lines(finding: Finding, limit: int) -> list[str]:
+    """The finding's unified diff, at most ``limit`` lines, then "... N more lines"."""
+    lines, more = cap(unified(finding.section), limit)
+    shown = [_short_line(line) for line in lines]
+    return shown + ([f"... {_plural(more, 'more line')}"] if more else [])
+
+
+def format_text(report: GateReport) -> str:
+    lines = [f"hookproof gate: {report.baseline} -> {report.candidate}"]
+    for finding in report.findings:
+        lines += [change.describe() for change in finding.changes]
+        lines.append(f"  {_where(finding)}")
+        lines += [f"    {line}" for line in diff_lines(finding, TEXT_DIFF_LINES)]
+    lines += [_summary(report), _verdict(report)]
+    return redact_text("\n".join(lines))
+
+
+def _fence(lines: list[str]) -> str:
+    """A code fence longer than any run of backticks in the lines, so none closes it."""
+    longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _markdown_summary(finding: Finding) -> str:
+    kinds = ", ".join(kind.value for kind in finding.kinds)
+    subject = html.escape(finding.subject)
+    if len(finding.changes) == 1:
+        what = html.escape(finding.changes[0].what)
+    else:
+        what = _plural(len(finding.changes), "change")
+    where = f" (in {len(finding.paths)} snapshots)" if len(finding.paths) > 1 else ""
+    return f"<summary><b>{kinds}</b> {subject}: {what}{where}</summary>"
+
+
+def _markdown_finding(finding: Finding) -> str:
+    paths = ", ".join(f"<code>{html.escape(path)}</code>" for path in finding.paths)
+    lines = [f"<details>{_markdown_summary(finding)}", "", f"in {paths}", ""]
+    if len(finding.changes) > 1:
+        lines += [f"- {html.escape(change.describe())}" for change in finding.changes] + [""]
+    diff = diff_lines(finding, MARKDOWN_DIFF_LINES)
+    if diff:
+        fence = _fence(diff)
+        lines += [f"{fence}diff", *diff, fence, ""]
+    lines.append("</details>")
+    return redact_text("\n".join(lines))
+
+
+def _cut_note(left: int, shown: int) -> str:
+    return (
+        f"\n**Report cut** at {PR_COMMENT_LIMIT:,} characters, the most a pull-request "
+        f"comment accepts: {_plural(left, 'more finding')} not shown after the {shown} above. "
+        "The text, JSON and HTML reports (`--format html -o report.html`) show every one."
+    )
+
+
+def format_markdown(report: GateReport, limit: int = PR_COMMENT_LIMIT) -> str:
+    """A pull-request comment: the verdict, then each finding in a ``<details>`` block with
+    its diff, within ``limit`` characters (the rest is counted, most severe kept)."""
     icon = "❌" if report.failing else "✅"
-    lines = [f"### {icon} hookproof gate", "", _verdict(report), ""]
-    changed = [item for item in report.files if item.changes]
-    if changed:
-        lines += ["| snapshot | class | subject | change |", "|---|---|---|---|"]
-        for item in changed:
-            for change in item.changes:
-                row = (item.path, change.kind.value, change.subject, change.what)
-                lines.append("| " + " | ".join(_cell(part) for part in row) + " |")
-        lines.append("")
-    counts = ", ".join(f"{name}: {count}" for name, count in report.counts().items())
-    lines.append(f"{len(report.files)} snapshots compared ({counts}).")
-    return "\n".join(lines)
+    text = "\n".join([f"### {icon} hookproof gate", "", _verdict(report), "", _summary(report)])
+    blocks = [_markdown_finding(finding) for finding in report.findings]
+    for index, block in enumerate(blocks):
+        note = _cut_note(len(blocks) - index, index)
+        if len(text) + 2 + len(block) + len(note) > limit:
+            return text + note
+        text += "\n\n" + block
+    return text
+
+
+def _json_finding(finding: Finding) -> dict[str, object]:
+    lines, more = cap(unified(finding.section), JSON_DIFF_LINES)
+    return {
+        "classes": [kind.value for kind in finding.kinds],
+        "subject": finding.subject,
+        "changes": [change.as_dict() for change in finding.changes],
+        "snapshots": list(finding.paths),
+        "diff": lines,
+        "diff_more_lines": more,
+    }
+
+
+def _by_rank(changes: Iterable[Change]) -> list[Change]:
+    return sorted(changes, key=lambda change: RANK[change.kind])
 
 
 def format_json(report: GateReport) -> str:
@@ -314,13 +438,21 @@ def format_json(report: GateReport) -> str:
         "fail_on": sorted(kind.value for kind in report.fail_on),
         "passed": not report.failing,
         "counts": report.counts(),
+        "findings": [_json_finding(finding) for finding in report.findings],
         "files": [
             {
                 "path": item.path,
                 "status": item.status,
-                "changes": [change.as_dict() for change in item.changes],
+                "changes": [change.as_dict() for change in _by_rank(item.changes)],
             }
             for item in report.files
         ],
     }
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+    return json.dumps(redact_data(data), indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def format_html(report: GateReport) -> str:
+    """One self-contained HTML page: summary, class filters, side-by-side diffs."""
+    from hookproof._report_html import render_html
+
+    return render_html(report)

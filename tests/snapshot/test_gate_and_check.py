@@ -50,7 +50,7 @@ def test_review_change_passes_by_default_and_fails_when_asked(
     _write(dirs[1], "suite/test_a/guest.txt", _request(tool_choice="none"))
     code, out = _gate(capsys, str(dirs[0]), str(dirs[1]))
     assert code == 0
-    assert "suite/test_a/guest.txt (changed)\n  REVIEW   tool_choice: changed" in out
+    assert "REVIEW   tool_choice: changed\n  in suite/test_a/guest.txt" in out
     code, _ = _gate(capsys, str(dirs[0]), str(dirs[1]), "--fail-on", "review")
     assert code == 1
 
@@ -75,10 +75,8 @@ def test_missing_and_new_snapshots(
     _write(dirs[1], "suite/test_b/new.txt", _request())
     code, out = _gate(capsys, str(dirs[0]), str(dirs[1]))
     assert code == 1
-    assert (
-        "suite/test_a/admin.txt (removed)\n  BREAKING snapshot: missing from the candidate" in out
-    )
-    assert "suite/test_b/new.txt (added)\n  REVIEW   snapshot: new snapshot" in out
+    assert "BREAKING snapshot: missing from the candidate\n  in suite/test_a/admin.txt" in out
+    assert "REVIEW   snapshot: new snapshot (not in the baseline)\n  in suite/test_b/new.txt" in out
 
 
 def test_markdown_is_a_pull_request_comment(
@@ -88,7 +86,8 @@ def test_markdown_is_a_pull_request_comment(
     code, out = _gate(capsys, str(dirs[0]), str(dirs[1]), "--format", "markdown")
     assert code == 1
     assert out.startswith("### ❌ hookproof gate\n")
-    assert "| suite/test_a/guest.txt | BREAKING | tool export | removed |" in out
+    assert "<summary><b>BREAKING</b> tool export: removed</summary>" in out
+    assert "in <code>suite/test_a/guest.txt</code>" in out
 
 
 def test_json_is_machine_readable(
