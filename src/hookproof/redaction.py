@@ -21,7 +21,7 @@ process with :func:`configure_redaction` (the pytest plugin does so from the ini
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -72,90 +72,193 @@ _FIELD_SUFFIXES = (
     "privatekey",
 )
 
-_ALNUM = r"A-Za-z0-9"
-_START = rf"(?<![{_ALNUM}_-])"  # a token starts here, not inside a longer word
-# (name, regex). A group named "s" marks the secret: only it is replaced and the rest of the
-# match (a header name, "Bearer ", a URL's scheme) is kept, so the text still reads.
-_BUILTIN_PATTERNS: tuple[tuple[str, str], ...] = (
-    (
+_WORD = "A-Za-z0-9_-"
+_AWS_ID_PREFIX = "(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|AROA|ANPA|ANVA)"
+_AWS_ID = re.compile(_AWS_ID_PREFIX)
+
+
+def _token(prefix: str, tail: str) -> str:
+    """``prefix`` then ``tail``, not inside a longer word. The literal prefix comes first
+    and the boundary is checked behind it, so the regex engine can skip to each prefix
+    instead of trying every position (``prefix`` must have a fixed width)."""
+    return f"{prefix}(?<![{_WORD}]{prefix}){tail}"
+
+
+# A gate says, from a few substring searches in the text and its lower-case copy, whether
+# a slow pattern can match at all; patterns starting with a literal need none.
+Gate = Callable[[str, str], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """A built-in pattern, with its gate if it is slow to search.
+
+    A group named ``s`` marks the secret: only it is replaced, and the rest of the match (a
+    header name, ``Bearer``, a URL's scheme) is kept so the text still reads."""
+
+    name: str
+    pattern: re.Pattern[str]
+    gate: Gate | None = None
+
+
+def _rule(name: str, pattern: str, gate: Gate | None = None) -> _Rule:
+    return _Rule(name, re.compile(pattern), gate)
+
+
+def _names_aws(text: str, lowered: str) -> bool:
+    """AWS prints a secret key beside its key id, under a name with "secret" or "AWS"."""
+    return "secret" in lowered or "aws" in lowered or _AWS_ID.search(text) is not None
+
+
+_CREDENTIAL_NAMES = (
+    r"api[_-]?key|api[_-]?token|access[_-]?token|auth[_-]?token|refresh[_-]?token"
+    r"|session[_-]?token|client[_-]?secret|secret(?:[_-]?access)?[_-]?key"
+    r"|private[_-]?key|password|passwd|authorization|subscription[_-]?key"
+)
+# The last word of each two-part name in _CREDENTIAL_NAMES, and the words before it.
+_CREDENTIAL_HEADS = {
+    "key": ("api", "secret", "access", "private", "subscription"),
+    "token": ("api", "access", "auth", "refresh", "session"),
+    "secret": ("client",),
+}
+
+
+def _names_credential(text: str, lowered: str) -> bool:
+    """Whether a name of _CREDENTIAL_NAMES occurs: "token" alone would send every
+    "max_tokens" through the slow case-insensitive pattern."""
+    if "passw" in lowered or "authorization" in lowered:
+        return True
+    return any(_preceded(lowered, word, heads) for word, heads in _CREDENTIAL_HEADS.items())
+
+
+def _preceded(lowered: str, word: str, heads: tuple[str, ...]) -> bool:
+    """Whether ``word`` occurs right after one of ``heads`` (joined by "", "_" or "-")."""
+    index = lowered.find(word)
+    while index != -1:
+        if lowered[max(0, index - 14) : index].rstrip("_-").endswith(heads):
+            return True
+        index = lowered.find(word, index + 1)
+    return False
+
+
+_VALUE_CHAR = r"[^\s\"'`,;{}\[\]<>\\]"
+_BUILTIN_RULES: tuple[_Rule, ...] = (
+    _rule(
         "private_key_block",
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
         r"(?P<s>[\s\S]+?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)",
     ),
-    ("jwt", rf"{_START}eyJ[{_ALNUM}_-]{{8,}}\.eyJ[{_ALNUM}_-]{{8,}}\.[{_ALNUM}_-]*"),
+    _rule("jwt", _token("eyJ", rf"[{_WORD}]{{8,}}\.eyJ[{_WORD}]{{8,}}\.[{_WORD}]*")),
     # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-) and Anthropic (sk-ant-api03-): random
     # tails always hold a digit, which keeps words like "sk-learn-estimators" out.
-    ("sk_key", rf"{_START}sk-(?=[{_ALNUM}_-]*[0-9])[{_ALNUM}_-]{{20,}}"),
-    ("google_api_key", rf"{_START}AIza[{_ALNUM}_-]{{35}}"),
-    (
+    _rule("sk_key", _token("sk-", rf"(?=[{_WORD}]*[0-9])[{_WORD}]{{20,}}")),
+    _rule("google_api_key", _token("AIza", rf"[{_WORD}]{{35}}")),
+    _rule(
         "aws_access_key_id",
-        r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|AROA|ANPA|ANVA)[A-Z0-9]{16}"
-        r"(?![A-Z0-9])",
+        rf"{_AWS_ID_PREFIX}(?<![A-Z0-9]{_AWS_ID_PREFIX})[A-Z0-9]{{16}}(?![A-Z0-9])",
     ),
-    # An AWS secret access key: 40 characters of base64 with both cases and a digit, slash
-    # or plus; hex digests (one case) and ordinary words (no digit) never qualify.
-    (
+    _rule("github_token", _token("gh[pousr]_", r"[A-Za-z0-9]{30,}")),
+    _rule("github_fine_grained_token", _token("github_pat_", r"[A-Za-z0-9_]{22,}")),
+    _rule("slack_token", _token("(?:xox[abposer]|xapp)-", r"[A-Za-z0-9-]{10,}")),
+    _rule(
+        "stripe_key",
+        _token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{10,}"),
+        lambda text, _: "k_live_" in text or "k_test_" in text,
+    ),
+    _rule("hugging_face_token", _token("hf_", r"[A-Za-z0-9]{30,}")),
+    _rule("groq_key", _token("gsk_", r"[A-Za-z0-9]{20,}")),
+    # An AWS secret access key has no prefix: 40 characters of base64 with both cases and a
+    # digit, slash or plus, looked for only where AWS, a secret or a key id is named. Hex
+    # digests (one case) and ordinary words (no digit) never qualify.
+    _rule(
         "aws_secret_access_key",
         r"(?<![A-Za-z0-9/+=_-])(?=[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-]))"
         r"(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[0-9/+])"
         r"[A-Za-z0-9/+]{40}",
+        _names_aws,
     ),
-    ("github_token", rf"{_START}(?:gh[pousr]_[{_ALNUM}]{{30,}}|github_pat_[{_ALNUM}_]{{22,}})"),
-    ("slack_token", rf"{_START}(?:xox[abposer]|xapp)-[{_ALNUM}-]{{10,}}"),
-    ("stripe_key", rf"{_START}(?:sk|rk)_(?:live|test)_[{_ALNUM}]{{10,}}"),
-    ("hugging_face_token", rf"{_START}hf_[{_ALNUM}]{{30,}}"),
-    ("groq_key", rf"{_START}gsk_[{_ALNUM}]{{20,}}"),
     # Cookies hold "; "-separated pairs: the whole rest of the header is the secret.
-    (
+    _rule(
         "cookie_header",
         r"(?i)(?<![A-Za-z0-9_-])(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<s>[^\r\n\"'\\]+)",
+        lambda _, lowered: "cookie" in lowered,
     ),
     # "api-key: ...", "Authorization: Bearer ...", OPENAI_API_KEY=..., "password": "...".
     # The value must look like a secret (8+ characters, not all lower-case letters), so
     # "your password: must be long" stays prose.
-    (
+    _rule(
         "credential_assignment",
-        r"(?i)(?<![A-Za-z0-9_-])(?:[A-Za-z0-9]+[_-])*"
-        r"(?:api[_-]?key|api[_-]?token|access[_-]?token|auth[_-]?token|refresh[_-]?token"
-        r"|session[_-]?token|client[_-]?secret|secret(?:[_-]?access)?[_-]?key"
-        r"|private[_-]?key|password|passwd|authorization|subscription[_-]?key)"
-        r"[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?"
-        r"(?!-----)(?P<s>(?-i:(?=[^\s\"'`,;{}\[\]<>\\]*[^a-z\s\"'`,;{}\[\]<>\\]))"
-        r"[^\s\"'`,;{}\[\]<>\\]{8,})",
+        rf"(?i)(?<![A-Za-z0-9])(?:{_CREDENTIAL_NAMES})[\"']?\s*[:=]\s*[\"']?"
+        r"(?:(?:bearer|basic|token|digest)\s+)?(?!-----)"
+        rf"(?P<s>(?-i:(?={_VALUE_CHAR}*[^a-z\s\"'`,;{{}}\[\]<>\\])){_VALUE_CHAR}{{8,}})",
+        _names_credential,
     ),
     # "Bearer <token>": a token holds a digit or punctuation, "bearer bonds" does not.
-    (
+    _rule(
         "bearer_token",
-        r"(?<![A-Za-z0-9])[Bb]earer\s+(?P<s>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])"
+        r"[Bb]earer(?<![A-Za-z0-9][Bb]earer)\s+(?P<s>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])"
         r"[A-Za-z0-9._~+/-]{8,}=*)",
+        lambda text, _: "earer" in text,
     ),
-    ("url_credentials", r"(?i)\b[a-z][a-z0-9+.-]*://(?P<s>[^\s/@:]+:[^\s/@]+)@"),
+    _rule("url_credentials", r"://(?P<s>[^\s/@:]+:[^\s/@]+)@"),
+)
+# No built-in rule matches text shorter than this ("://a:b@" is the shortest match).
+_SHORTEST_MATCH = 7
+# Short texts (most of a request: names, descriptions, schema values) are first searched
+# once, in lower case, for anything a rule needs; ten separate searches cost more there. On
+# long texts the rules' own literal prefixes are faster than this alternation. Its
+# alternatives are grouped by first letter, which halves the cost of the search.
+_SHORT_TEXT = 512
+_ANY_TRIGGER = re.compile(
+    "|".join(
+        (
+            "-----begin",
+            "eyj",
+            "sk-",
+            "a(?:iza|kia|sia|bia|cca|gpa|ida|ipa|roa|npa|nva|ws|uthorization)",
+            "g(?:h[pousr]_|ithub_pat_|sk_)",
+            "x(?:ox|app-)",
+            "k(?:_live_|_test_|ey)",
+            "hf_",
+            "secret",
+            "cookie",
+            "passw",
+            "token",
+            "earer",
+            "://",
+        )
+    )
 )
 
 
-def _combine(patterns: Iterable[tuple[str, str]]) -> re.Pattern[str]:
-    """One alternation, so the built-ins cost a single pass over the text."""
-    alternatives = []
-    for index, (_, pattern) in enumerate(patterns):
-        body = pattern.replace("(?P<s>", f"(?P<s{index}>")
-        alternatives.append(f"(?P<p{index}>{_scope_flags(body)})")
-    return re.compile("|".join(alternatives))
+def _redact_builtin(text: str) -> str:
+    if len(text) < _SHORTEST_MATCH:
+        return text
+    if len(text) <= _SHORT_TEXT:
+        return _redact_short(text)
+    return _apply_rules(text)
 
 
-def _scope_flags(pattern: str) -> str:
-    """Turn a leading global (?i) into a scoped group: globals are not allowed mid-pattern."""
-    if pattern.startswith("(?i)"):
-        return f"(?i:{pattern[4:]})"
-    return pattern
+# The same prompts, tool descriptions and schema values are rendered by test after test.
+@lru_cache(maxsize=4096)
+def _redact_short(text: str) -> str:
+    if _ANY_TRIGGER.search(text.lower()) is None:
+        return text
+    return _apply_rules(text)
 
 
-_BUILTIN = _combine(_BUILTIN_PATTERNS)
+def _apply_rules(text: str) -> str:
+    lowered = text.lower()
+    for rule in _BUILTIN_RULES:
+        if rule.gate is None or rule.gate(text, lowered):
+            redacted = rule.pattern.sub(_replace_builtin, text)
+            if redacted != text:
+                text, lowered = redacted, redacted.lower()
+    return text
 
 
 def _replace_builtin(match: re.Match[str]) -> str:
-    index = match.lastgroup
-    assert index is not None and index.startswith("p")
-    return _keep_around(match, f"s{index[1:]}")
+    return _keep_around(match, "s")
 
 
 def _keep_around(match: re.Match[str], group: str) -> str:
@@ -212,11 +315,10 @@ class Redaction:
         )
 
     def is_sensitive_field(self, name: str) -> bool:
-        key = _field_key(name)
-        return _is_builtin_field(key) or key in {_field_key(field) for field in self.fields}
+        return _is_sensitive_field(name, self.fields)
 
     def redact_text(self, text: str) -> str:
-        redacted = _BUILTIN.sub(_replace_builtin, text)
+        redacted = _redact_builtin(text)
         for pattern in self.patterns:
             redacted = _compile_extra(pattern).sub(_replace_extra, redacted)
         return redacted
@@ -248,9 +350,12 @@ def _replace_extra(match: re.Match[str]) -> str:
     return _keep_around(match, "secret")
 
 
-@lru_cache(maxsize=512)
-def _is_builtin_field(key: str) -> bool:
-    return key in _EXACT_FIELDS or key.endswith(_FIELD_SUFFIXES)
+@lru_cache(maxsize=1024)
+def _is_sensitive_field(name: str, extra_fields: tuple[str, ...]) -> bool:
+    key = _field_key(name)
+    if key in _EXACT_FIELDS or key.endswith(_FIELD_SUFFIXES):
+        return True
+    return key in {_field_key(field) for field in extra_fields}
 
 
 def _unique(items: tuple[str, ...]) -> tuple[str, ...]:
@@ -278,7 +383,7 @@ def active_redaction() -> Redaction:
 
 def is_sensitive_field(name: str, redaction: Redaction | None = None) -> bool:
     """Whether a data key names a secret (``api_key``, ``Authorization``, ...)."""
-    return (redaction or _active).is_sensitive_field(name)
+    return _is_sensitive_field(name, (redaction or _active).fields)
 
 
 def redact_text(text: str, redaction: Redaction | None = None) -> str:

@@ -1,7 +1,7 @@
 """The canonical, readable text of a FinalRequest, and its exact inverse.
 
-``view(request)`` reduces a FinalRequest to a RequestView (JSON-able values, volatile values
-normalised, tools sorted by name); ``render`` writes a view as text a person reviews in a
+``view(request)`` reduces a FinalRequest to a RequestView (JSON-able values, secrets redacted
+by hookproof.redaction, volatile values normalised, tools sorted by name); ``render`` writes a view as text a person reviews in a
 diff; ``parse`` reads that text back into the same view. The first line carries the format
 version, so a file written by another format is recognised and regenerated, never misread.
 """
@@ -19,6 +19,7 @@ from hookproof._frozen import thaw
 from hookproof._snapshot_files import HEADER
 from hookproof.errors import SnapshotFormatError, UsageError
 from hookproof.messages import AssistantMessage, ContentBlock, Message, TextBlock, ToolMessage
+from hookproof.redaction import REDACTED, is_sensitive_field, redact_text
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, Normaliser
 from hookproof.vocabulary import FinalRequest
 
@@ -80,20 +81,35 @@ def _pretty(value: Any) -> list[str]:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2).split("\n")
 
 
-def _plain(value: Any, norm: Normaliser) -> Any:
-    """JSON-able data with every string normalised."""
+def _plain(value: Any, norm: Normaliser, fields: bool = True) -> Any:
+    """JSON-able data with every string redacted and normalised, and with ``fields`` every
+    value under a sensitive key (api_key, authorization, ...) redacted whole: not in a JSON
+    schema, whose "password" property describes a field and holds no secret."""
     value = thaw(value)
     if isinstance(value, str):
-        return norm.text(value)
+        return norm.text(redact_text(value))
     if isinstance(value, Mapping):
-        return {str(key): _plain(item, norm) for key, item in value.items()}
+        return {
+            str(key): REDACTED if fields and _secret(key, item) else _plain(item, norm, fields)
+            for key, item in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [_plain(item, norm) for item in value]
+        return [_plain(item, norm, fields) for item in value]
     if value is None or isinstance(value, bool | int | float):
         return value
     if hasattr(value, "model_dump"):
-        return _plain(value.model_dump(mode="json"), norm)
-    return norm.text(repr(value))
+        return _plain(value.model_dump(mode="json"), norm, fields)
+    return norm.text(redact_text(repr(value)))
+
+
+def _secret(key: Any, item: Any) -> bool:
+    # None and booleans say whether a credential is set, not what it is.
+    return (
+        isinstance(key, str)
+        and item is not None
+        and not isinstance(item, bool)
+        and is_sensitive_field(key)
+    )
 
 
 def _visible(text: str) -> str:
@@ -103,7 +119,8 @@ def _visible(text: str) -> str:
 
 def _text_lines(text: str, norm: Normaliser) -> list[str]:
     """A block's text (system prompt or message), normalised as prose."""
-    return [f"| {line}" if line else "|" for line in _visible(norm.prose(text)).split("\n")]
+    prose = norm.prose(redact_text(text))
+    return [f"| {line}" if line else "|" for line in _visible(prose).split("\n")]
 
 
 def _block_lines(block: ContentBlock, norm: Normaliser) -> list[str]:
@@ -188,15 +205,15 @@ def view(
     tools = tuple(
         ToolView(
             _tool_name(item.name),
-            _visible(norm.text(item.description)),
-            _plain(item.parameters, norm),
+            _visible(norm.text(redact_text(item.description))),
+            _plain(item.parameters, norm, fields=False),
         )
         for item in sorted(request.tools, key=lambda schema: schema.name)
     )
     return RequestView(
-        model=request.model,
+        model=redact_text(request.model),
         tool_choice=_plain(request.tool_choice, norm),
-        response_format=_plain(request.response_format, norm),
+        response_format=_plain(request.response_format, norm, fields=False),
         settings=_plain(request.model_settings, norm),
         system=system,
         messages=messages,
