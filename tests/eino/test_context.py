@@ -4,7 +4,7 @@ isolation of concurrent runs in the Eino dialect."""
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
@@ -26,7 +26,7 @@ from hookproof.errors import ImmutableError, UsageError
 from hookproof.messages import AssistantMessage, construct, text_message
 from hookproof.models import ScriptedModel, call
 from hookproof.templates import user_agentic_message
-from hookproof.tools import ToolRuntime, tool
+from hookproof.tools import InjectedState, InjectedToolCallId, ToolRuntime, tool
 from tests.eino.helpers import agent_with, lookup, scripted, search
 
 
@@ -354,3 +354,18 @@ def test_arun_and_aresume_match_the_sync_runs() -> None:
     assert afirst.trace.labels() == first.trace.labels()
     assert asecond.trace.labels() == second.trace.labels()
     assert asecond.text == second.text == "done"
+
+
+@tool
+def who_calls(
+    q: str, state: Annotated[dict, InjectedState], call_id: Annotated[str, InjectedToolCallId]
+) -> str:
+    """Answers with what the tool was given."""
+    return f"{q} {len(state['messages'])} {call_id}"
+
+
+def test_injected_state_and_call_id_reach_an_eino_tool() -> None:
+    run = agent_with(scripted(call("who_calls", {"q": "x"}), "done"), tools=[who_calls]).run(
+        [("user", "hi")]
+    )
+    assert run.events[1].message.text == "x 2 call_0"

@@ -105,7 +105,7 @@ class FunctionTool:
         args = json.loads(arguments or "{}")
         runtime: ToolRuntime[Any] = (
             ToolRuntime(context=ctx, state=state or {}, tool_call_id=call_id)
-            if self.tool.runtime_params or self.tool.context_params
+            if _sees_runtime(self.tool)
             else _UNSEEN_RUNTIME  # no parameter of the function receives it
         )
         try:
@@ -250,12 +250,21 @@ def arguments_text(args: Mapping[str, Any]) -> str:
     return json.dumps(thaw(args), ensure_ascii=False, separators=(",", ":"))
 
 
+def _sees_runtime(tool: Any) -> bool:
+    """Whether a parameter of the function receives the runtime, the context, the state or
+    the call id (otherwise no runtime is built for the call)."""
+    return bool(
+        tool.runtime_params or tool.context_params or tool.state_params or tool.call_id_params
+    )
+
+
 def run_tool(call: ToolCall) -> Any:
     """The tool's own run, through the selected endpoint."""
     method = getattr(call.tool, RUN_METHODS[call.kind])
     if isinstance(call.tool, FunctionTool):
-        # only a ToolRuntime parameter shows the state
-        state = call.run.public_state() if call.tool.tool.runtime_params else None
+        # only a ToolRuntime or an injected-state parameter shows the state
+        tool = call.tool.tool
+        state = call.run.public_state() if tool.runtime_params or tool.state_params else None
         return call.tool.invokable_run(call.ctx, call.arguments, call_id=call.call_id, state=state)
     if call.kind.startswith("enhanced"):
         return method(call.ctx, ToolArgument.trusted(text=call.arguments))
