@@ -345,3 +345,5 @@ def test_the_cassette_path_follows_the_node_id(tmp_path: Path) -> None:
     assert len(long.name) <= 125 and long.name.endswith(".json")
     with pytest.raises(UsageError, match="outside the rootdir"):
         cassette_path(tmp_path, "../elsewhere", "t.py::test_x")
+    outside = cassette_path(tmp_path, "recording", "../other/t.py::test_x")
+    assert outside == tmp_path.resolve() / "recording/__/other/t/test_x.json"

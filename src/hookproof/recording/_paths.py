@@ -28,7 +28,9 @@ def cassette_path(rootdir: str | Path, recording_dir: str | Path, nodeid: str) -
             "rootdir, e.g. hookproof_recording_dir = recording."
         )
     module, _, name = nodeid.partition("::")
-    folder = directory / Path(module).with_suffix("")
+    # A test outside the rootdir has a node id starting with "../": keep it inside anyway.
+    parts = [_file_name(part) if part != ".." else "__" for part in Path(module).parts]
+    folder = directory.joinpath(*parts).with_suffix("")
     return folder / f"{_file_name(name.replace('::', '.') or 'module')}.json"
 
 
