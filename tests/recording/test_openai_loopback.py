@@ -95,8 +95,10 @@ def test_a_call_recorded_without_streaming_streams_back_whole(tmp_path: Path) ->
     path = tmp_path / "cassette.json"
     with openai_server() as provider, Cassette(path, record_mode="once") as cassette:
         cassette.wrap(_chat(provider.base_url)).invoke(PROMPT)
-    chunks = list(Cassette(path).wrap(_chat(GONE)).stream(PROMPT))
+    model = Cassette(path).wrap(_chat(GONE))
+    chunks = list(model.stream(PROMPT))
     assert "".join(str(chunk.content) for chunk in chunks) == "echo: What is the capital of France?"
+    assert model.last.system_text == "You are terse."  # kept for snapshots too
 
 
 def test_a_stream_replays_to_invoke_and_a_tool_call_to_stream(tmp_path: Path) -> None:
