@@ -59,6 +59,7 @@ def test_recorded_once_through_the_fixture_replays_with_the_server_gone(
     with openai_server() as provider:
         pytester.makepyfile(test_chat=CHAT_TEST.format(base_url=provider.base_url, **fields))
         _run(pytester, "--hookproof-record-mode=once").assert_outcomes(passed=1)
+        _run(pytester).assert_outcomes(passed=1)  # replayed: the server is never asked
     assert len(provider.bodies) == 1
     cassette = pytester.path / "recording" / "test_chat" / "test_capital.json"
     assert json.loads(cassette.read_text())["test"] == "test_chat.py::test_capital"
