@@ -28,10 +28,10 @@ def wrap(cassette: Cassette, model: Any) -> Any:
         return CassetteChatModel(inner=model, cassette=cassette)
     if _from_langchain(model):
         raise UsageError(
-            f"hookproof: a cassette wraps a LangChain chat model, not a "
-            f"{type(model).__name__}. Its requests could not be matched call by call. Wrap "
-            "the chat model itself, then bind tools or options to what wrap() returns: "
-            "cassette.wrap(ChatOpenAI(...)).bind_tools(tools)."
+            f"hookproof: a cassette wraps a LangChain chat model (a BaseChatModel), not a "
+            f"{type(model).__name__}. The cassette sits between the chat model and its "
+            "provider, so it needs the model itself. Wrap the chat model, then bind tools or "
+            "options to what wrap() returns: cassette.wrap(ChatOpenAI(...)).bind_tools(tools)."
         )
     if callable(getattr(model, "invoke", None)):
         return CassetteModel(model, cassette)
