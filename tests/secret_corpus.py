@@ -101,4 +101,15 @@ PROSE: tuple[str, ...] = (
     "The token limit is 4096; a secret garden; set the key to the door.",
     '{"properties": {"password": {"type": "string"}, "api_key": {"type": "string"}}}',
     "Write the file to /workspace/notes/AKIA-checklist.md and read eyJ later.",
+    '{"password": "", "api_key": null, "token": 3} api_key=None',
 )
+
+
+def leaked(text: str) -> list[str]:
+    """The names of the corpus secrets found in ``text``; a secret spanning several lines
+    (a private key) counts when any of its lines is found."""
+    return [
+        name
+        for name, secret in SECRETS.items()
+        if any(line in text for line in secret.split("\n") if line)
+    ]

@@ -77,11 +77,18 @@ _AWS_ID_PREFIX = "(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|AROA|ANPA|ANVA)"
 _AWS_ID = re.compile(_AWS_ID_PREFIX)
 
 
+def _not_after(characters: str, prefix: str = "") -> str:
+    """A boundary: ``prefix`` (which must have a fixed width) ends here and is not preceded
+    by one of ``characters``, unless by an escaped line break or tab, as in a repr or JSON
+    (``'...\\napi-key: ...'``)."""
+    return f"(?:(?<![{characters}]{prefix})|(?<=\\\\[nrt]{prefix}))"
+
+
 def _token(prefix: str, tail: str) -> str:
     """``prefix`` then ``tail``, not inside a longer word. The literal prefix comes first
     and the boundary is checked behind it, so the regex engine can skip to each prefix
-    instead of trying every position (``prefix`` must have a fixed width)."""
-    return f"{prefix}(?<![{_WORD}]{prefix}){tail}"
+    instead of trying every position."""
+    return f"{prefix}{_not_after(_WORD, prefix)}{tail}"
 
 
 # A gate says, from a few substring searches in the text and its lower-case copy, whether
@@ -141,7 +148,28 @@ def _preceded(lowered: str, word: str, heads: tuple[str, ...]) -> bool:
     return False
 
 
-_VALUE_CHAR = r"[^\s\"'`,;{}\[\]<>\\]"
+def _names_quoted_credential(text: str, lowered: str) -> bool:
+    """A credential name, or "token" / "secret" / "credentials" right before a quote or "="
+    (a key in a dict's repr, JSON or keyword arguments)."""
+    return _names_credential(text, lowered) or any(_followed(lowered, word) for word in _BARE_NAMES)
+
+
+def _followed(lowered: str, word: str) -> bool:
+    index = lowered.find(word)
+    while index != -1:
+        if lowered[index + len(word) : index + len(word) + 1] in _QUOTES_OR_EQUALS:
+            return True
+        index = lowered.find(word, index + 1)
+    return False
+
+
+_BARE_NAMES = ("token", "secret", "credentials")
+_QUOTES_OR_EQUALS = frozenset({'"', "'", "\\", "=", ":"})
+_QUOTED_VALUE = (
+    r"\\?(?P<q>[\"'])(?:(?:bearer|basic|token|digest)\s+)?"
+    r"(?P<s>(?:(?!\\?(?P=q))[^\r\n])+)\\?(?P=q)"
+)
+_VALUE_CHAR = r"[^\s\"'`,;{}\[\]<>()\\]"
 _BUILTIN_RULES: tuple[_Rule, ...] = (
     _rule(
         "private_key_block",
@@ -172,7 +200,7 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
     # digests (one case) and ordinary words (no digit) never qualify.
     _rule(
         "aws_secret_access_key",
-        r"(?<![A-Za-z0-9/+=_-])(?=[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-]))"
+        rf"{_not_after('A-Za-z0-9/+=_-')}(?=[A-Za-z0-9/+]{{40}}(?![A-Za-z0-9/+=_-]))"
         r"(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[0-9/+])"
         r"[A-Za-z0-9/+]{40}",
         _names_aws,
@@ -180,15 +208,24 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
     # Cookies hold "; "-separated pairs: the whole rest of the header is the secret.
     _rule(
         "cookie_header",
-        r"(?i)(?<![A-Za-z0-9_-])(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<s>[^\r\n\"'\\]+)",
+        rf"(?i){_not_after(_WORD)}(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<s>[^\r\n\"'\\]+)",
         lambda _, lowered: "cookie" in lowered,
     ),
-    # "api-key: ...", "Authorization: Bearer ...", OPENAI_API_KEY=..., "password": "...".
+    # A quoted value under a credential name is a secret whatever it looks like: the quotes
+    # say it is data ("api_key": "...", api_key='...', {'token': '...'}), not prose.
+    _rule(
+        "quoted_credential",
+        rf"(?i)(?:{_not_after('A-Za-z0-9')}(?:{_CREDENTIAL_NAMES})"
+        rf"|{_not_after(_WORD)}(?:{'|'.join(_BARE_NAMES)}))"
+        rf"(?:\\?[\"'])?\s*[:=]\s*{_QUOTED_VALUE}",
+        _names_quoted_credential,
+    ),
+    # "api-key: ...", "Authorization: Bearer ...", OPENAI_API_KEY=..., password: ... unquoted.
     # The value must look like a secret (8+ characters, not all lower-case letters), so
     # "your password: must be long" stays prose.
     _rule(
         "credential_assignment",
-        rf"(?i)(?<![A-Za-z0-9])(?:{_CREDENTIAL_NAMES})[\"']?\s*[:=]\s*[\"']?"
+        rf"(?i){_not_after('A-Za-z0-9')}(?:{_CREDENTIAL_NAMES})[\"']?\s*[:=]\s*[\"']?"
         r"(?:(?:bearer|basic|token|digest)\s+)?(?!-----)"
         rf"(?P<s>(?-i:(?={_VALUE_CHAR}*[^a-z\s\"'`,;{{}}\[\]<>\\])){_VALUE_CHAR}{{8,}})",
         _names_credential,
@@ -196,7 +233,8 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
     # "Bearer <token>": a token holds a digit or punctuation, "bearer bonds" does not.
     _rule(
         "bearer_token",
-        r"[Bb]earer(?<![A-Za-z0-9][Bb]earer)\s+(?P<s>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])"
+        rf"[Bb]earer{_not_after('A-Za-z0-9', '[Bb]earer')}\s+"
+        r"(?P<s>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])"
         r"[A-Za-z0-9._~+/-]{8,}=*)",
         lambda text, _: "earer" in text,
     ),

@@ -28,6 +28,7 @@ from hookproof.messages import (
     coerce_message,
     construct,
 )
+from hookproof.redaction import redact_text
 from hookproof.tools import Tool, ToolSchema, schema_of
 
 __all__ = [
@@ -396,6 +397,14 @@ class FinalRequest(_Immutable):
     @property
     def system_text(self) -> str:
         return "" if self.system_message is None else self.system_message.text
+
+    # repr() and str() reach logs and pytest's failure output: an API key in the settings or
+    # a message's metadata must not. Equality and model_dump keep the real values.
+    def __repr__(self) -> str:
+        return redact_text(super().__repr__())
+
+    def __str__(self) -> str:
+        return redact_text(super().__str__())
 
     def tool(self, name: str) -> ToolSchema:
         """The schema of the tool called ``name``; KeyError listing the names if absent."""

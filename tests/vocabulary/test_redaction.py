@@ -26,8 +26,17 @@ def test_each_corpus_secret_is_redacted_in_text(name: str) -> None:
     assert REDACTED in redacted
 
 
-# These have no format of their own: they are recognised by the header or field before them.
-ONLY_IN_CONTEXT = {"azure_openai", "bearer", "url_password", "cookie", "password", "private_key"}
+# These have no format of their own: they are recognised by the header, field or words
+# around them (an AWS secret key next to "aws", "secret" or an access key id).
+ONLY_IN_CONTEXT = {
+    "aws_secret_access_key",
+    "azure_openai",
+    "bearer",
+    "cookie",
+    "password",
+    "private_key",
+    "url_password",
+}
 
 
 @pytest.mark.parametrize("name", sorted(set(SECRETS) - ONLY_IN_CONTEXT))
@@ -55,6 +64,18 @@ def test_prose_and_hookproof_ids_are_unchanged(text: str) -> None:
         (
             "-----BEGIN PRIVATE KEY-----\nMIIEabc\n-----END PRIVATE KEY-----",
             "-----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----",
+        ),
+        # A quoted value under a credential name is data, whatever it looks like.
+        (
+            "{'api_key': 'short', 'eos_token': '</s>'}",
+            "{'api_key': '[REDACTED]', 'eos_token': '</s>'}",
+        ),
+        ("Model(token='abc', max_tokens=5)", "Model(token='[REDACTED]', max_tokens=5)"),
+        ('{\\"secret\\": \\"x y\\"}', '{\\"secret\\": \\"[REDACTED]\\"}'),
+        # An escaped line break (a repr, JSON) is a boundary, as a real one is.
+        (
+            "'a\\napi-key: 0123abcd0123abcd\\nCookie: a=b'",
+            "'a\\napi-key: [REDACTED]\\nCookie: [REDACTED]'",
         ),
     ],
 )

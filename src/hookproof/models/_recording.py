@@ -8,6 +8,7 @@ from typing import Any
 from hookproof._guard import check_model
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.messages import AssistantMessage
+from hookproof.redaction import redact_text
 from hookproof.vocabulary import FinalRequest, model_name
 
 __all__ = ["RecordingModel"]
@@ -39,7 +40,7 @@ class RecordingModel:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"RecordingModel(name={self.name!r}, requests={len(self._requests)})"
+        return redact_text(f"RecordingModel(name={self.name!r}, requests={len(self._requests)})")
 
     @property
     def requests(self) -> tuple[FinalRequest, ...]:

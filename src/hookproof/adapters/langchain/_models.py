@@ -22,6 +22,7 @@ from hookproof.adapters.langchain._convert import (
 )
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.models import FinalRequest, ScriptedModel
+from hookproof.redaction import redact_text
 
 __all__ = ["FalsyRecordingChatModel", "RecordingChatModel", "ScriptedChatModel", "models_for"]
 
@@ -53,6 +54,14 @@ class _ToolBinding(BaseChatModel):
     """bind_tools that keeps full schemas, tool_choice and any settings."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    # The repr shows the inner model's fields (default_headers, model_kwargs, a plain
+    # api_key): it reaches logs and pytest's failure output, so no secret may show in it.
+    def __repr__(self) -> str:
+        return redact_text(super().__repr__())
+
+    def __str__(self) -> str:
+        return redact_text(super().__str__())
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
         formatted = [convert_to_openai_tool(item) for item in tools]

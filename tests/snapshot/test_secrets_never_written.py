@@ -1,0 +1,170 @@
+"""Secrets never written: a corpus key placed anywhere in a request reaches no snapshot file,
+no repr, no snapshot diff and no gate report, in any format."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookproof.cli import _parser, main
+from hookproof.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
+from hookproof.models import FinalRequest, RecordingModel, ScriptedModel
+from hookproof.redaction import REDACTED
+from hookproof.snapshot import diff, render, view
+from hookproof.tools import ToolSchema
+from tests.secret_corpus import IN_TEXT, SECRETS, leaked
+
+_S = SECRETS
+
+
+def _leaky_request(prompt: str = "You are careful.") -> FinalRequest:
+    """A request with a corpus secret in every place a user's code can put one."""
+    every_format = "\n".join(IN_TEXT.values())
+    return FinalRequest(
+        model="gpt-4o",
+        system_message=SystemMessage(content=f"{prompt}\n{IN_TEXT['anthropic']}"),
+        messages=(
+            UserMessage(
+                content=every_format,
+                additional_kwargs={"x-api-key": _S["google"], "note": IN_TEXT["github_classic"]},
+            ),
+            AssistantMessage(
+                content="",
+                tool_calls=[
+                    ToolCall(
+                        name="login", args={"password": _S["password"], "q": _S["jwt"]}, id="c1"
+                    )
+                ],
+                response_metadata={
+                    "headers": {"set-cookie": _S["cookie"], "authorization": "opaque"},
+                    "model_name": "gpt-4o",
+                },
+            ),
+            ToolMessage(content=f"logged in with {_S['hugging_face']}", tool_call_id="c1"),
+        ),
+        tools=(
+            ToolSchema(
+                name="login",
+                description=f"Log in. Uses {IN_TEXT['slack_bot']} and\n{IN_TEXT['private_key']}",
+                parameters={
+                    "type": "object",
+                    "properties": {
+                        "password": {"type": "string", "default": _S["stripe_secret"]},
+                        "q": {"type": "string"},
+                    },
+                },
+            ),
+        ),
+        model_settings={
+            "api_key": _S["openai_project"],
+            "temperature": 0.2,
+            "default_headers": {
+                "Authorization": f"Bearer {_S['bearer']}",
+                "api-key": _S["azure_openai"],
+            },
+            "base_url": f"https://proxy:{_S['url_password']}@llm.example/v1",
+        },
+    )
+
+
+def test_the_request_really_holds_every_corpus_secret() -> None:
+    dumped = repr(_leaky_request().model_dump())
+    assert sorted(leaked(dumped)) == sorted(SECRETS)
+
+
+def test_render_shows_no_secret() -> None:
+    assert leaked(render(_leaky_request())) == []
+
+
+def test_render_keeps_what_is_not_a_secret() -> None:
+    text = render(_leaky_request())
+    assert '"api_key": "[REDACTED]"' in text
+    assert '"Authorization": "[REDACTED]"' in text
+    assert '"temperature": 0.2' in text
+    assert '"password": {\n' in text.replace("|   ", "")  # a schema property is no secret
+    assert f'call login <call-0> {{"password": "{REDACTED}"' in text
+    assert '"model_name": "gpt-4o"' in text
+
+
+def test_a_key_in_settings_or_metadata_leaves_the_semantic_diff_alone() -> None:
+    first, rotated = _leaky_request(), _leaky_request()
+    rotated = rotated.override(
+        model_settings={**rotated.model_settings, "api_key": "sk-" + "9" * 40}
+    )
+    assert render(first) == render(rotated)
+    assert diff(view(first), view(rotated)).changes == ()
+
+
+def test_repr_and_str_of_a_final_request_show_no_secret() -> None:
+    request = _leaky_request()
+    assert leaked(repr(request)) == []
+    assert leaked(str(request)) == []
+    assert repr(request).startswith("FinalRequest(model='gpt-4o'")
+
+
+def test_equality_and_model_dump_keep_the_real_values() -> None:
+    request = _leaky_request()
+    assert request == _leaky_request()
+    assert request.model_dump()["model_settings"]["api_key"] == _S["openai_project"]
+
+
+def test_recording_model_repr_shows_no_secret() -> None:
+    model = RecordingModel(ScriptedModel(["done"]), name=f"proxy {IN_TEXT['groq']}")
+    model.invoke(_leaky_request())
+    assert leaked(repr(model)) == []
+    assert leaked(repr(model.last)) == []
+
+
+def _raw_snapshot(request: FinalRequest) -> str:
+    """A snapshot file with the secrets written verbatim, as a hookproof before redaction (or
+    a hand edit) would have left it: the gate must not repeat them."""
+    markers = {f"RAWSECRET{index}X": text for index, text in enumerate(IN_TEXT.values())}
+    marked = FinalRequest(
+        model=request.model,
+        system_message=SystemMessage(content=" ".join(markers)),
+        model_settings={"api_key": "RAWSECRET0X", "extra": list(markers)},
+        tools=(ToolSchema(name="login", description=" ".join(markers), parameters={}),),
+    )
+    text = render(marked)
+    for marker, raw in markers.items():
+        # One line each, and no double quote, so the file still parses as a snapshot.
+        text = text.replace(marker, raw.replace("\n", " ").replace('"', "'"))
+    return text
+
+
+def _gate_dirs(tmp_path: Path) -> tuple[Path, Path]:
+    baseline, candidate = tmp_path / "pinned", tmp_path / "latest"
+    (baseline / "suite").mkdir(parents=True)
+    (candidate / "suite").mkdir(parents=True)
+    (baseline / "suite" / "a.txt").write_text(_raw_snapshot(_leaky_request()), encoding="utf-8")
+    changed = render(_leaky_request(prompt="You are careless."))
+    (candidate / "suite" / "a.txt").write_text(changed, encoding="utf-8")
+    return baseline, candidate
+
+
+def _gate_formats() -> tuple[str, ...]:
+    commands = next(
+        action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction)
+    )
+    gate = commands.choices["gate"]
+    choices: Any = next(action.choices for action in gate._actions if action.dest == "format")
+    return tuple(choices)
+
+
+def test_the_gate_has_the_known_formats() -> None:
+    assert {"text", "markdown", "json"} <= set(_gate_formats())
+
+
+@pytest.mark.parametrize("fmt", _gate_formats())
+def test_no_gate_format_repeats_a_secret_from_a_snapshot_file(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline, candidate = _gate_dirs(tmp_path)
+    assert leaked((baseline / "suite" / "a.txt").read_text(encoding="utf-8"))  # raw on disk
+    main(["gate", str(baseline), str(candidate), "--format", fmt, "--fail-on", "none"])
+    out = capsys.readouterr().out
+    assert "careless" in out  # the report did show the changed sections
+    assert leaked(out) == []
