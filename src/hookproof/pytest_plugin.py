@@ -31,6 +31,9 @@ only inside the fixtures that need them, so loading it costs almost nothing:
   (one an earlier test set up saw the real clock). freezegun is imported only for tests that
   ask; ``hookproof.snapshot.dates`` masks dates instead;
 - hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``);
+- ini ``hookproof_redact_fields`` / ``hookproof_redact_patterns``: more keys and regular
+  expressions redacted in every snapshot, cassette and report, on top of the built-ins
+  (``hookproof.redaction``), for the session;
 - snapshots of test modules that did not run (skipped at import, say) are not "unused";
 - snapshot files are never collected as tests (pytest's default ``--doctest-glob``
   matches ``test*.txt``).
@@ -89,6 +92,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for name, help_text in _INI_OPTIONS.items():
         parser.addini(name, help_text, default="")
     parser.addini(
+        "hookproof_redact_fields",
+        "more data keys whose values are redacted whole in snapshots, cassettes and reports "
+        "(one or more a line, comma-separated; api_key, authorization, cookie, ... always are)",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
+        "hookproof_redact_patterns",
+        "more regular expressions redacted in snapshots, cassettes and reports, one a line "
+        "(a group named secret limits the redaction to it)",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
         "hookproof_recording_dir",
         "directory for hookproof cassettes, relative to rootdir",
         default="recording",
@@ -122,6 +139,7 @@ def pytest_configure(config: pytest.Config) -> None:
         register_profiles()
         settings.load_profile(profile)
     _check_snapshot_dir(config)
+    _configure_redaction(config)
     config.pluginmanager.register(_RealModelGuard(), "hookproof-real-model-guard")
     config.addinivalue_line(
         "markers",
@@ -129,6 +147,39 @@ def pytest_configure(config: pytest.Config) -> None:
         "hookproof.config.HookproofOptions: script, model_name, matchers, normalise_ids, "
         "snapshot_dir, allow_real_models, allow_hosts, freeze_time, record_mode)",
     )
+
+
+_PREVIOUS_REDACTION = pytest.StashKey[Any]()
+
+
+def _configure_redaction(config: pytest.Config) -> None:
+    """Install the ini's extra redaction fields and patterns for this session; an invalid
+    pattern stops the run, since the secret it was written for would reach the files."""
+    fields = [
+        name.strip()
+        for line in config.getini("hookproof_redact_fields")
+        for name in line.split(",")
+        if name.strip()
+    ]
+    patterns = config.getini("hookproof_redact_patterns")
+    if not fields and not patterns:
+        return
+    from hookproof.errors import InvalidInputError
+    from hookproof.redaction import Redaction, active_redaction, configure_redaction
+
+    try:
+        extra = Redaction(fields=tuple(fields), patterns=tuple(patterns))
+    except InvalidInputError as error:
+        raise pytest.UsageError(str(error)) from error
+    config.stash[_PREVIOUS_REDACTION] = configure_redaction(active_redaction().including(extra))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Put back the redaction this session replaced (pytester runs sessions in one process)."""
+    if _PREVIOUS_REDACTION in config.stash:
+        from hookproof.redaction import configure_redaction
+
+        configure_redaction(config.stash[_PREVIOUS_REDACTION])
 
 
 def _check_snapshot_dir(config: pytest.Config) -> None:
