@@ -168,3 +168,33 @@ def test_no_gate_format_repeats_a_secret_from_a_snapshot_file(
     out = capsys.readouterr().out
     assert "careless" in out  # the report did show the changed sections
     assert leaked(out) == []
+
+
+PLUGIN_TEST = """
+from tests.snapshot.test_secrets_never_written import _leaky_request
+
+def test_request(hookproof_snapshot):
+    assert _leaky_request(prompt=PROMPT) == hookproof_snapshot
+"""
+
+
+def _files_written(root: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(root)): path.read_text(encoding="utf-8", errors="replace")
+        for path in root.rglob("*")
+        if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts
+    }
+
+
+def test_the_snapshot_plugin_writes_and_reports_no_secret(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_app=f"PROMPT = 'You are careful.'\n{PLUGIN_TEST}")
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
+    files = _files_written(pytester.path)
+    assert "snapshots/test_app/test_request.txt" in files
+    assert {name: leaked(text) for name, text in files.items() if leaked(text)} == {}
+    pytester.makepyfile(test_app=f"PROMPT = 'You are careless.'\n{PLUGIN_TEST}")
+    result = pytester.runpytest_inprocess("-vv")
+    result.assert_outcomes(failed=1)
+    output = "\n".join(result.outlines + result.errlines)
+    assert "careless" in output  # the failure did show the changed prompt
+    assert leaked(output) == []
