@@ -56,7 +56,15 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
         6,
         ("hookproof.snapshot", "hookproof._snapshot_files", "hookproof._collected_modules"),
     ),
-    "gate": (6, ("hookproof.gate", "hookproof._gate_sections", "hookproof._report_html")),
+    "gate": (
+        6,
+        (
+            "hookproof.gate",
+            "hookproof._gate_sections",
+            "hookproof._report_html",
+            "hookproof._review",
+        ),
+    ),
     "contracts": (6, ("hookproof.contracts", "hookproof._exercised", "hookproof._profiles")),
     "adapters": (7, ("hookproof.adapters",)),
     "recording": (7, ("hookproof.recording",)),

@@ -48,6 +48,7 @@ EXPORTS: dict[str, set[str]] = {
         "on_reference_engine",
         "overridden",
         "passed_on",
+        "portable_kwargs",
         "run",
         "run_agent",
         "run_config",
@@ -427,8 +428,10 @@ EXPORTS: dict[str, set[str]] = {
         "view",
     },
     "hookproof.snapshot.extension": {
+        "PENDING_SUFFIX",
         "HookproofSnapshotExtension",
         "extension_for",
+        "failure_sections",
     },
     "hookproof.targets": {
         "DEFAULT_INPUT",

@@ -2,6 +2,7 @@
 
 - ``hookproof check [PATHS]``: run contract suites through pytest, print a summary table;
 - ``hookproof gate BASELINE CANDIDATE``: classify snapshot changes, fail on the bad ones;
+- ``hookproof review [DIR]``: accept, reject or skip the pending snapshots a run left;
 - ``hookproof demo``: run the example application on scripted models (``--trace`` for a trace).
 """
 
@@ -55,6 +56,31 @@ def _emit(text: str, output: str | None) -> None:
                 f"hookproof: cannot write the report to {output!r} ({error.strerror or error}). "
                 "Nothing was written; pass -o a path in an existing, writable directory."
             ) from error
+
+
+def _review(args: argparse.Namespace) -> int:
+    from hookproof._review import review
+
+    everything = "accept" if args.accept_all else "reject" if args.reject_all else None
+    return review(
+        Path(args.directory), everything=everything, read=sys.stdin.readline, out=sys.stdout
+    )
+
+
+def _add_review(commands: Any) -> None:
+    parser = commands.add_parser(
+        "review",
+        help="accept, reject or skip the pending snapshots of a --hookproof-pending run",
+        description="Walk the pending snapshots (*.txt.pending) under DIR: show each one's "
+        "semantic diff with its classes and changed lines, then accept (replace the reviewed "
+        "file), reject (delete the pending one) or skip. Exit 0 when none is left pending, 1 "
+        "when some are (skipped, quit, unreadable), 2 on bad input.",
+    )
+    parser.add_argument("directory", nargs="?", default="snapshots", metavar="DIR")
+    everything = parser.add_mutually_exclusive_group()
+    everything.add_argument("--accept-all", action="store_true", help="accept every one")
+    everything.add_argument("--reject-all", action="store_true", help="reject every one")
+    parser.set_defaults(handler=_review)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -156,6 +182,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_demo)
     _add_check(commands)
     _add_gate(commands)
+    _add_review(commands)
     _add_conformance(commands)
     return parser
 

@@ -89,6 +89,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="freeze the clock of every test at this ISO-8601 moment, e.g. "
         "2026-01-01T09:00:00Z (overrides the marker's freeze_time)",
     )
+    group.addoption(
+        "--hookproof-pending",
+        action="store_true",
+        default=False,
+        help="a failing hookproof_snapshot comparison writes what the test received beside "
+        "the reviewed file as <name>.txt.pending, to accept or reject with `hookproof review`",
+    )
     for name, help_text in _INI_OPTIONS.items():
         parser.addini(name, help_text, default="")
     parser.addini(
@@ -473,11 +480,24 @@ _CALL_FAILED = pytest.StashKey[bool]()
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Note a failed setup or call, for hookproof_cassette's teardown."""
+    """Note a failed setup or call, for hookproof_cassette's teardown; show a failed
+    snapshot's semantic diff in full and write it as pending (``--hookproof-pending``)."""
     report = yield
     if report.failed and report.when in ("setup", "call"):
         item.stash[_CALL_FAILED] = True
+    if report.when == "call":
+        _snapshot_sections(item, report)
     return report
+
+
+def _snapshot_sections(item: pytest.Item, report: pytest.TestReport) -> None:
+    assertion = getattr(item, "funcargs", {}).get("hookproof_snapshot")
+    if assertion is None:
+        return
+    from hookproof.snapshot.extension import failure_sections
+
+    pending = bool(item.config.getoption("hookproof_pending"))
+    report.sections.extend(failure_sections(assertion, pending=pending))
 
 
 @pytest.fixture

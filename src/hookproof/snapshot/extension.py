@@ -11,6 +11,11 @@ module, and a module skipped at import (``pytest.importorskip``) counts as colle
 yielded no test. So discovery here leaves out the snapshots of a test module that exists but
 was not collected completely this session: they belong to tests that did not run. Snapshots of
 a module that ran, or no longer exists, are discovered as usual and reported when unused.
+
+Pending snapshots (``--hookproof-pending``): a failing comparison writes what the test received
+beside the reviewed file as ``<name>.txt.pending`` (``write_pending``), for ``hookproof
+review`` to accept or reject. Discovery never counts a pending file as a snapshot, so it is
+neither compared nor reported unused.
 """
 
 from __future__ import annotations
@@ -39,7 +44,9 @@ if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
     from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
 
-__all__ = ["HookproofSnapshotExtension", "extension_for"]
+__all__ = ["PENDING_SUFFIX", "HookproofSnapshotExtension", "extension_for", "failure_sections"]
+
+PENDING_SUFFIX = ".pending"
 
 
 class HookproofSnapshotExtension(SingleFileSnapshotExtension):
@@ -87,13 +94,13 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
         )
         config = test_location.item.config
         collected = collected_modules(config)
-        if collected is None:
-            return found
         base = snapshot_root(config, self.snapshot_dir)
         kept = SnapshotCollections()
         for collection in found:
+            if collection.location.endswith(PENDING_SUFFIX):
+                continue
             owner = _owning_module(Path(collection.location), base, config.rootpath)
-            if not _did_not_run(owner, collected):
+            if collected is None or not _did_not_run(owner, collected):
                 kept.add(collection)
         return kept
 
@@ -138,6 +145,54 @@ def semantic_lines(old: str, new: str) -> Iterator[str]:
         yield "hookproof semantic diff (class, subject: what):"
         yield from (f"  {change.describe()}" for change in changes)
         yield "text diff (- snapshot, + received):"
+
+
+def failure_sections(assertion: Any, *, pending: bool) -> list[tuple[str, str]]:
+    """For a test's failed comparisons, the report sections a failure shows in full (pytest
+    cuts an assertion's explanation at a few lines): the semantic diff, most severe first,
+    and where the proposed snapshot went when ``pending`` (which writes it). With ``pending``,
+    a comparison that passed removes its stale pending file."""
+    sections = []
+    for result in _results(assertion):
+        location = Path(result.snapshot_location)
+        if result.success:
+            if pending:
+                _pending_path(location).unlink(missing_ok=True)
+            continue
+        if not isinstance(result.asserted_data, str):
+            continue
+        lines = _failure_lines(result.recalled_data, result.asserted_data)
+        if pending:
+            written = write_pending(location, result.asserted_data)
+            lines += [
+                f"hookproof: the received snapshot was written to {written} (pending).",
+                f"Review it with `hookproof review {location.parent}`: accept, reject or skip.",
+            ]
+        sections.append((f"hookproof snapshot {location.name}", "\n".join(lines)))
+    return sections
+
+
+def _results(assertion: Any) -> list[Any]:
+    results = getattr(assertion, "executions", None) or {}
+    return [results[index] for index in sorted(results)]
+
+
+def _failure_lines(old: object, new: str) -> list[str]:
+    if not isinstance(old, str):
+        return ["new snapshot: no reviewed file yet"]
+    lines = list(semantic_lines(old, new))
+    return lines[:-1] if lines else ["the text differs (see the diff above)"]
+
+
+def _pending_path(location: Path) -> Path:
+    return location.with_name(location.name + PENDING_SUFFIX)
+
+
+def write_pending(location: Path, text: str) -> Path:
+    """Write ``text`` atomically as the pending snapshot of ``location``; its path."""
+    path = _pending_path(location)
+    _write_atomically(path, text)
+    return path
 
 
 def _owning_module(location: Path, base: Path, rootdir: Path) -> Path | None:
