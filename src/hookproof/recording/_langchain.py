@@ -20,7 +20,7 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
-from hookproof.adapters.langchain import RecordingChatModel, final_request
+from hookproof.adapters.langchain import RecordingChatModel, final_request, portable_kwargs
 from hookproof.recording._cassette import Cassette
 from hookproof.vocabulary import FinalRequest
 
@@ -46,7 +46,7 @@ class CassetteChatModel(RecordingChatModel):
     def _request(
         self, messages: list[BaseMessage], kwargs: Mapping[str, Any], stop: Any
     ) -> FinalRequest:
-        portable = _portable(kwargs)
+        portable = portable_kwargs(kwargs)
         self._raw.append((list(messages), portable, stop))
         return final_request(messages, portable, model=self.model_name, stop=stop)
 
@@ -131,19 +131,6 @@ class CassetteChatModel(RecordingChatModel):
 def _forwarded(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """What the inner model receives: the bound arguments without hookproof's own."""
     return {key: value for key, value in kwargs.items() if not key.startswith("_hookproof_")}
-
-
-def _portable(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """The bound arguments as the request shows them: RecordingChatModel.bind_tools keeps
-    the portable tool schemas (and the tool_choice as given) under ``_hookproof_`` keys,
-    beside the provider's own format the inner model receives."""
-    portable = _forwarded(kwargs)
-    if "_hookproof_tools" in kwargs:
-        portable["tools"] = kwargs["_hookproof_tools"]
-        portable.pop("tool_choice", None)
-        if kwargs.get("_hookproof_tool_choice") is not None:
-            portable["tool_choice"] = kwargs["_hookproof_tool_choice"]
-    return portable
 
 
 # -- answers as JSON ----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from __future__ import annotations
 # First, so a missing langchain-core fails here even when the submodules are already loaded.
 import langchain_core  # noqa: F401
 
-from hookproof.adapters.langchain._convert import final_request
+from hookproof.adapters.langchain._convert import final_request, portable_kwargs
 from hookproof.adapters.langchain._models import (
     FalsyRecordingChatModel,
     RecordingChatModel,
@@ -66,6 +66,7 @@ __all__ += [
     "node_samples",
     "overridden",
     "passed_on",
+    "portable_kwargs",
     "run_agent",
     "run_config",
     "sample_messages",
