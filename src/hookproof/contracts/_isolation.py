@@ -20,7 +20,7 @@ from typing import Any
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
-from hookproof.snapshot import diff, render
+from hookproof.snapshot import Change, diff, render
 from hookproof.targets import DEFAULT_INPUT, Build, IsolationRuns, Target, as_target
 
 __all__ = ["check_isolation"]
@@ -101,12 +101,24 @@ def _leak_lines(
             found.append(f"context {context!r}: {first} (alone: {len(want)} request(s))")
             continue
         changes = [
-            c.describe()
-            for old, new in zip(want, have, strict=True)
-            for c in diff(old, new).changes
+            _leaked(c) for old, new in zip(want, have, strict=True) for c in diff(old, new).changes
         ]
-        found.append(f"context {context!r} saw another run's request: {'; '.join(changes)[:300]}")
+        found.append(f"context {context!r} saw another run's request: {'; '.join(changes)[:1200]}")
     return found
+
+
+def _leaked(change: Change) -> str:
+    """The change and the text that leaked: what this run saw, and what it sees alone."""
+    detail = change.describe()
+    if change.after is not None:
+        detail += f", saw {_clip(change.after)}"
+    if change.before is not None:
+        detail += f" where alone it sees {_clip(change.before)}"
+    return detail
+
+
+def _clip(text: str) -> str:
+    return repr(text if len(text) <= 200 else text[:197] + "...")
 
 
 def _usable_modes(runs: IsolationRuns, modes: Sequence[str]) -> list[str]:
