@@ -102,6 +102,7 @@ PROSE: tuple[str, ...] = (
     '{"properties": {"password": {"type": "string"}, "api_key": {"type": "string"}}}',
     "Write the file to /workspace/notes/AKIA-checklist.md and read eyJ later.",
     '{"password": "", "api_key": null, "token": 3} api_key=None',
+    "credential headers (`Authorization:`, `api-key:`, `Cookie:`), passwords in URLs",
 )
 
 

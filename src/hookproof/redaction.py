@@ -205,10 +205,12 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
         r"[A-Za-z0-9/+]{40}",
         _names_aws,
     ),
-    # Cookies hold "; "-separated pairs: the whole rest of the header is the secret.
+    # Cookies hold "; "-separated name=value pairs: the whole rest of the header is the
+    # secret. Without a "=" it is prose ("the `Cookie:` header").
     _rule(
         "cookie_header",
-        rf"(?i){_not_after(_WORD)}(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<s>[^\r\n\"'\\]+)",
+        rf"(?i){_not_after(_WORD)}(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?"
+        r"(?P<s>[^\r\n\"'\\=`]+=[^\r\n\"'\\]*)",
         lambda _, lowered: "cookie" in lowered,
     ),
     # A quoted value under a credential name is a secret whatever it looks like: the quotes
