@@ -245,7 +245,8 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
 # No built-in rule matches text shorter than this ("://a:b@" is the shortest match).
 _SHORTEST_MATCH = 7
 # Short texts (most of a request: names, descriptions, schema values) are first searched
-# once, in lower case, for anything a rule needs; ten separate searches cost more there. On
+# once, in lower case, for anything a rule needs (every literal of every rule and gate must
+# be here); ten separate searches cost more there. On
 # long texts the rules' own literal prefixes are faster than this alternation. Its
 # alternatives are grouped by first letter, which halves the cost of the search.
 _SHORT_TEXT = 512
@@ -262,6 +263,7 @@ _ANY_TRIGGER = re.compile(
             "hf_",
             "secret",
             "cookie",
+            "credentials",
             "passw",
             "token",
             "earer",

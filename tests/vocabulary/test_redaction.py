@@ -71,6 +71,7 @@ def test_prose_and_hookproof_ids_are_unchanged(text: str) -> None:
             "{'api_key': '[REDACTED]', 'eos_token': '</s>'}",
         ),
         ("Model(token='abc', max_tokens=5)", "Model(token='[REDACTED]', max_tokens=5)"),
+        ("{'credentials': 'abc'}", "{'credentials': '[REDACTED]'}"),
         ('{\\"secret\\": \\"x y\\"}', '{\\"secret\\": \\"[REDACTED]\\"}'),
         # An escaped line break (a repr, JSON) is a boundary, as a real one is.
         (
@@ -193,3 +194,14 @@ def test_configure_redaction_installs_extras_for_the_module_functions() -> None:
     assert redact_text("code PIN1234") == f"code {REDACTED}"
     assert redact_data({"pin": 1}) == {"pin": REDACTED}
     assert redact_text(IN_TEXT["groq"]) == f"GROQ_API_KEY: {REDACTED}"  # built-ins stay on
+
+
+_FILLER = "\n" + "Answer politely and cite the sources you used. " * 12
+
+
+@pytest.mark.parametrize("name", sorted(IN_TEXT))
+def test_short_texts_take_a_shortcut_that_misses_nothing(name: str) -> None:
+    """A short text is first searched for any rule's literal; a long one runs every rule."""
+    short = IN_TEXT[name]
+    assert len(short) <= 512 < len(short + _FILLER) or name == "private_key"
+    assert redact_text(short + _FILLER) == redact_text(short) + _FILLER
