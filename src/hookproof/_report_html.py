@@ -20,7 +20,7 @@ from hookproof.redaction import redact_text
 from hookproof.snapshot import ChangeClass
 
 if TYPE_CHECKING:
-    from hookproof.gate import GateReport
+    from hookproof.gate import FileReport, GateReport
 
 __all__ = ["HTML_DIFF_ROWS", "render_html"]
 
@@ -101,6 +101,13 @@ tr.gap td { background: #f6f8fa; color: #6e7781; text-align: center; }
 </section>
 {% endfor %}
 <p id="shown" class="more"></p>
+<details id="snapshots"><summary>{{ files|length }} snapshots with changes</summary>
+<table class="counts"><tr><th>snapshot</th><th>status</th><th>changes</th></tr>
+{% for file in files %}<tr><td>{{ file.path }}</td><td>{{ file.status }}</td>
+<td>{% for kind, count in file.counts %}<span class="badge {{ kind }}">{{ kind }}</span> {{ count }}
+{% endfor %}</td></tr>
+{% endfor %}</table>
+</details>
 <script>
 (function () {
   var buttons = document.querySelectorAll("#filters button");
@@ -174,6 +181,19 @@ def _card(finding: Finding) -> _Card:
     )
 
 
+@dataclass(frozen=True)
+class _FileRow:
+    path: str
+    status: str
+    counts: tuple[tuple[str, int], ...]
+
+
+def _file_row(item: FileReport) -> _FileRow:
+    kinds = sorted({change.kind for change in item.changes}, key=RANK.__getitem__)
+    counts = tuple((k.value, sum(c.kind is k for c in item.changes)) for k in kinds)
+    return _FileRow(item.path, item.status, counts)
+
+
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
 
@@ -194,4 +214,5 @@ def render_html(report: GateReport) -> str:
         unchanged=sum(1 for item in report.files if item.status == "unchanged"),
         counts=[(name, counts[name]) for name in ordered],
         findings=[_card(finding) for finding in report.findings],
+        files=[_file_row(item) for item in report.files if item.changes],
     )

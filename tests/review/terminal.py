@@ -42,7 +42,8 @@ class Terminal:
         """Wait until ``text`` appears after the last expected text; what came before it."""
         deadline = time.monotonic() + timeout
         while text not in self.screen[self.seen :]:
-            if time.monotonic() > deadline or not self._read(deadline - time.monotonic()):
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._read(left):
                 if text in self.screen[self.seen :]:
                     break
                 raise AssertionError(f"{text!r} never appeared; the terminal shows:\n{self.screen}")

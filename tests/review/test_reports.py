@@ -192,3 +192,11 @@ def test_an_unwritable_output_is_a_usage_error(
     target = tmp_path / "missing" / "report.html"
     assert main(["gate", str(old), str(new), "--format", "html", "-o", str(target)]) == 2
     assert "cannot write the report to" in capsys.readouterr().err
+
+
+def test_html_lists_each_changed_snapshot_with_its_classes(tmp_path: Path) -> None:
+    page = _report(tmp_path, "--format", "html", directories=_every_class(tmp_path))
+    row = page.split("<td>s.txt</td><td>changed</td>")[1].split("</tr>")[0]
+    badges = [kind for kind in ("SECURITY", "BREAKING", "REVIEW", "COSMETIC") if kind in row]
+    assert badges == ["SECURITY", "BREAKING", "REVIEW", "COSMETIC"]
+    assert [row.index(kind) for kind in badges] == sorted(row.index(kind) for kind in badges)
