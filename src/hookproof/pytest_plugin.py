@@ -5,6 +5,9 @@ only inside the fixtures that need them, so loading it costs almost nothing:
 
 - ``hookproof_snapshot``: ``assert recording_model.last == hookproof_snapshot`` writes or
   compares one readable file under ``<rootdir>/snapshots/`` (ini ``hookproof_snapshot_dir``);
+  a failure adds its semantic diff, most severe first, as a report section (never cut);
+  ``--hookproof-pending`` also writes what the test received as ``<name>.txt.pending``, for
+  ``hookproof review``;
 - ``scripted_model``: a ScriptedModel playing the marker's ``script=``;
 - ``recording_model``: a RecordingModel over ``scripted_model``;
 - ``scripted_chat_model`` / ``recording_chat_model``: the same for LangChain, real

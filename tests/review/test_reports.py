@@ -200,3 +200,10 @@ def test_html_lists_each_changed_snapshot_with_its_classes(tmp_path: Path) -> No
     badges = [kind for kind in ("SECURITY", "BREAKING", "REVIEW", "COSMETIC") if kind in row]
     assert badges == ["SECURITY", "BREAKING", "REVIEW", "COSMETIC"]
     assert [row.index(kind) for kind in badges] == sorted(row.index(kind) for kind in badges)
+
+
+@pytest.mark.parametrize("format_name", FORMATS)
+def test_every_format_is_the_same_on_every_run(tmp_path: Path, format_name: str) -> None:
+    directories = _every_class(tmp_path)
+    first = _report(tmp_path, "--format", format_name, directories=directories)
+    assert _report(tmp_path, "--format", format_name, directories=directories) == first

@@ -181,7 +181,12 @@ def _failure_lines(old: object, new: str) -> list[str]:
     if not isinstance(old, str):
         return ["new snapshot: no reviewed file yet"]
     lines = list(semantic_lines(old, new))
-    return lines[:-1] if lines else ["the text differs (see the diff above)"]
+    if lines:
+        return lines[:-1]
+    return [
+        "no semantic diff: the reviewed file is not a snapshot in this format, or only "
+        "text the diff ignores changed (see the text diff above)"
+    ]
 
 
 def _pending_path(location: Path) -> Path:
