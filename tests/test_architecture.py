@@ -65,7 +65,15 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
             "hookproof._review",
         ),
     ),
-    "contracts": (6, ("hookproof.contracts", "hookproof._exercised", "hookproof._profiles")),
+    "contracts": (
+        6,
+        (
+            "hookproof.contracts",
+            "hookproof._exercised",
+            "hookproof._profiles",
+            "hookproof._example_db",
+        ),
+    ),
     "adapters": (7, ("hookproof.adapters",)),
     "recording": (7, ("hookproof.recording",)),
     "conformance": (7, ("hookproof.conformance",)),

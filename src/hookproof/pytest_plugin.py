@@ -34,6 +34,9 @@ only inside the fixtures that need them, so loading it costs almost nothing:
   (one an earlier test set up saw the real clock). freezegun is imported only for tests that
   ask; ``hookproof.snapshot.dates`` masks dates instead;
 - hypothesis profiles ``ci``, ``dev`` and ``deep`` (see ``hookproof.contracts.profiles``);
+- ini ``hookproof_example_database`` / ``--hookproof-example-database``: a directory or a
+  ``redis://`` URL the profiles share failing examples through, read-only under ``ci`` unless
+  ``--hookproof-example-database-write`` (``hookproof._example_db``);
 - ini ``hookproof_redact_fields`` / ``hookproof_redact_patterns``: more keys and regular
   expressions redacted in every snapshot, cassette and report, on top of the built-ins
   (``hookproof.redaction``), for the session;
@@ -66,6 +69,8 @@ _INI_OPTIONS = {
     "(one outside it is refused unless hookproof_snapshot_dir_outside_rootdir is true)",
     "hookproof_allow_hosts": "hosts (names or IPs, comma or whitespace separated) tests may "
     "connect to while real models are blocked; loopback is always allowed",
+    "hookproof_example_database": "hypothesis example database of the ci/dev/deep profiles: "
+    "a directory (relative to rootdir) or a redis:// URL; read-only under ci",
 }
 
 
@@ -98,6 +103,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="a failing hookproof_snapshot comparison writes what the test received beside "
         "the reviewed file as <name>.txt.pending, to accept or reject with `hookproof review`",
+    )
+    group.addoption(
+        "--hookproof-example-database",
+        default=None,
+        metavar="DIR_OR_URL",
+        help="hypothesis example database shared by runs (overrides the ini "
+        "hookproof_example_database): a directory or a redis:// URL",
+    )
+    group.addoption(
+        "--hookproof-example-database-write",
+        action="store_true",
+        default=False,
+        help="let the ci profile write to the example database too (it only reads by "
+        "default, as a pull request should)",
     )
     for name, help_text in _INI_OPTIONS.items():
         parser.addini(name, help_text, default="")
@@ -148,6 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         register_profiles()
         settings.load_profile(profile)
+    _configure_example_database(config, profile)
     _check_snapshot_dir(config)
     _configure_redaction(config)
     config.pluginmanager.register(_RealModelGuard(), "hookproof-real-model-guard")
@@ -159,6 +179,37 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def _configure_example_database(config: pytest.Config, profile: str | None) -> None:
+    """Share hypothesis' failing examples through the database the options name."""
+    spec = config.getoption("hookproof_example_database") or config.getini(
+        "hookproof_example_database"
+    )
+    if not spec:
+        if config.getoption("hookproof_example_database_write"):
+            raise pytest.UsageError(
+                "hookproof: --hookproof-example-database-write was given without an example "
+                "database, so nothing would be shared; set hookproof_example_database or "
+                "--hookproof-example-database too."
+            )
+        return
+    if importlib.util.find_spec("hypothesis") is None:
+        raise pytest.UsageError(
+            "hookproof: an example database is set but hypothesis is not installed; "
+            "install it with `pip install 'hookproof[test]'`."
+        )
+    from hookproof._example_db import apply_example_database, open_database
+    from hookproof.errors import InvalidInputError
+
+    try:
+        database = open_database(spec, config.rootpath)
+    except InvalidInputError as error:
+        raise pytest.UsageError(str(error)) from error
+    write = config.getoption("hookproof_example_database_write")
+    apply_example_database(database, requested_profile=profile, write=write)
+    config.stash[_EXAMPLE_DATABASE] = spec
+
+
+_EXAMPLE_DATABASE = pytest.StashKey[str]()
 _PREVIOUS_REDACTION = pytest.StashKey[Any]()
 
 
@@ -234,7 +285,12 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
 def pytest_report_header(config: pytest.Config) -> str:
     from hookproof import __version__
 
-    return f"hookproof: {__version__}"
+    header = f"hookproof: {__version__}"
+    if _EXAMPLE_DATABASE in config.stash:
+        from hookproof._example_db import describe
+
+        header += f", example database {describe(config.stash[_EXAMPLE_DATABASE])}"
+    return header
 
 
 def _options_for(node: pytest.Item) -> HookproofOptions:
