@@ -70,6 +70,40 @@ def _leaky_request(prompt: str = "You are careful.") -> FinalRequest:
     )
 
 
+_EVERY_FORMAT = "\n".join(IN_TEXT.values())
+_FIELDS = {"api_key": _S["openai_legacy"], "Authorization": "opaque-value", "note": _EVERY_FORMAT}
+
+
+def _message(**fields: Any) -> UserMessage:
+    return UserMessage(content=fields.pop("content", "hi"), **fields)
+
+
+PLACES: dict[str, dict[str, Any]] = {
+    "model_settings": {"model_settings": _FIELDS},
+    "additional_kwargs": {"messages": (_message(additional_kwargs=_FIELDS),)},
+    "response_metadata": {"messages": (_message(response_metadata=_FIELDS),)},
+    "message_text": {"messages": (_message(content=_EVERY_FORMAT),)},
+    "system_prompt": {"system_message": SystemMessage(content=_EVERY_FORMAT)},
+    "tool_description": {
+        "tools": (ToolSchema(name="t", description=_EVERY_FORMAT, parameters={}),)
+    },
+    "tool_call_arguments": {
+        "messages": (
+            AssistantMessage(content="", tool_calls=[ToolCall(name="t", args=_FIELDS, id="c")]),
+        )
+    },
+}
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_each_place_a_secret_can_sit_is_redacted(place: str) -> None:
+    request = FinalRequest(model="m", **PLACES[place])
+    assert leaked(repr(PLACES[place])) != []  # the secrets are really there
+    assert leaked(render(request)) == []
+    assert leaked(repr(request)) == []
+    assert leaked(str(request)) == []
+
+
 def test_the_request_really_holds_every_corpus_secret() -> None:
     dumped = repr(_leaky_request().model_dump())
     assert sorted(leaked(dumped)) == sorted(SECRETS)
