@@ -1,9 +1,10 @@
 """The canonical, readable text of a FinalRequest, and its exact inverse.
 
 ``view(request)`` reduces a FinalRequest to a RequestView (JSON-able values, secrets redacted
-by hookproof.redaction, volatile values normalised, tools sorted by name); ``render`` writes a view as text a person reviews in a
-diff; ``parse`` reads that text back into the same view. The first line carries the format
-version, so a file written by another format is recognised and regenerated, never misread.
+by hookproof.redaction, volatile values normalised, tools sorted by name); ``render`` writes
+a view as text a person reviews in a diff; ``parse`` reads that text back into the same view.
+The first line carries the format version, so a file written by another format is recognised
+and regenerated, never misread.
 """
 
 from __future__ import annotations
