@@ -380,8 +380,13 @@ def _markdown_summary(finding: Finding) -> str:
     return f"<summary><b>{kinds}</b> {subject}: {what}{where}</summary>"
 
 
+def _markdown_paths(paths: tuple[str, ...], limit: int = 20) -> str:
+    shown = ", ".join(f"<code>{html.escape(path)}</code>" for path in paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
 def _markdown_finding(finding: Finding) -> str:
-    paths = ", ".join(f"<code>{html.escape(path)}</code>" for path in finding.paths)
+    paths = _markdown_paths(finding.paths)
     lines = [f"<details>{_markdown_summary(finding)}", "", f"in {paths}", ""]
     if len(finding.changes) > 1:
         lines += [f"- {html.escape(change.describe())}" for change in finding.changes] + [""]

@@ -207,3 +207,19 @@ def test_every_format_is_the_same_on_every_run(tmp_path: Path, format_name: str)
     directories = _every_class(tmp_path)
     first = _report(tmp_path, "--format", format_name, directories=directories)
     assert _report(tmp_path, "--format", format_name, directories=directories) == first
+
+
+def test_markdown_names_at_most_twenty_snapshots_per_finding(tmp_path: Path) -> None:
+    old, new = upgrade(tmp_path, snapshots=25)
+    out = gate.format_markdown(gate.compare_directories(old, new))
+    for block in out.split("<details>")[1:]:
+        line = block.split("\n")[2]
+        assert line.count("<code>") == 20
+        assert line.endswith("</code> and 5 more")
+
+
+def test_pending_files_are_not_snapshots_to_the_gate(tmp_path: Path) -> None:
+    old, new = upgrade(tmp_path, snapshots=1)
+    (new / "tests/test_app/case_0.txt.pending").write_text("not a snapshot\n")
+    report = gate.compare_directories(old, new)
+    assert [item.path for item in report.files] == ["tests/test_app/case_0.txt"]
