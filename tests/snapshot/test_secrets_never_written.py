@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from hookproof.cli import _parser, main
+from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel
 from hookproof.redaction import REDACTED
@@ -150,6 +151,12 @@ def test_recording_model_repr_shows_no_secret() -> None:
     model.invoke(_leaky_request())
     assert leaked(repr(model)) == []
     assert leaked(repr(model.last)) == []
+
+
+def test_recording_model_usage_error_shows_no_secret() -> None:
+    with pytest.raises(UsageError, match="wraps a model with invoke") as caught:
+        RecordingModel({"api_key": _S["openai_legacy"], "note": IN_TEXT["groq"]})
+    assert leaked(str(caught.value)) == []
 
 
 def _raw_snapshot(request: FinalRequest) -> str:

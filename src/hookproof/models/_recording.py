@@ -28,7 +28,8 @@ class RecordingModel:
     def __init__(self, inner: Any, *, name: str | None = None) -> None:
         if inner is None or not callable(getattr(inner, "invoke", None)):
             raise UsageError(
-                f"hookproof: RecordingModel wraps a model with invoke(), got {inner!r:.60}. "
+                "hookproof: RecordingModel wraps a model with invoke(), got "
+                f"{redact_text(repr(inner)):.60}. "
                 "Example: RecordingModel(ScriptedModel(['done']))."
             )
         self.inner = inner
