@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -75,11 +76,19 @@ def test_class_filters_hide_the_other_cards(report: Path, tmp_path: Path) -> Non
     assert [" hidden" in card for card in _cards(dom)] == [False, True, True]
 
 
-def test_screenshot_is_kept_as_an_artefact(report: Path, tmp_path: Path) -> None:
+def test_screenshot_is_kept_as_an_artefact(
+    report: Path, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    """The screenshot stays in the test's tmp dir (path printed, and a junit property);
+    HOOKPROOF_ARTEFACTS=DIR also copies it there, for a CI job to upload."""
     screenshot = tmp_path / "hookproof-gate-report.png"
     _browse(tmp_path, report.as_uri(), f"--screenshot={screenshot}")
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert screenshot.stat().st_size > 20_000  # a blank page is a few kilobytes
+    if artefacts := os.environ.get("HOOKPROOF_ARTEFACTS"):
+        Path(artefacts).mkdir(parents=True, exist_ok=True)
+        screenshot = Path(shutil.copy2(screenshot, artefacts))
+    record_property("screenshot", str(screenshot))
     print(f"hookproof HTML report screenshot: {screenshot}")
 
 
