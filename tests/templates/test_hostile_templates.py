@@ -509,8 +509,15 @@ def _deeply_nested(depth: int) -> list[Any]:
 def test_recursion_errors_become_security_errors(
     format_type: FormatType, template: str, variables: dict[str, Any]
 ) -> None:
-    with pytest.raises(TemplateSecurityError, match=r"nests deeper than Python can follow"):
-        render(format_type, template, variables)
+    # Python's default limit: another test in the same worker (hypothesis, for one) may have
+    # left it raised, and 5,000 levels would then be followed instead of refused.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        with pytest.raises(TemplateSecurityError, match=r"nests deeper than Python can follow"):
+            render(format_type, template, variables)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def test_recursive_macro_stops_at_the_depth_budget_even_when_it_is_raised_high() -> None:
