@@ -77,8 +77,11 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "adapters": (7, ("hookproof.adapters",)),
     "recording": (7, ("hookproof.recording",)),
     "conformance": (7, ("hookproof.conformance",)),
-    "pytest plugin": (8, ("hookproof.pytest_plugin", "hookproof.config")),
-    "cli": (8, ("hookproof.cli", "hookproof.__main__", "hookproof.check")),
+    "pytest plugin": (
+        8,
+        ("hookproof.pytest_plugin", "hookproof.config", "hookproof._fuzz_plugin"),
+    ),
+    "cli": (8, ("hookproof.cli", "hookproof.__main__", "hookproof.check", "hookproof._fuzz")),
     "examples": (8, ("hookproof.examples",)),
 }
 ONLY_FROM = {"templates": {"vocabulary"}}  # templates depend on the vocabulary only

@@ -3,6 +3,7 @@
 - ``hookproof check [PATHS]``: run contract suites through pytest, print a summary table;
 - ``hookproof gate BASELINE CANDIDATE``: classify snapshot changes, fail on the bad ones;
 - ``hookproof review [DIR]``: accept, reject or skip the pending snapshots a run left;
+- ``hookproof fuzz [PATHS]``: a time-boxed hypothesis campaign in pytest-xdist workers;
 - ``hookproof demo``: run the example application on scripted models (``--trace`` for a trace).
 """
 
@@ -81,6 +82,45 @@ def _add_review(commands: Any) -> None:
     everything.add_argument("--accept-all", action="store_true", help="accept every one")
     everything.add_argument("--reject-all", action="store_true", help="reject every one")
     parser.set_defaults(handler=_review)
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    from hookproof._fuzz import Campaign, exit_code, format_summary, run_campaign
+
+    seconds = args.seconds if args.seconds is not None else args.minutes * 60
+    campaign = Campaign(tuple(args.paths), seconds, args.workers, args.database, args.engine)
+    outcome = run_campaign(campaign)
+    print(format_summary(outcome, campaign))
+    return exit_code(outcome)
+
+
+def _add_fuzz(commands: Any) -> None:
+    parser = commands.add_parser(
+        "fuzz",
+        help="a time-boxed property campaign over the contract suites (deep profile, xdist)",
+        description="Run the @given tests of the contract suites (default: ./contracts, else "
+        "the bundled suite) under the deep hypothesis profile in WORKERS pytest-xdist "
+        "workers, each with its own random seeds, until the time box ends; failures go to "
+        "the example database, shrunk. Exit 0 when none failed, 1 when one did, 2 on bad "
+        "input.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATHS")
+    parser.add_argument("--minutes", type=float, default=1.0, help="the time box (default 1)")
+    parser.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, default=1, help="xdist workers (default 1)")
+    parser.add_argument(
+        "--database",
+        metavar="DIR_OR_URL",
+        help="example database: a directory or redis:// URL (default: the ini's "
+        "hookproof_example_database, else hypothesis' .hypothesis directory)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("pytest", "hypofuzz"),
+        default="pytest",
+        help="pytest-xdist (default) or HypoFuzz, where it is installed",
+    )
+    parser.set_defaults(handler=_fuzz)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -184,6 +224,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_gate(commands)
     _add_review(commands)
     _add_conformance(commands)
+    _add_fuzz(commands)
     return parser
 
 

@@ -1,0 +1,114 @@
+"""``hookproof fuzz``: a time-boxed campaign over a small project's ``@given`` tests in two
+pytest-xdist workers, one of which properties is false."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+HOLDS = """
+import os
+
+from hypothesis import given, strategies as st
+
+
+@given(st.integers())
+def test_addition_of_zero_holds(n):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(f"drawn-{worker}.txt", "a") as log:
+        log.write(f"{n}\\n")
+    assert n + 0 == n
+
+
+def test_plain_tests_are_not_targets():
+    raise AssertionError("a campaign runs only @given tests")
+"""
+
+BREAKS = """
+from hypothesis import given, strategies as st
+
+
+@given(st.lists(st.integers()))
+def test_no_list_sums_past_a_thousand(numbers):
+    assert sum(numbers) <= 1000
+"""
+
+
+def _fuzz(project: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return project.run(sys.executable, "-m", "hookproof", "fuzz", *args)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """The suites in ./contracts, where fuzz looks without paths."""
+    (pytester.path / "contracts").mkdir()
+    (pytester.path / "contracts" / "test_holds.py").write_text(HOLDS)
+    (pytester.path / "contracts" / "test_breaks.py").write_text(BREAKS)
+    return pytester
+
+
+def test_a_campaign_reports_each_check_and_fails_on_the_false_property(
+    project: pytest.Pytester,
+) -> None:
+    result = _fuzz(project, "--seconds", "4", "--workers", "2", "--database", "db")
+    assert result.ret == 1
+    summary = result.stdout.str()
+    holds = next(line for line in result.stdout.lines if "test_addition" in line)
+    assert holds.split()[1:2] == ["2"]  # both workers ran it
+    assert int(holds.split()[2]) > 10  # more than one round
+    assert holds.endswith("ok")
+    assert "test_plain_tests_are_not_targets" not in summary
+    assert "FAILED contracts/test_breaks.py::test_no_list_sums_past_a_thousand" in summary
+    assert "numbers=[1001]" in summary  # the shrunk counterexample
+    assert "@reproduce_failure(" in summary
+    assert "--hookproof-example-database=db" in summary
+    assert "2 checks" in summary and "1 failed" in summary
+    assert "examples" in result.stderr.str() and "/s" in result.stderr.str()
+
+
+def test_what_a_campaign_found_replays_first_from_its_database(project: pytest.Pytester) -> None:
+    _fuzz(project, "--seconds", "2", "--database", "db", "contracts/test_breaks.py")
+    replay = project.runpytest_subprocess(
+        "contracts/test_breaks.py", "--hypothesis-profile=ci", "--hookproof-example-database=db"
+    )
+    replay.assert_outcomes(failed=1)
+    assert "numbers=[1001]" in replay.stdout.str()
+
+
+def test_each_worker_draws_its_own_examples(project: pytest.Pytester) -> None:
+    result = _fuzz(project, "--seconds", "3", "--workers", "2", "contracts/test_holds.py")
+    assert result.ret == 0, result.stdout.str()
+    drawn = [set((project.path / f"drawn-gw{n}.txt").read_text().split()) for n in (0, 1)]
+    assert len(drawn[0] ^ drawn[1]) > len(drawn[0] & drawn[1])
+
+
+def test_a_project_without_properties_has_nothing_to_fuzz(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n")
+    result = _fuzz(pytester, "--seconds", "1", "test_plain.py")
+    assert result.ret == 2
+    assert "no @given tests were collected" in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--minutes", "0"], "needs a positive time box"),
+        (["--workers", "0"], "at least one worker"),
+        (["missing.py"], "paths that do not exist"),
+    ],
+)
+def test_bad_input_exits_2_saying_why(project: pytest.Pytester, args: list[str], says: str) -> None:
+    result = _fuzz(project, *args)
+    assert result.ret == 2
+    assert says in result.stderr.str()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("hypofuzz") is not None, reason="HypoFuzz installed")
+def test_the_hypofuzz_engine_without_hypofuzz_is_a_clear_error(project: pytest.Pytester) -> None:
+    result = _fuzz(project, "--seconds", "1", "--engine", "hypofuzz")
+    assert result.ret == 2
+    assert "pip install hypofuzz" in result.stderr.str()
