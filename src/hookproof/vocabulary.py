@@ -12,7 +12,7 @@ from dataclasses import FrozenInstanceError, dataclass, fields
 from operator import attrgetter
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 
-from pydantic import Field
+from pydantic import Field, SerializeAsAny
 from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults before 3.13
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
@@ -371,7 +371,8 @@ class FinalRequest(_Immutable):
 
     model: str
     system_message: SystemMessage | None = None
-    messages: tuple[Message, ...] = ()
+    # SerializeAsAny: model_dump keeps each message's own fields (tool calls, call ids)
+    messages: tuple[SerializeAsAny[Message], ...] = ()
     tools: tuple[ToolSchema, ...] = ()
     tool_choice: Any = None
     response_format: Any = None
