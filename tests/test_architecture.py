@@ -54,17 +54,14 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "targets": (5, ("hookproof.targets",)),
     "snapshot": (
         6,
-        ("hookproof.snapshot", "hookproof._snapshot_files", "hookproof._collected_modules"),
-    ),
-    "gate": (
-        6,
         (
-            "hookproof.gate",
+            "hookproof.snapshot",
+            "hookproof._snapshot_files",
+            "hookproof._collected_modules",
             "hookproof._gate_sections",
-            "hookproof._report_html",
-            "hookproof._review",
         ),
     ),
+    "gate": (6, ("hookproof.gate", "hookproof._report_html", "hookproof._review")),
     "contracts": (
         6,
         (

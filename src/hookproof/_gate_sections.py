@@ -20,13 +20,17 @@ from hookproof.redaction import redact_text
 from hookproof.snapshot import Change, ChangeClass, RequestView, render
 
 __all__ = [
+    "LINE_CHARACTERS",
     "RANK",
     "Finding",
     "Section",
     "SideRow",
     "cap",
+    "diff_lines",
     "group_findings",
+    "plural",
     "section_of",
+    "sections_for",
     "side_by_side",
     "unified",
 ]
@@ -39,6 +43,7 @@ RANK = {
 }
 _SCALARS = ("model", "tool_choice", "response_format", "settings")
 _CONTEXT = 3
+LINE_CHARACTERS = 400
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,14 @@ def section_of(subject: str, old: RequestView | None, new: RequestView | None) -
     before = _raw_lines(old, subject) if old is not None else ()
     after = _raw_lines(new, subject) if new is not None else ()
     return Section(subject, _redacted(before), _redacted(after))
+
+
+def sections_for(
+    changes: Iterable[Change], old: RequestView | None, new: RequestView | None
+) -> tuple[Section, ...]:
+    """One section per subject the changes name, in their order."""
+    subjects = dict.fromkeys(change.subject for change in changes)
+    return tuple(section_of(subject, old, new) for subject in subjects)
 
 
 def _changed_lines(section: Section) -> tuple[str, ...]:
@@ -240,3 +253,22 @@ def _side_rows(
 def cap(lines: Sequence[Any], limit: int) -> tuple[list[Any], int]:
     """The first ``limit`` items and how many were left out."""
     return list(lines[:limit]), max(0, len(lines) - limit)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _short_line(line: str) -> str:
+    extra = len(line) - LINE_CHARACTERS
+    if extra <= 0:
+        return line
+    return f"{line[:LINE_CHARACTERS]} [... {plural(extra, 'more character')}]"
+
+
+def diff_lines(finding: Finding, limit: int) -> list[str]:
+    """The finding's unified diff, at most ``limit`` lines (each cut at LINE_CHARACTERS),
+    then "... N more lines"."""
+    lines, more = cap(unified(finding.section), limit)
+    shown = [_short_line(line) for line in lines]
+    return shown + ([f"... {plural(more, 'more line')}"] if more else [])

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from hookproof._gate_sections import group_findings
+from hookproof._gate_sections import diff_lines, group_findings
 from hookproof.errors import InvalidInputError, SnapshotFormatError
-from hookproof.gate import TEXT_DIFF_LINES, _compare, diff_lines
+from hookproof.gate import TEXT_DIFF_LINES, _compare
 from hookproof.snapshot import RequestView, parse
 
 __all__ = ["PENDING_SUFFIX", "Decision", "Pending", "find_pending", "review"]

@@ -43,8 +43,10 @@ from hookproof._gate_sections import (
     Finding,
     Section,
     cap,
+    diff_lines,
     group_findings,
-    section_of,
+    plural,
+    sections_for,
     unified,
 )
 from hookproof._snapshot_files import BOM, is_snapshot_name, read_regular_file
@@ -276,9 +278,7 @@ def _file_report(
     old: RequestView | None,
     new: RequestView | None,
 ) -> FileReport:
-    subjects = dict.fromkeys(change.subject for change in changes)
-    sections = tuple(section_of(subject, old, new) for subject in subjects)
-    return FileReport(name, status, changes, sections)
+    return FileReport(name, status, changes, sections_for(changes, old, new))
 
 
 def compare_directories(
@@ -308,7 +308,6 @@ def compare_directories(
 TEXT_DIFF_LINES = 60
 MARKDOWN_DIFF_LINES = 40
 JSON_DIFF_LINES = 400
-LINE_CHARACTERS = 400
 PR_COMMENT_LIMIT = 65_536  # the most characters a pull-request comment accepts
 
 
@@ -322,7 +321,7 @@ def _verdict(report: GateReport) -> str:
 def _summary(report: GateReport) -> str:
     unchanged = sum(1 for item in report.files if item.status == "unchanged")
     counts = ", ".join(f"{name} {count}" for name, count in report.counts().items())
-    distinct = _plural(len(report.findings), "distinct finding")
+    distinct = plural(len(report.findings), "distinct finding")
     return f"{len(report.files)} snapshots, {unchanged} unchanged; {counts} ({distinct})"
 
 
@@ -333,24 +332,6 @@ def _where(finding: Finding, limit: int = 10) -> str:
     rest = len(paths) - limit
     shown = ", ".join(paths[:limit]) + (f" and {rest} more" if rest > 0 else "")
     return f"in {len(paths)} snapshots: {shown}"
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
-def _short_line(line: str) -> str:
-    extra = len(line) - LINE_CHARACTERS
-    return (
-        line if extra <= 0 else f"{line[:LINE_CHARACTERS]} [... {_plural(extra, 'more character')}]"
-    )
-
-
-def diff_lines(finding: Finding, limit: int) -> list[str]:
-    """The finding's unified diff, at most ``limit`` lines, then "... N more lines"."""
-    lines, more = cap(unified(finding.section), limit)
-    shown = [_short_line(line) for line in lines]
-    return shown + ([f"... {_plural(more, 'more line')}"] if more else [])
 
 
 def format_text(report: GateReport) -> str:
@@ -375,7 +356,7 @@ def _markdown_summary(finding: Finding) -> str:
     if len(finding.changes) == 1:
         what = html.escape(finding.changes[0].what)
     else:
-        what = _plural(len(finding.changes), "change")
+        what = plural(len(finding.changes), "change")
     where = f" (in {len(finding.paths)} snapshots)" if len(finding.paths) > 1 else ""
     return f"<summary><b>{kinds}</b> {subject}: {what}{where}</summary>"
 
@@ -401,7 +382,7 @@ def _markdown_finding(finding: Finding) -> str:
 def _cut_note(left: int, shown: int) -> str:
     return (
         f"\n**Report cut** at {PR_COMMENT_LIMIT:,} characters, the most a pull-request "
-        f"comment accepts: {_plural(left, 'more finding')} not shown after the {shown} above. "
+        f"comment accepts: {plural(left, 'more finding')} not shown after the {shown} above. "
         "The text, JSON and HTML reports (`--format html -o report.html`) show every one."
     )
 

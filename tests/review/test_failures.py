@@ -37,12 +37,14 @@ def test_a_failing_snapshot_shows_every_change_most_severe_first_uncut(
     assert "Full output truncated" in output  # pytest did cut the explanation
     section = output.split("hookproof snapshot test_request[guest].txt")[1]
     lines = [line.strip() for line in section.splitlines()]
-    first = lines[1:4]
-    assert first[0] == "hookproof semantic diff (class, subject: what):"
-    assert sorted(first[1:]) == [
-        "BREAKING tool task: removed",
+    assert lines[1] == "hookproof semantic diff (class, subject: what), most severe first:"
+    headings = [line for line in lines if line.split(" ")[0] in ("SECURITY", "BREAKING", "REVIEW")]
+    assert headings == [
         "SECURITY tool shell: now visible to the model",
+        "BREAKING tool task: removed",
+        "REVIEW   system prompt: 12 lines added",
     ]
+    assert "+| Rule 11." in lines  # the changed lines themselves, past pytest's cut
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,18 @@ from syrupy.exceptions import TaintedSnapshotError
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from hookproof._collected_modules import collected_modules
+from hookproof._gate_sections import diff_lines, group_findings, sections_for
 from hookproof._snapshot_files import snapshot_root
 from hookproof.errors import UsageError
 from hookproof.snapshot._diff import diff
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
-from hookproof.snapshot._render import RequestView, SnapshotFormatError, check_version, render
+from hookproof.snapshot._render import (
+    RequestView,
+    SnapshotFormatError,
+    check_version,
+    parse,
+    render,
+)
 from hookproof.vocabulary import FinalRequest
 
 if TYPE_CHECKING:
@@ -178,15 +185,24 @@ def _results(assertion: Any) -> list[Any]:
 
 
 def _failure_lines(old: object, new: str) -> list[str]:
+    """Each change, most severe first, with the lines of what it changed."""
     if not isinstance(old, str):
         return ["new snapshot: no reviewed file yet"]
-    lines = list(semantic_lines(old, new))
-    if lines:
-        return lines[:-1]
-    return [
-        "no semantic diff: the reviewed file is not a snapshot in this format, or only "
-        "text the diff ignores changed (see the text diff above)"
-    ]
+    try:
+        before, after = parse(old), parse(new)
+    except SnapshotFormatError:
+        return ["no semantic diff: the reviewed file is not a snapshot in this format"]
+    changes = diff(before, after).changes
+    if not changes:
+        return ["no semantic diff: only text the diff ignores changed (see the text diff)"]
+    lines = ["hookproof semantic diff (class, subject: what), most severe first:"]
+    for finding in group_findings([("", changes, sections_for(changes, before, after))]):
+        lines += [f"  {change.describe()}" for change in finding.changes]
+        lines += [f"      {line}" for line in diff_lines(finding, _FAILURE_DIFF_LINES)]
+    return lines
+
+
+_FAILURE_DIFF_LINES = 40
 
 
 def _pending_path(location: Path) -> Path:
