@@ -33,7 +33,15 @@ from hookproof._fuzz_plugin import DEADLINE_VARIABLE, LOG_VARIABLE
 from hookproof.check import bundled_contracts, suite_environment
 from hookproof.errors import InvalidInputError
 
-__all__ = ["Campaign", "CheckTotals", "Outcome", "exit_code", "format_summary", "run_campaign"]
+__all__ = [
+    "Campaign",
+    "CheckTotals",
+    "Outcome",
+    "exit_code",
+    "format_summary",
+    "hypofuzz_installed",
+    "run_campaign",
+]
 
 
 @dataclass(frozen=True)
@@ -49,11 +57,13 @@ class Campaign:
 
 @dataclass
 class CheckTotals:
-    """One check over every worker: examples, seconds, rate and failures."""
+    """One check over every worker: examples, worker-seconds spent fuzzing it, the rate
+    (the workers' rates added: they run at once) and failures."""
 
     check: str
     workers: set[str] = field(default_factory=set)
     examples: int = 0
+    seconds: float = 0.0
     rate: float = 0.0
     failures: list[tuple[str, list[str]]] = field(default_factory=list)
 
@@ -98,7 +108,7 @@ def _validated(campaign: Campaign) -> list[str]:
         )
     local = Path("contracts")
     paths = list(campaign.paths) or [str(local if local.is_dir() else bundled_contracts())]
-    missing = [path for path in paths if not Path(path).exists()]
+    missing = [path for path in paths if not Path(path.split("::")[0]).exists()]
     if missing:
         raise InvalidInputError(
             f"hookproof: fuzz was given paths that do not exist: {missing}. Pass contract "
@@ -166,8 +176,10 @@ def _totals(log_dir: Path) -> list[CheckTotals]:
         totals = per_check.setdefault(check, CheckTotals(check))
         totals.workers.add(worker)
         examples = int(str(entry["examples"]))
+        seconds = float(str(entry["seconds"]))
         totals.examples += examples
-        totals.rate += examples / max(float(str(entry["seconds"])), 1e-9)
+        totals.seconds += seconds
+        totals.rate += examples / max(seconds, 1e-9)
         failure = entry["failure"]
         if isinstance(failure, list) and failure:
             totals.failures.append((worker, [str(line) for line in failure]))
@@ -226,8 +238,12 @@ def exit_code(outcome: Outcome) -> int:
     return 1 if any(totals.failures for totals in outcome.checks) else 2
 
 
+def hypofuzz_installed() -> bool:
+    return importlib.util.find_spec("hypofuzz") is not None
+
+
 def _run_hypofuzz(campaign: Campaign, paths: list[str], out: TextIO) -> Outcome:
-    if importlib.util.find_spec("hypofuzz") is None:
+    if not hypofuzz_installed():
         raise InvalidInputError(
             "hookproof: --engine hypofuzz needs HypoFuzz, which is not installed. Install it "
             "with `pip install hypofuzz`, or leave --engine out to fuzz with pytest-xdist."

@@ -112,3 +112,22 @@ def test_the_hypofuzz_engine_without_hypofuzz_is_a_clear_error(project: pytest.P
     result = _fuzz(project, "--seconds", "1", "--engine", "hypofuzz")
     assert result.ret == 2
     assert "pip install hypofuzz" in result.stderr.str()
+
+
+def test_the_hypofuzz_engine_gets_the_targets_and_the_database_then_a_replay_reports(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """HypoFuzz itself is not installed here: ``hypothesis fuzz`` is started all the same
+    (and ends at once); what it was handed and the replay of the database are checked."""
+    from hookproof import _fuzz
+
+    monkeypatch.setattr(_fuzz, "hypofuzz_installed", lambda: True)
+    monkeypatch.chdir(project.path)
+    _fuzz.run_campaign(_fuzz.Campaign(("contracts/test_breaks.py",), 2, 1, "db"))
+    campaign = _fuzz.Campaign(("contracts",), 1, 2, "db", engine="hypofuzz")
+    outcome = _fuzz.run_campaign(campaign)
+    started = capfd.readouterr().err
+    assert "fuzz --no-dashboard -n 2 -- contracts" in started
+    assert "--hookproof-example-database=db" in started
+    assert _fuzz.exit_code(outcome) == 1
+    assert "numbers=[1001]" in _fuzz.format_summary(outcome, campaign)
