@@ -66,8 +66,17 @@ DEEP = "[" * 100_000 + "]" * 100_000
         (("tools: 2", "tools: \u0662"), "the tool count '\u0662' is not a number"),
         (("tools: 2", "tools: 99999999999999999999"), "is it truncated?"),
         (("\n  beta\n", "\n  \n"), "has no name"),
+        (("tools: 2", "tools: " + "9" * 5000), "is too large"),
     ],
-    ids=["deep-json", "huge-int", "deep-parameters", "non-ascii-digit", "huge-count", "no-name"],
+    ids=[
+        "deep-json",
+        "huge-int",
+        "deep-parameters",
+        "non-ascii-digit",
+        "huge-count",
+        "no-name",
+        "count-past-int-limit",
+    ],
 )
 def test_hostile_text_is_a_format_error(change: tuple[str, str], problem: str) -> None:
     text = _two_tools()

@@ -398,7 +398,14 @@ def _tool_count(lines: _Lines) -> int:
     raw = lines.take("tools: ")
     if not (raw.isascii() and raw.isdecimal()):
         raise _format_error(lines.source, f"the tool count {raw!r} is not a number")
+    if len(raw) > _MAX_COUNT_DIGITS:  # int() would refuse it with a bare ValueError
+        raise _format_error(
+            lines.source, f"the tool count ({len(raw)} digits) is too large; is it corrupted?"
+        )
     return int(raw)
+
+
+_MAX_COUNT_DIGITS = 4_000  # below the 4,300 digits int() reads by default
 
 
 def parse(text: str, *, source: str = "snapshot") -> RequestView:
