@@ -1,0 +1,216 @@
+package hookproof
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2"
+)
+
+// Redacted replaces every secret hookproof finds, as in Python's hookproof.redaction.
+const Redacted = "[REDACTED]"
+
+// The built-in redaction of hookproof.redaction, rule for rule, in the syntax of a
+// backtracking engine: the rules need look-behind and back-references, which Go's regexp
+// lacks. A Go snapshot must hide the same secrets as a Python one, byte for byte.
+
+var exactFields = map[string]bool{
+	"token": true, "authorization": true, "proxyauthorization": true, "cookie": true,
+	"setcookie": true, "passwd": true, "credentials": true, "subscriptionkey": true,
+	"ocpapimsubscriptionkey": true,
+}
+
+var fieldSuffixes = []string{
+	"apikey", "secret", "password", "accesstoken", "authtoken", "apitoken", "refreshtoken",
+	"sessiontoken", "idtoken", "bearertoken", "secretkey", "secretaccesskey", "privatekey",
+}
+
+// IsSensitiveField says whether a data key names a secret (api_key, Authorization, ...):
+// case-insensitive, "-" and "_" ignored, as in Python.
+func IsSensitiveField(name string) bool {
+	key := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
+	if exactFields[key] {
+		return true
+	}
+	for _, suffix := range fieldSuffixes {
+		if strings.HasSuffix(key, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+const (
+	wordChars       = "A-Za-z0-9_-"
+	awsIDPrefix     = "(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|AROA|ANPA|ANVA)"
+	credentialNames = `api[_-]?key|api[_-]?token|access[_-]?token|auth[_-]?token|refresh[_-]?token` +
+		`|session[_-]?token|client[_-]?secret|secret(?:[_-]?access)?[_-]?key` +
+		`|private[_-]?key|password|passwd|authorization|subscription[_-]?key`
+	quotedValue = `\\?(?<q>["'])(?:(?:bearer|basic|token|digest)\s+)?` +
+		`(?<s>(?:(?!\\?\k<q>)[^\r\n])+)\\?\k<q>`
+	valueChar = "[^\\s\"'`,;{}\\[\\]<>()\\\\]"
+)
+
+func notAfter(characters, prefix string) string {
+	return "(?:(?<![" + characters + "]" + prefix + ")|(?<=\\\\[nrt]" + prefix + "))"
+}
+
+func token(prefix, tail string) string {
+	return prefix + notAfter(wordChars, prefix) + tail
+}
+
+type gate func(text, lowered string) bool
+
+type rule struct {
+	pattern *regexp2.Regexp
+	gate    gate
+}
+
+func newRule(pattern string, check gate) rule {
+	return rule{regexp2.MustCompile(pattern, regexp2.None), check}
+}
+
+var awsID = regexp2.MustCompile(awsIDPrefix, regexp2.None)
+
+func namesAWS(text, lowered string) bool {
+	found, _ := awsID.MatchString(text)
+	return strings.Contains(lowered, "secret") || strings.Contains(lowered, "aws") || found
+}
+
+var credentialHeads = []struct {
+	word  string
+	heads []string
+}{
+	{"key", []string{"api", "secret", "access", "private", "subscription"}},
+	{"token", []string{"api", "access", "auth", "refresh", "session"}},
+	{"secret", []string{"client"}},
+}
+
+func namesCredential(_, lowered string) bool {
+	if strings.Contains(lowered, "passw") || strings.Contains(lowered, "authorization") {
+		return true
+	}
+	runes := []rune(lowered)
+	for _, item := range credentialHeads {
+		if preceded(runes, item.word, item.heads) {
+			return true
+		}
+	}
+	return false
+}
+
+func indexesOf(runes []rune, word string) []int {
+	target := []rune(word)
+	var found []int
+	for index := 0; index+len(target) <= len(runes); index++ {
+		if string(runes[index:index+len(target)]) == word {
+			found = append(found, index)
+		}
+	}
+	return found
+}
+
+func preceded(runes []rune, word string, heads []string) bool {
+	for _, index := range indexesOf(runes, word) {
+		window := strings.TrimRight(string(runes[max(0, index-14):index]), "_-")
+		for _, head := range heads {
+			if strings.HasSuffix(window, head) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func namesQuotedCredential(text, lowered string) bool {
+	if namesCredential(text, lowered) {
+		return true
+	}
+	runes := []rune(lowered)
+	for _, word := range []string{"token", "secret", "credentials"} {
+		for _, index := range indexesOf(runes, word) {
+			next := index + len([]rune(word))
+			if next < len(runes) && strings.ContainsRune("\"'\\=:", runes[next]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var builtinRules = []rule{
+	newRule(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----`+
+		`(?<s>[\s\S]+?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z)`, nil),
+	newRule(token("eyJ", `[`+wordChars+`]{8,}\.eyJ[`+wordChars+`]{8,}\.[`+wordChars+`]*`), nil),
+	newRule(token("sk-", `(?=[`+wordChars+`]*[0-9])[`+wordChars+`]{20,}`), nil),
+	newRule(token("AIza", `[`+wordChars+`]{35}`), nil),
+	newRule(awsIDPrefix+`(?<![A-Z0-9]`+awsIDPrefix+`)[A-Z0-9]{16}(?![A-Z0-9])`, nil),
+	newRule(token("gh[pousr]_", `[A-Za-z0-9]{30,}`), nil),
+	newRule(token("github_pat_", `[A-Za-z0-9_]{22,}`), nil),
+	newRule(token("(?:xox[abposer]|xapp)-", `[A-Za-z0-9-]{10,}`), nil),
+	newRule(token("[sr]k_(?:live|test)_", `[A-Za-z0-9]{10,}`), func(text, _ string) bool {
+		return strings.Contains(text, "k_live_") || strings.Contains(text, "k_test_")
+	}),
+	newRule(token("hf_", `[A-Za-z0-9]{30,}`), nil),
+	newRule(token("gsk_", `[A-Za-z0-9]{20,}`), nil),
+	newRule(notAfter("A-Za-z0-9/+=_-", "")+`(?=[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-]))`+
+		`(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[0-9/+])`+
+		`[A-Za-z0-9/+]{40}`, namesAWS),
+	newRule(`(?i)`+notAfter(wordChars, "")+`(?:set-)?cookie["']?\s*[:=]\s*["']?`+
+		"(?<s>[^\\r\\n\"'\\\\=`]+=[^\\r\\n\"'\\\\]*)", func(_, lowered string) bool {
+		return strings.Contains(lowered, "cookie")
+	}),
+	newRule(`(?i)(?:`+notAfter("A-Za-z0-9", "")+`(?:`+credentialNames+`)`+
+		`|`+notAfter(wordChars, "")+`(?:token|secret|credentials))`+
+		`(?:\\?["'])?\s*[:=]\s*`+quotedValue, namesQuotedCredential),
+	newRule(`(?i)`+notAfter("A-Za-z0-9", "")+`(?:`+credentialNames+`)["']?\s*[:=]\s*["']?`+
+		`(?:(?:bearer|basic|token|digest)\s+)?(?!-----)`+
+		"(?<s>(?-i:(?="+valueChar+"*[^a-z\\s\"'`,;{}\\[\\]<>\\\\]))"+valueChar+"{8,})",
+		namesCredential),
+	newRule(`[Bb]earer`+notAfter("A-Za-z0-9", "[Bb]earer")+`\s+`+
+		`(?<s>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])[A-Za-z0-9._~+/-]{8,}=*)`,
+		func(text, _ string) bool { return strings.Contains(text, "earer") }),
+	newRule(`://(?<s>[^\s/@:]+:[^\s/@]+)@`, nil),
+}
+
+var anyTrigger = regexp2.MustCompile(strings.Join([]string{
+	"-----begin", "eyj", "sk-",
+	"a(?:iza|kia|sia|bia|cca|gpa|ida|ipa|roa|npa|nva|ws|uthorization)",
+	"g(?:h[pousr]_|ithub_pat_|sk_)", "x(?:ox|app-)", "k(?:_live_|_test_|ey)", "hf_",
+	"secret", "cookie", "credentials", "passw", "token", "earer", "://",
+}, "|"), regexp2.None)
+
+// RedactText replaces every secret the built-in rules know in text by [REDACTED].
+func RedactText(text string) string {
+	length := utf8.RuneCountInString(text)
+	if length < 7 {
+		return text
+	}
+	if length <= 512 {
+		if found, _ := anyTrigger.MatchString(strings.ToLower(text)); !found {
+			return text
+		}
+	}
+	lowered := strings.ToLower(text)
+	for _, item := range builtinRules {
+		if item.gate != nil && !item.gate(text, lowered) {
+			continue
+		}
+		redacted, err := item.pattern.ReplaceFunc(text, keepAround, -1, -1)
+		if err == nil && redacted != text {
+			text, lowered = redacted, strings.ToLower(redacted)
+		}
+	}
+	return text
+}
+
+// keepAround replaces the group named s when it matched, else the whole match.
+func keepAround(match regexp2.Match) string {
+	secret := match.GroupByName("s")
+	if secret == nil || len(secret.Captures) == 0 {
+		return Redacted
+	}
+	whole := match.Runes()
+	start, end := secret.Index-match.Index, secret.Index-match.Index+secret.Length
+	return string(whole[:start]) + Redacted + string(whole[end:])
+}

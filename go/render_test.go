@@ -1,0 +1,95 @@
+package hookproof
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const vectorDir = "../testdata/vectors"
+
+func TestRenderMatchesPythonOnNamedVectors(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(vectorDir, "render", "*.json"))
+	if len(paths) == 0 {
+		t.Fatal("no render vectors found under testdata/vectors/render")
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			expected, err := os.ReadFile(strings.TrimSuffix(path, ".json") + ".expected")
+			if err != nil {
+				t.Fatal(err)
+			}
+			request, err := ParseFinalRequest(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertSameText(t, Render(request), string(expected))
+		})
+	}
+}
+
+func TestRenderMatchesPythonOnRandomVectors(t *testing.T) {
+	file, err := os.Open(filepath.Join(vectorDir, "render", "random.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	scanner := bufio.NewScanner(file)
+	scanner.Buffer(make([]byte, 1<<20), 1<<24)
+	count := 0
+	for scanner.Scan() {
+		var item struct {
+			Request  json.RawMessage `json:"request"`
+			Expected string          `json:"expected"`
+		}
+		if err := json.Unmarshal(scanner.Bytes(), &item); err != nil {
+			t.Fatal(err)
+		}
+		request, err := ParseFinalRequest(item.Request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Render(request); got != item.Expected {
+			t.Errorf("random vector %d differs:\n%s", count, firstDifference(got, item.Expected))
+		}
+		count++
+	}
+	if count < 100 {
+		t.Fatalf("only %d random vectors", count)
+	}
+}
+
+func assertSameText(t *testing.T, got, expected string) {
+	t.Helper()
+	if got != expected {
+		t.Errorf("rendered text differs from Python's:\n%s", firstDifference(got, expected))
+	}
+}
+
+func firstDifference(got, expected string) string {
+	gotLines, expectedLines := strings.Split(got, "\n"), strings.Split(expected, "\n")
+	for index := 0; index < len(gotLines) || index < len(expectedLines); index++ {
+		var left, right string
+		if index < len(gotLines) {
+			left = gotLines[index]
+		}
+		if index < len(expectedLines) {
+			right = expectedLines[index]
+		}
+		if left != right {
+			return "line " + strconv.Itoa(index+1) + "\n  go:     " + quote(left) + "\n  python: " + quote(right)
+		}
+	}
+	return "(same lines)"
+}
+
+func quote(text string) string { data, _ := json.Marshal(text); return string(data) }
