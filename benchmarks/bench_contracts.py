@@ -15,6 +15,7 @@ it twice (the least-privileged baseline and the drawn context). Three ways to ru
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -99,27 +100,31 @@ def measure(examples: int, factory: Any = build) -> tuple[int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--examples", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per build")
     parser.add_argument("--random", action="store_true", help="do not derandomize")
     parser.add_argument("--only", choices=sorted(BUILDS), action="append")
     arguments = parser.parse_args()
-    rates: dict[str, float] = {}
-    for name in arguments.only or list(BUILDS):
-        examples = arguments.examples if name != "langchain" else arguments.examples // 4
+    names = arguments.only or list(BUILDS)
+    for name in names:
         measure(50, BUILDS[name])
-        count, seconds = measure(examples, BUILDS[name])
-        rates[name] = count / seconds
-        print(f"check_fail_closed, {LABELS[name]}: {count} examples in {seconds:.2f} s")
-        print(f"  {rates[name]:,.0f} examples per second")
-    if "native" in rates and "bridged" in rates:
-        print(
-            f"native / LangChain middleware on reference: {rates['native'] / rates['bridged']:.2f}x"
-            " (target <= 1.5x)"
-        )
-    if "bridged" in rates and "langchain" in rates:
-        print(
-            f"reference / create_agent for LangChain middleware: "
-            f"{rates['bridged'] / rates['langchain']:.1f}x"
-        )
+    # Rounds alternate between the builds, so load from elsewhere falls on all of them alike.
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(arguments.rounds):
+        for name in names:
+            share = arguments.examples // arguments.rounds
+            count, seconds = measure(share // 4 if name == "langchain" else share, BUILDS[name])
+            rates[name].append(count / seconds)
+    median = {name: statistics.median(values) for name, values in rates.items()}
+    for name in names:
+        spread = ", ".join(f"{rate:,.0f}" for rate in rates[name])
+        print(f"check_fail_closed, {LABELS[name]}: median {median[name]:,.0f} examples/s")
+        print(f"  rounds: {spread}")
+    if "native" in median and "bridged" in median:
+        ratio = median["native"] / median["bridged"]
+        print(f"native / LangChain middleware on reference: {ratio:.2f}x (target <= 1.5x)")
+    if "bridged" in median and "langchain" in median:
+        ratio = median["bridged"] / median["langchain"]
+        print(f"reference / create_agent for LangChain middleware: {ratio:.1f}x")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import importlib
 from typing import Any, Protocol
 
 from hookproof._engine import add_messages
-from hookproof.messages import Message, coerce_message
+from hookproof.messages import Message, coerce_message, construct
 from hookproof.tools import Tool
 
 __all__ = [
@@ -98,7 +98,14 @@ def identified_messages(current: Any, new: Any) -> Any:
             number += 1
             while f"m{number}" in used:
                 number += 1
-            message = message.model_copy(update={"id": f"m{number}"})
+            message = _with_id(message, f"m{number}")
             used.add(message.id)
         named.append(message)
     return add_messages(current, named)
+
+
+def _with_id(message: Message, key: str) -> Message:
+    """``message`` with an id; its other values are already valid, so none is checked again."""
+    values = {name: getattr(message, name) for name in type(message).model_fields}
+    values["id"] = key
+    return construct(type(message), **values)
