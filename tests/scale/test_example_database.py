@@ -150,3 +150,17 @@ def test_the_plugin_imports_neither_hypothesis_nor_redis_without_the_option(
     loaded = subprocess.check_output([sys.executable, "-c", code], text=True, cwd=tmp_path)
     assert "'redis'" not in loaded
     assert "'hypothesis'" not in loaded
+
+
+@pytest.mark.parametrize(
+    ("spec", "shown"),
+    [
+        ("redis://user:hunter2@db.internal:6380/2", "redis://db.internal:6380/2"),
+        ("redis://127.0.0.1/0", "redis://127.0.0.1/0"),
+        ("shared/examples", "shared/examples"),
+    ],
+)
+def test_a_database_is_shown_without_its_credentials(spec: str, shown: str) -> None:
+    from hookproof._example_db import describe
+
+    assert describe(spec) == shown
