@@ -73,7 +73,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     from hypothesis import is_hypothesis_test
 
     targets = [item for item in items if is_hypothesis_test(getattr(item, "obj", None))]
-    others = [item for item in items if item not in targets]
+    chosen = set(targets)
+    others = [item for item in items if item not in chosen]
     if others:
         config.hook.pytest_deselected(items=others)
         items[:] = targets
@@ -120,7 +121,7 @@ def _fuzz(test: Any, arguments: dict[str, Any], progress: Round, *, until: float
             test._hypothesis_internal_use_settings = settings(chosen, max_examples=size)
             try:
                 test(**arguments)
-            except BaseException as error:
+            except Exception as error:  # not a skip, nor the campaign interrupted
                 progress.failure = _failure_lines(error)
                 raise
             finally:
