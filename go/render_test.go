@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -74,22 +73,3 @@ func assertSameText(t *testing.T, got, expected string) {
 		t.Errorf("rendered text differs from Python's:\n%s", firstDifference(got, expected))
 	}
 }
-
-func firstDifference(got, expected string) string {
-	gotLines, expectedLines := strings.Split(got, "\n"), strings.Split(expected, "\n")
-	for index := 0; index < len(gotLines) || index < len(expectedLines); index++ {
-		var left, right string
-		if index < len(gotLines) {
-			left = gotLines[index]
-		}
-		if index < len(expectedLines) {
-			right = expectedLines[index]
-		}
-		if left != right {
-			return "line " + strconv.Itoa(index+1) + "\n  go:     " + quote(left) + "\n  python: " + quote(right)
-		}
-	}
-	return "(same lines)"
-}
-
-func quote(text string) string { data, _ := json.Marshal(text); return string(data) }

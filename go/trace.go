@@ -1,0 +1,370 @@
+package hookproof
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+)
+
+// TraceEvent is one step of a run, with the fields of Python's hookproof.trace.TraceEvent:
+// kind is hook (BeforeAgent, the rewrite-state hooks, AfterAgent), layer (WrapModel and the
+// tool wrappers), model or tool; phase is enter, exit or error.
+type TraceEvent struct {
+	Seq        int     `json:"seq"`
+	Kind       string  `json:"kind"`
+	Hook       string  `json:"hook"`
+	Phase      string  `json:"phase"`
+	Middleware string  `json:"middleware,omitempty"`
+	Depth      int     `json:"depth"`
+	Data       *Object `json:"data,omitempty"`
+}
+
+// Label is "middleware.hook:phase", as in Python.
+func (e TraceEvent) Label() string {
+	owner := ""
+	if e.Middleware != "" {
+		owner = e.Middleware + "."
+	}
+	return owner + e.Hook + ":" + e.Phase
+}
+
+// Describe is the event's line in Trace.Format (Python's TraceEvent.describe).
+func (e TraceEvent) Describe() string {
+	line := strings.Repeat("  ", e.Depth) + e.Label()
+	if e.Data.Len() == 0 {
+		return line
+	}
+	details := make([]string, 0, e.Data.Len())
+	for _, key := range e.Data.Keys {
+		details = append(details, key+"="+pythonRepr(e.Data.Values[key]))
+	}
+	return line + " (" + strings.Join(details, ", ") + ")"
+}
+
+// Trace records the middleware calls of a run in hookproof's trace format. Tools run in
+// parallel by default in Eino; set ToolsConfig.ExecuteSequentially for a deterministic trace.
+type Trace struct {
+	mu     sync.Mutex
+	events []TraceEvent
+	depth  int
+}
+
+// NewTrace starts an empty trace.
+func NewTrace() *Trace { return &Trace{} }
+
+func (t *Trace) record(kind, hook, phase, owner string, data *Object) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if phase != "enter" {
+		t.depth--
+	}
+	t.events = append(t.events, TraceEvent{len(t.events), kind, hook, phase, owner, t.depth, data})
+	if phase == "enter" {
+		t.depth++
+	}
+}
+
+// Events are the events so far.
+func (t *Trace) Events() []TraceEvent {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]TraceEvent(nil), t.events...)
+}
+
+// Labels are the events' labels.
+func (t *Trace) Labels() []string {
+	var labels []string
+	for _, event := range t.Events() {
+		labels = append(labels, event.Label())
+	}
+	return labels
+}
+
+// Format is one indented line per event, as Python's Trace.format.
+func (t *Trace) Format() string {
+	var lines []string
+	for _, event := range t.Events() {
+		lines = append(lines, event.Describe())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// pythonRepr writes a value as Python's repr would: strings quoted, lists as tuples.
+func pythonRepr(value any) string {
+	switch typed := value.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if typed {
+			return "True"
+		}
+		return "False"
+	case int:
+		return strconv.Itoa(typed)
+	case string:
+		return pythonStringRepr(typed)
+	case []string:
+		items := make([]string, len(typed))
+		for index, item := range typed {
+			items[index] = pythonStringRepr(item)
+		}
+		if len(items) == 1 {
+			return "(" + items[0] + ",)"
+		}
+		return "(" + strings.Join(items, ", ") + ")"
+	}
+	return pythonStringRepr(fmt.Sprint(value))
+}
+
+func pythonStringRepr(text string) string {
+	quote := "'"
+	if strings.Contains(text, "'") && !strings.Contains(text, `"`) {
+		quote = `"`
+	}
+	var out strings.Builder
+	out.WriteString(quote)
+	for _, char := range text {
+		switch {
+		case char == '\\':
+			out.WriteString(`\\`)
+		case string(char) == quote:
+			out.WriteString(`\` + quote)
+		case char == '\n':
+			out.WriteString(`\n`)
+		case char == '\r':
+			out.WriteString(`\r`)
+		case char == '\t':
+			out.WriteString(`\t`)
+		case char < 0x20 || char == 0x7f:
+			fmt.Fprintf(&out, `\x%02x`, char)
+		default:
+			out.WriteRune(char)
+		}
+	}
+	out.WriteString(quote)
+	return out.String()
+}
+
+// Handler wraps an Eino ChatModelAgentMiddleware so every call of it is recorded under
+// name: BeforeAgent, BeforeModelRewriteState, AfterModelRewriteState and AfterAgent as hook
+// events; WrapModel and the four tool wrappers as layer events around the endpoint they
+// return, so the trace nests as the onion does.
+func (t *Trace) Handler(name string, inner adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware {
+	return &recordedHandler{name: name, inner: inner, trace: t}
+}
+
+type recordedHandler struct {
+	name  string
+	inner adk.ChatModelAgentMiddleware
+	trace *Trace
+}
+
+func (h *recordedHandler) around(kind, hook string, call func() error) error {
+	h.trace.record(kind, hook, "enter", h.name, nil)
+	err := call()
+	if err != nil {
+		h.trace.record(kind, hook, "error", h.name, NewObject("error", err.Error()))
+	} else {
+		h.trace.record(kind, hook, "exit", h.name, nil)
+	}
+	return err
+}
+
+func (h *recordedHandler) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (newCtx context.Context, newRun *adk.ChatModelAgentContext, err error) {
+	err = h.around("hook", "before_agent", func() error {
+		newCtx, newRun, err = h.inner.BeforeAgent(ctx, runCtx)
+		return err
+	})
+	return newCtx, newRun, err
+}
+
+func (h *recordedHandler) AfterAgent(ctx context.Context, state *adk.ChatModelAgentState) (newCtx context.Context, err error) {
+	err = h.around("hook", "after_agent", func() error {
+		newCtx, err = h.inner.AfterAgent(ctx, state)
+		return err
+	})
+	return newCtx, err
+}
+
+func (h *recordedHandler) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (newCtx context.Context, newState *adk.ChatModelAgentState, err error) {
+	err = h.around("hook", "before_model_rewrite_state", func() error {
+		newCtx, newState, err = h.inner.BeforeModelRewriteState(ctx, state, mc)
+		return err
+	})
+	return newCtx, newState, err
+}
+
+func (h *recordedHandler) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (newCtx context.Context, newState *adk.ChatModelAgentState, err error) {
+	err = h.around("hook", "after_model_rewrite_state", func() error {
+		newCtx, newState, err = h.inner.AfterModelRewriteState(ctx, state, mc)
+		return err
+	})
+	return newCtx, newState, err
+}
+
+func (h *recordedHandler) WrapModel(ctx context.Context, inner model.BaseChatModel, mc *adk.ModelContext) (model.BaseChatModel, error) {
+	wrapped, err := h.inner.WrapModel(ctx, inner, mc)
+	if err != nil {
+		h.trace.record("layer", "wrap_model", "enter", h.name, nil)
+		h.trace.record("layer", "wrap_model", "error", h.name, NewObject("error", err.Error()))
+		return nil, err
+	}
+	return &layerModel{handler: h, inner: wrapped}, nil
+}
+
+type layerModel struct {
+	handler *recordedHandler
+	inner   model.BaseChatModel
+}
+
+func (m *layerModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
+	err = m.handler.around("layer", "wrap_model", func() error {
+		out, err = m.inner.Generate(ctx, input, opts...)
+		return err
+	})
+	return out, err
+}
+
+func (m *layerModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.StreamReader[*schema.Message], err error) {
+	err = m.handler.around("layer", "wrap_model", func() error {
+		out, err = m.inner.Stream(ctx, input, opts...)
+		return err
+	})
+	return out, err
+}
+
+func (h *recordedHandler) wrapError(hook string, err error) error {
+	h.trace.record("layer", hook, "enter", h.name, nil)
+	h.trace.record("layer", hook, "error", h.name, NewObject("error", err.Error()))
+	return err
+}
+
+func (h *recordedHandler) WrapInvokableToolCall(ctx context.Context, endpoint adk.InvokableToolCallEndpoint, tCtx *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	const hook = "wrap_invokable_tool_call"
+	wrapped, err := h.inner.WrapInvokableToolCall(ctx, endpoint, tCtx)
+	if err != nil {
+		return nil, h.wrapError(hook, err)
+	}
+	return func(ctx context.Context, arguments string, opts ...tool.Option) (out string, err error) {
+		err = h.around("layer", hook, func() error {
+			out, err = wrapped(ctx, arguments, opts...)
+			return err
+		})
+		return out, err
+	}, nil
+}
+
+func (h *recordedHandler) WrapStreamableToolCall(ctx context.Context, endpoint adk.StreamableToolCallEndpoint, tCtx *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+	const hook = "wrap_streamable_tool_call"
+	wrapped, err := h.inner.WrapStreamableToolCall(ctx, endpoint, tCtx)
+	if err != nil {
+		return nil, h.wrapError(hook, err)
+	}
+	return func(ctx context.Context, arguments string, opts ...tool.Option) (out *schema.StreamReader[string], err error) {
+		err = h.around("layer", hook, func() error {
+			out, err = wrapped(ctx, arguments, opts...)
+			return err
+		})
+		return out, err
+	}, nil
+}
+
+func (h *recordedHandler) WrapEnhancedInvokableToolCall(ctx context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tCtx *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
+	const hook = "wrap_enhanced_invokable_tool_call"
+	wrapped, err := h.inner.WrapEnhancedInvokableToolCall(ctx, endpoint, tCtx)
+	if err != nil {
+		return nil, h.wrapError(hook, err)
+	}
+	return func(ctx context.Context, argument *schema.ToolArgument, opts ...tool.Option) (out *schema.ToolResult, err error) {
+		err = h.around("layer", hook, func() error {
+			out, err = wrapped(ctx, argument, opts...)
+			return err
+		})
+		return out, err
+	}, nil
+}
+
+func (h *recordedHandler) WrapEnhancedStreamableToolCall(ctx context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tCtx *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
+	const hook = "wrap_enhanced_streamable_tool_call"
+	wrapped, err := h.inner.WrapEnhancedStreamableToolCall(ctx, endpoint, tCtx)
+	if err != nil {
+		return nil, h.wrapError(hook, err)
+	}
+	return func(ctx context.Context, argument *schema.ToolArgument, opts ...tool.Option) (out *schema.StreamReader[*schema.ToolResult], err error) {
+		err = h.around("layer", hook, func() error {
+			out, err = wrapped(ctx, argument, opts...)
+			return err
+		})
+		return out, err
+	}, nil
+}
+
+// Model wraps the innermost model so each call is recorded as a model event (with the
+// model's name and tool names in, the tool calls out), inside every WrapModel layer.
+func (t *Trace) Model(inner model.ToolCallingChatModel) model.ToolCallingChatModel {
+	return &tracedModel{trace: t, inner: inner}
+}
+
+type tracedModel struct {
+	trace *Trace
+	inner model.ToolCallingChatModel
+	tools []*schema.ToolInfo
+}
+
+func (m *tracedModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatModel, error) {
+	inner, err := m.inner.WithTools(tools)
+	if err != nil {
+		return nil, err
+	}
+	return &tracedModel{trace: m.trace, inner: inner, tools: tools}, nil
+}
+
+func (m *tracedModel) enter(opts []model.Option) {
+	options := model.GetCommonOptions(&model.Options{Tools: m.tools}, opts...)
+	names := []string{}
+	for _, info := range options.Tools {
+		names = append(names, info.Name)
+	}
+	sort.Strings(names)
+	m.trace.record("model", "model", "enter", "", NewObject("model", modelName(m.inner), "tools", names))
+}
+
+func (m *tracedModel) exit(out *schema.Message, err error) {
+	if err != nil {
+		m.trace.record("model", "model", "error", "", NewObject("error", err.Error()))
+		return
+	}
+	calls := []string{}
+	for _, call := range out.ToolCalls {
+		calls = append(calls, call.Function.Name)
+	}
+	m.trace.record("model", "model", "exit", "", NewObject("model", modelName(m.inner), "tool_calls", calls))
+}
+
+func (m *tracedModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	m.enter(opts)
+	out, err := m.inner.Generate(ctx, input, opts...)
+	m.exit(out, err)
+	return out, err
+}
+
+func (m *tracedModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	m.enter(opts)
+	out, err := m.inner.Generate(ctx, input, opts...)
+	m.exit(out, err)
+	if err != nil {
+		return nil, err
+	}
+	return schema.StreamReaderFromArray([]*schema.Message{out}), nil
+}
+
+// ModelName is the inner model's name.
+func (m *tracedModel) ModelName() string { return modelName(m.inner) }

@@ -1,0 +1,46 @@
+"""The Go toolchain for the tests of the Go companion (go/).
+
+Without `go` on PATH a test needing it is skipped, saying so; under CI (CI=true) a missing
+toolchain is a failure instead, so CI cannot pass while never running the Go side.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+GO_MODULE = Path(__file__).resolve().parents[2] / "go"
+GO_TIMEOUT_SECONDS = 300
+
+
+def go_binary() -> str:
+    """The go command, or a skip (a failure under CI) naming what is missing."""
+    found = shutil.which("go")
+    if found is not None:
+        return found
+    reason = "the Go toolchain (`go`) is not on PATH: the Go companion's tests in go/ did not run"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{reason}; CI must run them (install Go 1.22 or later).")
+    pytest.skip(f"{reason} (install Go 1.22 or later to run them).")
+
+
+def run_go(
+    *args: str, env: Mapping[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``go ARGS`` in go/, its output captured; the caller checks the return code."""
+    return subprocess.run(
+        [go_binary(), *args],
+        cwd=GO_MODULE,
+        env={**os.environ, **(env or {})},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=GO_TIMEOUT_SECONDS,
+        check=False,
+    )
