@@ -155,7 +155,9 @@ def _latest(log_dir: Path) -> dict[tuple[str, str], dict[str, object]]:
 def _print_progress(
     log_dir: Path, shown: dict[tuple[str, str], int], elapsed: float, out: TextIO
 ) -> None:
-    for key, entry in sorted(_latest(log_dir).items()):
+    latest = _latest(log_dir)
+    failed = len({check for (_, check), entry in latest.items() if entry["failure"]})
+    for key, entry in sorted(latest.items()):
         rounds = int(str(entry["rounds"]))
         if shown.get(key) == rounds:
             continue
@@ -165,7 +167,8 @@ def _print_progress(
         rate = examples / max(float(str(entry["seconds"])), 1e-9)
         state = "FAILED" if entry["failure"] else "ok"
         out.write(
-            f"[{elapsed:6.1f}s] {worker:>4} {check}: {examples} examples, {rate:.0f}/s {state}\n"
+            f"[{elapsed:6.1f}s] {worker:>4} {check}: {examples} examples, {rate:.0f}/s {state} "
+            f"(checks failing so far: {failed})\n"
         )
     out.flush()
 

@@ -68,12 +68,19 @@ def test_a_campaign_reports_each_check_and_fails_on_the_false_property(
     assert "--hookproof-example-database=db" in summary
     assert "2 checks" in summary and "1 failed" in summary
     assert "examples" in result.stderr.str() and "/s" in result.stderr.str()
+    assert "(checks failing so far: 1)" in result.stderr.str()
 
 
-def test_what_a_campaign_found_replays_first_from_its_database(project: pytest.Pytester) -> None:
-    _fuzz(project, "--seconds", "2", "--database", "db", "contracts/test_breaks.py")
+@pytest.mark.parametrize("kind", ["directory", "redis"])
+def test_what_a_campaign_found_replays_first_from_its_database(
+    project: pytest.Pytester, request: pytest.FixtureRequest, kind: str
+) -> None:
+    database = request.getfixturevalue("redis_url") if kind == "redis" else "db"
+    _fuzz(project, "--seconds", "2", "--database", database, "contracts/test_breaks.py")
     replay = project.runpytest_subprocess(
-        "contracts/test_breaks.py", "--hypothesis-profile=ci", "--hookproof-example-database=db"
+        "contracts/test_breaks.py",
+        "--hypothesis-profile=ci",
+        f"--hookproof-example-database={database}",
     )
     replay.assert_outcomes(failed=1)
     assert "numbers=[1001]" in replay.stdout.str()
