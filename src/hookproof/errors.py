@@ -78,8 +78,9 @@ class DuplicateToolError(InvalidInputError):
         self.tool_name = tool_name
 
 
-class DuplicateMiddlewareError(InvalidInputError):
-    """Two middleware with the same name were given to one agent."""
+class DuplicateMiddlewareError(InvalidInputError, AssertionError):
+    """Two middleware with the same name were given to one agent. Also an AssertionError,
+    the type LangChain's create_agent raises for duplicate middleware instances."""
 
 
 class UnexecutableToolError(HookproofError, ValueError):

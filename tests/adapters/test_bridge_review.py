@@ -42,7 +42,6 @@ from hookproof.adapters.langchain import (
     ScriptedChatModel,
     on_reference_engine,
 )
-from hookproof.errors import DuplicateMiddlewareError, UsageError
 from hookproof.messages import Message
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import InMemoryCheckpointer, create_agent
@@ -470,12 +469,6 @@ class EndByCommandFromBeforeModel(AgentMiddleware):
         return None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Command(goto=END) from a LangChain tool, wrap_tool_call or node hook: LangGraph "
-    "still follows the node's edges (the model is called again); the bridge maps '__end__' "
-    "to the engine's 'end' jump (_bridge_commands.py _GOTO) and the run stops",
-)
 @pytest.mark.parametrize(
     ("middleware", "script", "tools"),
     [
@@ -497,12 +490,6 @@ def test_command_goto_end_is_not_an_end_in_langgraph(
     _same_outcome(langchain, reference)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="return_direct: LangChain ends after a turn only when EVERY called tool is "
-    "return_direct (here finish + add: it asks the model again); the reference engine ends "
-    "when ANY is (runtime/_dialect.py ends_run uses any())",
-)
 def test_return_direct_beside_an_ordinary_tool() -> None:
     script = [[call("finish", {"x": "a"}), call("add", {"a": 1, "b": 2})], "after"]
     langchain, reference = _run_both(list, script, [finish, add])
@@ -528,12 +515,6 @@ def test_jump_to_tools_without_tool_calls() -> None:
     assert type(reference.error) is type(langchain.error)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tool returning a list that is not all content blocks (['a', 'b']): LangChain's "
-    'tool node JSON-encodes it (\'["a", "b"]\'); the bridge hands the list on and the '
-    "model sees two text blocks (_bridge_tools.py _LangChainToolRun.result)",
-)
 def test_a_tool_returning_a_list_of_strings() -> None:
     langchain, reference = _run_both(list, [call("strings", {"x": "a"}), "ok"], [strings])
     assert langchain.messages[2].text == '["a", "b"]'
@@ -568,14 +549,6 @@ def test_an_unwritten_reducer_key_reads_as_its_empty_value() -> None:
 # -- discrepancies in what a LangChain factory may pass ------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=UsageError,
-    reason="system_prompt=langchain_core SystemMessage (e.g. with cache_control blocks): "
-    "LangChain takes it; hookproof.runtime.create_agent raises UsageError 'system_prompt "
-    "must be a str, a SystemMessage or None, not SystemMessage' (vocabulary.as_system_message "
-    "does not translate LangChain's type, and the message names both the same)",
-)
 def test_a_langchain_system_message_as_the_system_prompt() -> None:
     prompt = SystemMessage(content=[{"type": "text", "text": "You help."}])
     langchain, reference = _run_both(list, ["ok"], [add], system_prompt=prompt)
@@ -586,26 +559,11 @@ def _app_with_a_langgraph_checkpointer(model: Any) -> Any:
     return langchain_create_agent(model, [add], checkpointer=InMemorySaver())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="checkpointer=InMemorySaver() (LangGraph's, in most LangChain apps): "
-    "on_reference_engine passes it through (_on_reference.py _UNSUPPORTED lacks it) and "
-    "runtime create_agent accepts it; the first invoke with a thread_id calls "
-    "saver.get('t') and fails with a bare TypeError 'string indices must be integers' "
-    "(_engine/loop.py _checkpoint). Every contract then reports a false violation",
-)
 def test_a_factory_with_a_langgraph_checkpointer() -> None:
     agent = on_reference_engine(_app_with_a_langgraph_checkpointer)(ScriptedModel(["ok"]))
     agent.invoke({"messages": [("user", "hi")]}, thread_id="t")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="check_tool_closure holds on LangChain for this factory and fails on "
-    "on_reference_engine(factory) with 'the run raised TypeError: string indices must be "
-    "integers' (the LangGraph checkpointer above)",
-)
 def test_contracts_over_a_factory_with_a_langgraph_checkpointer() -> None:
     contracts.check_tool_closure(_app_with_a_langgraph_checkpointer)
     contracts.check_tool_closure(on_reference_engine(_app_with_a_langgraph_checkpointer))
@@ -620,13 +578,6 @@ def test_contracts_hold_alike_through_on_reference_engine() -> None:
         contracts.check_isolation(build, [{"u": "a"}, {"u": "b"}])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=DuplicateMiddlewareError,
-    reason="two instances of one middleware class: LangChain raises AssertionError ('Please "
-    "remove duplicate middleware instances.'); hookproof's DuplicateMiddlewareError is not "
-    "an AssertionError, so `pytest.raises(AssertionError)` written for LangChain fails",
-)
 def test_duplicate_middleware_raises_langchains_type() -> None:
     with pytest.raises(AssertionError):
         langchain_create_agent(ScriptedChatModel(["x"]), [], middleware=[AsyncOnly(), AsyncOnly()])

@@ -17,7 +17,13 @@ from hookproof.errors import (
 )
 from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.runtime._dialect import LangChainDialect
-from hookproof.runtime._foreign import identified_messages, native_middleware, native_tool
+from hookproof.runtime._foreign import (
+    identified_messages,
+    native_checkpointer,
+    native_message,
+    native_middleware,
+    native_tool,
+)
 from hookproof.runtime._middleware import _name_of, compile_middleware
 from hookproof.runtime._state import AgentState
 from hookproof.tools import Tool, as_tool
@@ -64,7 +70,7 @@ class Agent:
     def with_checkpointer(self, checkpointer: Any) -> Agent:
         """The same agent saving its threads in ``checkpointer`` (so a run that pauses at an
         interrupt can be resumed); this agent is left as it is."""
-        engine = self._engine.with_checkpointer(checkpointer)
+        engine = self._engine.with_checkpointer(native_checkpointer(checkpointer))
         return Agent(engine, middleware=self.middleware, context_schema=self.context_schema)
 
     def invoke(
@@ -250,9 +256,9 @@ def create_agent(
         model=model,
         stack=stack,
         state=_state_spec(schemas, bridged=native != middleware),
-        checkpointer=checkpointer,
+        checkpointer=native_checkpointer(checkpointer),
         tools=_collect_tools(tools or (), native),
-        system_message=as_system_message(system_prompt, "system_prompt"),
+        system_message=as_system_message(native_message(system_prompt), "system_prompt"),
         max_iterations=max_iterations,
     )
     return Agent(Engine(dialect), middleware=middleware, context_schema=context_schema)

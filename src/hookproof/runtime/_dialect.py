@@ -34,7 +34,8 @@ _TOOL_STEP = "tool_step_writes"  # RunHandle.local key: what this tools step wro
 class LangChainDialect(Dialect):
     """create_agent's semantics: the model sees the registered tools; tool calls are pending
     until a ToolMessage anywhere in the history answers their id; a tool marked
-    ``return_direct`` ends the run; ``max_iterations`` bounds the model calls."""
+    ``return_direct`` ends the run when every tool of the turn is one; ``max_iterations``
+    bounds the model calls."""
 
     def __init__(
         self,
@@ -204,10 +205,11 @@ class LangChainDialect(Dialect):
         return super().tool_output(run, call, result)
 
     def ends_run(self, calls: Sequence[ToolCall]) -> bool:
-        tools = self.tools_by_name
-        return any(
-            (tool := tools.get(call.name)) is not None and tool.return_direct for call in calls
-        )
+        """As LangChain: the run ends after a turn whose registered tools are all marked
+        ``return_direct`` (calls to unknown tools do not count); one that is not asks the
+        model again."""
+        ran = [tool for call in calls if (tool := self.tools_by_name.get(call.name)) is not None]
+        return bool(ran) and all(tool.return_direct for tool in ran)
 
 
 def _answered_ids(local: dict[str, Any], messages: Sequence[Message]) -> set[str | None]:

@@ -20,6 +20,8 @@ __all__ = [
     "Bridge",
     "bridge_for",
     "identified_messages",
+    "native_checkpointer",
+    "native_message",
     "native_middleware",
     "native_model",
     "native_tool",
@@ -35,6 +37,12 @@ class Bridge(Protocol):
 
     def model(self, model: object) -> Any:
         """An object with ``invoke(FinalRequest)`` (and ``ainvoke``) that calls ``model``."""
+
+    def message(self, message: object) -> Any:
+        """The hookproof message for one of the framework's messages."""
+
+    def checkpointer(self, checkpointer: object) -> Any:
+        """The runtime's checkpointer standing for the framework's (or a clear error)."""
 
 
 # module prefixes of a framework's classes -> the module whose BRIDGE runs its objects
@@ -72,6 +80,16 @@ def native_middleware(middleware: object) -> object:
 def native_tool(tool: object, source: str) -> object:
     bridge = bridge_for(tool)
     return tool if bridge is None else bridge.tool(tool, source)
+
+
+def native_message(message: object) -> Any:
+    bridge = bridge_for(message)
+    return message if bridge is None else bridge.message(message)
+
+
+def native_checkpointer(checkpointer: object) -> Any:
+    bridge = bridge_for(checkpointer)
+    return checkpointer if bridge is None else bridge.checkpointer(checkpointer)
 
 
 def native_model(model: object) -> Any:

@@ -26,7 +26,8 @@ from hookproof.adapters.langchain._bridge_requests import (
     tool_request_crossing,
 )
 from hookproof.adapters.langchain._bridge_tools import explained, hp_tool, state_schema_of
-from hookproof.adapters.langchain._views import hp_update, lc_state
+from hookproof.adapters.langchain._views import hp_message, hp_update, keep, kept_view, lc_state
+from hookproof.errors import UsageError
 from hookproof.tools import Tool
 
 __all__ = ["BRIDGE", "LangChainBridge"]
@@ -198,6 +199,30 @@ class LangChainBridge:
 
     def model(self, model: object) -> Any:
         return ChatModelCaller.of(model)
+
+    def message(self, message: object) -> Any:
+        return hp_message(message, "the system prompt")
+
+    def checkpointer(self, checkpointer: object) -> Any:
+        return runtime_checkpointer(checkpointer)
+
+
+def runtime_checkpointer(checkpointer: Any) -> Any:
+    """LangGraph's in-memory saver stands as the runtime's in-memory checkpointer (one per
+    saver, so agents sharing a saver share threads); another saver cannot be read here."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from hookproof.runtime import InMemoryCheckpointer
+
+    if not isinstance(checkpointer, InMemorySaver):
+        raise UsageError(
+            f"hookproof: the reference runtime cannot keep threads in LangGraph's "
+            f"{type(checkpointer).__name__}: it keeps them in its own checkpointers. Pass "
+            "hookproof.runtime.InMemoryCheckpointer() (or LangGraph's InMemorySaver(), which "
+            "stands for one), or test this agent on LangChain's create_agent."
+        )
+    known = kept_view(checkpointer)
+    return known if known is not None else keep(checkpointer, InMemoryCheckpointer())
 
 
 BRIDGE = LangChainBridge()

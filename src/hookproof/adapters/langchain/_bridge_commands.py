@@ -15,7 +15,9 @@ from hookproof.vocabulary import NO_RESUME, Command
 __all__ = ["hp_command", "lc_command"]
 
 
-_GOTO = {"__end__": "end"}
+# LangGraph adds a Command's goto to the node's own edges, and create_agent's nodes always
+# lead on: a goto END from a tool or a hook does not stop the run there, so it is dropped.
+_GOTO: dict[str, str | None] = {"__end__": None}
 _TAKES_GRAPH = "graph" in {item.name for item in fields(Command)}
 
 

@@ -14,9 +14,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, get_origin
 
+from langchain_core.messages import ToolMessage as LCToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.prebuilt import InjectedState, InjectedStore
-from langgraph.prebuilt.tool_node import ToolInvocationError
+from langgraph.prebuilt.tool_node import ToolInvocationError, msg_content_output
 from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
 from pydantic import ValidationError
 
@@ -188,6 +189,12 @@ class _LangChainToolRun:
     def result(self, value: Any) -> Any:
         if hasattr(value, "goto") and hasattr(value, "update"):
             return self.named(hp_command(value, f"tool {self.name!r}"))
+        if isinstance(value, LCToolMessage):
+            # what LangChain's tool node does to a tool's content: a list that is not all
+            # content blocks, or any other value, is sent as JSON
+            content = msg_content_output(value.content)
+            if content is not value.content:
+                value = value.model_copy(update={"content": content})
         if hasattr(value, "type") and hasattr(value, "content"):
             return hp_message(value, f"the result of tool {self.name!r}")
         return value

@@ -9,6 +9,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from hookproof._frozen import thaw
 from hookproof.errors import InvalidInputError
 from hookproof.messages import (
     AssistantMessage,
@@ -162,7 +163,7 @@ def portable_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
 
 def to_ai_message(reply: AssistantMessage) -> AIMessage:
     calls = [
-        {"name": c.name, "args": dict(c.args), "id": c.id, "type": "tool_call"}
+        {"name": c.name, "args": thaw(c.args), "id": c.id, "type": "tool_call"}
         for c in reply.tool_calls
     ]
     return AIMessage(content=reply.text, tool_calls=calls, id=reply.id)
