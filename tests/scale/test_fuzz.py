@@ -138,3 +138,12 @@ def test_the_hypofuzz_engine_gets_the_targets_and_the_database_then_a_replay_rep
     assert "--hookproof-example-database=db" in started
     assert _fuzz.exit_code(outcome) == 1
     assert "numbers=[1001]" in _fuzz.format_summary(outcome, campaign)
+
+
+def test_a_database_that_cannot_work_stops_the_campaign_saying_why(
+    project: pytest.Pytester,
+) -> None:
+    result = _fuzz(project, "--seconds", "1", "--database", "http://127.0.0.1:9/0")
+    assert result.ret == 2
+    assert "pytest exited 4" in result.stdout.str()
+    assert "only redis://, rediss:// and unix:// are understood" in result.stdout.str()
