@@ -605,14 +605,6 @@ class ModelFromAfterAgent(AgentMiddleware):
         return {"messages": [HumanMessage("one more")], "jump_to": "model"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="declared jumps the reference loop drops without a trace event: before_agent's "
-    "jump_to 'tools' (LangChain runs the tool, then the model; hookproof calls the model "
-    "with the call unanswered, _engine/loop.py:149 keeps only 'end') and after_agent's "
-    "jump_to 'model' (LangChain calls the model again; hookproof ends, loop.py:162 "
-    "discards the jump; no jump_ignored event either)",
-)
 @pytest.mark.parametrize(
     "middleware", [ToolsFromBeforeAgent, ModelFromAfterAgent], ids=["before_agent", "after_agent"]
 )

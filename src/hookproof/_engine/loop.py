@@ -146,7 +146,7 @@ class _Loop:
         stack = self.stack
         if phase is Phase.BEFORE_AGENT:
             jump = await self._nodes(stack.before_agent, index)
-            return Phase.AFTER_AGENT if jump == "end" else Phase.BEFORE_MODEL
+            return _AFTER_BEFORE_AGENT.get(jump or "", Phase.BEFORE_MODEL)
         if phase is Phase.BEFORE_MODEL:
             jump = await self._nodes(stack.before_model, index)
             return _AFTER_BEFORE_MODEL.get(jump or "", Phase.MODEL)
@@ -159,8 +159,8 @@ class _Loop:
         if phase is Phase.TOOLS:
             jump = await self._tools_step()
             return Phase.AFTER_AGENT if jump == "end" else Phase.BEFORE_MODEL
-        await self._nodes(stack.after_agent, index)
-        return Phase.DONE
+        jump = await self._nodes(stack.after_agent, index)
+        return _AFTER_AFTER_AGENT.get(jump or "", Phase.DONE)
 
     # -- node hooks -------------------------------------------------------------------------
 
@@ -234,5 +234,8 @@ class _Loop:
         return run.finished_tools[key]
 
 
+# Where a declared jump leads from each phase of node hooks (LangChain's graph edges).
+_AFTER_BEFORE_AGENT = {"end": Phase.AFTER_AGENT, "tools": Phase.TOOLS}
 _AFTER_BEFORE_MODEL = {"end": Phase.AFTER_AGENT, "tools": Phase.TOOLS}
 _AFTER_AFTER_MODEL = {"end": Phase.AFTER_AGENT, "model": Phase.BEFORE_MODEL}
+_AFTER_AFTER_AGENT = {"model": Phase.BEFORE_MODEL, "tools": Phase.TOOLS}
