@@ -1,5 +1,6 @@
 """``hookproof fuzz``: a time-boxed campaign over a small project's ``@given`` tests in two
-pytest-xdist workers, one of which properties is false."""
+pytest-xdist workers, one property of which is false (so plainly that a first round of 10
+examples finds it, even when a loaded machine leaves no more time)."""
 
 from __future__ import annotations
 
@@ -32,9 +33,9 @@ BREAKS = """
 from hypothesis import given, strategies as st
 
 
-@given(st.lists(st.integers()))
-def test_no_list_sums_past_a_thousand(numbers):
-    assert sum(numbers) <= 1000
+@given(st.lists(st.integers(min_value=0, max_value=10**6), min_size=1))
+def test_no_number_reaches_a_thousand(numbers):
+    assert max(numbers) < 1000
 """
 
 
@@ -59,11 +60,11 @@ def test_a_campaign_reports_each_check_and_fails_on_the_false_property(
     summary = result.stdout.str()
     holds = next(line for line in result.stdout.lines if "test_addition" in line)
     assert holds.split()[1:2] == ["2"]  # both workers ran it
-    assert int(holds.split()[2]) > 10  # more than one round
+    assert int(holds.split()[2]) >= 20  # a first round (10 examples) on each worker at least
     assert holds.endswith("ok")
     assert "test_plain_tests_are_not_targets" not in summary
-    assert "FAILED contracts/test_breaks.py::test_no_list_sums_past_a_thousand" in summary
-    assert "numbers=[1001]" in summary  # the shrunk counterexample
+    assert "FAILED contracts/test_breaks.py::test_no_number_reaches_a_thousand" in summary
+    assert "numbers=[1000]" in summary  # the shrunk counterexample
     assert "@reproduce_failure(" in summary
     assert "--hookproof-example-database=db" in summary
     assert "2 checks" in summary and "1 failed" in summary
@@ -83,14 +84,15 @@ def test_what_a_campaign_found_replays_first_from_its_database(
         f"--hookproof-example-database={database}",
     )
     replay.assert_outcomes(failed=1)
-    assert "numbers=[1001]" in replay.stdout.str()
+    assert "numbers=[1000]" in replay.stdout.str()
 
 
 def test_each_worker_draws_its_own_examples(project: pytest.Pytester) -> None:
     result = _fuzz(project, "--seconds", "3", "--workers", "2", "contracts/test_holds.py")
     assert result.ret == 0, result.stdout.str()
-    drawn = [set((project.path / f"drawn-gw{n}.txt").read_text().split()) for n in (0, 1)]
-    assert len(drawn[0] ^ drawn[1]) > len(drawn[0] & drawn[1])
+    drawn = [(project.path / f"drawn-gw{n}.txt").read_text().split() for n in (0, 1)]
+    assert len(drawn[0]) >= 10 and len(drawn[1]) >= 10
+    assert drawn[0] != drawn[1]  # one seed for both would draw the same sequence
 
 
 def test_a_project_without_properties_has_nothing_to_fuzz(pytester: pytest.Pytester) -> None:
@@ -137,7 +139,7 @@ def test_the_hypofuzz_engine_gets_the_targets_and_the_database_then_a_replay_rep
     assert "fuzz --no-dashboard -n 2 -- contracts" in started
     assert "--hookproof-example-database=db" in started
     assert _fuzz.exit_code(outcome) == 1
-    assert "numbers=[1001]" in _fuzz.format_summary(outcome, campaign)
+    assert "numbers=[1000]" in _fuzz.format_summary(outcome, campaign)
 
 
 def test_a_database_that_cannot_work_stops_the_campaign_saying_why(
