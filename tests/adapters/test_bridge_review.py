@@ -560,9 +560,20 @@ def _app_with_a_langgraph_checkpointer(model: Any) -> Any:
     return langchain_create_agent(model, [add], checkpointer=InMemorySaver())
 
 
-def test_a_factory_with_a_langgraph_checkpointer() -> None:
-    agent = on_reference_engine(_app_with_a_langgraph_checkpointer)(ScriptedModel(["ok"]))
-    agent.invoke({"messages": [("user", "hi")]}, thread_id="t")
+def test_a_factory_with_a_langgraph_checkpointer_keeps_threads_as_langgraph() -> None:
+    graph = _app_with_a_langgraph_checkpointer(ScriptedChatModel(["one", "two", "three"]))
+    agent = on_reference_engine(_app_with_a_langgraph_checkpointer)(
+        ScriptedModel(["one", "two", "three"])
+    )
+    config = {"configurable": {"thread_id": "t"}}
+    for text in ("a", "b"):
+        langchain = graph.invoke({"messages": [("user", text)]}, config)
+        reference = agent.invoke({"messages": [("user", text)]}, thread_id="t")
+    graph_other = graph.invoke({"messages": [("user", "c")]}, {"configurable": {"thread_id": "u"}})
+    other = agent.invoke({"messages": [("user", "c")]}, thread_id="u")
+    assert _texts(reference.messages) == [m.text for m in langchain["messages"]]
+    assert _texts(reference.messages) == ["a", "one", "b", "two"]
+    assert _texts(other.messages) == [m.text for m in graph_other["messages"]] == ["c", "three"]
 
 
 def test_contracts_over_a_factory_with_a_langgraph_checkpointer() -> None:
