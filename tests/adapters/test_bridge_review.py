@@ -664,3 +664,35 @@ def test_the_swap_does_not_leak_into_other_threads() -> None:
         built.set()
         worker.join()
     assert not isinstance(elsewhere, Agent), "LangChain's create_agent built a hookproof Agent"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="langchain_core messages as invoke input ({'messages': [HumanMessage(...)]}, as "
+    "LangChain's docs and most LangChain tests write it): LangChain runs; the reference "
+    "engine raises UsageError 'input[messages][0] is a HumanMessage ..., which is not a "
+    "message', even for an agent built with LangChain middleware and a LangChain model",
+)
+def test_langchain_messages_as_input() -> None:
+    content = [{"type": "text", "text": "look"}, {"type": "image", "url": "https://x.test/y.png"}]
+    given = {"messages": [HumanMessage(content=content, name="ada")]}
+    langchain, reference = _run_both(list, ["ok"], [add], input=given)
+    _same_run(langchain, reference)
+
+
+class SystemInMessages(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        messages = [SystemMessage("inline system"), *request.messages]
+        return handler(request.override(messages=messages))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="FinalRequest of a request whose messages start with a SystemMessage (the model "
+    "gets the same list on both): on LangChain the recorder folds it into "
+    "system_message (_convert.final_request); the reference engine's FinalRequest keeps "
+    "system_message=None and the SystemMessage in messages, so snapshots differ by engine",
+)
+def test_a_system_message_inside_the_messages() -> None:
+    langchain, reference = _run_both(lambda: [SystemInMessages()], ["ok"], [add])
+    assert _recorded(reference) == list(map(_request, langchain.final_requests))
