@@ -696,3 +696,21 @@ class SystemInMessages(AgentMiddleware):
 def test_a_system_message_inside_the_messages() -> None:
     langchain, reference = _run_both(lambda: [SystemInMessages()], ["ok"], [add])
     assert _recorded(reference) == list(map(_request, langchain.final_requests))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=TypeError,
+    reason="the agent on_reference_engine builds is a hookproof Agent: invoke takes "
+    "thread_id= (no config=) and returns a RunResult (no ['messages']), so code that runs "
+    "the factory's agent as LangChain's (README: 'needs no edit') fails with TypeError; "
+    "only the contracts and targets run it unchanged",
+)
+def test_the_built_agent_is_invoked_as_langchains() -> None:
+    def app(model: Any) -> Any:
+        return langchain_create_agent(model, [add], checkpointer=InMemorySaver())
+
+    config = {"configurable": {"thread_id": "t"}}
+    for agent in (app(ScriptedChatModel(["ok"])), on_reference_engine(app)(ScriptedModel(["ok"]))):
+        result = agent.invoke({"messages": [("user", "hi")]}, config=config)
+        assert result["messages"][-1].text == "ok"
