@@ -213,17 +213,26 @@ def format_summary(outcome: Outcome, campaign: Campaign) -> str:
 
 
 def _failure_section(totals: CheckTotals, campaign: Campaign) -> list[str]:
-    worker, failure = totals.failures[0]
+    worker, failure = min(totals.failures, key=_report_size)
     replay = [sys.executable, "-m", "pytest", totals.check, "--hypothesis-profile=dev"]
     if campaign.database:
         replay.append(f"--hookproof-example-database={campaign.database}")
+    found_by = ", ".join(sorted(name for name, _ in totals.failures))
     return [
         "",
-        f"FAILED {totals.check} (found by {worker})",
+        f"FAILED {totals.check} (found by {found_by}; {worker}'s report:)",
         *(f"    {line}" for text in failure for line in text.splitlines()),
         "  replay (the shrunk example is in the database and runs first):",
         f"    {shlex.join(replay)}",
     ]
+
+
+def _report_size(failure: tuple[str, list[str]]) -> tuple[int, str]:
+    """The smallest report is the most shrunk. A worker that replays an example another one
+    saved before shrinking it reports it as it was: hypothesis does not shrink an example
+    from the database again."""
+    worker, lines = failure
+    return sum(len(line) for line in lines), worker
 
 
 def _unexpected(outcome: Outcome) -> list[str]:

@@ -149,3 +149,18 @@ def test_a_database_that_cannot_work_stops_the_campaign_saying_why(
     assert result.ret == 2
     assert "pytest exited 4" in result.stdout.str()
     assert "only redis://, rediss:// and unix:// are understood" in result.stdout.str()
+
+
+def test_the_summary_shows_the_most_shrunk_of_the_workers_reports() -> None:
+    """A worker that replays what another saved before shrinking reports it unshrunk."""
+    from hookproof._fuzz import Campaign, CheckTotals, Outcome, format_summary
+
+    check = CheckTotals("contracts/test_breaks.py::test_no_number_reaches_a_thousand")
+    check.failures = [
+        ("gw0", ["AssertionError", "Failing test case: test(numbers=[21173])"]),
+        ("gw1", ["AssertionError", "Failing test case: test(numbers=[1000])"]),
+    ]
+    summary = format_summary(Outcome(1, [check], ""), Campaign(database="db"))
+    assert "numbers=[1000]" in summary
+    assert "numbers=[21173]" not in summary
+    assert "(found by gw0, gw1; gw1's report:)" in summary
