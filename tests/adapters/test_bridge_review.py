@@ -666,13 +666,6 @@ def test_the_swap_does_not_leak_into_other_threads() -> None:
     assert not isinstance(elsewhere, Agent), "LangChain's create_agent built a hookproof Agent"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="langchain_core messages as invoke input ({'messages': [HumanMessage(...)]}, as "
-    "LangChain's docs and most LangChain tests write it): LangChain runs; the reference "
-    "engine raises UsageError 'input[messages][0] is a HumanMessage ..., which is not a "
-    "message', even for an agent built with LangChain middleware and a LangChain model",
-)
 def test_langchain_messages_as_input() -> None:
     content = [{"type": "text", "text": "look"}, {"type": "image", "url": "https://x.test/y.png"}]
     given = {"messages": [HumanMessage(content=content, name="ada")]}

@@ -172,7 +172,10 @@ def _initial_state(input: object) -> dict[str, Any]:
             'Example: agent.invoke({"messages": [("user", "hello")]}).'
         )
     state = dict(input)
-    state["messages"] = coerce_messages(input["messages"], where="input['messages']")
+    messages = input["messages"]
+    if isinstance(messages, list | tuple):  # LangChain messages are taken as they come
+        messages = [native_message(item) for item in messages]
+    state["messages"] = coerce_messages(messages, where="input['messages']")
     return state
 
 

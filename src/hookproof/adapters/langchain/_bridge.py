@@ -201,7 +201,7 @@ class LangChainBridge:
         return ChatModelCaller.of(model)
 
     def message(self, message: object) -> Any:
-        return hp_message(message, "the system prompt")
+        return hp_message(message, "a LangChain message")
 
     def checkpointer(self, checkpointer: object) -> Any:
         return runtime_checkpointer(checkpointer)

@@ -46,7 +46,13 @@ def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> An
             "without those options for this test."
         )
     options.pop("transformers", None)  # streaming transformers do not change a run
+    # LangChain bounds a run by graph steps (9,999, about 5,000 model calls), not by the
+    # reference runtime's default of 25 model calls: a long run must not fail here only.
+    options.setdefault("max_iterations", LANGCHAIN_MODEL_CALL_BOUND)
     return create_agent(model, tools, **options)
+
+
+LANGCHAIN_MODEL_CALL_BOUND = 5_000
 
 
 def _langchain_create_agent() -> Any:
