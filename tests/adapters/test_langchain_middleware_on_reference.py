@@ -395,3 +395,15 @@ def test_a_factory_that_cannot_be_swapped_is_an_error() -> None:
 
     with pytest.raises(UsageError, match="response_format"):
         on_reference_engine(structured)({"fast": ScriptedChatModel(["x"])})
+
+
+def test_on_reference_engine_bounds_a_run_as_langchain_does() -> None:
+    def app(model: Any) -> Any:
+        return langchain_create_agent(model, [add])
+
+    script = [call("add", {"a": i, "b": 1}) for i in range(40)] + ["done"]
+    result = on_reference_engine(app)(ScriptedChatModel(script)).invoke(
+        {"messages": [("user", "count")]}
+    )
+    assert result.text == "done"
+    assert len(result.final_requests) == 41  # past the reference runtime's default of 25
