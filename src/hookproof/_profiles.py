@@ -25,5 +25,9 @@ def register_profiles() -> None:
         print_blob=True,
         suppress_health_check=slow,
     )
-    settings.register_profile("dev", max_examples=30, deadline=None)
-    settings.register_profile("deep", max_examples=2000, deadline=None, suppress_health_check=slow)
+    # Explicitly random: on a machine with CI set, hypothesis' own default is derandomized, and
+    # a campaign whose workers all draw the same examples would explore nothing new.
+    settings.register_profile("dev", max_examples=30, deadline=None, derandomize=False)
+    settings.register_profile(
+        "deep", max_examples=2000, deadline=None, suppress_health_check=slow, derandomize=False
+    )

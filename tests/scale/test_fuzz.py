@@ -164,3 +164,20 @@ def test_the_summary_shows_the_most_shrunk_of_the_workers_reports() -> None:
     assert "numbers=[1000]" in summary
     assert "numbers=[21173]" not in summary
     assert "(found by gw0, gw1; gw1's report:)" in summary
+
+
+def test_campaign_profiles_stay_random_where_ci_is_set() -> None:
+    """Hypothesis derandomizes its defaults when CI is set; dev and deep must not follow."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from hypothesis import settings\n"
+        "from hookproof._profiles import register_profiles\n"
+        "register_profiles()\n"
+        "print([settings.get_profile(n).derandomize for n in ('ci', 'dev', 'deep')])\n"
+    )
+    env = {**os.environ, "CI": "true"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "[True, False, False]", out.stderr
