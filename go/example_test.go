@@ -125,3 +125,23 @@ func TestTheTraceRecordsEveryHandlerCallInOnionOrder(t *testing.T) {
 		t.Fatalf("the model event is not described as Python describes it:\n%s", format)
 	}
 }
+
+// The README's example, as written there.
+func TestWeatherAgentFinalRequest(t *testing.T) {
+	ctx := context.Background()
+	recorder := hookproof.NewRecordingChatModel(hookproof.NewScriptedChatModel(
+		hookproof.Calls(hookproof.Call{Name: "search", Args: hookproof.NewObject("q", "weather")}),
+		hookproof.Text("It is sunny."),
+	))
+	agent, _ := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: "weather", Description: "answers weather questions",
+		Instruction: "You answer weather questions.", Model: recorder,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{
+			Tools: []tool.BaseTool{searchTool{}}}},
+	})
+	iterator := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).
+		Run(ctx, []adk.Message{schema.UserMessage("Weather in Paris?")})
+	for _, ok := iterator.Next(); ok; _, ok = iterator.Next() {
+	}
+	hookproof.Snapshot(t, recorder.Last(), "final_request")
+}
