@@ -110,8 +110,8 @@ func TestTheTraceRecordsEveryHandlerCallInOnionOrder(t *testing.T) {
 		"inner.wrap_model:exit", "outer.wrap_model:exit",
 		"outer.after_model_rewrite_state:enter", "outer.after_model_rewrite_state:exit",
 		"inner.after_model_rewrite_state:enter", "inner.after_model_rewrite_state:exit",
-		"outer.wrap_invokable_tool_call:enter", "inner.wrap_invokable_tool_call:enter",
-		"inner.wrap_invokable_tool_call:exit", "outer.wrap_invokable_tool_call:exit",
+		"outer.tool_wrapper:enter", "inner.tool_wrapper:enter",
+		"inner.tool_wrapper:exit", "outer.tool_wrapper:exit",
 	}, "\n")
 	if !strings.HasPrefix(got, first) {
 		t.Fatalf("trace:\n%s\n\nexpected it to start with:\n%s", got, first)

@@ -248,7 +248,7 @@ func (h *recordedHandler) wrapError(hook string, err error) error {
 }
 
 func (h *recordedHandler) WrapInvokableToolCall(ctx context.Context, endpoint adk.InvokableToolCallEndpoint, tCtx *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
-	const hook = "wrap_invokable_tool_call"
+	const hook = "tool_wrapper"
 	wrapped, err := h.inner.WrapInvokableToolCall(ctx, endpoint, tCtx)
 	if err != nil {
 		return nil, h.wrapError(hook, err)
@@ -263,7 +263,7 @@ func (h *recordedHandler) WrapInvokableToolCall(ctx context.Context, endpoint ad
 }
 
 func (h *recordedHandler) WrapStreamableToolCall(ctx context.Context, endpoint adk.StreamableToolCallEndpoint, tCtx *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
-	const hook = "wrap_streamable_tool_call"
+	const hook = "tool_wrapper"
 	wrapped, err := h.inner.WrapStreamableToolCall(ctx, endpoint, tCtx)
 	if err != nil {
 		return nil, h.wrapError(hook, err)
@@ -278,7 +278,7 @@ func (h *recordedHandler) WrapStreamableToolCall(ctx context.Context, endpoint a
 }
 
 func (h *recordedHandler) WrapEnhancedInvokableToolCall(ctx context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tCtx *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
-	const hook = "wrap_enhanced_invokable_tool_call"
+	const hook = "tool_wrapper"
 	wrapped, err := h.inner.WrapEnhancedInvokableToolCall(ctx, endpoint, tCtx)
 	if err != nil {
 		return nil, h.wrapError(hook, err)
@@ -293,7 +293,7 @@ func (h *recordedHandler) WrapEnhancedInvokableToolCall(ctx context.Context, end
 }
 
 func (h *recordedHandler) WrapEnhancedStreamableToolCall(ctx context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tCtx *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
-	const hook = "wrap_enhanced_streamable_tool_call"
+	const hook = "tool_wrapper"
 	wrapped, err := h.inner.WrapEnhancedStreamableToolCall(ctx, endpoint, tCtx)
 	if err != nil {
 		return nil, h.wrapError(hook, err)
