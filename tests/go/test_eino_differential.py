@@ -28,6 +28,8 @@ from hookproof.snapshot import render
 from hookproof.tools import Tool, ToolSchema
 from tests.go.toolchain import GO_MODULE, go_binary
 
+pytestmark = pytest.mark.slow  # builds and runs a Go program
+
 PARAMETERS = {
     "type": "object",
     "properties": {"q": {"type": "string", "description": "the query"}},

@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.go.toolchain import run_go
+
+pytestmark = pytest.mark.slow  # each test runs go test twice
 
 SNAPSHOT_TEST = "TestAnEinoAgentsFinalRequestIsSnapshot"
 

@@ -9,6 +9,7 @@ import pytest
 from tests.go.toolchain import go_binary, run_go
 
 
+@pytest.mark.slow
 def test_the_go_module_builds_and_its_tests_pass() -> None:
     result = run_go("test", "./...")
     assert result.returncode == 0, f"go test ./... failed:\n{result.stdout}\n{result.stderr}"

@@ -228,6 +228,7 @@ TEMPLATES_STRATEGY = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=TEMPLATES,
     deadline=None,
