@@ -169,7 +169,7 @@ class EinoScenarios:
 def eino(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EinoScenarios]:
     binary = tmp_path_factory.mktemp("go") / "einoscenario"
     built = subprocess.run(
-        [go_binary(), "build", "-o", str(binary), "./cmd/einoscenario"],
+        [go_binary(), "build", "-buildvcs=false", "-o", str(binary), "./cmd/einoscenario"],
         cwd=GO_MODULE,
         capture_output=True,
         text=True,

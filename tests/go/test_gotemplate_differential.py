@@ -56,7 +56,7 @@ class GoOracle:
 def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GoOracle]:
     binary = tmp_path_factory.mktemp("go") / "gotemplate"
     built = subprocess.run(
-        [go_binary(), "build", "-o", str(binary), "./cmd/gotemplate"],
+        [go_binary(), "build", "-buildvcs=false", "-o", str(binary), "./cmd/gotemplate"],
         cwd=GO_MODULE,
         capture_output=True,
         text=True,
