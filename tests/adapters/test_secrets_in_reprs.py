@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip(
+    "langchain_openai", reason="install hookproof[langchain,providers] to run these"
+)
+
 from langchain_openai import ChatOpenAI
 
 from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel

@@ -7,6 +7,7 @@ the tests that need it skip, saying so; under CI (``CI`` set) they fail instead,
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -39,9 +40,16 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
+def need_redis_client() -> None:
+    """The redis client comes with hookproof's ``redis`` extra, not with ``test``."""
+    if importlib.util.find_spec("redis") is None:
+        _unavailable("the redis client is not installed (pip install 'hookproof[redis]')")
+
+
 @pytest.fixture
 def redis_url() -> Iterator[str]:
     """The URL of a fresh, empty redis-server that stops with the test."""
+    need_redis_client()
     executable = shutil.which("redis-server")
     if executable is None:
         _unavailable("redis-server is not installed (apt-get install redis-server)")

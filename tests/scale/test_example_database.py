@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scale.conftest import need_redis_client
+
 pytestmark = pytest.mark.slow
 
 PROPERTY = """
@@ -127,6 +129,8 @@ def test_without_a_hookproof_profile_the_database_still_applies(
 def test_a_bad_database_stops_the_run_saying_why(
     project: pytest.Pytester, value: str, says: str
 ) -> None:
+    if value.startswith("redis://"):
+        need_redis_client()
     (project.path / "a-file.txt").write_text("not a directory")
     result = project.runpytest_subprocess(f"--hookproof-example-database={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
