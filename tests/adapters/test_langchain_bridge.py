@@ -201,28 +201,22 @@ def whoami(
     return f"{x} {len(state['messages'])} {team} {call_id}"
 
 
-def _tool_answer(agent: Any, run: Any) -> str:
-    return run(agent)
+class TeamState(AgentState):  # type: ignore[misc]
+    team: str
+
+
+class DeclaresTeam(AgentMiddleware):
+    state_schema = TeamState
 
 
 def test_injected_arguments_match_langchains_tool_node() -> None:
     script = [call("whoami", {"x": 7}), "done"]
     given = {"messages": [("user", "hi")], "team": "blue"}
 
-    class TeamState(AgentMiddleware):
-        from typing import NotRequired
-
-        from langchain.agents.middleware import AgentState as _Base
-
-        class State(_Base):  # type: ignore[misc]
-            team: str
-
-        state_schema = State
-
     theirs = langchain_create_agent(
-        ScriptedChatModel(script), [whoami], middleware=[TeamState()]
+        ScriptedChatModel(script), [whoami], middleware=[DeclaresTeam()]
     ).invoke(given)
-    ours = create_agent(ScriptedModel(script), [whoami], middleware=[TeamState()]).invoke(given)
+    ours = create_agent(ScriptedModel(script), [whoami], middleware=[DeclaresTeam()]).invoke(given)
     assert ours.messages[2].text == theirs["messages"][2].content == "7 2 blue call_0"
 
 

@@ -15,13 +15,17 @@ from langchain.agents.middleware import ModelRequest as LCModelRequest
 from langchain.agents.middleware import ModelResponse as LCModelResponse
 from langchain_core.messages import BaseMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest as LCToolCallRequest
-from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
 from langgraph.runtime import Runtime as LCRuntime
 from langgraph.types import Command as LCCommand
 
 from hookproof._frozen import FrozenDict
 from hookproof.adapters.langchain._bridge_commands import hp_command, lc_command
-from hookproof.adapters.langchain._bridge_tools import hp_tool_or_schema, lc_tool
+from hookproof.adapters.langchain._bridge_tools import (
+    hp_tool_or_schema,
+    lc_tool,
+    lc_tool_runtime,
+    noop_writer,
+)
 from hookproof.adapters.langchain._views import (
     LockedList,
     hp_message,
@@ -77,16 +81,12 @@ class LockedToolCallRequest(LCToolCallRequest):
     __delattr__ = refuse_edit
 
 
-def _noop_writer(_chunk: Any) -> None:
-    return None
-
-
 def lc_runtime(runtime: Any) -> LCRuntime[Any]:
     """The LangChain runtime a node hook or a model request sees (context only: no store)."""
     view = kept_view(runtime)
     if view is None:
         context = getattr(runtime, "context", None)
-        view = keep(runtime, LCRuntime(context=context, stream_writer=_noop_writer))
+        view = keep(runtime, LCRuntime(context=context, stream_writer=noop_writer))
     return view  # type: ignore[no-any-return]
 
 
@@ -216,13 +216,8 @@ def tool_request_crossing(request: ToolCallRequest) -> ToolCrossing:
         tool_call=_lc_call(request.tool_call),  # type: ignore[arg-type]
         tool=None if request.tool is None else lc_tool(request.tool),
         state=state,
-        runtime=LCToolRuntime(
-            state=state,
-            context=None if runtime is None else runtime.context,
-            config={},
-            stream_writer=_noop_writer,
-            tool_call_id=request.tool_call.id,
-            store=None,
+        runtime=lc_tool_runtime(
+            state, None if runtime is None else runtime.context, request.tool_call.id
         ),
     )
     return ToolCrossing(request, view)

@@ -43,14 +43,15 @@ __all__ = [
     "hp_tool_or_schema",
     "lc_tool",
     "lc_tool_runtime",
+    "noop_writer",
     "state_schema_of",
 ]
 
 _RUNTIME = "__hookproof_runtime__"
 
 
-def _noop_writer(_chunk: Any) -> None:
-    return None
+def noop_writer(_chunk: Any) -> None:
+    """Stream writes go nowhere: the reference runtime has no stream channel."""
 
 
 def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToolRuntime[Any, Any]:
@@ -58,7 +59,7 @@ def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToo
         state=state_view,
         context=context,
         config={},
-        stream_writer=_noop_writer,
+        stream_writer=noop_writer,
         tool_call_id=call_id,
         store=None,
     )
