@@ -13,9 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +24,7 @@ from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.snapshot import render
 from hookproof.tools import Tool, ToolSchema
-from tests.go.toolchain import GO_MODULE, go_binary
+from tests.go.toolchain import GoProgram
 
 pytestmark = pytest.mark.slow  # builds and runs a Go program
 
@@ -137,47 +135,19 @@ def run_python(scenario: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class EinoScenarios:
-    def __init__(self, binary: Path) -> None:
-        self.process = subprocess.Popen(
-            [str(binary)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
-
+class EinoScenarios(GoProgram):
     def run(self, scenario: dict[str, Any]) -> dict[str, Any]:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps(scenario) + "\n")
-        self.process.stdin.flush()
-        answer = json.loads(self.process.stdout.readline())
+        answer = self.ask(scenario)
         return {
             "labels": answer["labels"],
             "requests": answer["requests"],
             "failed": bool(answer["error"]),
         }
 
-    def close(self) -> None:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.close()
-        self.process.wait(timeout=30)
-        self.process.stdout.close()
-
 
 @pytest.fixture(scope="module")
 def eino(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EinoScenarios]:
-    binary = tmp_path_factory.mktemp("go") / "einoscenario"
-    built = subprocess.run(
-        [go_binary(), "build", "-buildvcs=false", "-o", str(binary), "./cmd/einoscenario"],
-        cwd=GO_MODULE,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert built.returncode == 0, built.stderr
-    running = EinoScenarios(binary)
+    running = EinoScenarios.built("einoscenario", tmp_path_factory.mktemp("go"))
     yield running
     running.close()
 

@@ -8,10 +8,7 @@ UnsupportedTemplateConstruct, never render something else. The oracle is go/cmd/
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,50 +18,22 @@ from hypothesis import strategies as st
 from hookproof.errors import TemplateError, UnsupportedTemplateConstruct
 from hookproof.templates import TemplateBudget
 from hookproof.templates._gotemplate import render_go_template
-from tests.go.toolchain import GO_MODULE, go_binary
+from tests.go.toolchain import GoProgram
 
 TEMPLATES = 1000
 Outcome = tuple[str, str]
 
 
-class GoOracle:
-    def __init__(self, binary: Path) -> None:
-        self.process = subprocess.Popen(
-            [str(binary)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
-
+class GoOracle(GoProgram):
     def render(self, template: str, data: dict[str, Any]) -> Outcome:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps({"template": template, "data": data}) + "\n")
-        self.process.stdin.flush()
-        answer = json.loads(self.process.stdout.readline())
+        answer = self.ask({"template": template, "data": data})
         assert not answer.get("error", "").startswith("eino disagrees"), answer
         return ("ok", answer["output"]) if answer["ok"] else ("error", answer["error"])
-
-    def close(self) -> None:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.close()
-        self.process.wait(timeout=30)
-        self.process.stdout.close()
 
 
 @pytest.fixture(scope="module")
 def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GoOracle]:
-    binary = tmp_path_factory.mktemp("go") / "gotemplate"
-    built = subprocess.run(
-        [go_binary(), "build", "-buildvcs=false", "-o", str(binary), "./cmd/gotemplate"],
-        cwd=GO_MODULE,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert built.returncode == 0, built.stderr
-    running = GoOracle(binary)
+    running = GoOracle.built("gotemplate", tmp_path_factory.mktemp("go"))
     yield running
     running.close()
 

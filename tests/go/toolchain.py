@@ -6,11 +6,13 @@ toolchain is a failure instead, so CI cannot pass while never running the Go sid
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,3 +46,37 @@ def run_go(
         timeout=GO_TIMEOUT_SECONDS,
         check=False,
     )
+
+
+class GoProgram:
+    """One of go/cmd's programs, built once and kept running: it answers each JSON line it
+    reads on stdin with a JSON line on stdout."""
+
+    def __init__(self, binary: Path) -> None:
+        self.process = subprocess.Popen(
+            [str(binary)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+
+    @classmethod
+    def built(cls, command: str, directory: Path) -> GoProgram:
+        """``go build ./cmd/<command>`` into ``directory``, then started."""
+        binary = directory / command
+        made = run_go("build", "-buildvcs=false", "-o", str(binary), f"./cmd/{command}")
+        assert made.returncode == 0, made.stderr
+        return cls(binary)
+
+    def ask(self, question: Mapping[str, Any]) -> Any:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(question) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def close(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+        self.process.stdout.close()
