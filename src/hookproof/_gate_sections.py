@@ -139,7 +139,7 @@ def _changed_lines(section: Section) -> tuple[str, ...]:
 
 
 def _key(changes: Sequence[Change], section: Section) -> tuple[Any, ...]:
-    described = tuple((c.kind, c.what, c.before, c.after) for c in changes)
+    described = tuple((c.kind, c.what, c.before, c.after, c.origin) for c in changes)
     return section.subject, described, _changed_lines(section)
 
 

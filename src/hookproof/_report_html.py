@@ -174,7 +174,7 @@ def _card(finding: Finding) -> _Card:
     return _Card(
         kinds=tuple(kind.value for kind in finding.kinds),
         subject=redact_text(finding.subject),
-        changes=tuple(_ChangeLine(c.kind.value, redact_text(c.what)) for c in finding.changes),
+        changes=tuple(_ChangeLine(c.kind.value, redact_text(c.explained)) for c in finding.changes),
         paths=finding.paths,
         rows=tuple(_redacted_row(row) for row in rows),
         more=more,

@@ -354,7 +354,7 @@ def _markdown_summary(finding: Finding) -> str:
     kinds = ", ".join(kind.value for kind in finding.kinds)
     subject = html.escape(finding.subject)
     if len(finding.changes) == 1:
-        what = html.escape(finding.changes[0].what)
+        what = html.escape(finding.changes[0].explained)
     else:
         what = plural(len(finding.changes), "change")
     where = f" (in {len(finding.paths)} snapshots)" if len(finding.paths) > 1 else ""

@@ -25,9 +25,11 @@ from hookproof.messages import (
     SystemMessage,
     ToolCall,
     _Immutable,
+    _set_private,
     coerce_message,
     construct,
 )
+from hookproof.provenance import Provenance
 from hookproof.redaction import redact_text
 from hookproof.tools import Tool, ToolSchema, schema_of
 
@@ -379,8 +381,10 @@ class FinalRequest(_Immutable):
     model_settings: FrozenMap = Field(default_factory=FrozenDict)
 
     @classmethod
-    def from_request(cls, request: ModelRequest) -> FinalRequest:
-        return construct(
+    def from_request(cls, request: ModelRequest, provenance: Any = None) -> FinalRequest:
+        """The request's schemas and settings; ``provenance`` (a Provenance, or the engine's
+        pending one) travels beside them, outside equality."""
+        final = construct(
             cls,
             model=model_name(request.model),
             system_message=request.system_message,
@@ -390,6 +394,32 @@ class FinalRequest(_Immutable):
             response_format=request.response_format,
             model_settings=request.model_settings,
         )
+        if provenance is not None:
+            _set_private(final, {"_provenance": provenance})
+        return final
+
+    # Provenance says how the request came to be, not what the model received: two requests
+    # with the same fields are equal whatever their provenance.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FinalRequest):
+            return self.__dict__ == other.__dict__
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.__dict__.values()))
+
+    @property
+    def provenance(self) -> Provenance | None:
+        """Which middleware or harness layer added, changed or removed each tool and wrote
+        each system-prompt line (see hookproof.provenance); None when not recorded (a
+        request built by hand, or by a model outside hookproof's engine)."""
+        private = self.__pydantic_private__ or {}
+        found = private.get("_provenance")
+        if found is None or isinstance(found, Provenance):
+            return found
+        resolved: Provenance = found.resolve()
+        private["_provenance"] = resolved
+        return resolved
 
     @property
     def tool_names(self) -> list[str]:

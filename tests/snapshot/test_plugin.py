@@ -63,8 +63,9 @@ def _baseline(pytester: pytest.Pytester) -> None:
 def test_snapshot_update_creates_one_readable_file(pytester: pytest.Pytester) -> None:
     _baseline(pytester)
     text = _snapshot(pytester).read_text(encoding="utf-8")
-    assert text.startswith('hookproof final request, format 1\nmodel: "scripted"\n')
+    assert text.startswith('hookproof final request, format 2\nmodel: "scripted"\n')
     assert "  | You are careful.\n" in text
+    assert text.endswith("\nprovenance:\n  system 1-2: agent\n  tool export: registered by agent\n  tool search: registered by agent\n")
     assert "  search\n    description:\n    | Search the docs.\n" in text
     pytester.runpytest_inprocess().assert_outcomes(passed=1)
 
@@ -105,12 +106,12 @@ def test_new_required_parameter_reads_breaking(pytester: pytest.Pytester) -> Non
 def test_file_in_another_format_asks_for_regeneration(pytester: pytest.Pytester) -> None:
     _baseline(pytester)
     path = _snapshot(pytester)
-    path.write_text(path.read_text().replace("format 1", "format 0"), encoding="utf-8")
+    path.write_text(path.read_text().replace("format 2", "format 0"), encoding="utf-8")
     result = pytester.runpytest_inprocess()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*--snapshot-update*"])
     pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
-    assert _snapshot(pytester).read_text().startswith("hookproof final request, format 1")
+    assert _snapshot(pytester).read_text().startswith("hookproof final request, format 2")
 
 
 def test_skipped_and_deselected_tests_keep_their_snapshots(pytester: pytest.Pytester) -> None:

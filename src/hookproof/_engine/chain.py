@@ -18,6 +18,7 @@ from hookproof._engine.workers import in_thread
 from hookproof._guard import check_model
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage
+from hookproof.provenance import PendingProvenance
 from hookproof.vocabulary import Command, FinalRequest, ModelRequest, ModelResponse
 
 if TYPE_CHECKING:
@@ -37,8 +38,8 @@ class Chains:
     def __init__(self, dialect: Dialect) -> None:
         stack = dialect.stack
         self._tool_names: tuple[Any, tuple[str, ...]] = (None, ())
-        self.sync_model = _sync_chain(stack.model_layers, self._model)
-        self.async_model = _async_chain(stack.model_layers, self._amodel)
+        self.sync_model = _sync_chain(stack.model_layers, self._model, notes=True)
+        self.async_model = _async_chain(stack.model_layers, self._amodel, notes=True)
         self.sync_tool = _sync_chain(stack.tool_layers, _tool)
         self.async_tool = _async_chain(stack.tool_layers, _atool)
 
@@ -72,9 +73,15 @@ class Chains:
 
     @staticmethod
     def _model_enter(run: Run, call: Any) -> tuple[ModelRequest, FinalRequest]:
-        request = run.dialect.final_request(call)
+        dialect = run.dialect
+        request = dialect.final_request(call)
         check_model(request.model)
-        final = FinalRequest.from_request(request)
+        edits = run.model_edits
+        base = edits[0][1] if edits else call
+        provenance = PendingProvenance(
+            base, edits, request, dialect.tool_origins, dialect.request_of
+        )
+        final = FinalRequest.from_request(request, provenance)
         run.final_requests.append(final)
         return request, final
 
@@ -153,21 +160,33 @@ async def _atool(run: Run, value: Any) -> Any:
 # -- chaining -----------------------------------------------------------------------------
 
 
-def _sync_chain(layers: Sequence[Layer], innermost: SyncLink) -> SyncLink:
+def _sync_chain(layers: Sequence[Layer], innermost: SyncLink, notes: bool = False) -> SyncLink:
     chain = innermost
     for layer in reversed(layers):
-        chain = _sync_link(layer, chain)
+        chain = _sync_link(layer, chain, notes)
     return chain
 
 
-def _async_chain(layers: Sequence[Layer], innermost: AsyncLink) -> AsyncLink:
+def _async_chain(layers: Sequence[Layer], innermost: AsyncLink, notes: bool = False) -> AsyncLink:
     chain = innermost
     for layer in reversed(layers):
-        chain = _async_link(layer, chain)
+        chain = _async_link(layer, chain, notes)
     return chain
 
 
-def _sync_link(layer: Layer, inner: SyncLink) -> SyncLink:
+# With ``notes`` (the model chain), a layer that hands its inner handler another request than
+# it received is noted in the run, (owner, received, passed on), while the inner call lasts:
+# the FinalRequest's provenance is read from these notes.
+
+
+def _note(run: Run, owner: str, received: Any, passed: Any) -> bool:
+    if passed is received:
+        return False
+    run.model_edits.append((owner, received, passed))
+    return True
+
+
+def _sync_link(layer: Layer, inner: SyncLink, notes: bool) -> SyncLink:
     owner, hook, func, when = layer.owner, layer.hook, layer.sync, layer.when
     label = f"{owner}.{hook}"
 
@@ -181,10 +200,13 @@ def _sync_link(layer: Layer, inner: SyncLink) -> SyncLink:
         trace.record("layer", hook, "enter", owner)
 
         def handler(changed: Any) -> Any:
+            noted = notes and _note(run, owner, value, changed)
             try:
                 return inner(run, changed)
             finally:
                 run.source = label  # back in this layer
+                if noted:
+                    run.model_edits.pop()
 
         try:
             if func is None:
@@ -199,10 +221,10 @@ def _sync_link(layer: Layer, inner: SyncLink) -> SyncLink:
     return link
 
 
-def _async_link(layer: Layer, inner: AsyncLink) -> AsyncLink:
+def _async_link(layer: Layer, inner: AsyncLink, notes: bool) -> AsyncLink:
     owner, hook, when = layer.owner, layer.hook, layer.when
     label = f"{owner}.{hook}"
-    call = _async_call(layer, inner, label)
+    call = _async_call(layer, inner, label, notes)
 
     async def link(run: Run, value: Any) -> Any:
         if when is not None and not when(value):
@@ -223,17 +245,21 @@ def _async_link(layer: Layer, inner: AsyncLink) -> AsyncLink:
     return link
 
 
-def _async_call(layer: Layer, inner: AsyncLink, label: str) -> AsyncLink:
+def _async_call(layer: Layer, inner: AsyncLink, label: str, notes: bool) -> AsyncLink:
     """The layer's own call under ainvoke(): its async twin, or its sync hook in a thread."""
+    owner = layer.owner
     if layer.async_ is not None:
         func = layer.async_
 
         async def twin(run: Run, value: Any) -> Any:
             async def handler(changed: Any) -> Any:
+                noted = notes and _note(run, owner, value, changed)
                 try:
                     return await inner(run, changed)
                 finally:
                     run.source = label
+                    if noted:
+                        run.model_edits.pop()
 
             return await func(value, handler)
 
@@ -247,10 +273,13 @@ def _async_call(layer: Layer, inner: AsyncLink, label: str) -> AsyncLink:
         loop = asyncio.get_running_loop()
 
         def handler(changed: Any) -> Any:
+            noted = notes and _note(run, owner, value, changed)
             try:
                 return asyncio.run_coroutine_threadsafe(inner(run, changed), loop).result()
             finally:
                 run.source = label
+                if noted:
+                    run.model_edits.pop()
 
         return await in_thread(sync, value, handler)
 

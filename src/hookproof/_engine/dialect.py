@@ -11,7 +11,7 @@ the limit on model calls. ``hookproof.runtime`` (LangChain v1 semantics) and
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hookproof._engine.state import StateSpec
@@ -43,6 +43,8 @@ class Dialect(ABC):
         self.stack = stack
         self.state = state
         self.checkpointer = checkpointer
+        # Who registered each tool, by name (absent: the agent's own tools=), for provenance.
+        self.tool_origins: Mapping[str, str] = {}
 
     # -- the model step ---------------------------------------------------------------------
 
@@ -57,6 +59,11 @@ class Dialect(ABC):
     @abstractmethod
     def final_request(self, call: Any) -> ModelRequest:
         """What the innermost model receives for ``call`` (recorded as the FinalRequest)."""
+
+    def request_of(self, call: Any) -> ModelRequest | None:
+        """The request a model layer's value holds, read without checks (for provenance);
+        None for a value that holds none."""
+        return call if isinstance(call, ModelRequest) else None
 
     @abstractmethod
     def model_answer(self, call: Any, response: ModelResponse) -> Any:

@@ -37,6 +37,7 @@ class Run:
         self.values: dict[str, Any] = {"messages": FrozenList()}
         self._snapshot: FrozenDict | None = None
         self.final_requests: list[FinalRequest] = []
+        self.model_edits: list[tuple[str, Any, Any]] = []  # see chain._note
         self.thread_id: str | None = None
         self.phase, self.hook_index, self.model_calls = Phase.BEFORE_AGENT, 0, 0
         self.source = "agent"

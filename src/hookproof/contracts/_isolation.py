@@ -64,7 +64,7 @@ def _fingerprint(outcome: Any) -> tuple[str, ...]:
     error = outcome if isinstance(outcome, BaseException) else getattr(outcome, "error", None)
     if error is not None:
         return (f"raised {type(error).__name__}: {error}",)
-    return tuple(render(request) for request in outcome.final_requests)
+    return tuple(render(request, provenance=False) for request in outcome.final_requests)
 
 
 def _threads(runs: IsolationRuns, contexts: Sequence[Any], point: int) -> list[Any]:

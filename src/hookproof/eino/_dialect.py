@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._frozen import FrozenDict
-from hookproof.eino._model_call import ChatModelInput, model_answer, model_request
+from hookproof.eino._model_call import ChatModelInput, ModelCall, model_answer, model_request
 from hookproof.eino._run import EinoRun, eino_messages
 from hookproof.eino._tool_layers import ToolsNodeInput, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
@@ -41,6 +41,9 @@ class EinoDialect(Dialect):
 
     def final_request(self, call: Any) -> ModelRequest:
         return model_request(call)
+
+    def request_of(self, call: Any) -> ModelRequest | None:
+        return model_request(call) if isinstance(call, ModelCall) else None
 
     def model_answer(self, call: Any, response: ModelResponse) -> Any:
         return model_answer(call, response)

@@ -193,7 +193,12 @@ class Cassette:
         """What a call is matched on: the snapshot text of ``request``, redacted."""
         from hookproof.redaction import redact_text
 
-        rendered = render(request, matchers=self._matchers, normalise_ids=self._normalise_ids)
+        rendered = render(
+            request,
+            matchers=self._matchers,
+            normalise_ids=self._normalise_ids,
+            provenance=False,  # what the model received; how it came to be is not matched
+        )
         return redact_text(rendered)
 
     def _first_unplayed(self, text: str) -> int | None:

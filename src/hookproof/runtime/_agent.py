@@ -16,6 +16,7 @@ from hookproof.errors import (
     UsageError,
 )
 from hookproof.messages import SystemMessage, coerce_messages
+from hookproof.provenance import AGENT
 from hookproof.runtime._dialect import LangChainDialect
 from hookproof.runtime._foreign import (
     identified_messages,
@@ -179,14 +180,19 @@ def _initial_state(input: object) -> dict[str, Any]:
     return state
 
 
-def _collect_tools(tools: Sequence[object], middleware: Sequence[object]) -> tuple[Tool, ...]:
+def _collect_tools(tools: Sequence[object], middleware: Sequence[object]) -> list[tuple[Tool, str]]:
+    """Every tool with who registered it (a middleware's name, or AGENT for ``tools=``)."""
     collected: list[tuple[Tool, str]] = []
+    origins: list[str] = []
     for item in middleware:
         owner = f"middleware {_name_of(item)!r}"
-        collected += [(_tool(value, owner), owner) for value in getattr(item, "tools", ())]
+        found = [(_tool(value, owner), owner) for value in getattr(item, "tools", ())]
+        collected += found
+        origins += [_name_of(item)] * len(found)
     collected += [(_tool(value, f"tools=[{i}]"), f"tools=[{i}]") for i, value in enumerate(tools)]
+    origins += [AGENT] * len(tools)
     _check_unique(collected)
-    return tuple(tool for tool, _ in collected)
+    return [(tool, origin) for (tool, _), origin in zip(collected, origins, strict=True)]
 
 
 def _tool(value: object, source: str) -> Tool:
@@ -254,14 +260,16 @@ def create_agent(
     native = tuple(native_middleware(item) for item in middleware)
     stack = compile_middleware(native)
     schemas = [state_schema, *(getattr(item, "state_schema", None) for item in native)]
+    collected = _collect_tools(tools or (), native)
     dialect = LangChainDialect(
         name=name or "agent",
         model=model,
         stack=stack,
         state=_state_spec(schemas, bridged=native != middleware),
         checkpointer=native_checkpointer(checkpointer),
-        tools=_collect_tools(tools or (), native),
+        tools=tuple(tool for tool, _ in collected),
         system_message=as_system_message(native_message(system_prompt), "system_prompt"),
         max_iterations=max_iterations,
     )
+    dialect.tool_origins = {tool.name: owner for tool, owner in collected if owner != AGENT}
     return Agent(Engine(dialect), middleware=middleware, context_schema=context_schema)

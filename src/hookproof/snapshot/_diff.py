@@ -4,14 +4,19 @@ BREAKING  a tool removed; a parameter removed or retyped; a parameter's required
           (a new required parameter included).
 SECURITY  a tool visible now that was not before.
 REVIEW    prompt, description, message, tool_choice, settings or model text changed.
-COSMETIC  the same change up to whitespace.
+COSMETIC  the same change up to whitespace; or only the provenance of a tool changed (which
+          layer registered, added or changed it), what the model receives being the same.
+
+Where the snapshots carry provenance, each change says where it comes from: the new side's
+history of a tool ("registered by FilesystemMiddleware"), the layer that removed one, or the
+origin of the system-prompt lines a hunk touches.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -43,15 +48,22 @@ class Change:
     what: str
     before: str | None = None
     after: str | None = None
+    origin: str | None = None  # where it comes from, when the snapshots say (provenance)
+
+    @property
+    def explained(self) -> str:
+        """What changed, with its origin when known."""
+        return f"{self.what} ({self.origin})" if self.origin else self.what
 
     def describe(self) -> str:
-        return f"{self.kind.value:<8} {self.subject}: {self.what}"
+        return f"{self.kind.value:<8} {self.subject}: {self.explained}"
 
     def as_dict(self) -> dict[str, str | None]:
         return {
             "class": self.kind.value,
             "subject": self.subject,
             "what": self.what,
+            "origin": self.origin,
             "before": self.before,
             "after": self.after,
         }
@@ -111,9 +123,10 @@ def diff(
     before, after = _as_view(old, "old"), _as_view(new, "new")
     changes = [
         *_scalar_changes(before, after),
-        *_line_changes("system prompt", before.system, after.system),
+        *_system_changes(before, after),
         *_line_changes("messages", before.messages, after.messages),
         *_tool_changes(before, after),
+        *_provenance_changes(before, after),
     ]
     order = sorted(changes, key=lambda change: _SEVERITY.get(change.kind, 3))
     return SnapshotDiff(tuple(order))
@@ -126,23 +139,44 @@ def _scalar_changes(before: RequestView, after: RequestView) -> Iterator[Change]
             yield Change(ChangeClass.REVIEW, name, "changed", _short(old), _short(new))
 
 
-def _line_changes(subject: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterator[Change]:
+Hunk = tuple[str, int, int, int, int]
+
+
+def _line_changes(
+    subject: str,
+    old: tuple[str, ...],
+    new: tuple[str, ...],
+    origin: Callable[[Hunk], str | None] = lambda hunk: None,
+) -> Iterator[Change]:
     """One change per differing hunk, so a rewritten paragraph reads as one change."""
     matcher = LineMatcher(old, new)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for hunk in matcher.get_opcodes():
+        tag, i1, i2, j1, j2 = hunk
         if tag == "equal":
             continue
         removed, added = "\n".join(old[i1:i2]), "\n".join(new[j1:j2])
         if tag == "replace":
             kind = _text_kind(removed, added)
             what = "whitespace changed" if kind is ChangeClass.COSMETIC else "lines changed"
-            yield Change(kind, subject, what, removed, added)
+            yield Change(kind, subject, what, removed, added, origin(hunk))
         elif tag == "delete":
             kind = _blank_kind(old[i1:i2])
-            yield Change(kind, subject, _count(i2 - i1, "removed"), before=removed)
+            yield Change(kind, subject, _count(i2 - i1, "removed"), removed, None, origin(hunk))
         else:
             kind = _blank_kind(new[j1:j2])
-            yield Change(kind, subject, _count(j2 - j1, "added"), after=added)
+            yield Change(kind, subject, _count(j2 - j1, "added"), None, added, origin(hunk))
+
+
+def _system_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
+    def origin(hunk: Hunk) -> str | None:
+        tag, i1, i2, j1, j2 = hunk
+        if tag == "delete":
+            was = before.provenance and before.provenance.lines_origin(i1, i2)
+            return f"was from {was}" if was else None
+        found = after.provenance and after.provenance.lines_origin(j1, j2)
+        return f"from {found}" if found else None
+
+    return _line_changes("system prompt", before.system, after.system, origin)
 
 
 def _blank_kind(lines: tuple[str, ...]) -> ChangeClass:
@@ -155,15 +189,44 @@ def _count(lines: int, verb: str) -> str:
     return f"{lines} line{'s' if lines != 1 else ''} {verb}"
 
 
+def _history(request: RequestView, name: str) -> str | None:
+    return request.provenance.tools.get(name) if request.provenance is not None else None
+
+
+def _removed_origin(before: RequestView, after: RequestView, name: str) -> str | None:
+    now = _history(after, name)
+    if now is not None:  # registered still, taken away by a layer
+        return now
+    was = _history(before, name)
+    return f"was {was}" if was else None
+
+
 def _tool_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
     old_names, new_names = set(before.tool_names), set(after.tool_names)
     for name in sorted(old_names - new_names):
-        yield Change(ChangeClass.BREAKING, f"tool {name}", "removed")
+        origin = _removed_origin(before, after, name)
+        yield Change(ChangeClass.BREAKING, f"tool {name}", "removed", origin=origin)
     for name in sorted(new_names - old_names):
-        yield Change(ChangeClass.SECURITY, f"tool {name}", "now visible to the model")
+        origin = _history(after, name)
+        yield Change(
+            ChangeClass.SECURITY, f"tool {name}", "now visible to the model", origin=origin
+        )
     old_tools, new_tools = _by_name(before.tools), _by_name(after.tools)
     for name in sorted(old_names & new_names):
-        yield from _one_tool(old_tools[name], new_tools[name])
+        origin = _history(after, name)
+        for change in _one_tool(old_tools[name], new_tools[name]):
+            yield replace(change, origin=origin)
+
+
+def _provenance_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
+    """A tool the model sees on both sides whose history changed (only where both record
+    provenance: a snapshot reviewed before provenance existed has none to compare)."""
+    if before.provenance is None or after.provenance is None:
+        return
+    for name in sorted(set(before.tool_names) & set(after.tool_names)):
+        old, new = _history(before, name), _history(after, name)
+        if old is not None and new is not None and old != new:
+            yield Change(ChangeClass.COSMETIC, f"tool {name}", "provenance changed", old, new)
 
 
 def _by_name(tools: Sequence[ToolView]) -> dict[str, ToolView]:

@@ -4,7 +4,10 @@
 by hookproof.redaction, volatile values normalised, tools sorted by name); ``render`` writes
 a view as text a person reviews in a diff; ``parse`` reads that text back into the same view.
 The first line carries the format version, so a file written by another format is recognised
-and regenerated, never misread.
+and regenerated, never misread. Format 2 is format 1 plus a closing ``provenance:`` section
+(which layer wrote each system-prompt line and registered, added, changed or removed each
+tool; see hookproof.provenance); a request without provenance is still written as format 1,
+and both are read.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hookproof._frozen import thaw
 from hookproof._snapshot_files import HEADER
 from hookproof.errors import SnapshotFormatError, UsageError
 from hookproof.messages import AssistantMessage, ContentBlock, Message, TextBlock, ToolMessage
+from hookproof.provenance import AGENT, map_lines, runs
 from hookproof.redaction import REDACTED, is_sensitive_field, redact_text
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, Normaliser
 from hookproof.vocabulary import FinalRequest
@@ -35,7 +39,9 @@ __all__ = [
     "view",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+_PLAIN_FORMAT = 1  # a request without provenance: format 1's text exactly
+_READABLE = (1, 2)
 _HEADER_PATTERN = re.compile(rf"^{re.escape(HEADER)}(\d+)$")
 _SCALARS = ("model", "tool_choice", "response_format", "settings")
 _NONE = "(none)"
@@ -50,6 +56,20 @@ class ToolView:
 
 
 @dataclass(frozen=True)
+class ProvenanceView:
+    """The origin of each line of the system section (as rendered, headers included) and
+    each tool's history ("registered by X; removed by Y"), by tool name as rendered."""
+
+    system: tuple[str, ...]
+    tools: Mapping[str, str]
+
+    def lines_origin(self, first: int, last: int) -> str | None:
+        """The origins of system lines ``first``..``last`` (0-based, exclusive end)."""
+        found = dict.fromkeys(self.system[first:last])
+        return ", ".join(found) if found else None
+
+
+@dataclass(frozen=True)
 class RequestView:
     """A FinalRequest as plain, normalised data: what is rendered, parsed and diffed."""
 
@@ -60,6 +80,7 @@ class RequestView:
     system: tuple[str, ...]
     messages: tuple[str, ...]
     tools: tuple[ToolView, ...]
+    provenance: ProvenanceView | None = None
 
     @property
     def tool_names(self) -> list[str]:
@@ -188,13 +209,29 @@ def _system_lines(request: FinalRequest, norm: Normaliser) -> tuple[str, ...]:
     return tuple(lines + ([f"<metadata> {_one_line(meta)}"] if meta else []))
 
 
+def _provenance_view(request: FinalRequest, system: Sequence[str]) -> ProvenanceView | None:
+    found = request.provenance
+    if found is None:
+        return None
+    raw = [] if request.system_message is None else request.system_message.text.split("\n")
+    shown = [line[2:] if line.startswith("| ") else "" if line == "|" else line for line in system]
+    if raw and len(raw) == len(found.system):
+        origins = map_lines(raw, found.system, shown)
+    else:  # no text lines to follow (e.g. an empty system message): the agent's own
+        origins = [AGENT] * len(shown)
+    tools = {_tool_name(item.name): redact_text(item.describe()) for item in found.tools}
+    return ProvenanceView(tuple(redact_text(item) for item in origins), tools)
+
+
 def view(
     request: FinalRequest,
     *,
     matchers: Sequence[Matcher] = DEFAULT_MATCHERS,
     normalise_ids: bool = True,
+    provenance: bool = True,
 ) -> RequestView:
-    """Reduce a FinalRequest to normalised plain data (see the module docstring)."""
+    """Reduce a FinalRequest to normalised plain data (see the module docstring); with
+    ``provenance`` false, its provenance is left out."""
     if not isinstance(request, FinalRequest):
         raise UsageError(
             f"hookproof: a snapshot is taken of a FinalRequest (e.g. recording_model.last), "
@@ -219,6 +256,7 @@ def view(
         system=system,
         messages=messages,
         tools=tools,
+        provenance=_provenance_view(request, system) if provenance else None,
     )
 
 
@@ -238,8 +276,15 @@ def _tool_lines(tool: ToolView) -> list[str]:
     ]
 
 
+def _provenance_lines(data: ProvenanceView) -> list[str]:
+    sections = [f"  system {item.lines()}: {item.origin}" for item in runs(data.system)]
+    tools = [f"  tool {name}: {events}" for name, events in sorted(data.tools.items())]
+    return ["", "provenance:", *sections, *tools]
+
+
 def render_view(data: RequestView) -> str:
-    lines = [f"{HEADER}{FORMAT_VERSION}"]
+    shown = data.provenance is not None and bool(data.provenance.system or data.provenance.tools)
+    lines = [f"{HEADER}{FORMAT_VERSION if shown else _PLAIN_FORMAT}"]
     lines += [
         f"model: {_one_line(data.model)}",
         f"tool_choice: {_one_line(data.tool_choice)}",
@@ -255,6 +300,9 @@ def render_view(data: RequestView) -> str:
         f"tools: {len(data.tools)}",
         *(line for item in data.tools for line in _tool_lines(item)),
     ]
+    if shown:
+        assert data.provenance is not None
+        lines += _provenance_lines(data.provenance)
     return "\n".join(lines) + "\n"
 
 
@@ -263,16 +311,30 @@ def render(
     *,
     matchers: Sequence[Matcher] = DEFAULT_MATCHERS,
     normalise_ids: bool = True,
+    provenance: bool = True,
 ) -> str:
-    """The canonical text of a final request: stable order, normalised values, sorted JSON."""
+    """The canonical text of a final request: stable order, normalised values, sorted JSON;
+    with ``provenance`` (and a request that carries it), the provenance section last."""
     if isinstance(request, RequestView):
+        if not provenance and request.provenance is not None:
+            request = replace(request, provenance=None)
         return render_view(request)
-    return render_view(view(request, matchers=matchers, normalise_ids=normalise_ids))
+    shown = view(request, matchers=matchers, normalise_ids=normalise_ids, provenance=provenance)
+    return render_view(shown)
 
 
 def content_hash(request: FinalRequest | RequestView, **options: Any) -> str:
     """sha256 of the canonical text: equal across processes and PYTHONHASHSEED values."""
     return hashlib.sha256(render(request, **options).encode("utf-8")).hexdigest()
+
+
+def without_provenance(text: str) -> str:
+    """A rendered snapshot's text as a request without provenance renders it (format 1)."""
+    if not text.startswith(f"{HEADER}{FORMAT_VERSION}\n"):
+        return text
+    body = text.split("\n", 1)[1]
+    cut = body.rfind("\n\nprovenance:\n")
+    return f"{HEADER}{_PLAIN_FORMAT}\n" + (body[: cut + 1] if cut >= 0 else body)
 
 
 # -- parsing -------------------------------------------------------------------------------
@@ -286,17 +348,20 @@ def _format_error(source: str, problem: str) -> SnapshotFormatError:
     )
 
 
-def check_version(text: str, source: str) -> None:
-    """Raise SnapshotFormatError unless text starts with this hookproof's format line."""
+def check_version(text: str, source: str) -> int:
+    """The format of ``text``; SnapshotFormatError unless this hookproof reads it."""
     first = text.split("\n", 1)[0]
     match = _HEADER_PATTERN.match(first)
     if match is None:
         raise _format_error(source, f"its first line is {first[:60]!r}")
-    if int(match.group(1)) != FORMAT_VERSION:
+    version = int(match.group(1)) if len(match.group(1)) < 6 else -1
+    if version not in _READABLE:
         raise _format_error(
             source,
-            f"it was written in format {match.group(1)}, this hookproof writes {FORMAT_VERSION}",
+            f"it was written in format {match.group(1)[:12]}, this hookproof reads formats "
+            f"{' and '.join(map(str, _READABLE))}",
         )
+    return version
 
 
 class _Lines:
@@ -415,13 +480,14 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
             f"hookproof: parse takes the snapshot's text (a str), got {type(text).__name__}. "
             "Read the file first: parse(path.read_text(encoding='utf-8'))."
         )
-    check_version(text, source)
+    version = check_version(text, source)
     lines = _Lines(text, source)
     scalars = {name: lines.json(f"{name}: ") for name in _SCALARS}
     lines.take("")
     system = _section(lines, "system")
     messages = _section(lines, "messages")
     tools = _parse_tools(lines, _tool_count(lines))
+    provenance = _parse_provenance(lines, len(system)) if version >= 2 else None
     if lines.index != len(lines.lines):
         raise _format_error(source, f"unexpected text at line {lines.index + 1}")
     return RequestView(
@@ -432,4 +498,50 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
         system=system,
         messages=messages,
         tools=tools,
+        provenance=provenance,
     )
+
+
+_SECTION = re.compile(r"system (\d{1,6})(?:-(\d{1,6}))?: (.+)")
+
+
+def _parse_provenance(lines: _Lines, system_lines: int) -> ProvenanceView | None:
+    if lines.index == len(lines.lines):
+        return None
+    lines.take("")
+    lines.take("provenance:")
+    origins: list[str] = []
+    tools: dict[str, str] = {}
+    for offset, line in enumerate(lines.block("  ")):
+        where = f"provenance line {offset + 1}"
+        if line.startswith("tool "):
+            name, events = _provenance_tool(line[5:], lines.source, where)
+            tools[name] = events
+            continue
+        match = _SECTION.fullmatch(line)
+        first = int(match.group(1)) if match else 0
+        if match is None or first != len(origins) + 1:
+            raise _format_error(lines.source, f"{where} should be `system FIRST-LAST: origin`")
+        origins += [match.group(3)] * (int(match.group(2) or first) - first + 1)
+    if origins and len(origins) != system_lines:
+        raise _format_error(
+            lines.source,
+            f"provenance covers {len(origins)} system lines, the system section has {system_lines}",
+        )
+    return ProvenanceView(tuple(origins), tools)
+
+
+def _provenance_tool(text: str, source: str, where: str) -> tuple[str, str]:
+    if text.startswith('"'):
+        try:
+            name, end = json.JSONDecoder().raw_decode(text)
+        except ValueError:
+            raise _format_error(source, f"{where} has a badly quoted tool name") from None
+        rest = text[end:]
+        name = _tool_name(str(name))
+    else:
+        name, colon, events = text.partition(": ")
+        rest = colon + events
+    if not rest.startswith(": ") or not name:
+        raise _format_error(source, f"{where} should be `tool NAME: history`")
+    return name, rest[2:]

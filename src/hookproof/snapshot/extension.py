@@ -33,7 +33,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from hookproof._collected_modules import collected_modules
 from hookproof._gate_sections import diff_lines, group_findings, sections_for
-from hookproof._snapshot_files import snapshot_root
+from hookproof._snapshot_files import HEADER, snapshot_root
 from hookproof.errors import UsageError
 from hookproof.snapshot._diff import diff
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
@@ -43,6 +43,7 @@ from hookproof.snapshot._render import (
     check_version,
     parse,
     render,
+    without_provenance,
 )
 from hookproof.vocabulary import FinalRequest
 
@@ -134,6 +135,13 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
         if not isinstance(data, str):
             raise UsageError(f"hookproof: cannot write {type(data).__name__} as a snapshot.")
         _write_atomically(Path(snapshot_collection.location), data)
+
+    def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
+        """Equal text; a snapshot reviewed before provenance was recorded (format 1) is
+        compared with what the model received, the new provenance aside."""
+        if isinstance(snapshot_data, str) and snapshot_data.startswith(f"{HEADER}1\n"):
+            return without_provenance(str(serialized_data)) == snapshot_data
+        return bool(serialized_data == snapshot_data)
 
     def diff_lines(
         self, serialized_data: SerializedData, snapshot_data: SerializedData

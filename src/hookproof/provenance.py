@@ -1,0 +1,231 @@
+"""Where each tool and each line of the system prompt of a FinalRequest came from.
+
+The engine notes every model layer that passed its inner handler a request different from
+the one it received (which middleware, or which harness layer, and both requests). From
+those notes and the origin of each registered tool, ``Provenance`` says, per tool, who
+registered it and which layer added, changed or removed it, and per system-prompt line which
+layer wrote it. Snapshots render it after the tools, and the gate names the origin of every
+change ("tool `delete` now visible (registered by FilesystemMiddleware)").
+
+Provenance is information about a request, not part of it: two FinalRequests that differ only
+in provenance are equal. ``AGENT`` is the origin of what the agent itself was given (its
+``tools=`` and ``system_prompt``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["AGENT", "Provenance", "Section", "ToolOrigin"]
+
+AGENT = "agent"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOrigin:
+    """One tool's history: ``events`` such as ``registered by agent``, ``added by X``,
+    ``description changed by X``, ``removed by X``; ``visible`` whether the model saw it."""
+
+    name: str
+    events: tuple[str, ...]
+    visible: bool = True
+
+    def describe(self) -> str:
+        return "; ".join(self.events)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """Lines ``first``..``last`` (1-based, inclusive) of the system prompt, written by
+    ``origin``."""
+
+    first: int
+    last: int
+    origin: str
+
+    def lines(self) -> str:
+        return str(self.first) if self.first == self.last else f"{self.first}-{self.last}"
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """The origin of every tool (those the model saw and those a layer removed) and of
+    every line of the system prompt's text, in order."""
+
+    tools: tuple[ToolOrigin, ...] = ()
+    system: tuple[str, ...] = ()
+
+    def tool(self, name: str) -> ToolOrigin | None:
+        return next((item for item in self.tools if item.name == name), None)
+
+    @property
+    def sections(self) -> tuple[Section, ...]:
+        """Runs of consecutive system-prompt lines with one origin."""
+        return tuple(runs(self.system))
+
+    def describe(self) -> str:
+        lines = [f"system {item.lines()}: {item.origin}" for item in self.sections]
+        lines += [f"tool {item.name}: {item.describe()}" for item in self.tools]
+        return "\n".join(lines)
+
+
+def runs(origins: Sequence[str]) -> Iterator[Section]:
+    start = 0
+    for index in range(1, len(origins) + 1):
+        if index == len(origins) or origins[index] != origins[start]:
+            yield Section(start + 1, index, origins[start])
+            start = index
+
+
+# -- computing it from the engine's notes -----------------------------------------------------
+
+Edit = tuple[str, Any, Any]  # (layer owner, request it received, request it passed on)
+
+
+class PendingProvenance:
+    """Provenance computed on first use: most FinalRequests are never rendered, so a run
+    only keeps the requests it would be computed from. A copy or a pickle holds the result."""
+
+    __slots__ = ("_arguments", "_result")
+
+    def __init__(
+        self,
+        base: Any,
+        edits: Sequence[Edit],
+        final: Any,
+        origins: Mapping[str, str],
+        request_of: Callable[[Any], Any],
+    ) -> None:
+        self._arguments: tuple[Any, ...] | None = (base, tuple(edits), final, origins, request_of)
+        self._result: Provenance | None = None
+
+    def resolve(self) -> Provenance:
+        if self._result is None:
+            assert self._arguments is not None
+            self._result = compute(*self._arguments)
+            self._arguments = None  # let the requests go
+        return self._result
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Provenance:
+        return self.resolve()
+
+    def __copy__(self) -> Provenance:
+        return self.resolve()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        result = self.resolve()
+        return (Provenance, (result.tools, result.system))
+
+
+def compute(
+    base: Any,
+    edits: Sequence[Edit],
+    final: Any,
+    origins: Mapping[str, str],
+    request_of: Callable[[Any], Any] = lambda value: value,
+) -> Provenance:
+    """Provenance of ``final`` (a ModelRequest): ``base`` is what the outermost model layer
+    received, ``edits`` each layer's change in order from the outside in, ``origins`` who
+    registered each tool by name (AGENT when absent), ``request_of`` the request a layer's
+    value holds (None for a value that holds none)."""
+    steps = [(owner, request_of(before), request_of(after)) for owner, before, after in edits]
+    # A dialect's own values between its layers (Eino's state before it is a request) hold
+    # no request: the first request found is where the history starts.
+    known = [request_of(base), *(item for _, old, new in steps for item in (old, new))]
+    start = next((item for item in known if item is not None), final)
+    history = {
+        name: [f"registered by {origins.get(name, AGENT)}"] for name in _schemas(start.tools)
+    }
+    lines = [(line, AGENT) for line in _lines(start)]
+    for owner, old, new in steps:
+        if old is None or new is None:
+            continue
+        _tool_events(history, _schemas(old.tools), _schemas(new.tools), owner)
+        lines = _relabel(lines, _lines(new), owner)
+    lines = _relabel(lines, _lines(final), AGENT)  # what the dialect itself set, if anything
+    visible = set(_schemas(final.tools))
+    tools = tuple(
+        ToolOrigin(name, tuple(events), name in visible) for name, events in sorted(history.items())
+    )
+    return Provenance(tools, tuple(origin for _, origin in lines))
+
+
+def _schemas(tools: Sequence[Any]) -> dict[str, Any]:
+    from hookproof.tools import schema_of
+
+    found: dict[str, Any] = {}
+    for item in tools:
+        schema = schema_of(item)
+        found.setdefault(schema.name, schema)
+    return found
+
+
+def _lines(request: Any) -> list[str]:
+    system = request.system_message
+    return [] if system is None else system.text.split("\n")
+
+
+def _tool_events(
+    history: dict[str, list[str]], old: Mapping[str, Any], new: Mapping[str, Any], owner: str
+) -> None:
+    for name in old.keys() - new.keys():
+        history[name].append(f"removed by {owner}")
+    for name in new.keys() - old.keys():
+        history.setdefault(name, []).append(f"added by {owner}")
+    for name in old.keys() & new.keys():
+        before, after = old[name], new[name]
+        changed = [
+            part
+            for part, differs in (
+                ("description", before.description != after.description),
+                ("parameters", before.parameters != after.parameters),
+            )
+            if differs
+        ]
+        if changed:
+            history[name].append(f"{' and '.join(changed)} changed by {owner}")
+
+
+def _relabel(lines: list[tuple[str, str]], new: list[str], owner: str) -> list[tuple[str, str]]:
+    """``new``'s lines, each keeping its origin where it was already there unchanged, and
+    ``owner`` where it is new."""
+    old = [text for text, _ in lines]
+    if old == new:
+        return lines
+    from difflib import SequenceMatcher
+
+    kept: list[tuple[str, str]] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            kept += lines[i1:i2]
+        else:
+            kept += [(text, owner) for text in new[j1:j2]]
+    return kept
+
+
+def map_lines(source: Sequence[str], origins: Sequence[str], shown: Sequence[str]) -> list[str]:
+    """The origins of ``shown`` lines (a rendering of ``source``, perhaps normalised or
+    redacted): a line found unchanged keeps its origin, any other takes its neighbour's."""
+    from difflib import SequenceMatcher
+
+    mapped: list[str | None] = [None] * len(shown)
+    matcher = SequenceMatcher(None, list(source), list(shown), autojunk=False)
+    for block in matcher.get_matching_blocks():
+        for offset in range(block.size):
+            mapped[block.b + offset] = origins[block.a + offset]
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert") and i2 > i1:
+            for index in range(j1, j2):
+                mapped[index] = origins[min(i1 + index - j1, i2 - 1)]
+    return _filled(mapped)
+
+
+def _filled(mapped: list[str | None]) -> list[str]:
+    last = next((item for item in mapped if item is not None), AGENT)
+    filled = []
+    for item in mapped:
+        last = item if item is not None else last
+        filled.append(last)
+    return filled
