@@ -119,9 +119,12 @@ func (travelPolicy) WrapInvokableToolCall(_ context.Context, endpoint adk.Invoka
 	}, nil
 }
 
-// budgetGuard is a second handler, written in the Eino v0.8 idiom (a fresh state holding
-// only the messages): after each tool round it reminds the model of the budget, and it
-// calls the model at a low temperature.
+// budgetGuard is a second handler, written as a team on Eino v0.8 writes it: after each
+// tool round it reminds the model of the budget, returning a fresh state with the messages
+// (v0.8's ChatModelAgentState has no other field), and it calls the model at a low
+// temperature. Under v0.9 the fresh state's ToolInfos is nil, and the model is then offered
+// no tools at all: the BREAKING change the upgrade gate reports. Kept so, on purpose;
+// appending to state.Messages and returning state is the form both versions agree on.
 type budgetGuard struct {
 	*adk.BaseChatModelAgentMiddleware
 }

@@ -28,6 +28,8 @@ import pytest
 
 from tests.go.toolchain import GO_MODULE, go_binary
 
+README = GO_MODULE.parent / "README.md"
+
 BASELINE_EINO = "v0.8.13"  # the newest v0.8 release on the Go module proxy
 CANDIDATE_EINO = "v0.9.5"  # the version go/go.mod pins
 EXAMPLE = "TestTripPlannerRequests"
@@ -130,7 +132,9 @@ def test_the_gate_finds_what_eino_v0_9_changed_in_the_trip_planners_requests(
     for tool in DROPPED_TOOLS:
         assert f"BREAKING tool {tool}: removed" in text.stdout
     assert "REVIEW   messages: lines changed" in text.stdout
-    assert "6 snapshots, 2 unchanged; BREAKING 12, SECURITY 0, REVIEW " in text.stdout
+    summary = text.stdout.splitlines()[-2]
+    assert summary.startswith("6 snapshots, 2 unchanged; BREAKING 12, SECURITY 0, REVIEW ")
+    assert f"\n{summary}\n" in README.read_text(encoding="utf-8"), "the README quotes it"
 
     report = json.loads(gate("--format", "json", str(baseline), str(candidate)).stdout)
     unchanged = {item["path"] for item in report["files"] if item["status"] == "unchanged"}
