@@ -408,6 +408,12 @@ class FinalRequest(_Immutable):
     def __hash__(self) -> int:
         return hash(tuple(self.__dict__.values()))
 
+    def with_provenance(self, provenance: Any) -> FinalRequest:
+        """This request carrying ``provenance`` (a Provenance, or None for none)."""
+        copy = construct(type(self), **self.__dict__)
+        _set_private(copy, {"_provenance": provenance} if provenance is not None else None)
+        return copy
+
     @property
     def provenance(self) -> Provenance | None:
         """Which middleware or harness layer added, changed or removed each tool and wrote
