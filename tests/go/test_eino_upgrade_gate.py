@@ -30,7 +30,7 @@ from tests.go.toolchain import GO_MODULE, go_binary
 
 README = GO_MODULE.parent / "README.md"
 
-BASELINE_EINO = "v0.8.13"  # the newest v0.8 release on the Go module proxy
+BASELINE_EINO = "v0.8.13"  # the newest v0.8 release the module proxy served (v0.8.14 refused)
 CANDIDATE_EINO = "v0.9.5"  # the version go/go.mod pins
 EXAMPLE = "TestTripPlannerRequests"
 EXAMPLE_FILE = "upgrade_example_test.go"
