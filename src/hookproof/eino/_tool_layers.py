@@ -171,12 +171,15 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     run: EinoRun = call.run
     if not streamable:
         run.sent_tool_messages[call.index] = (result, message)
+    # The event is sent where the tool's own endpoint runs: an invokable tool's result is one
+    # message even in a streaming run (Eino makes it a stream outside the wrappers).
+    streamed = call.streaming and streamable
     event = AgentEvent.trusted(
         agent_name=run.exec.agent_name,
         message=message,
         tool_name=call.name,
-        is_streaming=call.streaming,
-        chunks=_chunk_messages(call, chunks) if call.streaming else (),
+        is_streaming=streamed,
+        chunks=_chunk_messages(call, chunks) if streamed else (),
     )
     handle = run.exec.handle
     assert handle is not None
