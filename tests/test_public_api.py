@@ -79,11 +79,14 @@ EXPORTS: dict[str, set[str]] = {
         "resolve_options",
     },
     "hookproof.conformance": {
+        "EINO_SEMANTICS",
+        "EINO_TARGET",
         "PROBES",
         "ProbeResult",
         "format_json",
         "format_text",
         "run_conformance",
+        "run_eino_conformance",
         "targets",
     },
     "hookproof.context": {
@@ -207,6 +210,7 @@ EXPORTS: dict[str, set[str]] = {
         "EinoError",
         "ExceedMaxIterationsError",
         "ExceedMaxRetriesError",
+        "GoToolchainError",
         "HandlerError",
         "HookproofError",
         "ImmutableError",

@@ -135,8 +135,10 @@ def _check(args: argparse.Namespace) -> int:
 def _conformance(args: argparse.Namespace) -> int:
     from hookproof import conformance
 
-    selected = [args.target] if args.target else None
-    results = conformance.run_conformance(selected)
+    if args.target == conformance.EINO_TARGET:
+        results = conformance.run_eino_conformance()
+    else:
+        results = conformance.run_conformance([args.target] if args.target else None)
     formatter = conformance.format_json if args.format == "json" else conformance.format_text
     print(formatter(results))
     return 0
@@ -148,9 +150,17 @@ def _add_conformance(commands: Any) -> None:
         help="which framework semantics hold on each installed target",
         description="Run small scripted probes on each installed framework and report, per "
         "semantic, whether it behaves as the reference runtime (holds / differs / n/a) and "
-        "what was observed. A difference is information; exit status is 0.",
+        "what was observed. --target eino instead runs a catalogue of Eino scenarios on "
+        "hookproof.eino and on real Eino (built with the Go toolchain) and reports, per "
+        "semantic, whether both agree. A difference is information; exit status is 0. Exit "
+        "2 when the report cannot be made (e.g. --target eino without Go): nothing is "
+        "reported as holding that did not run.",
     )
-    parser.add_argument("--target", choices=("reference", "langchain", "deepagents"))
+    parser.add_argument(
+        "--target",
+        choices=("reference", "langchain", "deepagents", "eino"),
+        help="one target (default: every installed one except eino, which needs Go)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=_conformance)
 

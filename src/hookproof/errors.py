@@ -19,6 +19,7 @@ __all__ = [
     "EinoError",
     "ExceedMaxIterationsError",
     "ExceedMaxRetriesError",
+    "GoToolchainError",
     "HandlerError",
     "HookproofError",
     "ImmutableError",
@@ -350,6 +351,11 @@ class RunContextError(EinoError, UsageError):
 
 class SerializationError(EinoError, InvalidInputError):
     """A value cannot be saved in a checkpoint."""
+
+
+class GoToolchainError(HookproofError):
+    """A Go program hookproof needs (e.g. the real-Eino runner of ``hookproof conformance
+    --target eino``) could not be built or run: Go is missing, or the build failed."""
 
 
 class ExceedMaxRetriesError(EinoError):

@@ -1,9 +1,8 @@
 // Command einoscenario runs scenarios on real Eino's ChatModelAgent with hookproof's scripted
-// model, for the differential test against hookproof.eino (tests/go/test_eino_differential.py).
-// Each stdin line is a scenario: {"script": [turns], "handlers": [{"kind": "probe" | "filter"
-// | "fail", "name": ..., "tool": ..., "hook": ...}], "max_iterations": n, "return_directly":
-// [tool names]}; each stdout line is
-// {"labels": [...], "requests": [rendered FinalRequests], "error": "..."}.
+// model, for the differential against hookproof.eino (`hookproof conformance --target eino`,
+// src/hookproof/conformance/_eino_scenarios.py describes the scenario and the handler kinds).
+// Each stdin line is a scenario; each stdout line is
+// {"labels": [...], "requests": [rendered FinalRequests], "events": [...], "error": "..."}.
 package main
 
 import (
@@ -13,14 +12,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	hookproof "github.com/hookproof/hookproof/go"
 )
+
+const checkpointID = "scenario"
 
 type handlerSpec struct {
 	Kind string `json:"kind"`
@@ -30,20 +35,31 @@ type handlerSpec struct {
 }
 
 type scenario struct {
-	Script         []hookproof.Turn `json:"script"`
-	Handlers       []handlerSpec    `json:"handlers"`
-	MaxIterations  int              `json:"max_iterations"`
-	ReturnDirectly []string         `json:"return_directly"`
+	Script          []hookproof.Turn `json:"script"`
+	Handlers        []handlerSpec    `json:"handlers"`
+	MaxIterations   int              `json:"max_iterations"`
+	ReturnDirectly  []string         `json:"return_directly"`
+	Retries         int              `json:"retries"`
+	Fallback        []hookproof.Turn `json:"fallback"`
+	FailoverRetries uint             `json:"failover_retries"`
+	Streaming       bool             `json:"streaming"`
+	Interrupt       string           `json:"interrupt"`
+	Resume          string           `json:"resume"`
 }
 
 type outcome struct {
 	Labels   []string `json:"labels"`
 	Requests []string `json:"requests"`
+	Events   []string `json:"events"`
 	Error    string   `json:"error"`
 }
 
-// echoTool answers "<prefix> <q>".
-type echoTool struct{ name, description, prefix string }
+// echoTool answers "<prefix> <q>"; an interrupting one first interrupts, then answers
+// "<prefix> <q> (<resume value>)".
+type echoTool struct {
+	name, description, prefix string
+	interrupting              bool
+}
 
 func (e echoTool) Info(context.Context) (*schema.ToolInfo, error) {
 	return &schema.ToolInfo{Name: e.name, Desc: e.description,
@@ -52,11 +68,20 @@ func (e echoTool) Info(context.Context) (*schema.ToolInfo, error) {
 		})}, nil
 }
 
-func (e echoTool) InvokableRun(_ context.Context, arguments string, _ ...tool.Option) (string, error) {
+func (e echoTool) InvokableRun(ctx context.Context, arguments string, _ ...tool.Option) (string, error) {
 	var args struct{ Q string }
 	_ = json.Unmarshal([]byte(arguments), &args)
-	return e.prefix + " " + args.Q, nil
+	if !e.interrupting {
+		return e.prefix + " " + args.Q, nil
+	}
+	if wasInterrupted, _, _ := tool.GetInterruptState[any](ctx); !wasInterrupted {
+		return "", tool.Interrupt(ctx, "approve?")
+	}
+	_, _, answer := tool.GetResumeContext[string](ctx)
+	return fmt.Sprintf("%s %s (%s)", e.prefix, args.Q, answer), nil
 }
+
+func boom(hook string) error { return errors.New("boom in " + hook) }
 
 // filter drops one tool from what the model is shown, before every model call.
 type filter struct {
@@ -75,32 +100,120 @@ func (f *filter) BeforeModelRewriteState(ctx context.Context, state *adk.ChatMod
 	return ctx, state, nil
 }
 
-// failing returns an error from one hook.
+// rewrite appends a user message naming the handler before every model call.
+type rewrite struct {
+	*adk.BaseChatModelAgentMiddleware
+	name string
+}
+
+func (r *rewrite) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	state.Messages = append(state.Messages, schema.UserMessage("note from "+r.name))
+	return ctx, state, nil
+}
+
+// failing returns an error from one hook, or from the model or tool endpoint it returns.
 type failing struct {
 	*adk.BaseChatModelAgentMiddleware
 	hook string
 }
 
-func (f *failing) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
-	if f.hook == "before_model_rewrite_state" {
-		return ctx, state, errors.New("boom")
+func (f *failing) check(hook string) error {
+	if f.hook == hook {
+		return boom(hook)
 	}
-	return ctx, state, nil
+	return nil
+}
+
+func (f *failing) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	return ctx, runCtx, f.check("before_agent")
+}
+
+func (f *failing) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
+	return ctx, f.check("after_agent")
+}
+
+func (f *failing) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	return ctx, state, f.check("before_model_rewrite_state")
 }
 
 func (f *failing) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
-	if f.hook == "after_model_rewrite_state" {
-		return ctx, state, errors.New("boom")
+	return ctx, state, f.check("after_model_rewrite_state")
+}
+
+type failingModel struct{}
+
+func (failingModel) Generate(context.Context, []*schema.Message, ...model.Option) (*schema.Message, error) {
+	return nil, boom("wrap_model_call")
+}
+
+func (failingModel) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return nil, boom("wrap_model_call")
+}
+
+func (f *failing) WrapModel(_ context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	if err := f.check("wrap_model"); err != nil {
+		return nil, err
 	}
-	return ctx, state, nil
+	if f.hook == "wrap_model_call" {
+		return failingModel{}, nil
+	}
+	return inner, nil
+}
+
+func (f *failing) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	if err := f.check("tool_wrapper"); err != nil {
+		return nil, err
+	}
+	if f.hook == "tool_wrapper_call" {
+		return func(context.Context, string, ...tool.Option) (string, error) {
+			return "", boom("tool_wrapper_call")
+		}, nil
+	}
+	return endpoint, nil
+}
+
+// runLocal counts model calls in a run-local value; tool results and AfterAgent show it.
+type runLocal struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+const countKey = "calls"
+
+func count(ctx context.Context) any {
+	value, _, _ := adk.GetRunLocalValue(ctx, countKey)
+	return value
+}
+
+func (r *runLocal) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	calls, _ := count(ctx).(int)
+	return ctx, state, adk.SetRunLocalValue(ctx, countKey, calls+1)
+}
+
+func (r *runLocal) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	return func(ctx context.Context, arguments string, opts ...tool.Option) (string, error) {
+		out, err := endpoint(ctx, arguments, opts...)
+		if err != nil {
+			return out, err
+		}
+		return fmt.Sprintf("%s (calls=%v)", out, count(ctx)), nil
+	}, nil
+}
+
+func (r *runLocal) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
+	custom := fmt.Sprintf("calls=%v", count(ctx))
+	return ctx, adk.SendEvent(ctx, &adk.AgentEvent{Output: &adk.AgentOutput{CustomizedOutput: custom}})
 }
 
 func handler(spec handlerSpec) adk.ChatModelAgentMiddleware {
 	switch spec.Kind {
 	case "filter":
 		return &filter{tool: spec.Tool}
+	case "rewrite":
+		return &rewrite{name: spec.Name}
 	case "fail":
 		return &failing{hook: spec.Hook}
+	case "runlocal":
+		return &runLocal{}
 	}
 	return &adk.BaseChatModelAgentMiddleware{}
 }
@@ -116,38 +229,176 @@ func returnDirectly(names []string) map[string]bool {
 	return set
 }
 
-func run(spec scenario) outcome {
-	ctx := context.Background()
-	trace := hookproof.NewTrace()
-	recorder := hookproof.NewRecordingChatModel(hookproof.NewScriptedChatModel(spec.Script...))
+// store keeps checkpoints in memory.
+type store struct {
+	mu    sync.Mutex
+	saved map[string][]byte
+}
+
+func (s *store) Get(_ context.Context, id string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, ok := s.saved[id]
+	return data, ok, nil
+}
+
+func (s *store) Set(_ context.Context, id string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.saved[id] = data
+	return nil
+}
+
+// agentRun is one scenario's agent, its models and its trace.
+type agentRun struct {
+	trace    *hookproof.Trace
+	recorder *hookproof.RecordingChatModel
+	fallback *hookproof.RecordingChatModel
+	runner   *adk.Runner
+}
+
+func scripted(name string, turns []hookproof.Turn) *hookproof.RecordingChatModel {
+	played := hookproof.NewScriptedChatModel(turns...)
+	played.Name = name
+	return hookproof.NewRecordingChatModel(played)
+}
+
+func newAgentRun(ctx context.Context, spec scenario) (*agentRun, error) {
+	run := &agentRun{trace: hookproof.NewTrace(), recorder: scripted("scripted", spec.Script)}
 	var handlers []adk.ChatModelAgentMiddleware
 	for _, item := range spec.Handlers {
-		handlers = append(handlers, trace.Handler(item.Name, handler(item)))
+		handlers = append(handlers, run.trace.Handler(item.Name, handler(item)))
 	}
-	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+	config := &adk.ChatModelAgentConfig{
 		Name: "ChatModelAgent", Description: "scenario", Instruction: "Be brief.",
-		Model: trace.Model(recorder), MaxIterations: spec.MaxIterations, Handlers: handlers,
+		Model: run.trace.Model(run.recorder), MaxIterations: spec.MaxIterations, Handlers: handlers,
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{
 			Tools: []tool.BaseTool{
-				echoTool{"search", "Search the docs.", "found"},
-				echoTool{"lookup", "Look a customer up.", "customer"},
+				echoTool{"search", "Search the docs.", "found", spec.Interrupt == "search"},
+				echoTool{"lookup", "Look a customer up.", "customer", spec.Interrupt == "lookup"},
 			},
 			ExecuteSequentially: true,
 		}, ReturnDirectly: returnDirectly(spec.ReturnDirectly)},
-	})
-	if err != nil {
-		return outcome{Error: err.Error()}
 	}
-	result := outcome{Labels: []string{}, Requests: []string{}}
-	iterator := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Run(ctx, []adk.Message{schema.UserMessage("hi")})
-	for event, ok := iterator.Next(); ok; event, ok = iterator.Next() {
-		if event.Err != nil {
-			result.Error = event.Err.Error()
+	if spec.Retries >= 0 {
+		config.ModelRetryConfig = &adk.ModelRetryConfig{
+			MaxRetries:  spec.Retries,
+			BackoffFunc: func(context.Context, int) time.Duration { return 0 },
 		}
 	}
-	result.Labels = trace.Labels()
-	for _, request := range recorder.Requests() {
+	if spec.Fallback != nil {
+		run.fallback = scripted("fallback", spec.Fallback)
+		fallback := run.trace.Model(run.fallback)
+		config.ModelFailoverConfig = &adk.ModelFailoverConfig[*schema.Message]{
+			MaxRetries:     spec.FailoverRetries,
+			ShouldFailover: func(_ context.Context, _ *schema.Message, err error) bool { return err != nil },
+			GetFailoverModel: func(context.Context, *adk.FailoverContext[*schema.Message]) (model.BaseModel[*schema.Message], []*schema.Message, error) {
+				return fallback, nil, nil
+			},
+		}
+	}
+	agent, err := adk.NewChatModelAgent(ctx, config)
+	if err != nil {
+		return nil, err
+	}
+	run.runner = adk.NewRunner(ctx, adk.RunnerConfig{
+		Agent: agent, EnableStreaming: spec.Streaming, CheckPointStore: &store{saved: map[string][]byte{}},
+	})
+	return run, nil
+}
+
+// eventLine is one event as the Python side prints it (_eino_python.event_line).
+func eventLine(event *adk.AgentEvent) string {
+	if event.Err != nil {
+		return "error"
+	}
+	if event.Action != nil && event.Action.Interrupted != nil {
+		return "interrupt"
+	}
+	if event.Output == nil {
+		return "custom: None"
+	}
+	if event.Output.MessageOutput == nil {
+		return fmt.Sprintf("custom: %v", event.Output.CustomizedOutput)
+	}
+	variant := event.Output.MessageOutput
+	message := variant.Message
+	head := string(variant.Role)
+	if variant.ToolName != "" {
+		head += " " + variant.ToolName
+	}
+	if variant.IsStreaming {
+		head += " (stream)"
+		concatenated, err := schema.ConcatMessageStream(variant.MessageStream)
+		if err != nil {
+			return head + ": stream error"
+		}
+		message = concatenated
+	}
+	line := head + ": " + message.Content
+	if len(message.ToolCalls) > 0 {
+		names := make([]string, len(message.ToolCalls))
+		for index, call := range message.ToolCalls {
+			names[index] = call.Function.Name
+		}
+		line += " [calls " + strings.Join(names, ",") + "]"
+	}
+	return line
+}
+
+// drain reads every event; it returns the last error's text and the ids of the interrupts.
+func drain(iterator *adk.AsyncIterator[*adk.AgentEvent], result *outcome) (failure string, interrupts []string) {
+	for event, ok := iterator.Next(); ok; event, ok = iterator.Next() {
+		result.Events = append(result.Events, eventLine(event))
+		if event.Err != nil {
+			failure = event.Err.Error()
+		}
+		if event.Action != nil && event.Action.Interrupted != nil {
+			for _, point := range event.Action.Interrupted.InterruptContexts {
+				if point.IsRootCause {
+					interrupts = append(interrupts, point.ID)
+				}
+			}
+		}
+	}
+	return failure, interrupts
+}
+
+func run(spec scenario) outcome {
+	ctx := context.Background()
+	agent, err := newAgentRun(ctx, spec)
+	if err != nil {
+		return outcome{Labels: []string{}, Requests: []string{}, Events: []string{}, Error: err.Error()}
+	}
+	result := outcome{Labels: []string{}, Requests: []string{}, Events: []string{}}
+	var options []adk.AgentRunOption
+	if spec.Interrupt != "" {
+		options = append(options, adk.WithCheckPointID(checkpointID))
+	}
+	iterator := agent.runner.Run(ctx, []adk.Message{schema.UserMessage("hi")}, options...)
+	failure, interrupts := drain(iterator, &result)
+	if len(interrupts) > 0 {
+		// hookproof's resume(value) answers every pending interrupt: target each of them
+		params := &adk.ResumeParams{Targets: map[string]any{}}
+		for _, id := range interrupts {
+			params.Targets[id] = spec.Resume
+		}
+		resumed, err := agent.runner.ResumeWithParams(ctx, checkpointID, params)
+		if err != nil {
+			failure = err.Error()
+		} else {
+			failure, _ = drain(resumed, &result)
+		}
+	}
+	result.Error = failure
+	result.Labels = append(result.Labels, agent.trace.Labels()...)
+	for _, request := range agent.recorder.Requests() {
 		result.Requests = append(result.Requests, hookproof.Render(request))
+	}
+	if agent.fallback != nil {
+		for _, request := range agent.fallback.Requests() {
+			result.Requests = append(result.Requests, hookproof.Render(request))
+		}
 	}
 	return result
 }

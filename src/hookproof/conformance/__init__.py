@@ -5,17 +5,34 @@ observation is the baseline; another target "holds" when it observes the same, "
 otherwise (a difference is information, not a failure), and "n/a" when the probe does not
 apply or the framework is not installed. The probes are written once (``_probes``) against
 the targets of ``hookproof.targets``; reports are data, rendered as text or JSON.
+
+The ``eino`` target is separate (``run_eino_conformance``): each semantic of a named
+catalogue (``EINO_SEMANTICS``) runs its scenarios on hookproof.eino and on real Eino, built
+from the Go sources hookproof ships, and holds when both show the same events, handler trace
+and FinalRequests. It needs the Go toolchain, and raises GoToolchainError without it.
 """
 
 from __future__ import annotations
 
 import importlib.util
 
+from hookproof.conformance._eino import EINO_TARGET, run_eino_conformance
+from hookproof.conformance._eino_scenarios import EINO_SEMANTICS
 from hookproof.conformance._probes import CORE_PROBES, HARNESS_PROBES, outcome, probes_of
 from hookproof.conformance._report import NOT_APPLICABLE, ProbeResult, format_json, format_text
 from hookproof.targets import target_class
 
-__all__ = ["PROBES", "ProbeResult", "format_json", "format_text", "run_conformance", "targets"]
+__all__ = [
+    "EINO_SEMANTICS",
+    "EINO_TARGET",
+    "PROBES",
+    "ProbeResult",
+    "format_json",
+    "format_text",
+    "run_conformance",
+    "run_eino_conformance",
+    "targets",
+]
 
 PROBES = (*CORE_PROBES, *HARNESS_PROBES)
 

@@ -1,0 +1,282 @@
+"""The scenarios on hookproof.eino: handlers of each catalogue kind, the same tools and
+scripted model as the Go runner, and the run's outcome in the form both runners report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hookproof.conformance._eino_scenarios import HandlerSpec, Scenario
+from hookproof.eino import (
+    AgentEvent,
+    BaseChatModelAgentMiddleware,
+    ChatModelAgent,
+    InMemoryCheckpointer,
+    ManualClock,
+    ModelFailoverConfig,
+    ModelRetryConfig,
+    ModelWrapper,
+    get_run_local_value,
+    interrupt,
+    send_event,
+    set_run_local_value,
+)
+from hookproof.messages import AssistantMessage, ToolMessage, UserMessage, text_message
+from hookproof.models import RecordingModel, ScriptedModel, call
+from hookproof.snapshot import render
+from hookproof.tools import Tool, ToolSchema
+
+__all__ = ["Outcome", "event_line", "run_on_hookproof"]
+
+CHECKPOINT_ID = "scenario"
+_PARAMETERS = {
+    "type": "object",
+    "properties": {"q": {"type": "string", "description": "the query"}},
+    "required": ["q"],
+}
+_COUNT_KEY = "calls"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a run showed: the handler trace's labels, the rendered FinalRequests, the
+    events (one line each, see ``event_line``) and whether it ended in an error."""
+
+    labels: tuple[str, ...]
+    requests: tuple[str, ...]
+    events: tuple[str, ...]
+    failed: bool
+
+
+def event_line(
+    role: str, tool: str, streaming: bool, text: str, calls: Sequence[str], custom: str
+) -> str:
+    """One event as both runners print it."""
+    if custom:
+        return f"custom: {custom}"
+    head = role + (f" {tool}" if tool else "") + (" (stream)" if streaming else "")
+    return f"{head}: {text}" + (f" [calls {','.join(calls)}]" if calls else "")
+
+
+def _echo(name: str, description: str, prefix: str, interrupting: bool) -> Tool:
+    def run(q: str) -> str:
+        if interrupting:
+            return f"{prefix} {q} ({interrupt('approve?')})"
+        return f"{prefix} {q}"
+
+    schema = ToolSchema(name=name, description=description, parameters=_PARAMETERS)
+    return Tool(schema=schema, func=run)
+
+
+def _tools(scenario: Scenario) -> tuple[Tool, ...]:
+    return (
+        _echo("search", "Search the docs.", "found", scenario.interrupt == "search"),
+        _echo("lookup", "Look a customer up.", "customer", scenario.interrupt == "lookup"),
+    )
+
+
+class _Probe(BaseChatModelAgentMiddleware):
+    """Overrides every hook, so each is traced (the Go side traces every hook)."""
+
+    spec = HandlerSpec("probe", "")
+
+    def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
+        return ctx, agent_ctx
+
+    def after_agent(self, ctx: Any, state: Any) -> Any:
+        return ctx
+
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        return ctx, state
+
+    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        return ctx, state
+
+    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+        return model
+
+    def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+        return endpoint
+
+
+class _Filter(_Probe):
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        kept = [info for info in state.tool_infos if info.name != self.spec.tool]
+        return ctx, state.override(tool_infos=kept)
+
+
+class _Rewrite(_Probe):
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        note = text_message(UserMessage, f"note from {self.spec.name}")
+        return ctx, state.override(messages=(*state.messages, note))
+
+
+def _boom(hook: str) -> RuntimeError:
+    return RuntimeError(f"boom in {hook}")
+
+
+class _FailingModel(ModelWrapper):
+    def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+        raise _boom("wrap_model_call")
+
+    def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
+        raise _boom("wrap_model_call")
+
+
+class _Failing(_Probe):
+    def _check(self, hook: str) -> None:
+        if self.spec.hook == hook:
+            raise _boom(hook)
+
+    def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
+        self._check("before_agent")
+        return ctx, agent_ctx
+
+    def after_agent(self, ctx: Any, state: Any) -> Any:
+        self._check("after_agent")
+        return ctx
+
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        self._check("before_model_rewrite_state")
+        return ctx, state
+
+    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        self._check("after_model_rewrite_state")
+        return ctx, state
+
+    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+        self._check("wrap_model")
+        return _FailingModel(model) if self.spec.hook == "wrap_model_call" else model
+
+    def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+        self._check("tool_wrapper")
+        if self.spec.hook != "tool_wrapper_call":
+            return endpoint
+
+        def failing(_ctx: Any, _arguments: str) -> str:
+            raise _boom("tool_wrapper_call")
+
+        return failing
+
+
+class _RunLocal(_Probe):
+    """Counts model calls in a run-local value; tool results and after_agent show it."""
+
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        count, _ = get_run_local_value(ctx, _COUNT_KEY)
+        set_run_local_value(ctx, _COUNT_KEY, (count or 0) + 1)
+        return ctx, state
+
+    def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+        def counted(call_ctx: Any, arguments: str) -> str:
+            result = endpoint(call_ctx, arguments)
+            count, _ = get_run_local_value(call_ctx, _COUNT_KEY)
+            return f"{result} (calls={count})"
+
+        return counted
+
+    def after_agent(self, ctx: Any, state: Any) -> Any:
+        count, _ = get_run_local_value(ctx, _COUNT_KEY)
+        send_event(ctx, AgentEvent(custom=f"calls={count}"))
+        return ctx
+
+
+_KINDS: dict[str, type[_Probe]] = {
+    "probe": _Probe,
+    "filter": _Filter,
+    "rewrite": _Rewrite,
+    "fail": _Failing,
+    "runlocal": _RunLocal,
+}
+
+
+def _handler(spec: HandlerSpec) -> _Probe:
+    # the class is named as the handler: hookproof.eino traces a handler by its class name
+    cls: type[_Probe] = type(spec.name, (_KINDS[spec.kind],), {"spec": spec})
+    return cls()
+
+
+def _turn(turn: Any) -> Any:
+    if isinstance(turn, str):
+        return turn
+    if isinstance(turn, list):
+        return [call(item["call"], item.get("args") or {}) for item in turn]
+    if "error" in turn:
+        return RuntimeError(turn["error"])
+    return call(turn["call"], turn.get("args") or {})
+
+
+def _model(script: Sequence[Any], name: str) -> RecordingModel:
+    return RecordingModel(ScriptedModel([_turn(turn) for turn in script], name=name))
+
+
+def _failover(scenario: Scenario, fallback: RecordingModel | None) -> Any:
+    if fallback is None:
+        return None
+    return ModelFailoverConfig(
+        max_retries=scenario.failover_retries,
+        should_failover=lambda _ctx, _output, error: error is not None,
+        get_failover_model=lambda _ctx, _failover_ctx: fallback,
+    )
+
+
+def _retry(scenario: Scenario) -> ModelRetryConfig | None:
+    if scenario.retries < 0:
+        return None
+    return ModelRetryConfig(max_retries=scenario.retries, backoff_func=lambda _ctx, _n: 0.0)
+
+
+def _labels(run: Any, names: frozenset[str]) -> list[str]:
+    return [
+        event.label()
+        for event in run.trace
+        if (event.kind == "model" and event.phase != "update")
+        or (event.kind in ("hook", "layer") and event.middleware in names)
+    ]
+
+
+def _event(event: AgentEvent) -> str:
+    if event.kind in ("error", "interrupt"):
+        return event.kind
+    message = event.message
+    if message is None:
+        return event_line("", "", False, "", (), str(event.custom))
+    calls = [item.name for item in getattr(message, "tool_calls", ())]
+    role = "tool" if isinstance(message, ToolMessage) else "assistant"
+    assert isinstance(message, AssistantMessage | ToolMessage)
+    return event_line(role, event.tool_name or "", event.is_streaming, message.text, calls, "")
+
+
+def run_on_hookproof(scenario: Scenario) -> Outcome:
+    """Run ``scenario`` on hookproof.eino (resuming once if it interrupts)."""
+    model = _model(scenario.script, "scripted")
+    fallback = None if scenario.fallback is None else _model(scenario.fallback, "fallback")
+    agent = ChatModelAgent(
+        model=model,
+        tools=_tools(scenario),
+        instruction="Be brief.",
+        handlers=[_handler(spec) for spec in scenario.handlers],
+        max_iterations=scenario.max_iterations,
+        return_directly=scenario.return_directly or None,
+        model_retry_config=_retry(scenario),
+        model_failover_config=_failover(scenario, fallback),
+        checkpointer=InMemoryCheckpointer() if scenario.interrupt else None,
+        clock=ManualClock(),
+    )
+    checkpoint = CHECKPOINT_ID if scenario.interrupt else None
+    runs = [
+        agent.run([("user", "hi")], enable_streaming=scenario.streaming, checkpoint_id=checkpoint)
+    ]
+    if runs[0].interrupted:
+        runs.append(
+            agent.resume(CHECKPOINT_ID, scenario.resume, enable_streaming=scenario.streaming)
+        )
+    recorded = [*model.requests, *(fallback.requests if fallback is not None else ())]
+    return Outcome(
+        labels=tuple(label for run in runs for label in _labels(run, scenario.handler_names)),
+        # provenance is hookproof's own annotation: Eino's requests have none to compare
+        requests=tuple(render(request, provenance=False) for request in recorded),
+        events=tuple(_event(event) for run in runs for event in run),
+        failed=runs[-1].error is not None,
+    )

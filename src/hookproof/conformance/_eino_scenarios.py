@@ -1,0 +1,172 @@
+"""Scenarios for the Eino differential: what one run does, as data both runners read.
+
+A scenario is a script for the scripted model, the handlers (each drawn from a small
+catalogue of kinds) and the agent's configuration. ``to_json`` is the line the Go runner
+(go/cmd/einoscenario) reads; the hookproof.eino runner reads the same dataclass. The named
+catalogue (``EINO_SEMANTICS``) groups hand-written scenarios by the semantic they pin.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = [
+    "EINO_SEMANTICS",
+    "HANDLER_KINDS",
+    "HOOKS",
+    "KNOWN_DIFFERENCES",
+    "TOOL_NAMES",
+    "HandlerSpec",
+    "Scenario",
+]
+
+# What each handler kind does (the Go runner implements the same kinds):
+#   probe     - every hook a no-op (each is still traced);
+#   filter    - before_model_rewrite_state drops ``tool`` from the tools shown;
+#   rewrite   - before_model_rewrite_state appends a user message naming the handler;
+#   fail      - ``hook`` returns an error (see HOOKS);
+#   runlocal  - counts model calls in a run-local value, adds the count to each tool result
+#               and sends it as a custom event from after_agent.
+HANDLER_KINDS = ("probe", "filter", "rewrite", "fail", "runlocal")
+# Where a ``fail`` handler's error comes from: the hook itself, or (``*_call``) the model or
+# tool endpoint the wrapper returns.
+HOOKS = (
+    "before_agent",
+    "before_model_rewrite_state",
+    "after_model_rewrite_state",
+    "wrap_model",
+    "wrap_model_call",
+    "tool_wrapper",
+    "tool_wrapper_call",
+    "after_agent",
+)
+TOOL_NAMES = ("search", "lookup")
+
+
+@dataclass(frozen=True)
+class HandlerSpec:
+    """One handler: its ``kind`` (HANDLER_KINDS), its trace name, and its parameter."""
+
+    kind: str
+    name: str
+    tool: str = ""
+    hook: str = ""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One run. ``script`` holds the model's turns in JSON form: a text, ``{"call": name,
+    "args": {...}}``, a list of calls, or ``{"error": text}``. ``retries`` >= 0 sets a
+    ModelRetryConfig with that many retries (no backoff); ``fallback`` (a script) sets a
+    ModelFailoverConfig whose failover model plays it (``failover_retries`` attempts, on any
+    error). ``interrupt`` names a tool that interrupts on its first call; the run is then
+    resumed once with ``resume`` as the value the tool returns."""
+
+    script: tuple[Any, ...]
+    handlers: tuple[HandlerSpec, ...] = ()
+    max_iterations: int = 0
+    return_directly: tuple[str, ...] = ()
+    retries: int = -1
+    fallback: tuple[Any, ...] | None = None
+    failover_retries: int = 1
+    streaming: bool = False
+    interrupt: str = ""
+    resume: str = "resumed"
+
+    @property
+    def handler_names(self) -> frozenset[str]:
+        return frozenset(spec.name for spec in self.handlers)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+
+
+def _probes(*names: str) -> tuple[HandlerSpec, ...]:
+    return tuple(HandlerSpec("probe", name) for name in names)
+
+
+def _fail(hook: str) -> tuple[HandlerSpec, ...]:
+    return (HandlerSpec("probe", "outer"), HandlerSpec("fail", "bad", hook=hook))
+
+
+_PROBES = _probes("outer", "inner")
+_SEARCH = {"call": "search", "args": {"q": "x"}}
+_BOTH = [{"call": "search", "args": {"q": "a"}}, {"call": "lookup", "args": {"q": "b"}}]
+_ONE_TOOL = (_SEARCH, "done")
+_ERROR = {"error": "model down"}
+
+# semantic -> its named scenarios
+EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
+    "handler_order": {
+        "final answer": Scenario(("done",), _PROBES),
+        "one tool call": Scenario(_ONE_TOOL, _PROBES),
+        "two calls in one turn": Scenario((_BOTH, "ok"), _PROBES),
+    },
+    "state_rewrites": {
+        "tool filter": Scenario(
+            _ONE_TOOL, (_PROBES[0], HandlerSpec("filter", "drop", tool="lookup"))
+        ),
+        "appended message persists": Scenario(_ONE_TOOL, (HandlerSpec("rewrite", "note"),)),
+    },
+    "max_iterations": {
+        "third call refused": Scenario((_SEARCH,) * 3, _PROBES, max_iterations=2),
+    },
+    "return_directly": {
+        "second of two calls": Scenario((_BOTH,), _PROBES, return_directly=("lookup",)),
+        "single call": Scenario((_SEARCH,), _PROBES, return_directly=("search",)),
+    },
+    **{
+        f"error_in_{hook}": {"run ends in an error": Scenario(_ONE_TOOL, _fail(hook))}
+        for hook in HOOKS
+    },
+    "model_retry": {
+        "succeeds on the last retry": Scenario((_ERROR, _ERROR, "done"), _PROBES, retries=2),
+        "retries exhausted": Scenario((_ERROR, _ERROR, "done"), _PROBES, retries=1),
+        "error in wrap_model is retried": Scenario(("done",), _fail("wrap_model"), retries=1),
+    },
+    "model_failover": {
+        "fallback answers": Scenario((_ERROR,), _PROBES, fallback=("done",)),
+        "fallback fails too": Scenario((_ERROR,), _PROBES, fallback=(_ERROR,)),
+        "last success model first": Scenario((_ERROR,), _PROBES, fallback=(_SEARCH, "done")),
+        "with retry": Scenario((_ERROR, _ERROR), _PROBES, retries=1, fallback=("done",)),
+    },
+    "run_local_values": {
+        "counted across hooks": Scenario(
+            (_SEARCH, _BOTH, "done"), (HandlerSpec("runlocal", "rl"),)
+        ),
+    },
+    "interrupt_and_resume": {
+        "tool interrupts, resume answers": Scenario((_SEARCH, "done"), _PROBES, interrupt="search"),
+        "with run-local values": Scenario(
+            (_SEARCH, "done"), (HandlerSpec("runlocal", "rl"),), interrupt="search"
+        ),
+    },
+    "one_of_several_tool_calls_fails": {
+        "the other call still runs": Scenario(
+            (_BOTH, "done"), (HandlerSpec("fail", "bad", hook="tool_wrapper"),)
+        ),
+    },
+    "one_of_several_tool_calls_interrupts": {
+        "the other call still runs": Scenario((_BOTH, "done"), _PROBES, interrupt="search"),
+    },
+    "streaming": {
+        "one tool call": Scenario(_ONE_TOOL, _PROBES, streaming=True),
+        "return directly": Scenario((_BOTH,), _PROBES, return_directly=("lookup",), streaming=True),
+    },
+}
+
+# Semantics on which hookproof.eino is known to differ from Eino, with the reason (also in
+# hookproof.eino's module docstring): the report shows them as "differs", and the tests
+# require that they still do, so a fix is noticed.
+KNOWN_DIFFERENCES = {
+    "one_of_several_tool_calls_fails": (
+        "Eino's ToolsNode runs every call of a message and then reports the first error; "
+        "hookproof's engine runs them one after another and stops at the failing call"
+    ),
+    "one_of_several_tool_calls_interrupts": (
+        "Eino runs every call of a message and pauses once with all their interrupts; "
+        "hookproof pauses at the interrupting call and runs the rest after resume"
+    ),
+}
