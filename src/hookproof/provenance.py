@@ -97,8 +97,16 @@ class PendingProvenance:
         final: Any,
         origins: Mapping[str, str],
         request_of: Callable[[Any], Any],
+        system_origins: Sequence[str] = (),
     ) -> None:
-        self._arguments: tuple[Any, ...] | None = (base, tuple(edits), final, origins, request_of)
+        self._arguments: tuple[Any, ...] | None = (
+            base,
+            tuple(edits),
+            final,
+            origins,
+            request_of,
+            tuple(system_origins),
+        )
         self._result: Provenance | None = None
 
     def resolve(self) -> Provenance:
@@ -125,11 +133,14 @@ def compute(
     final: Any,
     origins: Mapping[str, str],
     request_of: Callable[[Any], Any] = lambda value: value,
+    system_origins: Sequence[str] = (),
 ) -> Provenance:
     """Provenance of ``final`` (a ModelRequest): ``base`` is what the outermost model layer
     received, ``edits`` each layer's change in order from the outside in, ``origins`` who
     registered each tool by name (AGENT when absent), ``request_of`` the request a layer's
-    value holds (None for a value that holds none)."""
+    value holds (None for a value that holds none), ``system_origins`` the origin of each
+    line of the agent's own system prompt where it is not all AGENT's (a harness's base
+    prompt, say)."""
     steps = [(owner, request_of(before), request_of(after)) for owner, before, after in edits]
     # A dialect's own values between its layers (Eino's state before it is a request) hold
     # no request: the first request found is where the history starts.
@@ -138,7 +149,9 @@ def compute(
     history = {
         name: [f"registered by {origins.get(name, AGENT)}"] for name in _schemas(start.tools)
     }
-    lines = [(line, AGENT) for line in _lines(start)]
+    given = _lines(start)
+    first = system_origins if len(system_origins) == len(given) else [AGENT] * len(given)
+    lines = list(zip(given, first, strict=True))
     for owner, old, new in steps:
         if old is None or new is None:
             continue

@@ -79,7 +79,7 @@ class Chains:
         edits = run.model_edits
         base = edits[0][1] if edits else call
         provenance = PendingProvenance(
-            base, edits, request, dialect.tool_origins, dialect.request_of
+            base, edits, request, dialect.tool_origins, dialect.request_of, dialect.system_origins
         )
         final = FinalRequest.from_request(request, provenance)
         run.final_requests.append(final)

@@ -45,6 +45,8 @@ class Dialect(ABC):
         self.checkpointer = checkpointer
         # Who registered each tool, by name (absent: the agent's own tools=), for provenance.
         self.tool_origins: Mapping[str, str] = {}
+        # The origin of each line of the agent's own system prompt, where not all the agent's.
+        self.system_origins: tuple[str, ...] = ()
 
     # -- the model step ---------------------------------------------------------------------
 

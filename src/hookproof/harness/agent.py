@@ -47,6 +47,7 @@ from hookproof.harness.subagents import GENERAL_PURPOSE, SubAgent, SubAgentMiddl
 from hookproof.harness.summarization import SummarizationMiddleware
 from hookproof.harness.todo import TodoListMiddleware
 from hookproof.messages import SystemMessage, TextBlock
+from hookproof.provenance import AGENT
 from hookproof.runtime import Agent, create_agent
 from hookproof.tools import Tool, as_tool
 
@@ -81,13 +82,27 @@ def _resolve(model: Any, registry: ProfileRegistry) -> tuple[Any, HarnessProfile
     return model, registry.harness_profile(*model_identity(model))
 
 
+def _system_parts(
+    caller: str | None, profile: HarnessProfile, base: str | None = None
+) -> list[tuple[str, str]]:
+    """The system prompt's texts, each with its origin (for provenance)."""
+    if base:
+        harness = (base, AGENT)  # a subagent's own prompt
+    elif profile.base_system_prompt:
+        harness = (profile.base_system_prompt, "harness profile (base_system_prompt)")
+    else:
+        harness = (BASE_PROMPT, "harness (base prompt)")
+    suffix = (profile.system_prompt_suffix or "", "harness profile (system_prompt_suffix)")
+    return [(text, origin) for text, origin in [(caller or "", AGENT), harness, suffix] if text]
+
+
 def _system(caller: str | None, profile: HarnessProfile, base: str | None = None) -> SystemMessage:
-    texts = [
-        caller,
-        base or profile.base_system_prompt or BASE_PROMPT,
-        profile.system_prompt_suffix,
-    ]
-    return SystemMessage(content=[TextBlock(text=text) for text in texts if text])
+    parts = _system_parts(caller, profile, base)
+    return SystemMessage(content=[TextBlock(text=text) for text, _ in parts])
+
+
+def _system_origins(parts: list[tuple[str, str]]) -> tuple[str, ...]:
+    return tuple(origin for text, origin in parts for _ in text.split("\n"))
 
 
 def _excluded(stack: list[object], profile: HarnessProfile) -> list[object]:
@@ -189,7 +204,7 @@ def create_deep_agent(
         *middleware,
         *_tail(build, *optional),
     ]
-    return create_agent(
+    agent = create_agent(
         resolved,
         list(converted),
         system_prompt=_system(system_prompt, profile),
@@ -198,3 +213,5 @@ def create_deep_agent(
         checkpointer=checkpointer,
         name=name or "deep-agent",
     )
+    agent._dialect.system_origins = _system_origins(_system_parts(system_prompt, profile))
+    return agent
