@@ -77,9 +77,15 @@ class Chains:
         request = dialect.final_request(call)
         check_model(request.model)
         edits = run.model_edits
-        base = edits[0][1] if edits else call
+        start, prior = dialect.prior_edits(call)
+        base = start if start is not None else edits[0][1] if edits else call
         provenance = PendingProvenance(
-            base, edits, request, dialect.tool_origins, dialect.request_of, dialect.system_origins
+            base,
+            [*prior, *edits],
+            request,
+            dialect.tool_origins,
+            dialect.request_of,
+            dialect.system_origins,
         )
         final = FinalRequest.from_request(request, provenance)
         run.final_requests.append(final)

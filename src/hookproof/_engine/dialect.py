@@ -67,6 +67,12 @@ class Dialect(ABC):
         None for a value that holds none."""
         return call if isinstance(call, ModelRequest) else None
 
+    def prior_edits(self, call: Any) -> tuple[Any, Sequence[Any]]:
+        """For provenance, changes the dialect's own steps made before the model layers
+        (Eino's state rewrites): the request they started from (None: none) and the notes,
+        (owner, before, after), outermost first."""
+        return None, ()
+
     @abstractmethod
     def model_answer(self, call: Any, response: ModelResponse) -> Any:
         """What the innermost model call hands back to the layers."""

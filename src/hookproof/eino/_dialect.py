@@ -8,6 +8,7 @@ from typing import Any, cast
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._frozen import FrozenDict
 from hookproof.eino._model_call import ChatModelInput, ModelCall, model_answer, model_request
+from hookproof.eino._provenance import RequestShape
 from hookproof.eino._run import EinoRun, eino_messages
 from hookproof.eino._tool_layers import ToolsNodeInput, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
@@ -42,8 +43,15 @@ class EinoDialect(Dialect):
     def final_request(self, call: Any) -> ModelRequest:
         return model_request(call)
 
-    def request_of(self, call: Any) -> ModelRequest | None:
+    def request_of(self, call: Any) -> Any:
+        if isinstance(call, RequestShape):  # a handler's state rewrite, noted by the run
+            return call
         return model_request(call) if isinstance(call, ModelCall) else None
+
+    def prior_edits(self, call: Any) -> tuple[Any, Sequence[Any]]:
+        if not isinstance(call, ModelCall) or call.run.provenance_base is None:
+            return None, ()
+        return call.run.provenance_base, tuple(call.run.provenance_edits)
 
     def model_answer(self, call: Any, response: ModelResponse) -> Any:
         return model_answer(call, response)

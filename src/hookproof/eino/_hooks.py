@@ -11,6 +11,7 @@ from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import AgentMiddleware, overrides
+from hookproof.eino._provenance import note_agent_change, note_state_change, shape
 from hookproof.eino._records import ChatModelAgentContext, ChatModelAgentState
 from hookproof.eino._run import (
     AFTER_CTX_KEY,
@@ -22,7 +23,7 @@ from hookproof.eino._run import (
 )
 from hookproof.eino._tools import index_tools
 from hookproof.errors import EinoError, ExceedMaxIterationsError, HandlerError, UsageError
-from hookproof.messages import AssistantMessage, SystemMessage, text_message
+from hookproof.messages import AssistantMessage, Message, SystemMessage, text_message
 
 __all__ = ["after_agent_hooks", "after_model_hooks", "before_model_hooks", "start_hooks"]
 
@@ -44,7 +45,7 @@ def _name(handler: object) -> str:
 # -- run start ----------------------------------------------------------------------------
 
 
-def _before_agent(index: int, handler: Any) -> Hook:
+def _before_agent(index: int, handler: Any, owner: str) -> Hook:
     def hook(_state: FrozenDict, runtime: Any) -> None:
         run = _run(runtime)
         try:
@@ -65,6 +66,7 @@ def _before_agent(index: int, handler: Any) -> Hook:
                 handler=handler,
             ) from error
         run.ctx = run.bind(ctx)
+        note_agent_change(run, owner, run.agent_ctx, agent_ctx)
         run.agent_ctx = agent_ctx
 
     return hook
@@ -95,7 +97,12 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
             "tools[{index}] after before_agent",
             "the run's tools (after before_agent)",
         )
+    if not index.infos:
+        # Eino hands the run's tools to the model and the ToolsNode only when there are
+        # some: with every tool removed by before_agent, the agent's own tools stay
+        index = run.agent._tool_index
     run.tools, run.tool_infos, run.tool_kinds = index.by_name, index.infos, index.kinds
+    _note_start(run)
     # On resume the chains continue from what the hooks before the pause had added.
     run.model_ctx = _with_delta(run, state.get(MODEL_CTX_KEY))
     run.after_ctx = _with_delta(run, state.get(AFTER_CTX_KEY))
@@ -106,6 +113,19 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     instruction = run.agent_ctx.instruction
     system = text_message(SystemMessage, instruction) if instruction else None
     return run.initial_state(system)
+
+
+def _note_start(run: EinoRun) -> None:
+    """The agent's own tools and instruction, and what before_agent made of them."""
+    agent = run.agent
+    run.provenance_base = shape(agent._tool_index.infos, _system(agent.instruction))
+    if run.agent_changers:
+        now = shape(run.tool_infos, _system(run.agent_ctx.instruction))
+        run.provenance_edits.append((", ".join(run.agent_changers), run.provenance_base, now))
+
+
+def _system(instruction: str) -> list[Message]:
+    return [text_message(SystemMessage, instruction)] if instruction else []
 
 
 def _with_delta(run: EinoRun, delta: Any) -> RunContext:
@@ -130,7 +150,7 @@ def _chained(run: EinoRun, state: FrozenDict, key: str, ctx: RunContext) -> dict
 
 def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
     hooks = [
-        _hook(owner, "before_agent", _before_agent(index, handler))
+        _hook(owner, "before_agent", _before_agent(index, handler, owner))
         for index, (owner, handler) in enumerate(handlers)
         if overrides(handler, "before_agent")
     ]
@@ -172,19 +192,24 @@ def _state_update(before: ChatModelAgentState, after: ChatModelAgentState) -> di
     return update
 
 
-def _rewrite(index: int, handler: Any, method: str) -> Hook:
+def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
     def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
         run = _run(runtime)
         before = run.state(state)
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = run.bind(ctx)
+        note_state_change(run, owner, before, after)
         return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}
 
     return hook
 
 
-def _legacy(middleware: AgentMiddleware, field: str) -> Hook:
+def _rewrite_hook(index: int, handler: Any, method: str, owner: str) -> NodeHook:
+    return _hook(owner, method, _rewrite(index, handler, method, owner))
+
+
+def _legacy(middleware: AgentMiddleware, field: str, owner: str) -> Hook:
     def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
         run = _run(runtime)
         before = run.state(state)
@@ -196,6 +221,7 @@ def _legacy(middleware: AgentMiddleware, field: str) -> Hook:
                 f"hookproof: AgentMiddleware.{field} returned {type(after).__name__}; it "
                 "returns a ChatModelAgentState (state.override(...)) or None to keep it."
             )
+        note_state_change(run, owner, before, after)
         return _state_update(before, after)
 
     return hook
@@ -218,12 +244,14 @@ def before_model_hooks(
 ) -> tuple[NodeHook, ...]:
     hooks = [_hook("eino:prepare", "prepare", _prepare)]
     hooks += [
-        _hook(owner, "before_chat_model", _legacy(item, "before_chat_model"))
+        _hook(owner, "before_chat_model", _legacy(item, "before_chat_model", owner))
         for owner, item in legacy
         if item.before_chat_model is not None
     ]
     hooks += [
-        _hook(owner, "before_model_rewrite_state", _rewrite(i, h, "before_model_rewrite_state"))
+        _hook(
+            owner, "before_model_rewrite_state", _rewrite(i, h, "before_model_rewrite_state", owner)
+        )
         for i, (owner, h) in enumerate(handlers)
         if overrides(h, "before_model_rewrite_state")
     ]
@@ -234,12 +262,14 @@ def after_model_hooks(
     handlers: Sequence[tuple[str, Any]], legacy: Sequence[tuple[str, AgentMiddleware]]
 ) -> tuple[NodeHook, ...]:
     hooks = [
-        _hook(owner, "after_model_rewrite_state", _rewrite(i, h, "after_model_rewrite_state"))
+        _hook(
+            owner, "after_model_rewrite_state", _rewrite(i, h, "after_model_rewrite_state", owner)
+        )
         for i, (owner, h) in enumerate(handlers)
         if overrides(h, "after_model_rewrite_state")
     ]
     hooks += [
-        _hook(owner, "after_chat_model", _legacy(item, "after_chat_model"))
+        _hook(owner, "after_chat_model", _legacy(item, "after_chat_model", owner))
         for owner, item in legacy
         if item.after_chat_model is not None
     ]

@@ -80,6 +80,10 @@ class EinoRun:
         self._shown_tools: tuple[Any, tuple[ToolInfo, ...]] = (None, ())
         self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
         self._model_context: ModelContext | None = None
+        # provenance (see eino._provenance): who changed tools and instruction, and how
+        self.agent_changers: list[str] = []
+        self.provenance_base: Any = None
+        self.provenance_edits: list[tuple[str, Any, Any]] = []
 
     @property
     def resuming(self) -> bool:

@@ -1,0 +1,49 @@
+"""Provenance in the Eino dialect: what the handlers' state rewrites did to the tools and the
+instruction before the model layers ran.
+
+Eino's handlers change what the model sees mostly outside the model chain: before_agent
+returns other tools or another instruction, and before/after_model_rewrite_state rewrite
+``state.tool_infos`` and ``state.messages`` (which persist into later model calls). The run
+notes each such change, (owner, before, after), as views the provenance reads like requests;
+the engine puts them ahead of the model layers' own notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hookproof.messages import Message, SystemMessage
+
+__all__ = ["RequestShape", "note_agent_change", "note_state_change", "shape"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestShape:
+    """The two parts of a request provenance follows: the tools and the system message."""
+
+    tools: tuple[Any, ...]
+    system_message: SystemMessage | None
+
+
+def shape(tools: Sequence[Any] | None, messages: Sequence[Message]) -> RequestShape:
+    first = messages[0] if messages else None
+    system = first if isinstance(first, SystemMessage) else None
+    return RequestShape(tuple(tools or ()), system)
+
+
+def note_state_change(run: Any, owner: str, before: Any, after: Any) -> None:
+    """A state rewrite that changed the tool infos or the system message."""
+    if after is before:
+        return
+    old = shape(before.tool_infos, before.messages)
+    new = shape(after.tool_infos, after.messages)
+    if old != new:
+        run.provenance_edits.append((owner, old, new))
+
+
+def note_agent_change(run: Any, owner: str, before: Any, after: Any) -> None:
+    """before_agent returned other tools or another instruction."""
+    if after.tools is not before.tools or after.instruction != before.instruction:
+        run.agent_changers.append(owner)
