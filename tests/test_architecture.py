@@ -42,6 +42,7 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
             "hookproof.context",
             "hookproof.vocabulary",
             "hookproof.redaction",
+            "hookproof.provenance",
         ),
     ),
     "templates": (1, ("hookproof.templates",)),

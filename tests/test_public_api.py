@@ -363,6 +363,7 @@ EXPORTS: dict[str, set[str]] = {
         "RecordMode",
         "cassette_path",
     },
+    "hookproof.provenance": {"AGENT", "Provenance", "Section", "ToolOrigin"},
     "hookproof.redaction": {
         "REDACTED",
         "Redaction",
