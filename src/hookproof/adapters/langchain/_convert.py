@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -29,6 +30,7 @@ __all__ = [
     "PLACEHOLDER_REQUEST",
     "final_request",
     "portable_kwargs",
+    "request_view",
     "schema_of_tool",
     "to_ai_message",
     "to_message",
@@ -148,6 +150,26 @@ def final_request(
 
 
 PLACEHOLDER_REQUEST = FinalRequest(model="unused")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestView:
+    """What provenance reads of a LangChain ModelRequest: its tools as portable schemas and
+    its system message as a hookproof message."""
+
+    tools: tuple[ToolSchema, ...]
+    system_message: SystemMessage | None
+
+
+def request_view(value: Any) -> Any:
+    """A LangChain ModelRequest as a RequestView (a FinalRequest is read as it is)."""
+    if isinstance(value, FinalRequest):
+        return value
+    system = value.system_message
+    return RequestView(
+        tools=tuple(schema_of_tool(item) for item in value.tools or ()),
+        system_message=None if system is None else to_message(system),  # type: ignore[arg-type]
+    )
 
 
 def portable_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:

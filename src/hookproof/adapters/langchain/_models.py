@@ -20,6 +20,7 @@ from hookproof.adapters.langchain._convert import (
     portable_kwargs,
     to_ai_message,
 )
+from hookproof.adapters.langchain._tracing import noted, with_noted_provenance
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.models import FinalRequest, ScriptedModel
 from hookproof.redaction import redact_text
@@ -141,7 +142,9 @@ class RecordingChatModel(_ToolBinding):
     hookproof_offline: ClassVar[bool] = True
     inner: BaseChatModel
     # Calls are kept raw and converted on first read, so recording costs almost nothing.
-    _raw: list[tuple[list[BaseMessage], dict[str, Any], Any]] = PrivateAttr(default_factory=list)
+    _raw: list[tuple[list[BaseMessage], dict[str, Any], Any, Any]] = PrivateAttr(
+        default_factory=list
+    )
     _requests: list[FinalRequest] = PrivateAttr(default_factory=list)
 
     def __init__(self, inner: Any = _ABSENT, /, **kwargs: Any) -> None:
@@ -172,8 +175,9 @@ class RecordingChatModel(_ToolBinding):
         return self.bind(_hookproof_tools=formatted, _hookproof_tool_choice=tool_choice, **native)
 
     def _converted(self) -> list[FinalRequest]:
-        for messages, kwargs, stop in self._raw[len(self._requests) :]:
-            self._requests.append(final_request(messages, kwargs, model=self.model_name, stop=stop))
+        for messages, kwargs, stop, notes in self._raw[len(self._requests) :]:
+            final = final_request(messages, kwargs, model=self.model_name, stop=stop)
+            self._requests.append(with_noted_provenance(final, notes))
         return self._requests
 
     @property
@@ -201,7 +205,7 @@ class RecordingChatModel(_ToolBinding):
     ) -> ChatResult:
         check_model(self.inner)
         forward = {k: v for k, v in kwargs.items() if not k.startswith("_hookproof_")}
-        self._raw.append((list(messages), portable_kwargs(kwargs), stop))
+        self._raw.append((list(messages), portable_kwargs(kwargs), stop, noted()))
         return self.inner._generate(messages, stop=stop, run_manager=run_manager, **forward)
 
 

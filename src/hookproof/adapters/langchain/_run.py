@@ -8,7 +8,7 @@ from typing import Any
 
 from hookproof.adapters.langchain._convert import to_message
 from hookproof.adapters.langchain._models import RecordingChatModel
-from hookproof.adapters.langchain._tracing import TRACER, TraceHandler
+from hookproof.adapters.langchain._tracing import TRACER, TraceHandler, built_origins
 from hookproof.errors import UsageError
 from hookproof.models import FinalRequest
 from hookproof.runtime import Interrupt
@@ -39,6 +39,7 @@ def run_agent(
         return tuple(name for name, model in models.items() if model.requests)
 
     tracer = TraceHandler(probe)
+    tracer.origins = built_origins(agent)
     token = TRACER.set(tracer)
     parts: list[Any] = []
     try:
@@ -91,6 +92,7 @@ def run(
             "create_deep_agent(...)."
         )
     tracer = TraceHandler()
+    tracer.origins = built_origins(agent)
     merged = run_config(config, tracer)
     token = TRACER.set(tracer)
     try:

@@ -4,17 +4,26 @@ callbacks, and wrap hooks from instrumenting how LangChain composes them at buil
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from hookproof.adapters.langchain._convert import final_request, portable_kwargs
+from hookproof.adapters.langchain._convert import final_request, portable_kwargs, request_view
 from hookproof.models import FinalRequest
 
-__all__ = ["TRACER", "TraceHandler", "build_instrumented"]
+__all__ = [
+    "TRACER",
+    "TraceHandler",
+    "build_instrumented",
+    "built_origins",
+    "noted",
+    "with_noted_provenance",
+]
 
 _NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 
@@ -30,6 +39,9 @@ class TraceHandler:
         self.recorder = TraceRecorder()
         self.probe = probe  # check_isolation holds runs here, at node boundaries
         self.requests: list[FinalRequest] = []
+        # Who registered which tool, for an agent built instrumented (see built_origins):
+        # the provenance of model calls no wrap_model_call layer saw.
+        self.origins: Mapping[str, str] | None = None
         self.open: dict[Any, tuple[str, str, str | None, Any]] = {}
 
     def handler(self) -> Any:
@@ -89,7 +101,8 @@ class TraceHandler:
         name = (details.get("metadata") or {}).get("ls_model_name") or params.get("_type", "model")
         stop = params.pop("stop", None)
         params.pop("_type", None)
-        self.requests.append(final_request(messages, params, model=str(name), stop=stop))
+        final = final_request(messages, params, model=str(name), stop=stop)
+        self.requests.append(with_noted_provenance(final, noted()))
 
     def enter(self, run_id: Any, kind: str, hook: str, owner: str | None, data: Any) -> None:
         self.recorder.record(kind, hook, "enter", owner, data)  # type: ignore[arg-type]
@@ -110,43 +123,197 @@ class TraceHandler:
 TRACER: ContextVar[Any] = ContextVar("hookproof_langchain_tracer", default=None)  # per run
 
 
-def _owner_name(handler: Any) -> str | None:
-    bound = getattr(handler, "__wrapped__", handler)
-    owner = getattr(bound, "__self__", None)
-    if owner is None:
-        return None
+def _owner(handler: Any) -> Any:
+    return getattr(getattr(handler, "__wrapped__", handler), "__self__", None)
+
+
+def _name_of(owner: Any) -> str:
     return str(getattr(owner, "name", None) or type(owner).__name__)
 
 
-def _traced(handler: Any, hook: str) -> Any:
-    """The same wrap hook, recording its enter and exit in the run's trace."""
+def _owner_name(handler: Any) -> str | None:
+    owner = _owner(handler)
+    return None if owner is None else _name_of(owner)
+
+
+def _traced(handler: Any, hook: str, origins: Mapping[str, str]) -> Any:
+    """The same wrap hook, recording its enter and exit in the run's trace; a model layer
+    also notes the request it passes on when it differs from the one it received."""
     name = _owner_name(handler)
     if name is None:  # not a middleware's bound hook: leave it exactly as it is
         return handler
+    notes = hook == "wrap_model_call"
 
     def traced(request: Any, inner: Any) -> Any:
-        tracer = TRACER.get()
-        if tracer is None:
-            return handler(request, inner)
-        if tracer.probe is not None:
-            tracer.probe.reached(f"{name}.{hook}")
-        tracer.recorder.record("layer", hook, "enter", name)
+        token = _NOTED.set((origins, _edits())) if notes else None
+        passed_on = _noting(name, request, inner, origins) if notes else inner
         try:
-            result = handler(request, inner)
-        except BaseException:
-            tracer.recorder.record("layer", hook, "error", name)
-            raise
-        tracer.recorder.record("layer", hook, "exit", name)
-        return result
+            tracer = TRACER.get()
+            if tracer is None:
+                return handler(request, passed_on)
+            if tracer.probe is not None:
+                tracer.probe.reached(f"{name}.{hook}")
+            tracer.recorder.record("layer", hook, "enter", name)
+            try:
+                result = handler(request, passed_on)
+            except BaseException:
+                tracer.recorder.record("layer", hook, "error", name)
+                raise
+            tracer.recorder.record("layer", hook, "exit", name)
+            return result
+        finally:
+            if token is not None:
+                _NOTED.reset(token)
 
     return traced
 
 
-def _instrumented(compose: Any, hook: str) -> Any:
+def _atraced(handler: Any, hook: str, origins: Mapping[str, str]) -> Any:
+    """``_traced`` for an async wrap hook (``ainvoke`` composes the async ones)."""
+    name = _owner_name(handler)
+    if name is None:
+        return handler
+    notes = hook == "wrap_model_call"
+
+    async def traced(request: Any, inner: Any) -> Any:
+        token = _NOTED.set((origins, _edits())) if notes else None
+        passed_on = _anoting(name, request, inner, origins) if notes else inner
+        try:
+            tracer = TRACER.get()
+            if tracer is None:
+                return await handler(request, passed_on)
+            if tracer.probe is not None:
+                await tracer.probe.areached(f"{name}.{hook}")
+            tracer.recorder.record("layer", hook, "enter", name)
+            try:
+                result = await handler(request, passed_on)
+            except BaseException:
+                tracer.recorder.record("layer", hook, "error", name)
+                raise
+            tracer.recorder.record("layer", hook, "exit", name)
+            return result
+        finally:
+            if token is not None:
+                _NOTED.reset(token)
+
+    return traced
+
+
+def _instrumented(compose: Any, hook: str, origins: dict[str, str], wrap: Any) -> Any:
     def compose_traced(handlers: Sequence[Any]) -> Any:
-        return compose([_traced(handler, hook) for handler in handlers])
+        _add_origins(origins, handlers)
+        return compose([wrap(handler, hook, origins) for handler in handlers])
 
     return compose_traced
+
+
+# -- provenance: which layer changed the request each model call received ----------------
+#
+# A model layer that hands its handler another ModelRequest than it received is noted as
+# (middleware, received, passed on) while the inner call lasts, as the reference engine does.
+# The notes live in a context variable, not in the run's tracer: a run's parallel tool calls
+# (deepagents' subagents) call models at the same time, each under its own layers.
+
+Edit = tuple[str, Any, Any]
+Noted = tuple[Mapping[str, str], tuple[Edit, ...]]  # (tool origins, edits from the outside in)
+_NOTED: ContextVar[Noted | None] = ContextVar("hookproof_langchain_model_edits", default=None)
+
+
+def _edits() -> tuple[Edit, ...]:
+    current = _NOTED.get()
+    return () if current is None else current[1]
+
+
+def _noting(owner: str, received: Any, inner: Any, origins: Mapping[str, str]) -> Any:
+    def handler(passed: Any) -> Any:
+        if passed is received:
+            return inner(passed)
+        token = _NOTED.set((origins, (*_edits(), (owner, received, passed))))
+        try:
+            return inner(passed)
+        finally:
+            _NOTED.reset(token)
+
+    return handler
+
+
+def _anoting(owner: str, received: Any, inner: Any, origins: Mapping[str, str]) -> Any:
+    async def handler(passed: Any) -> Any:
+        if passed is received:
+            return await inner(passed)
+        token = _NOTED.set((origins, (*_edits(), (owner, received, passed))))
+        try:
+            return await inner(passed)
+        finally:
+            _NOTED.reset(token)
+
+    return handler
+
+
+def noted() -> Noted | None:
+    """The notes for a model call made now: the model layers' edits, or, when no layer of
+    an instrumented agent runs, the traced agent's tool origins; None when the agent was not
+    built instrumented (its provenance is unknown, not empty)."""
+    current = _NOTED.get()
+    if current is not None:
+        return current
+    tracer = TRACER.get()
+    origins = None if tracer is None else tracer.origins
+    return None if origins is None else (origins, ())
+
+
+def with_noted_provenance(final: FinalRequest, notes: Noted | None) -> FinalRequest:
+    """``final`` carrying the provenance the notes give (computed when first read)."""
+    if notes is None:
+        return final
+    from hookproof.provenance import PendingProvenance
+
+    origins, edits = notes
+    base = edits[0][1] if edits else final
+    return final.with_provenance(PendingProvenance(base, edits, final, origins, request_view))
+
+
+def _add_origins(origins: dict[str, str], handlers: Sequence[Any]) -> None:
+    for handler in handlers:
+        owner = _owner(handler)
+        if owner is not None:
+            _add_tools_of(origins, owner)
+
+
+def _add_tools_of(origins: dict[str, str], middleware: Any) -> None:
+    """A middleware's own tools (its ``tools``), registered by it."""
+    for item in getattr(middleware, "tools", None) or ():
+        name = item.get("name") if isinstance(item, Mapping) else getattr(item, "name", None)
+        if name is not None:
+            origins.setdefault(str(name), _name_of(middleware))
+
+
+def _add_middleware_of(origins: dict[str, str], caller: Any) -> None:
+    """The tools of every middleware ``create_agent`` was given, read from its ``middleware``
+    argument while it builds its tool node: a middleware with tools and no wrap hook composes
+    nothing the patches see."""
+    if caller is None or caller.f_code.co_name != "create_agent":
+        return
+    given = caller.f_locals.get("middleware")
+    if isinstance(given, Sequence):
+        for middleware in given:
+            _add_tools_of(origins, middleware)
+
+
+_BUILT: weakref.WeakKeyDictionary[Any, Mapping[str, str]] = weakref.WeakKeyDictionary()
+
+
+def built_origins(agent: Any) -> Mapping[str, str] | None:
+    """The tool origins found while building ``agent`` instrumented; None for another."""
+    try:
+        return _BUILT.get(agent)
+    except TypeError:  # not weakly referenceable: never remembered
+        return None
+
+
+def _remember(agent: Any, origins: Mapping[str, str]) -> None:
+    with contextlib.suppress(TypeError):
+        _BUILT[agent] = origins
 
 
 _PATCH_LOCK = threading.Lock()  # one build at a time touches the factory's module globals
@@ -156,38 +323,47 @@ def build_instrumented(build: Any, argument: Any, tool_lists: list[list[str]] | 
     """Call the user's factory with LangChain's wrap-hook composition instrumented, so runs of
     the agent it builds record their wrap layers; with ``tool_lists``, the names of the
     tools each agent it builds registers (before LangChain keeps one per name) are appended
-    there. Behaviour is unchanged; on a LangChain version without these internals, the agent
-    is built as is (node hooks are still traced)."""
+    there. Its model calls' FinalRequests carry provenance (see ``noted``). Behaviour is
+    unchanged; on a LangChain version without these internals, the agent is built as is
+    (node hooks are still traced, and requests carry no provenance)."""
     from unittest import mock
 
     try:
         from langchain.agents import factory
     except ImportError:
         return build(argument)
+    origins: dict[str, str] = {}  # every wrap hook owner's tools, for provenance
     patches = [
-        (name, hook)
-        for name, hook in (
-            ("_chain_model_call_handlers", "wrap_model_call"),
-            ("_chain_tool_call_wrappers", "wrap_tool_call"),
+        (name, hook, wrap)
+        for name, hook, wrap in (
+            ("_chain_model_call_handlers", "wrap_model_call", _traced),
+            ("_chain_async_model_call_handlers", "wrap_model_call", _atraced),
+            ("_chain_tool_call_wrappers", "wrap_tool_call", _traced),
+            ("_chain_async_tool_call_wrappers", "wrap_tool_call", _atraced),
         )
         if callable(getattr(factory, name, None))
     ]
     with _PATCH_LOCK, contextlib.ExitStack() as stack:
-        for name, hook in patches:
-            stack.enter_context(
-                mock.patch.object(factory, name, _instrumented(getattr(factory, name), hook))
-            )
+        for name, hook, wrap in patches:
+            traced = _instrumented(getattr(factory, name), hook, origins, wrap)
+            stack.enter_context(mock.patch.object(factory, name, traced))
         tool_node = getattr(factory, "ToolNode", None)  # LangChain's internal, where present
-        if tool_lists is not None and isinstance(tool_node, type):
-            recording = _recording_tool_node(tool_node, tool_lists)
+        if isinstance(tool_node, type):
+            recording = _recording_tool_node(tool_node, tool_lists, origins)
             stack.enter_context(mock.patch.object(factory, "ToolNode", recording))
-        return build(argument)
+        agent = build(argument)
+    _remember(agent, origins)
+    return agent
 
 
-def _recording_tool_node(tool_node: type, tool_lists: list[list[str]]) -> Any:
+def _recording_tool_node(
+    tool_node: type, tool_lists: list[list[str]] | None, origins: dict[str, str]
+) -> Any:
     def recorded(*args: Any, **kwargs: Any) -> Any:
-        tools = kwargs.get("tools", args[0] if args else ())
-        tool_lists.append([str(getattr(item, "name", item)) for item in tools])
+        if tool_lists is not None:
+            tools = kwargs.get("tools", args[0] if args else ())
+            tool_lists.append([str(getattr(item, "name", item)) for item in tools])
+        _add_middleware_of(origins, sys._getframe(1))
         return tool_node(*args, **kwargs)
 
     return recorded
