@@ -10,7 +10,7 @@ from hookproof._frozen import FrozenDict
 from hookproof.eino._model_call import ChatModelInput, ModelCall, model_answer, model_request
 from hookproof.eino._provenance import RequestShape
 from hookproof.eino._run import EinoRun, eino_messages
-from hookproof.eino._tool_layers import ToolsNodeInput, execute_tool
+from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
 from hookproof.vocabulary import ModelRequest, ModelResponse
@@ -71,7 +71,9 @@ class EinoDialect(Dialect):
         answered = {
             item.tool_call_id for item in messages[index + 1 :] if isinstance(item, ToolMessage)
         }
-        return [call for call in last_ai.tool_calls if call.id not in answered]
+        pending = [call for call in last_ai.tool_calls if call.id not in answered]
+        check_known_tools(_eino_run(run), [call.name for call in pending])
+        return pending
 
     def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolsNodeInput:
         return ToolsNodeInput(_eino_run(run), call, state)

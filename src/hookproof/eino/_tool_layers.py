@@ -35,7 +35,7 @@ from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage
 from hookproof.messages import ToolCall as MessageToolCall
 from hookproof.vocabulary import Command
 
-__all__ = ["ToolsNodeInput", "execute_tool", "tool_layers"]
+__all__ = ["ToolsNodeInput", "check_known_tools", "execute_tool", "tool_layers"]
 
 _STREAMABLE = frozenset({"streamable", "enhanced_streamable"})
 HOOK_LABEL = "tool_wrapper"  # a handler's wrap_*_tool_call, or a ToolMiddleware, in the trace
@@ -142,15 +142,24 @@ def _tool_error(call: ToolCall, error: Exception) -> ToolCallError:
     return ToolCallError(text, name=call.name, call_id=call.call_id)
 
 
+def check_known_tools(run: EinoRun, names: Sequence[str]) -> None:
+    """Eino's ToolsNode finds every call's tool before it runs any: without an
+    UnknownToolsHandler, one unknown tool fails the whole step, and no call runs."""
+    if run.agent.unknown_tools_handler is not None:
+        return
+    for name in names:
+        if name not in run.tools:
+            raise ToolNotFoundError(
+                f"tool {name} not found in toolsNode indexes. The model called a tool this run "
+                f"does not have (tools: {sorted(run.tools)}); register it, or set "
+                "unknown_tools_handler= to answer such calls."
+            )
+
+
 def _unknown_tool(run: EinoRun, name: str, arguments: str, call_id: str) -> ToolMessage:
     """Eino's UnknownToolsHandler answers a call to an unknown tool, bypassing every layer."""
+    check_known_tools(run, [name])
     handler = run.agent.unknown_tools_handler
-    if handler is None:
-        raise ToolNotFoundError(
-            f"tool {name} not found in toolsNode indexes. The model called a tool this run "
-            f"does not have (tools: {sorted(run.tools)}); register it, or set "
-            "unknown_tools_handler= to answer such calls."
-        )
     text = handler(run.ctx, name, arguments)
     if not isinstance(text, str):
         raise UsageError(
