@@ -80,16 +80,20 @@ _HANDLER = st.one_of(
     st.just(("rewrite", "", "")),
     st.sampled_from(HOOKS).map(lambda hook: ("fail", "", hook)),
     st.just(("runlocal", "", "")),
+    st.sampled_from(("", *TOOL_NAMES)).map(lambda tool: ("agentctx", tool, "")),
+    st.just(("answer", "", "")),
 )
 
 
 @st.composite
 def scenarios(draw: st.DrawFn) -> Scenario:
-    """Any mix of the catalogue: handlers of every kind, model errors, retry, failover,
-    return-directly, max iterations, streaming, an interrupting tool."""
-    turns = draw(st.lists(_TURN, max_size=3))
+    """Any mix of the catalogue: handlers of every kind, model errors, retry (with a
+    ShouldRetry that rejects "again"), failover, return-directly, max iterations, streaming,
+    streamable tools, an interrupting tool."""
+    turns = draw(st.lists(st.one_of(_TURN, st.just("again")), max_size=3))
     handlers = draw(st.lists(_HANDLER, max_size=3))
-    interrupt = draw(st.sampled_from(("", "", "search")))
+    streaming, streamable = draw(st.booleans()), draw(st.booleans())
+    interrupt = "" if streamable else draw(st.sampled_from(("", "", "search")))
     if any(isinstance(turn, list) and len(turn) > 1 for turn in turns):
         # a call that fails or pauses beside others is a documented difference (KNOWN)
         interrupt = ""
@@ -106,8 +110,11 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         retries=draw(st.sampled_from((-1, -1, 0, 1, 2))),
         fallback=None if fallback is None else tuple(fallback),
         failover_retries=draw(st.sampled_from((1, 2))),
-        streaming=draw(st.booleans()),
+        streaming=streaming,
         interrupt=interrupt,
+        # a rejected output's stream is a known difference (KNOWN_DIFFERENCES)
+        reject="" if streaming else draw(st.sampled_from(("", "again"))),
+        streamable_tools=streamable,
     )
 
 

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -45,6 +46,8 @@ type scenario struct {
 	Streaming       bool             `json:"streaming"`
 	Interrupt       string           `json:"interrupt"`
 	Resume          string           `json:"resume"`
+	Reject          string           `json:"reject"`
+	StreamableTools bool             `json:"streamable_tools"`
 }
 
 type outcome struct {
@@ -81,6 +84,40 @@ func (e echoTool) InvokableRun(ctx context.Context, arguments string, _ ...tool.
 	return fmt.Sprintf("%s %s (%s)", e.prefix, args.Q, answer), nil
 }
 
+// streamTool is echoTool as a streamable-only tool: it streams "<prefix>", " <q>".
+type streamTool struct{ echoTool }
+
+func (s streamTool) StreamableRun(_ context.Context, arguments string, _ ...tool.Option) (*schema.StreamReader[string], error) {
+	var args struct{ Q string }
+	_ = json.Unmarshal([]byte(arguments), &args)
+	return schema.StreamReaderFromArray([]string{s.prefix, " " + args.Q}), nil
+}
+
+func tools(spec scenario) []tool.BaseTool {
+	search := echoTool{"search", "Search the docs.", "found", spec.Interrupt == "search"}
+	lookup := echoTool{"lookup", "Look a customer up.", "customer", spec.Interrupt == "lookup"}
+	if spec.StreamableTools {
+		return []tool.BaseTool{streamTool{search}, streamTool{lookup}}
+	}
+	return []tool.BaseTool{search, lookup}
+}
+
+// collect reads a stream to its end.
+func collect[T any](stream *schema.StreamReader[T]) ([]T, error) {
+	defer stream.Close()
+	var items []T
+	for {
+		item, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return items, nil
+		}
+		if err != nil {
+			return items, err
+		}
+		items = append(items, item)
+	}
+}
+
 func boom(hook string) error { return errors.New("boom in " + hook) }
 
 // filter drops one tool from what the model is shown, before every model call.
@@ -108,6 +145,43 @@ type rewrite struct {
 
 func (r *rewrite) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
 	state.Messages = append(state.Messages, schema.UserMessage("note from "+r.name))
+	return ctx, state, nil
+}
+
+// agentContext changes the run's configuration in BeforeAgent: it appends a line naming
+// the handler to the instruction and drops one tool, when it names one.
+type agentContext struct {
+	*adk.BaseChatModelAgentMiddleware
+	name, tool string
+}
+
+func (a *agentContext) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	runCtx.Instruction += "\n\nfrom " + a.name
+	var kept []tool.BaseTool
+	for _, item := range runCtx.Tools {
+		info, err := item.Info(ctx)
+		if err != nil {
+			return ctx, runCtx, err
+		}
+		if info.Name != a.tool {
+			kept = append(kept, item)
+		}
+	}
+	runCtx.Tools = kept
+	return ctx, runCtx, nil
+}
+
+// answer replaces, after each model call, a message of tool calls by a text answer.
+type answer struct {
+	*adk.BaseChatModelAgentMiddleware
+	name string
+}
+
+func (a *answer) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	last := state.Messages[len(state.Messages)-1]
+	if len(last.ToolCalls) > 0 {
+		state.Messages[len(state.Messages)-1] = schema.AssistantMessage("answered by "+a.name, nil)
+	}
 	return ctx, state, nil
 }
 
@@ -160,6 +234,18 @@ func (f *failing) WrapModel(_ context.Context, inner model.BaseChatModel, _ *adk
 	return inner, nil
 }
 
+func (f *failing) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, _ *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+	if err := f.check("tool_wrapper"); err != nil {
+		return nil, err
+	}
+	if f.hook == "tool_wrapper_call" {
+		return func(context.Context, string, ...tool.Option) (*schema.StreamReader[string], error) {
+			return nil, boom("tool_wrapper_call")
+		}, nil
+	}
+	return endpoint, nil
+}
+
 func (f *failing) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
 	if err := f.check("tool_wrapper"); err != nil {
 		return nil, err
@@ -199,6 +285,21 @@ func (r *runLocal) WrapInvokableToolCall(_ context.Context, endpoint adk.Invokab
 	}, nil
 }
 
+func (r *runLocal) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, _ *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+	return func(ctx context.Context, arguments string, opts ...tool.Option) (*schema.StreamReader[string], error) {
+		out, err := endpoint(ctx, arguments, opts...)
+		if err != nil {
+			return out, err
+		}
+		chunks, err := collect(out)
+		if err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, fmt.Sprintf(" (calls=%v)", count(ctx)))
+		return schema.StreamReaderFromArray(chunks), nil
+	}, nil
+}
+
 func (r *runLocal) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
 	custom := fmt.Sprintf("calls=%v", count(ctx))
 	return ctx, adk.SendEvent(ctx, &adk.AgentEvent{Output: &adk.AgentOutput{CustomizedOutput: custom}})
@@ -214,6 +315,10 @@ func handler(spec handlerSpec) adk.ChatModelAgentMiddleware {
 		return &failing{hook: spec.Hook}
 	case "runlocal":
 		return &runLocal{}
+	case "agentctx":
+		return &agentContext{name: spec.Name, tool: spec.Tool}
+	case "answer":
+		return &answer{name: spec.Name}
 	}
 	return &adk.BaseChatModelAgentMiddleware{}
 }
@@ -273,10 +378,7 @@ func newAgentRun(ctx context.Context, spec scenario) (*agentRun, error) {
 		Name: "ChatModelAgent", Description: "scenario", Instruction: "Be brief.",
 		Model: run.trace.Model(run.recorder), MaxIterations: spec.MaxIterations, Handlers: handlers,
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{
-			Tools: []tool.BaseTool{
-				echoTool{"search", "Search the docs.", "found", spec.Interrupt == "search"},
-				echoTool{"lookup", "Look a customer up.", "customer", spec.Interrupt == "lookup"},
-			},
+			Tools:               tools(spec),
 			ExecuteSequentially: true,
 		}, ReturnDirectly: returnDirectly(spec.ReturnDirectly)},
 	}
@@ -284,6 +386,15 @@ func newAgentRun(ctx context.Context, spec scenario) (*agentRun, error) {
 		config.ModelRetryConfig = &adk.ModelRetryConfig{
 			MaxRetries:  spec.Retries,
 			BackoffFunc: func(context.Context, int) time.Duration { return 0 },
+		}
+		if spec.Reject != "" {
+			config.ModelRetryConfig.ShouldRetry = func(_ context.Context, attempt *adk.RetryContext) *adk.RetryDecision {
+				rejected := attempt.OutputMessage != nil && attempt.OutputMessage.Content == spec.Reject
+				if attempt.Err != nil || rejected {
+					return &adk.RetryDecision{Retry: true}
+				}
+				return nil
+			}
 		}
 	}
 	if spec.Fallback != nil {
@@ -346,6 +457,21 @@ func eventLine(event *adk.AgentEvent) string {
 	return line
 }
 
+// label is the event's label; a model event's also names the model and the tools it was
+// shown (enter) or called (exit), as the Python side's model_label does.
+func label(event hookproof.TraceEvent) string {
+	model, ok := event.Data.Get("model")
+	if event.Kind != "model" || !ok {
+		return event.Label()
+	}
+	names, found := event.Data.Get("tools")
+	if !found {
+		names, _ = event.Data.Get("tool_calls")
+	}
+	listed, _ := names.([]string)
+	return fmt.Sprintf("%s %v [%s]", event.Label(), model, strings.Join(listed, ","))
+}
+
 // drain reads every event; it returns the last error's text and the ids of the interrupts.
 func drain(iterator *adk.AsyncIterator[*adk.AgentEvent], result *outcome) (failure string, interrupts []string) {
 	for event, ok := iterator.Next(); ok; event, ok = iterator.Next() {
@@ -391,7 +517,9 @@ func run(spec scenario) outcome {
 		}
 	}
 	result.Error = failure
-	result.Labels = append(result.Labels, agent.trace.Labels()...)
+	for _, event := range agent.trace.Events() {
+		result.Labels = append(result.Labels, label(event))
+	}
 	for _, request := range agent.recorder.Requests() {
 		result.Requests = append(result.Requests, hookproof.Render(request))
 	}

@@ -3,7 +3,8 @@ scripted model as the Go runner, and the run's outcome in the form both runners 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,9 @@ from hookproof.eino import (
     ModelFailoverConfig,
     ModelRetryConfig,
     ModelWrapper,
+    RetryContext,
+    RetryDecision,
+    ToolInfo,
     get_run_local_value,
     interrupt,
     send_event,
@@ -27,7 +31,7 @@ from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.snapshot import render
 from hookproof.tools import Tool, ToolSchema
 
-__all__ = ["Outcome", "event_line", "run_on_hookproof"]
+__all__ = ["Outcome", "event_line", "model_label", "run_on_hookproof"]
 
 CHECKPOINT_ID = "scenario"
 _PARAMETERS = {
@@ -69,11 +73,25 @@ def _echo(name: str, description: str, prefix: str, interrupting: bool) -> Tool:
     return Tool(schema=schema, func=run)
 
 
-def _tools(scenario: Scenario) -> tuple[Tool, ...]:
-    return (
-        _echo("search", "Search the docs.", "found", scenario.interrupt == "search"),
-        _echo("lookup", "Look a customer up.", "customer", scenario.interrupt == "lookup"),
-    )
+class _StreamEcho:
+    """The echo tool as a streamable-only Eino tool: it streams ``prefix``, `` q``."""
+
+    def __init__(self, echo: Tool, prefix: str) -> None:
+        self.schema, self.prefix = echo.schema, prefix
+
+    def info(self) -> ToolInfo:
+        return self.schema
+
+    def streamable_run(self, ctx: Any, arguments: str) -> Iterator[str]:
+        yield from (self.prefix, " " + json.loads(arguments)["q"])
+
+
+def _tools(scenario: Scenario) -> tuple[Any, ...]:
+    search = _echo("search", "Search the docs.", "found", scenario.interrupt == "search")
+    lookup = _echo("lookup", "Look a customer up.", "customer", scenario.interrupt == "lookup")
+    if scenario.streamable_tools:
+        return (_StreamEcho(search, "found"), _StreamEcho(lookup, "customer"))
+    return (search, lookup)
 
 
 class _Probe(BaseChatModelAgentMiddleware):
@@ -98,6 +116,29 @@ class _Probe(BaseChatModelAgentMiddleware):
 
     def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
         return endpoint
+
+    def wrap_streamable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+        return endpoint
+
+
+class _AgentContext(_Probe):
+    """before_agent: a line naming the handler joins the instruction; ``tool`` is dropped."""
+
+    def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
+        tools = [item for item in agent_ctx.tools if item.info().name != self.spec.tool]
+        instruction = f"{agent_ctx.instruction}\n\nfrom {self.spec.name}"
+        return ctx, agent_ctx.override(instruction=instruction, tools=tools)
+
+
+class _Answer(_Probe):
+    """after_model_rewrite_state: a message of tool calls becomes a text answer."""
+
+    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        last = state.messages[-1]
+        if not getattr(last, "tool_calls", ()):
+            return ctx, state
+        answer = text_message(AssistantMessage, f"answered by {self.spec.name}")
+        return ctx, state.override(messages=(*state.messages[:-1], answer))
 
 
 class _Filter(_Probe):
@@ -151,13 +192,14 @@ class _Failing(_Probe):
 
     def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
         self._check("tool_wrapper")
-        if self.spec.hook != "tool_wrapper_call":
-            return endpoint
+        return self._failing if self.spec.hook == "tool_wrapper_call" else endpoint
 
-        def failing(_ctx: Any, _arguments: str) -> str:
-            raise _boom("tool_wrapper_call")
+    def wrap_streamable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+        return self.wrap_invokable_tool_call(ctx, endpoint, tool_ctx)
 
-        return failing
+    @staticmethod
+    def _failing(_ctx: Any, _arguments: str) -> str:
+        raise _boom("tool_wrapper_call")
 
 
 class _RunLocal(_Probe):
@@ -176,6 +218,14 @@ class _RunLocal(_Probe):
 
         return counted
 
+    def wrap_streamable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+        def counted(call_ctx: Any, arguments: str) -> Iterator[str]:
+            chunks = list(endpoint(call_ctx, arguments))
+            count, _ = get_run_local_value(call_ctx, _COUNT_KEY)
+            return iter([*chunks, f" (calls={count})"])
+
+        return counted
+
     def after_agent(self, ctx: Any, state: Any) -> Any:
         count, _ = get_run_local_value(ctx, _COUNT_KEY)
         send_event(ctx, AgentEvent(custom=f"calls={count}"))
@@ -188,6 +238,8 @@ _KINDS: dict[str, type[_Probe]] = {
     "rewrite": _Rewrite,
     "fail": _Failing,
     "runlocal": _RunLocal,
+    "agentctx": _AgentContext,
+    "answer": _Answer,
 }
 
 
@@ -224,12 +276,35 @@ def _failover(scenario: Scenario, fallback: RecordingModel | None) -> Any:
 def _retry(scenario: Scenario) -> ModelRetryConfig | None:
     if scenario.retries < 0:
         return None
-    return ModelRetryConfig(max_retries=scenario.retries, backoff_func=lambda _ctx, _n: 0.0)
+
+    def rejects(_ctx: Any, attempt: RetryContext) -> RetryDecision | None:
+        output = attempt.output_message
+        rejected = output is not None and output.text == scenario.reject
+        return RetryDecision(retry=True) if attempt.error is not None or rejected else None
+
+    return ModelRetryConfig(
+        max_retries=scenario.retries,
+        should_retry=rejects if scenario.reject else None,
+        backoff_func=lambda _ctx, _n: 0.0,
+    )
+
+
+def model_label(label: str, model: str, names: Sequence[str]) -> str:
+    """A model event's label with the model's name and the tools it was shown (enter) or
+    called (exit), as both runners print it."""
+    return f"{label} {model} [{','.join(names)}]"
+
+
+def _label(event: Any) -> str:
+    if event.kind != "model" or "model" not in event.data:
+        return str(event.label())
+    names = event.data.get("tools", event.data.get("tool_calls", ()))
+    return model_label(event.label(), event.data["model"], names)
 
 
 def _labels(run: Any, names: frozenset[str]) -> list[str]:
     return [
-        event.label()
+        _label(event)
         for event in run.trace
         if (event.kind == "model" and event.phase != "update")
         or (event.kind in ("hook", "layer") and event.middleware in names)

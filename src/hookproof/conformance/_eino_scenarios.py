@@ -28,8 +28,10 @@ __all__ = [
 #   rewrite   - before_model_rewrite_state appends a user message naming the handler;
 #   fail      - ``hook`` returns an error (see HOOKS);
 #   runlocal  - counts model calls in a run-local value, adds the count to each tool result
-#               and sends it as a custom event from after_agent.
-HANDLER_KINDS = ("probe", "filter", "rewrite", "fail", "runlocal")
+#               and sends it as a custom event from after_agent;
+#   agentctx  - before_agent appends "from <name>" to the instruction and drops ``tool``;
+#   answer    - after_model_rewrite_state turns a message of tool calls into a text answer.
+HANDLER_KINDS = ("probe", "filter", "rewrite", "fail", "runlocal", "agentctx", "answer")
 # Where a ``fail`` handler's error comes from: the hook itself, or (``*_call``) the model or
 # tool endpoint the wrapper returns.
 HOOKS = (
@@ -61,8 +63,10 @@ class Scenario:
     "args": {...}}``, a list of calls, or ``{"error": text}``. ``retries`` >= 0 sets a
     ModelRetryConfig with that many retries (no backoff); ``fallback`` (a script) sets a
     ModelFailoverConfig whose failover model plays it (``failover_retries`` attempts, on any
-    error). ``interrupt`` names a tool that interrupts on its first call; the run is then
-    resumed once with ``resume`` as the value the tool returns."""
+    error). ``reject`` (with ``retries``) makes ShouldRetry retry an output of that text.
+    ``interrupt`` names a tool that interrupts on its first call; the run is then resumed
+    once with ``resume`` as the value the tool returns. ``streamable_tools`` makes both
+    tools streamable-only (they stream two chunks)."""
 
     script: tuple[Any, ...]
     handlers: tuple[HandlerSpec, ...] = ()
@@ -74,6 +78,8 @@ class Scenario:
     streaming: bool = False
     interrupt: str = ""
     resume: str = "resumed"
+    reject: str = ""
+    streamable_tools: bool = False
 
     @property
     def handler_names(self) -> frozenset[str]:
@@ -104,11 +110,26 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
         "one tool call": Scenario(_ONE_TOOL, _PROBES),
         "two calls in one turn": Scenario((_BOTH, "ok"), _PROBES),
     },
+    "before_agent_configuration": {
+        "instruction and tools changed": Scenario(
+            _ONE_TOOL, (HandlerSpec("agentctx", "cfg", tool="lookup"), _PROBES[1])
+        ),
+        "every tool removed": Scenario(
+            _ONE_TOOL,
+            (
+                HandlerSpec("agentctx", "a", tool="lookup"),
+                HandlerSpec("agentctx", "b", tool="search"),
+            ),
+        ),
+    },
     "state_rewrites": {
         "tool filter": Scenario(
             _ONE_TOOL, (_PROBES[0], HandlerSpec("filter", "drop", tool="lookup"))
         ),
         "appended message persists": Scenario(_ONE_TOOL, (HandlerSpec("rewrite", "note"),)),
+        "after-model rewrite decides the branch": Scenario(
+            _ONE_TOOL, (HandlerSpec("answer", "final"), _PROBES[1])
+        ),
     },
     "max_iterations": {
         "third call refused": Scenario((_SEARCH,) * 3, _PROBES, max_iterations=2),
@@ -125,6 +146,12 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
         "succeeds on the last retry": Scenario((_ERROR, _ERROR, "done"), _PROBES, retries=2),
         "retries exhausted": Scenario((_ERROR, _ERROR, "done"), _PROBES, retries=1),
         "error in wrap_model is retried": Scenario(("done",), _fail("wrap_model"), retries=1),
+        "should_retry rejects an output": Scenario(
+            ("again", "done"), _PROBES, retries=1, reject="again"
+        ),
+        "should_retry rejects every output": Scenario(
+            ("again", "again"), _PROBES, retries=1, reject="again"
+        ),
     },
     "model_failover": {
         "fallback answers": Scenario((_ERROR,), _PROBES, fallback=("done",)),
@@ -154,6 +181,22 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
     "streaming": {
         "one tool call": Scenario(_ONE_TOOL, _PROBES, streaming=True),
         "return directly": Scenario((_BOTH,), _PROBES, return_directly=("lookup",), streaming=True),
+        "streamable tools": Scenario(
+            _ONE_TOOL,
+            (*_PROBES, HandlerSpec("runlocal", "rl")),
+            streaming=True,
+            streamable_tools=True,
+        ),
+    },
+    "streaming_retry_of_a_rejected_output": {
+        "rejected, then accepted": Scenario(
+            ("again", "done"), _PROBES, retries=1, reject="again", streaming=True
+        ),
+    },
+    "streamable_tools_without_streaming": {
+        "one tool call": Scenario(
+            _ONE_TOOL, (*_PROBES, HandlerSpec("runlocal", "rl")), streamable_tools=True
+        ),
     },
 }
 
@@ -168,5 +211,10 @@ KNOWN_DIFFERENCES = {
     "one_of_several_tool_calls_interrupts": (
         "Eino runs every call of a message and pauses once with all their interrupts; "
         "hookproof pauses at the interrupting call and runs the rest after resume"
+    ),
+    "streaming_retry_of_a_rejected_output": (
+        "in a streaming run Eino sends each attempt's stream as it comes, so an output "
+        "ShouldRetry rejects is an event whose stream ends in an error; hookproof.eino sends "
+        "an attempt's event only once the attempt is accepted (no WillRetryError events)"
     ),
 }
