@@ -506,6 +506,7 @@ def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: Hookpr
         None if matchers is None else tuple(matchers),
         hookproof_options.normalise_ids,
         hookproof_options.snapshot_dir,
+        bool(getattr(request.config.option, "update_snapshots", False)),
     )
     return snapshot.use_extension(extension)
 

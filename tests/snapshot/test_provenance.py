@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from hookproof._report_html import render_html
 from hookproof.errors import SnapshotFormatError
 from hookproof.gate import compare_directories, format_json, format_markdown, format_text
 from hookproof.harness import HarnessProfile, ProfileRegistry, create_deep_agent
@@ -327,6 +328,8 @@ def test_every_report_format_names_where_a_change_comes_from(tmp_path: Path) -> 
     found = json.loads(format_json(report))
     origins = {c["origin"] for f in found["findings"] for c in f["changes"]}
     assert {"registered by Files", "from Files"} <= origins
+    page = render_html(report)
+    assert "now visible to the model (registered by Files)" in page
 
 
 def test_a_removed_tool_names_the_layer_that_removed_it(tmp_path: Path) -> None:
@@ -400,7 +403,9 @@ def test_a_cassette_matches_requests_without_their_provenance() -> None:
     assert cassette.request_text(final) == render(final, provenance=False)
 
 
-def test_a_snapshot_reviewed_before_provenance_still_passes(pytester: pytest.Pytester) -> None:
+def test_a_snapshot_reviewed_before_provenance_passes_and_an_update_adds_it(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makeini("[pytest]\nhookproof_snapshot_dir = snapshots\n")
     pytester.makepyfile(
         test_app="""
@@ -419,6 +424,10 @@ def test_app(recording_model, hookproof_snapshot):
     assert "\nprovenance:\n  system 1-2: agent\n" in written
     path.write_text(without_provenance(written), encoding="utf-8")  # as a format-1 file
     pytester.runpytest_inprocess().assert_outcomes(passed=1)
+    assert "provenance:" not in path.read_text(encoding="utf-8")
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
+    assert path.read_text(encoding="utf-8") == written  # the update adds the provenance
+    path.write_text(without_provenance(written), encoding="utf-8")
     reviewed = without_provenance(written).replace("Be brief.", "Be terse.")
     path.write_text(reviewed, encoding="utf-8")  # what the model sees still counts
     pytester.runpytest_inprocess().assert_outcomes(failed=1)

@@ -65,6 +65,7 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
     matchers: Sequence[Matcher] = DEFAULT_MATCHERS
     normalise_ids: bool = True
     snapshot_dir: str | None = None
+    updating: bool = False  # under --snapshot-update, a format-1 file gains its provenance
 
     def serialize(
         self,
@@ -138,9 +139,11 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
 
     def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
         """Equal text; a snapshot reviewed before provenance was recorded (format 1) is
-        compared with what the model received, the new provenance aside."""
+        compared with what the model received, the new provenance aside (and rewritten
+        with it under --snapshot-update)."""
         if isinstance(snapshot_data, str) and snapshot_data.startswith(f"{HEADER}1\n"):
-            return without_provenance(str(serialized_data)) == snapshot_data
+            plain = without_provenance(str(serialized_data))
+            return plain == snapshot_data and not (self.updating and plain != serialized_data)
         return bool(serialized_data == snapshot_data)
 
     def diff_lines(
@@ -254,15 +257,19 @@ def _write_atomically(path: Path, text: str) -> None:
 
 @cache
 def extension_for(
-    matchers: tuple[Matcher, ...] | None, normalise_ids: bool, snapshot_dir: str | None
+    matchers: tuple[Matcher, ...] | None,
+    normalise_ids: bool,
+    snapshot_dir: str | None,
+    updating: bool = False,
 ) -> type[HookproofSnapshotExtension]:
     """The extension class for these options (one class per distinct set, reused)."""
-    if matchers is None and normalise_ids and snapshot_dir is None:
+    if matchers is None and normalise_ids and snapshot_dir is None and not updating:
         return HookproofSnapshotExtension
     namespace = {
         "matchers": DEFAULT_MATCHERS if matchers is None else matchers,
         "normalise_ids": normalise_ids,
         "snapshot_dir": snapshot_dir,
+        "updating": updating,
     }
     return type("HookproofSnapshotExtension", (HookproofSnapshotExtension,), namespace)
 
