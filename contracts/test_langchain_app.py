@@ -16,7 +16,11 @@ pytest.importorskip("langchain", reason="install hookproof[langchain] for the fr
 from hypothesis import given, settings
 
 from hookproof import contracts
-from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
+from hookproof.adapters.langchain import (
+    RecordingChatModel,
+    ScriptedChatModel,
+    build_instrumented,
+)
 from hookproof.contracts import strategies
 from hookproof.examples.dynamic_routing import BUSINESS_TOOL_NAMES, AgentContext
 from hookproof.examples.langchain_routing import (
@@ -97,7 +101,8 @@ def test_langchain_middleware_keep_requests_intact() -> None:
 @pytest.mark.parametrize("role", ["guest", "admin"])
 def test_final_request_snapshot(build: Any, role: str, hookproof_snapshot: Any) -> None:
     pool = _pool(call("public_search", {"query": "refunds"}), "Here is what I found.")
-    build(pool).invoke({"messages": [("user", "Help me, please.")]}, context=AgentContext(role))
+    agent = build_instrumented(build, pool)  # so the snapshot says where each tool came from
+    agent.invoke({"messages": [("user", "Help me, please.")]}, context=AgentContext(role))
     assert pool["fast"].last == hookproof_snapshot
 
 
