@@ -431,3 +431,24 @@ def test_app(recording_model, hookproof_snapshot):
     reviewed = without_provenance(written).replace("Be brief.", "Be terse.")
     path.write_text(reviewed, encoding="utf-8")  # what the model sees still counts
     pytester.runpytest_inprocess().assert_outcomes(failed=1)
+
+
+def test_an_eino_wrap_model_that_changes_the_call_is_its_origin() -> None:
+    from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent, ModelWrapper
+    from hookproof.messages import SystemMessage
+
+    class Strict(ModelWrapper):
+        def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+            system = SystemMessage(content=messages[0].text + "\nNever guess.")
+            return self.inner.generate(ctx, [system, *messages[1:]], **options)
+
+    class Rules(BaseChatModelAgentMiddleware):
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            return Strict(model)
+
+    model = RecordingModel(ScriptedModel(["done"]))
+    agent = ChatModelAgent(model=model, instruction="Help.", tools=[search], handlers=[Rules()])
+    agent.run([("user", "hi")])
+    assert model.last.provenance is not None
+    assert model.last.provenance.system == (AGENT, "Rules")
+    assert _histories(model.last) == {"search": "registered by agent"}
