@@ -257,6 +257,36 @@ def test_an_agent_without_model_layers_still_names_who_registered_its_tools() ->
     ]
 
 
+def test_tools_langchain_binds_after_the_layers_are_added_by_the_agent() -> None:
+    from langchain.agents.structured_output import ToolStrategy
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        text: str
+
+    def build(model: Any) -> Any:
+        middleware = [LangChainPrompt()]
+        strategy = ToolStrategy(Answer)
+        return langchain_create_agent(
+            model,
+            [lc_search],
+            middleware=middleware,
+            response_format=strategy,
+            system_prompt=SYSTEM_PROMPT,
+        )
+
+    script = [call("Answer", {"text": "x"})]
+    [final] = LangChainTarget(build).run(script=script).final_requests
+    assert final.tool_names == ["Answer", "search"]
+    assert final.provenance is not None
+    assert final.provenance.describe().splitlines() == [
+        "system 1-2: agent",
+        "system 3-5: Prompt",
+        "tool Answer: added by agent",
+        "tool search: registered by agent",
+    ]
+
+
 # -- deepagents -------------------------------------------------------------------------
 
 

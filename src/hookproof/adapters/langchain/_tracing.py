@@ -9,6 +9,7 @@ import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -269,8 +270,32 @@ def with_noted_provenance(final: FinalRequest, notes: Noted | None) -> FinalRequ
     from hookproof.provenance import PendingProvenance
 
     origins, edits = notes
-    base = edits[0][1] if edits else final
-    return final.with_provenance(PendingProvenance(base, edits, final, origins, request_view))
+    if not edits:
+        return final.with_provenance(PendingProvenance(final, (), final, origins, _read))
+    from hookproof.provenance import AGENT
+
+    innermost = edits[-1][2]
+    bound = (AGENT, innermost, _Bound(innermost, final))  # what LangChain bound after the hooks
+    steps = (*edits, bound)
+    return final.with_provenance(PendingProvenance(edits[0][1], steps, final, origins, _read))
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """The request the innermost layer passed on, with the tools LangChain binds itself after
+    the wrap hooks (a ToolStrategy response format's), as the model received them."""
+
+    request: Any
+    final: FinalRequest
+
+
+def _read(value: Any) -> Any:
+    if not isinstance(value, _Bound):
+        return request_view(value)
+    view = request_view(value.request)
+    known = {item.name for item in view.tools}
+    added = tuple(item for item in value.final.tools if item.name not in known)
+    return replace(view, tools=(*view.tools, *added))
 
 
 def _add_origins(origins: dict[str, str], handlers: Sequence[Any]) -> None:
