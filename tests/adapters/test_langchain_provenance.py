@@ -248,13 +248,18 @@ def test_an_agent_without_model_layers_still_names_who_registered_its_tools() ->
     def build(model: Any) -> Any:
         return langchain_create_agent(model, [lc_search], middleware=[LangChainRegistry()])
 
-    result = LangChainTarget(build).run(script=["done"])
-    [final] = result.final_requests
+    expected = ["tool delete: registered by Registry", "tool search: registered by agent"]
+    [final] = LangChainTarget(build).run(script=["done"]).final_requests
     assert final.provenance is not None
-    assert final.provenance.describe().splitlines() == [
-        "tool delete: registered by Registry",
-        "tool search: registered by agent",
-    ]
+    assert final.provenance.describe().splitlines() == expected
+    model = RecordingChatModel(ScriptedChatModel(["done", "done"]))
+    agent = build_instrumented(build, model)
+    [final] = run(agent, {"messages": [("user", "hi")]}).final_requests
+    assert final.provenance is not None
+    assert final.provenance.describe().splitlines() == expected
+    # a plain invoke passes no hook of its own: nothing says which agent the model serves
+    agent.invoke({"messages": [("user", "hi")]})
+    assert model.last.provenance is None
 
 
 def test_tools_langchain_binds_after_the_layers_are_added_by_the_agent() -> None:
