@@ -7,6 +7,7 @@ from typing import Any
 
 from hookproof.messages import SystemMessage, UserMessage
 from hookproof.models import FinalRequest
+from hookproof.provenance import AGENT, Provenance, ToolOrigin
 from hookproof.snapshot import render
 from hookproof.tools import ToolSchema
 
@@ -44,6 +45,18 @@ NEW_PROMPT = "You are a careful assistant.\nCite every source you use.\nNever gu
 NEW_READ = tool("read_file", "Read a UTF-8 text file.", path={"type": "string"})
 
 
+# The candidate was recorded by a hookproof that notes provenance, the baseline by one that
+# did not (format 1): the gate names origins from the side that has them.
+FILES = "FilesystemMiddleware"
+NEW_PROVENANCE = Provenance(
+    tools=(
+        ToolOrigin("delete", (f"registered by {FILES}",)),
+        ToolOrigin("read_file", (f"registered by {FILES}", "description changed by Upgrade")),
+    ),
+    system=(AGENT, "Policy", AGENT),
+)
+
+
 def upgrade(tmp_path: Path, snapshots: int = 3) -> tuple[Path, Path]:
     """``snapshots`` tests whose upgrade changed a prompt line, a tool description and made
     the ``delete`` tool visible, identically in each."""
@@ -51,5 +64,6 @@ def upgrade(tmp_path: Path, snapshots: int = 3) -> tuple[Path, Path]:
     for index in range(snapshots):
         name = f"tests/test_app/case_{index}.txt"
         write(old, name, request(user=f"question {index}"))
-        write(new, name, request(NEW_PROMPT, (NEW_READ, DELETE), user=f"question {index}"))
+        after = request(NEW_PROMPT, (NEW_READ, DELETE), user=f"question {index}")
+        write(new, name, after.with_provenance(NEW_PROVENANCE))
     return old, new

@@ -68,6 +68,7 @@ def test_summary_and_diff_render_after_the_script_ran(report: Path, tmp_path: Pa
     assert '<td class="new">| Cite every source you use.</td>' in dom
     assert '<td class="old">| Cite your sources.</td>' in dom
     assert "3 of 3 findings shown" in dom  # written by the page's script
+    assert "now visible to the model (registered by FilesystemMiddleware)" in dom
 
 
 def test_class_filters_hide_the_other_cards(report: Path, tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def test_every_format_shows_the_lines_that_changed(tmp_path: Path, format_name: 
 def test_text_report_is_a_unified_diff_per_finding(tmp_path: Path) -> None:
     out = _report(tmp_path)
     assert (
-        "REVIEW   system prompt: lines changed\n"
+        "REVIEW   system prompt: lines changed (from Policy)\n"
         "  in 3 snapshots: tests/test_app/case_0.txt, tests/test_app/case_1.txt, "
         "tests/test_app/case_2.txt\n"
         "    @@ -1,4 +1,4 @@\n"
@@ -51,6 +51,14 @@ def test_text_report_is_a_unified_diff_per_finding(tmp_path: Path) -> None:
         "     | Never guess.\n"
     ) in out
     assert "    +| Delete a file for good.\n" in out
+    assert (
+        "SECURITY tool delete: now visible to the model (registered by FilesystemMiddleware)\n"
+        in out
+    )
+    assert (
+        "REVIEW   tool read_file: description changed "
+        "(registered by FilesystemMiddleware; description changed by Upgrade)\n"
+    ) in out
 
 
 def test_identical_changes_are_reported_once_with_every_snapshot(tmp_path: Path) -> None:
