@@ -141,3 +141,15 @@ def test_the_command_reports_each_semantic_on_real_eino() -> None:
     assert text.returncode == 0, text.stderr
     assert text.stdout.splitlines()[0].split() == ["semantic", "target", "status", "observed"]
     assert "(a known difference)" in text.stdout
+
+
+def test_the_wheel_ships_the_go_sources_where_the_runner_looks() -> None:
+    import tomllib
+
+    from hookproof.conformance import _eino_go
+
+    root = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    assert shipped == {"go": "hookproof/_go"}
+    assert root / "go" == _eino_go._CHECKOUT  # a checkout's fallback is the same directory
