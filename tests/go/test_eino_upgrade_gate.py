@@ -131,7 +131,7 @@ def test_the_gate_finds_what_eino_v0_9_changed_in_the_trip_planners_requests(
     assert text.returncode == 1, text.stdout + text.stderr
     for tool in DROPPED_TOOLS:
         assert f"BREAKING tool {tool}: removed" in text.stdout
-    assert "REVIEW   messages: lines changed" in text.stdout
+    assert "REVIEW   messages: message metadata changed" in text.stdout
     summary = text.stdout.splitlines()[-2]
     assert summary.startswith("6 snapshots, 2 unchanged; BREAKING 12, SECURITY 0, REVIEW ")
     assert f"\n{summary}\n" in README.read_text(encoding="utf-8"), "the README quotes it"
@@ -149,7 +149,7 @@ def test_the_gate_finds_what_eino_v0_9_changed_in_the_trip_planners_requests(
         change for finding in findings_of(report, "REVIEW") for change in finding["changes"]
     ]
     assert reviewed and all(
-        (change["subject"], change["what"]) == ("messages", "lines changed")
+        (change["subject"], change["what"]) == ("messages", "message metadata changed")
         and MESSAGE_ID not in change["before"]
         and MESSAGE_ID in change["after"]
         for change in reviewed

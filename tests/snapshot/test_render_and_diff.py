@@ -233,3 +233,17 @@ def test_nested_description_change_is_review_and_blank_lines_are_cosmetic() -> N
     spaced = SystemMessage(content="Rule one.\n")
     changes = diff(_request(system_message=system), _request(system_message=spaced)).changes
     assert [c.kind.value for c in changes] == ["COSMETIC"]
+
+
+def test_a_change_to_message_headers_alone_reads_as_metadata() -> None:
+    """An upgrade that stamps ids into every message reads as metadata, not as new text."""
+    said = AssistantMessage(content="On it.")
+    stamped = said.model_copy(update={"additional_kwargs": {"msg_id": "m1"}})
+    reworded = stamped.model_copy(update={"content": [TextBlock(text="Working on it.")]})
+    before = _request(messages=(said,))
+    assert diff(before, _request(messages=(stamped,))).format() == (
+        "REVIEW   messages: message metadata changed"
+    )
+    assert diff(before, _request(messages=(reworded,))).format() == (
+        "REVIEW   messages: lines changed"
+    )

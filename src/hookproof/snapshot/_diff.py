@@ -158,6 +158,8 @@ def _line_changes(
         if tag == "replace":
             kind = _text_kind(removed, added)
             what = "whitespace changed" if kind is ChangeClass.COSMETIC else "lines changed"
+            if kind is ChangeClass.REVIEW and _headers_only(old[i1:i2], new[j1:j2]):
+                what = "message metadata changed"
             yield Change(kind, subject, what, removed, added, origin(hunk))
         elif tag == "delete":
             kind = _blank_kind(old[i1:i2])
@@ -177,6 +179,19 @@ def _system_changes(before: RequestView, after: RequestView) -> Iterator[Change]
         return f"from {found}" if found else None
 
     return _line_changes("system prompt", before.system, after.system, origin)
+
+
+def _headers_only(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Only the header lines of the same messages changed (ids, names, metadata), not what
+    they say: ``<role> {...}`` for ``<role> {...}`` line by line."""
+    return len(old) == len(new) and all(
+        before.startswith("<") and _role(before) == _role(after)
+        for before, after in zip(old, new, strict=True)
+    )
+
+
+def _role(line: str) -> str:
+    return line.split(">", 1)[0] if line.startswith("<") else ""
 
 
 def _blank_kind(lines: tuple[str, ...]) -> ChangeClass:
