@@ -47,7 +47,7 @@ class CassetteChatModel(RecordingChatModel):
         self, messages: list[BaseMessage], kwargs: Mapping[str, Any], stop: Any
     ) -> FinalRequest:
         portable = portable_kwargs(kwargs)
-        self._raw.append((list(messages), portable, stop))
+        self._record(messages, portable, stop)
         return final_request(messages, portable, model=self.model_name, stop=stop)
 
     def _generate(

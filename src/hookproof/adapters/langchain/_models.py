@@ -180,6 +180,11 @@ class RecordingChatModel(_ToolBinding):
             self._requests.append(with_noted_provenance(final, notes))
         return self._requests
 
+    def _record(self, messages: Sequence[BaseMessage], portable: dict[str, Any], stop: Any) -> None:
+        """Keep one call (``portable``: its bound arguments, as portable_kwargs gives them)
+        with the notes its provenance is computed from."""
+        self._raw.append((list(messages), portable, stop, noted()))
+
     @property
     def requests(self) -> tuple[FinalRequest, ...]:
         return tuple(self._converted())
@@ -205,7 +210,7 @@ class RecordingChatModel(_ToolBinding):
     ) -> ChatResult:
         check_model(self.inner)
         forward = {k: v for k, v in kwargs.items() if not k.startswith("_hookproof_")}
-        self._raw.append((list(messages), portable_kwargs(kwargs), stop, noted()))
+        self._record(messages, portable_kwargs(kwargs), stop)
         return self.inner._generate(messages, stop=stop, run_manager=run_manager, **forward)
 
 
