@@ -339,6 +339,20 @@ def test_deepagents_prompt_sections_name_the_middleware_that_wrote_them() -> Non
     assert "<agent_memory>" in lines[memory.first - 1 : memory.last]
 
 
+@DEEPAGENTS
+def test_a_subagents_model_calls_carry_the_subagents_own_provenance() -> None:
+    task = {"description": "Look it up.", "subagent_type": "general-purpose"}
+    script = [call("task", task), "Found.", "Done."]
+    main, sub, _ = LangChainTarget(_deep_agent()).run(script=script).final_requests
+    assert main.provenance is not None and sub.provenance is not None
+    assert main.provenance.tool("task") is not None
+    assert sub.provenance.tool("task") is None  # the subagent was given no task tool
+    read_file = sub.provenance.tool("read_file")
+    assert read_file is not None and read_file.events == ("registered by FilesystemMiddleware",)
+    assert set(sub.provenance.system) == {"agent"}  # its own system prompt, from its spec
+    assert sub.system_text != main.system_text
+
+
 class HideDelete(LangChainMiddleware):
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
         return handler(request.override(tools=[t for t in request.tools if t.name != "delete"]))
