@@ -262,6 +262,31 @@ def test_an_agent_without_model_layers_still_names_who_registered_its_tools() ->
     assert model.last.provenance is None
 
 
+def test_a_model_a_layer_calls_itself_gets_no_provenance_of_the_agents() -> None:
+    from langchain.agents.middleware import LLMToolSelectorMiddleware
+
+    selector = RecordingChatModel(
+        ScriptedChatModel(lambda request: call(request.tools[0].name, {"tools": ["search"]}))
+    )
+
+    def build(model: Any) -> Any:
+        middleware = [LangChainPrompt(), LLMToolSelectorMiddleware(model=selector, max_tools=1)]
+        return langchain_create_agent(
+            model, [lc_search, lc_lookup], middleware=middleware, system_prompt=SYSTEM_PROMPT
+        )
+
+    [final] = LangChainTarget(build).run(script=["done"]).final_requests
+    assert final.provenance is not None
+    assert final.provenance.describe().splitlines() == [
+        "system 1-2: agent",
+        "system 3-5: Prompt",
+        "tool lookup: registered by agent; removed by LLMToolSelectorMiddleware",
+        "tool search: registered by agent",
+    ]
+    [selection] = selector.requests  # called inside the selector's own layer
+    assert selection.provenance is None
+
+
 def test_tools_langchain_binds_after_the_layers_are_added_by_the_agent() -> None:
     from langchain.agents.structured_output import ToolStrategy
     from pydantic import BaseModel

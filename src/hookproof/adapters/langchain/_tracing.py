@@ -137,17 +137,17 @@ def _owner_name(handler: Any) -> str | None:
     return None if owner is None else _name_of(owner)
 
 
-def _traced(handler: Any, hook: str, origins: Mapping[str, str]) -> Any:
+def _traced(handler: Any, hook: str, chain: _Chain, index: int) -> Any:
     """The same wrap hook, recording its enter and exit in the run's trace; a model layer
-    also notes the request it passes on when it differs from the one it received."""
+    also notes the request it passes on (``index``: its place among the chain's layers)."""
     name = _owner_name(handler)
     if name is None:  # not a middleware's bound hook: leave it exactly as it is
         return handler
     notes = hook == "wrap_model_call"
 
     def traced(request: Any, inner: Any) -> Any:
-        token = _NOTED.set((origins, _edits())) if notes else None
-        passed_on = _noting(name, request, inner, origins) if notes else inner
+        token = _NOTED.set(_Notes(chain)) if notes and index == 0 else None
+        passed_on = _noting(name, request, inner) if notes else inner
         try:
             tracer = TRACER.get()
             if tracer is None:
@@ -169,7 +169,7 @@ def _traced(handler: Any, hook: str, origins: Mapping[str, str]) -> Any:
     return traced
 
 
-def _atraced(handler: Any, hook: str, origins: Mapping[str, str]) -> Any:
+def _atraced(handler: Any, hook: str, chain: _Chain, index: int) -> Any:
     """``_traced`` for an async wrap hook (``ainvoke`` composes the async ones)."""
     name = _owner_name(handler)
     if name is None:
@@ -177,8 +177,8 @@ def _atraced(handler: Any, hook: str, origins: Mapping[str, str]) -> Any:
     notes = hook == "wrap_model_call"
 
     async def traced(request: Any, inner: Any) -> Any:
-        token = _NOTED.set((origins, _edits())) if notes else None
-        passed_on = _anoting(name, request, inner, origins) if notes else inner
+        token = _NOTED.set(_Notes(chain)) if notes and index == 0 else None
+        passed_on = _anoting(name, request, inner) if notes else inner
         try:
             tracer = TRACER.get()
             if tracer is None:
@@ -203,7 +203,10 @@ def _atraced(handler: Any, hook: str, origins: Mapping[str, str]) -> Any:
 def _instrumented(compose: Any, hook: str, origins: dict[str, str], wrap: Any) -> Any:
     def compose_traced(handlers: Sequence[Any]) -> Any:
         _add_origins(origins, handlers)
-        return compose([wrap(handler, hook, origins) for handler in handlers])
+        owned = [handler for handler in handlers if _owner(handler) is not None]
+        chain = _Chain(origins, len(owned))
+        indexes = {id(handler): index for index, handler in enumerate(owned)}
+        return compose([wrap(item, hook, chain, indexes.get(id(item), -1)) for item in handlers])
 
     return compose_traced
 
@@ -217,36 +220,56 @@ def _instrumented(compose: Any, hook: str, origins: dict[str, str], wrap: Any) -
 
 Edit = tuple[str, Any, Any]
 Noted = tuple[Mapping[str, str], tuple[Edit, ...]]  # (tool origins, edits from the outside in)
-_NOTED: ContextVar[Noted | None] = ContextVar("hookproof_langchain_model_edits", default=None)
 
 
-def _edits() -> tuple[Edit, ...]:
+@dataclass(frozen=True, slots=True, eq=False)
+class _Chain:
+    """One agent's composed model layers: who registered which tool, and how many layers."""
+
+    origins: Mapping[str, str]
+    layers: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Notes:
+    chain: _Chain
+    edits: tuple[Edit, ...] = ()
+    passed: int = 0  # layers of the chain now inside their handler
+
+
+_NOTED: ContextVar[_Notes | None] = ContextVar("hookproof_langchain_model_edits", default=None)
+
+
+def _passing(owner: str, received: Any, passed: Any) -> Any:
+    """Note that ``owner`` passes ``passed`` on (an edit when it is not what it received);
+    the token to reset, or None outside an instrumented chain."""
     current = _NOTED.get()
-    return () if current is None else current[1]
+    if current is None:
+        return None
+    edits = current.edits if passed is received else (*current.edits, (owner, received, passed))
+    return _NOTED.set(_Notes(current.chain, edits, current.passed + 1))
 
 
-def _noting(owner: str, received: Any, inner: Any, origins: Mapping[str, str]) -> Any:
+def _noting(owner: str, received: Any, inner: Any) -> Any:
     def handler(passed: Any) -> Any:
-        if passed is received:
-            return inner(passed)
-        token = _NOTED.set((origins, (*_edits(), (owner, received, passed))))
+        token = _passing(owner, received, passed)
         try:
             return inner(passed)
         finally:
-            _NOTED.reset(token)
+            if token is not None:
+                _NOTED.reset(token)
 
     return handler
 
 
-def _anoting(owner: str, received: Any, inner: Any, origins: Mapping[str, str]) -> Any:
+def _anoting(owner: str, received: Any, inner: Any) -> Any:
     async def handler(passed: Any) -> Any:
-        if passed is received:
-            return await inner(passed)
-        token = _NOTED.set((origins, (*_edits(), (owner, received, passed))))
+        token = _passing(owner, received, passed)
         try:
             return await inner(passed)
         finally:
-            _NOTED.reset(token)
+            if token is not None:
+                _NOTED.reset(token)
 
     return handler
 
@@ -254,10 +277,13 @@ def _anoting(owner: str, received: Any, inner: Any, origins: Mapping[str, str]) 
 def noted() -> Noted | None:
     """The notes for a model call made now: the model layers' edits, or, when no layer of
     an instrumented agent runs, the traced agent's tool origins; None when the agent was not
-    built instrumented (its provenance is unknown, not empty)."""
+    built instrumented, or for a model a layer calls on its own (its provenance is unknown,
+    not empty)."""
     current = _NOTED.get()
     if current is not None:
-        return current
+        if current.passed < current.chain.layers:
+            return None  # a model a layer calls itself (a selection or summary model)
+        return current.chain.origins, current.edits
     tracer = TRACER.get()
     origins = None if tracer is None else tracer.origins
     return None if origins is None else (origins, ())
