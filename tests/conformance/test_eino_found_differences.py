@@ -59,3 +59,23 @@ def test_an_unknown_tool_fails_the_step_before_any_call_runs() -> None:
     run = ChatModelAgent(model=model, tools=[audit]).run([("user", "hi")])
     assert "tool ghost not found in toolsNode indexes" in str(run.error)
     assert ran == []  # Eino's ToolsNode finds every call's tool first
+
+
+def test_a_failing_call_lets_the_others_of_its_message_run_first() -> None:
+    ran: list[str] = []
+
+    @tool
+    def audit(q: str) -> str:
+        """Audit."""
+        ran.append(q)
+        return q
+
+    @tool
+    def broken(q: str) -> str:
+        """Always fails."""
+        raise RuntimeError("disk full")
+
+    model = ScriptedModel([[call("broken", {"q": "a"}), call("audit", {"q": "b"})], "done"])
+    run = ChatModelAgent(model=model, tools=[broken, audit]).run([("user", "hi")])
+    assert "disk full" in str(run.error)
+    assert ran == ["b"]  # Eino's ToolsNode runs every call, then reports the first error

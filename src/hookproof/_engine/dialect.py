@@ -47,6 +47,9 @@ class Dialect(ABC):
         self.tool_origins: Mapping[str, str] = {}
         # The origin of each line of the agent's own system prompt, where not all the agent's.
         self.system_origins: tuple[str, ...] = ()
+        # A failing tool call stops the turn at once (LangChain, one call after another), or
+        # every call of the turn runs first and the first failure is raised after (Eino).
+        self.runs_whole_tool_turn = False
 
     # -- the model step ---------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ order the model gave them, so the trace is the same on every run.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hookproof._engine.chain import Chains
@@ -213,12 +213,32 @@ class _Loop:
         if calls is None:
             return "end"
         state = run.snapshot()  # every call of the turn sees the state before the turn
-        results = [await self._tool_result(i, call, state) for i, call in enumerate(calls)]
+        if dialect.runs_whole_tool_turn:
+            results = await self._whole_turn(calls, state)
+        else:
+            results = [await self._tool_result(i, call, state) for i, call in enumerate(calls)]
         run.finished_tools.clear()
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
         return "end" if dialect.ends_run(calls) else jump
+
+    async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
+        """Every call runs even when an earlier one failed; then the first failure is
+        raised (Eino's ToolsNode). An interrupt still pauses the turn where it is raised."""
+        results: list[Any] = []
+        failure: Exception | None = None
+        for index, call in enumerate(calls):
+            try:
+                results.append(await self._tool_result(index, call, state))
+            except InterruptRaised:
+                raise
+            except Exception as error:  # noqa: BLE001 - any failure waits for the turn's end
+                failure = failure or error
+                results.append(None)
+        if failure is not None:
+            raise failure
+        return results
 
     async def _tool_result(self, index: int, call: ToolCall, state: FrozenDict) -> Any:
         """Run one call, or reuse its result when a resumed step already ran it."""

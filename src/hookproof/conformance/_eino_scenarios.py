@@ -204,10 +204,6 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
 # hookproof.eino's module docstring): the report shows them as "differs", and the tests
 # require that they still do, so a fix is noticed.
 KNOWN_DIFFERENCES = {
-    "one_of_several_tool_calls_fails": (
-        "Eino's ToolsNode runs every call of a message and then reports the first error; "
-        "hookproof's engine runs them one after another and stops at the failing call"
-    ),
     "one_of_several_tool_calls_interrupts": (
         "Eino runs every call of a message and pauses once with all their interrupts; "
         "hookproof pauses at the interrupting call and runs the rest after resume"

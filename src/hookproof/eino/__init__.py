@@ -63,10 +63,10 @@ Deliberate differences from Eino, each because hookproof must be deterministic:
 
 Known differences, found by running the same scenarios on real Eino (``hookproof
 conformance --target eino`` reports them as "differs"; see hookproof.conformance):
-    * when one of several tool calls of a message fails or interrupts, Eino's ToolsNode runs
-      the other calls first, then reports the first error or pauses once with every
-      interrupt; here the engine's tool step (shared with the LangChain-shaped runtime)
-      stops at that call, and a resume runs the calls after it;
+    * when one of several tool calls of a message interrupts, Eino's ToolsNode runs the
+      other calls first and pauses once with every interrupt; here the tool step pauses at
+      that call, and a resume runs the calls after it (a failing call, by contrast, is as
+      on Eino: every call runs, then the first error is reported);
     * in a streaming run with a should_retry that rejects an output, Eino has already sent
       the rejected attempt's stream as an event (ending in WillRetryError or the final
       error); here an attempt's event is sent only once the attempt is accepted, since

@@ -32,6 +32,7 @@ class EinoDialect(Dialect):
         super().__init__(
             name=name, model=model, stack=stack, state=state, checkpointer=checkpointer
         )
+        self.runs_whole_tool_turn = True  # the ToolsNode runs every call, then fails
 
     def before_model_call(self, run: RunHandle) -> None:
         """Eino checks max_iterations before the model hooks run (the ``eino:prepare`` step
