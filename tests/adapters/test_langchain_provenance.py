@@ -287,6 +287,25 @@ def test_a_model_a_layer_calls_itself_gets_no_provenance_of_the_agents() -> None
     assert selection.provenance is None
 
 
+def test_a_model_a_node_hook_calls_gets_no_provenance_either() -> None:
+    from langchain.agents.middleware import before_model
+
+    summary = RecordingChatModel(ScriptedChatModel(["A summary."]))
+
+    @before_model
+    def summarize(state: Any, runtime: Any) -> None:
+        summary.invoke("Summarize.")
+
+    def build(model: Any) -> Any:
+        middleware = [LangChainRegistry(), summarize]
+        return langchain_create_agent(model, [lc_search], middleware=middleware)
+
+    [final] = LangChainTarget(build).run(script=["done"]).final_requests
+    assert final.provenance is not None  # the agent's own call, with no model layer
+    assert final.provenance.tool("delete") is not None
+    assert summary.last.provenance is None
+
+
 def test_tools_langchain_binds_after_the_layers_are_added_by_the_agent() -> None:
     from langchain.agents.structured_output import ToolStrategy
     from pydantic import BaseModel

@@ -277,7 +277,7 @@ def _anoting(owner: str, received: Any, inner: Any) -> Any:
 def noted() -> Noted | None:
     """The notes for a model call made now: the model layers' edits, or, when no layer of
     an instrumented agent runs, the traced agent's tool origins; None when the agent was not
-    built instrumented, or for a model a layer calls on its own (its provenance is unknown,
+    built instrumented, or for a model a hook calls on its own (its provenance is unknown,
     not empty)."""
     current = _NOTED.get()
     if current is not None:
@@ -286,7 +286,20 @@ def noted() -> Noted | None:
         return current.chain.origins, current.edits
     tracer = TRACER.get()
     origins = None if tracer is None else tracer.origins
-    return None if origins is None else (origins, ())
+    if origins is None or not _in_model_node():  # a node hook's own model (a summary)
+        return None
+    return origins, ()
+
+
+def _in_model_node() -> bool:
+    """Whether this runs in the graph's model node (``create_agent`` names it "model")."""
+    from langgraph.config import get_config
+
+    try:
+        metadata = get_config().get("metadata") or {}
+    except RuntimeError:  # outside any graph run
+        return False
+    return bool(metadata.get("langgraph_node") == "model")
 
 
 def with_noted_provenance(final: FinalRequest, notes: Noted | None) -> FinalRequest:
