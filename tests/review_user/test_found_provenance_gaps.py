@@ -1,0 +1,94 @@
+"""Defects found by a user review of provenance in snapshots and gate rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent, RunContext
+from hookproof.models import RecordingModel, ScriptedModel
+from hookproof.runtime import tool
+from hookproof.snapshot import ChangeClass, diff, render
+
+
+@tool
+def public_search(query: str) -> str:
+    """Search the public knowledge base."""
+    return query
+
+
+@tool
+def internal_lookup(customer_id: str) -> str:
+    """Look a customer up."""
+    return customer_id
+
+
+def _guest_request(hidden: set[str]) -> Any:
+    class GuestTools(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            kept = [info for info in state.tool_infos if info.name not in hidden]
+            return ctx, state.override(tool_infos=kept)
+
+    model = RecordingModel(ScriptedModel(["Done."]))
+    agent = ChatModelAgent(
+        model=model,
+        tools=[public_search, internal_lookup],
+        instruction="Be brief.",
+        handlers=[GuestTools()],
+    )
+    agent.run([("user", "hi")], RunContext({"role": "guest"}))
+    return model.last
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a SECURITY 'now visible' row names only the candidate's history; the layer that "
+    "used to hide the tool (the baseline's 'removed by GuestTools') is not named",
+)
+def test_a_tool_a_filter_stopped_hiding_names_that_filter() -> None:
+    before = _guest_request(hidden={"internal_lookup"})
+    after = _guest_request(hidden=set())
+    assert "removed by GuestTools" in render(before)  # the baseline knows who hid it
+    (change,) = diff(before, after).of(ChangeClass.SECURITY)
+    assert change.origin is not None and "GuestTools" in change.origin
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a failing comparison against a reviewed file with a damaged provenance section "
+    "says only 'not a snapshot in this format', not what is wrong (the gate says it)",
+)
+def test_a_damaged_reviewed_file_says_what_is_wrong(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_app="""
+        import pytest
+        from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent
+        from hookproof.runtime import tool
+
+        @tool
+        def search(query: str) -> str:
+            '''Search.'''
+            return query
+
+        class Hide(BaseChatModelAgentMiddleware):
+            def before_model_rewrite_state(self, ctx, state, model_ctx):
+                return ctx, state.override(tool_infos=[])
+
+        @pytest.mark.hookproof(script=["Done."])
+        def test_request(recording_model, hookproof_snapshot):
+            agent = ChatModelAgent(model=recording_model, tools=[search], instruction="Hi.",
+                                   handlers=[Hide()])
+            agent.run([("user", "hi")])
+            assert recording_model.last == hookproof_snapshot
+        """
+    )
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
+    (reviewed,) = Path(pytester.path, "snapshots").rglob("*.txt")
+    text = reviewed.read_text(encoding="utf-8")
+    assert "  system 1-2: agent\n" in text
+    reviewed.write_text(text.replace("system 1-2: agent", "system 1-9: agent"), encoding="utf-8")
+    result = pytester.runpytest_inprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*provenance covers 9 system lines*"])
