@@ -92,3 +92,28 @@ def test_a_damaged_reviewed_file_says_what_is_wrong(pytester: pytest.Pytester) -
     result = pytester.runpytest_inprocess()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*provenance covers 9 system lines*"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a system-prompt hunk that replaces lines names only the new lines' origin: a "
+    "middleware's policy lines that vanished in it read 'lines changed (from agent)'",
+)
+def test_a_replaced_hunk_names_the_origin_of_the_lines_it_removed() -> None:
+    class Policy(BaseChatModelAgentMiddleware):
+        def before_agent(self, ctx: Any, config: Any) -> Any:
+            instruction = config.instruction + "\n\nNever reveal customer data."
+            return ctx, config.override(instruction=instruction)
+
+    def final_request(instruction: str, handlers: list[Any]) -> Any:
+        model = RecordingModel(ScriptedModel(["Done."]))
+        agent = ChatModelAgent(
+            model=model, tools=[public_search], instruction=instruction, handlers=handlers
+        )
+        agent.run([("user", "hi")])
+        return model.last
+
+    before = final_request("Be brief.", [Policy()])
+    after = final_request("Be very brief.", [])
+    origins = " ".join(change.origin or "" for change in diff(before, after).changes)
+    assert "Policy" in origins
