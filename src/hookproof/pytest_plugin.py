@@ -480,11 +480,16 @@ def scripted_chat_model(hookproof_options: HookproofOptions) -> ScriptedChatMode
 
 
 @pytest.fixture
-def recording_chat_model(scripted_chat_model: ScriptedChatModel) -> RecordingChatModel:
-    """A LangChain RecordingChatModel over ``scripted_chat_model``, for ``create_agent``."""
-    from hookproof.adapters.langchain import RecordingChatModel
+def recording_chat_model(scripted_chat_model: ScriptedChatModel) -> Iterator[RecordingChatModel]:
+    """A LangChain RecordingChatModel over ``scripted_chat_model``, for ``create_agent``.
 
-    return RecordingChatModel(scripted_chat_model)
+    While the test runs, LangChain's ``create_agent`` builds its wrap hooks instrumented, so
+    the FinalRequests of an agent built in the test carry provenance."""
+    from hookproof.adapters.langchain import RecordingChatModel
+    from hookproof.adapters.langchain._tracing import instrumented_builds
+
+    with instrumented_builds():
+        yield RecordingChatModel(scripted_chat_model)
 
 
 @pytest.fixture

@@ -421,3 +421,63 @@ def test_the_gate_names_the_origin_of_a_deepagents_change(tmp_path: Path) -> Non
         "BREAKING tool delete: removed (registered by FilesystemMiddleware; removed by HideDelete)"
         in hidden
     )
+
+
+# -- the plugin workflow: the agent built in the test, from recording_chat_model ------------
+
+
+def test_an_agent_built_in_a_plugin_test_snapshots_its_provenance(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeini("[pytest]\nhookproof_snapshot_dir = snapshots\n")
+    pytester.makepyfile(
+        test_app="""
+import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.tools import tool
+from hookproof.models import call
+
+
+@tool
+def search(query: str) -> str:
+    '''Search the docs.'''
+    return query
+
+
+@tool
+def export(path: str) -> str:
+    '''Export a report.'''
+    return path
+
+
+class Exports(AgentMiddleware):
+    tools = (export,)
+
+
+class Guests(AgentMiddleware):
+    def wrap_model_call(self, request, handler):
+        return handler(request.override(tools=[t for t in request.tools if t.name != "export"]))
+
+
+BUILT_TOO_EARLY = None
+
+
+@pytest.mark.hookproof(script=[call("search", {"query": "x"}), "done"])
+def test_guest(recording_chat_model, hookproof_snapshot):
+    agent = create_agent(
+        recording_chat_model, [search], middleware=[Exports(), Guests()], system_prompt="Help."
+    )
+    agent.invoke({"messages": [("user", "hi")]})
+    assert recording_chat_model.last == hookproof_snapshot
+"""
+    )
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
+    written = next((pytester.path / "snapshots").rglob("*.txt")).read_text(encoding="utf-8")
+    assert written.startswith("hookproof final request, format 2\n")
+    assert written.endswith(
+        "\nprovenance:\n  system 1: agent\n"
+        "  tool export: registered by Exports; removed by Guests\n"
+        "  tool search: registered by agent\n"
+    ), written
+    pytester.runpytest_inprocess().assert_outcomes(passed=1)

@@ -66,7 +66,7 @@ def test_snapshot_update_creates_one_readable_file(pytester: pytest.Pytester) ->
     assert text.startswith('hookproof final request, format 2\nmodel: "scripted"\n')
     assert "  | You are careful.\n" in text
     assert text.endswith(
-        "\nprovenance:\n  system 1-2: agent\n"
+        "\nprovenance:\n  system 1: agent\n"
         "  tool export: registered by agent\n  tool search: registered by agent\n"
     )
     assert "  search\n    description:\n    | Search the docs.\n" in text

@@ -247,8 +247,8 @@ def test_the_snapshot_ends_with_the_provenance_section() -> None:
     assert text.startswith("hookproof final request, format 2\n")
     assert text.endswith(
         "\nprovenance:\n"
-        "  system 1-3: agent\n"
-        "  system 4-6: Files\n"
+        "  system 1-2: agent\n"
+        "  system 3-5: Files\n"
         "  tool delete: registered by Files\n"
         "  tool search: registered by agent; removed by HideSearch\n"
     )
@@ -284,7 +284,7 @@ def test_without_provenance_a_request_renders_as_format_1() -> None:
     ("section", "problem"),
     [
         ("  system 2-3: agent\n", "system FIRST-LAST"),
-        ("  system 1-2: agent\n", "covers 2 system lines"),
+        ("  system 1: agent\n", "covers 1 system lines"),
         ("  sistem 1-3: agent\n", "system FIRST-LAST"),
         ('  tool "unclosed: agent\n', "badly quoted"),
         ("  tool search\n", "tool NAME: history"),
@@ -421,7 +421,7 @@ def test_app(recording_model, hookproof_snapshot):
     pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     path = next((pytester.path / "snapshots").rglob("*.txt"))
     written = path.read_text(encoding="utf-8")
-    assert "\nprovenance:\n  system 1-2: agent\n" in written
+    assert "\nprovenance:\n  system 1: agent\n" in written
     path.write_text(without_provenance(written), encoding="utf-8")  # as a format-1 file
     pytester.runpytest_inprocess().assert_outcomes(passed=1)
     assert "provenance:" not in path.read_text(encoding="utf-8")

@@ -173,9 +173,9 @@ def _system_changes(before: RequestView, after: RequestView) -> Iterator[Change]
     def origin(hunk: Hunk) -> str | None:
         tag, i1, i2, j1, j2 = hunk
         if tag == "delete":
-            was = before.provenance and before.provenance.lines_origin(i1, i2)
+            was = before.provenance and before.provenance.lines_origin(before.system, i1, i2)
             return f"was from {was}" if was else None
-        found = after.provenance and after.provenance.lines_origin(j1, j2)
+        found = after.provenance and after.provenance.lines_origin(after.system, j1, j2)
         return f"from {found}" if found else None
 
     return _line_changes("system prompt", before.system, after.system, origin)

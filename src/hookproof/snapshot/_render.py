@@ -57,16 +57,36 @@ class ToolView:
 
 @dataclass(frozen=True)
 class ProvenanceView:
-    """The origin of each line of the system section (as rendered, headers included) and
-    each tool's history ("registered by X; removed by Y"), by tool name as rendered."""
+    """The origin of each text line of the system section (its ``| ...`` lines, the lines
+    of the prompt itself) and each tool's history ("registered by X; removed by Y"), by
+    tool name as rendered."""
 
     system: tuple[str, ...]
     tools: Mapping[str, str]
 
-    def lines_origin(self, first: int, last: int) -> str | None:
-        """The origins of system lines ``first``..``last`` (0-based, exclusive end)."""
-        found = dict.fromkeys(self.system[first:last])
+    def lines_origin(self, system: Sequence[str], first: int, last: int) -> str | None:
+        """The origins of lines ``first``..``last`` (0-based, end excluded) of the system
+        section ``system``; a block header counts as the text it heads."""
+        found = dict.fromkeys(_every_line(self.system, system)[first:last])
         return ", ".join(found) if found else None
+
+
+def _is_text(line: str) -> bool:
+    return line.startswith("| ") or line == "|"
+
+
+def _every_line(origins: Sequence[str], system: Sequence[str]) -> list[str]:
+    """One origin per line of the section: a header or metadata line takes the origin of
+    the next text line (of the one before, at the end)."""
+    expanded: list[str | None] = []
+    texts = iter(origins)
+    for line in system:
+        expanded.append(next(texts, None) if _is_text(line) else None)
+    following: str | None = None
+    for index in range(len(expanded) - 1, -1, -1):
+        following = expanded[index] = expanded[index] or following
+    last = next((item for item in reversed(expanded) if item), AGENT)
+    return [item or last for item in expanded]
 
 
 @dataclass(frozen=True)
@@ -216,9 +236,10 @@ def _provenance_view(request: FinalRequest, system: Sequence[str]) -> Provenance
     raw = [] if request.system_message is None else request.system_message.text.split("\n")
     shown = [line[2:] if line.startswith("| ") else "" if line == "|" else line for line in system]
     if raw and len(raw) == len(found.system):
-        origins = map_lines(raw, found.system, shown)
+        every = map_lines(raw, found.system, shown)
     else:  # no text lines to follow (e.g. an empty system message): the agent's own
-        origins = [AGENT] * len(shown)
+        every = [AGENT] * len(shown)
+    origins = [origin for origin, line in zip(every, system, strict=True) if _is_text(line)]
     tools = {_tool_name(item.name): redact_text(item.describe()) for item in found.tools}
     return ProvenanceView(tuple(redact_text(item) for item in origins), tools)
 
@@ -487,7 +508,8 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
     system = _section(lines, "system")
     messages = _section(lines, "messages")
     tools = _parse_tools(lines, _tool_count(lines))
-    provenance = _parse_provenance(lines, len(system)) if version >= 2 else None
+    texts = sum(1 for line in system if _is_text(line))
+    provenance = _parse_provenance(lines, texts) if version >= 2 else None
     if lines.index != len(lines.lines):
         raise _format_error(source, f"unexpected text at line {lines.index + 1}")
     return RequestView(
@@ -526,7 +548,8 @@ def _parse_provenance(lines: _Lines, system_lines: int) -> ProvenanceView | None
     if origins and len(origins) != system_lines:
         raise _format_error(
             lines.source,
-            f"provenance covers {len(origins)} system lines, the system section has {system_lines}",
+            f"provenance covers {len(origins)} system lines, the system section has "
+            f"{system_lines} text lines",
         )
     return ProvenanceView(tuple(origins), tools)
 

@@ -7,7 +7,7 @@ import contextlib
 import sys
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any
@@ -380,22 +380,25 @@ def _remember(agent: Any, origins: Mapping[str, str]) -> None:
         _BUILT[agent] = origins
 
 
-_PATCH_LOCK = threading.Lock()  # one build at a time touches the factory's module globals
+# Builds that patch the factory's module globals take turns; the lock is re-entrant so that a
+# build_instrumented inside instrumented_builds() (a contract run in a plugin test) works.
+_PATCH_LOCK = threading.RLock()
 
 
-def build_instrumented(build: Any, argument: Any, tool_lists: list[list[str]] | None = None) -> Any:
-    """Call the user's factory with LangChain's wrap-hook composition instrumented, so runs of
-    the agent it builds record their wrap layers; with ``tool_lists``, the names of the
-    tools each agent it builds registers (before LangChain keeps one per name) are appended
-    there. Its model calls' FinalRequests carry provenance (see ``noted``). Behaviour is
-    unchanged; on a LangChain version without these internals, the agent is built as is
-    (node hooks are still traced, and requests carry no provenance)."""
+@contextlib.contextmanager
+def instrumented_builds(
+    tool_lists: list[list[str]] | None = None,
+) -> Iterator[dict[str, str] | None]:
+    """While it lasts, every LangChain ``create_agent`` builds its wrap hooks instrumented
+    (see ``build_instrumented``); yields the tool origins found, or None on a LangChain
+    version without the internals it patches (agents are then built as they are)."""
     from unittest import mock
 
     try:
         from langchain.agents import factory
     except ImportError:
-        return build(argument)
+        yield None
+        return
     origins: dict[str, str] = {}  # every wrap hook owner's tools, for provenance
     patches = [
         (name, hook, wrap)
@@ -407,7 +410,8 @@ def build_instrumented(build: Any, argument: Any, tool_lists: list[list[str]] | 
         )
         if callable(getattr(factory, name, None))
     ]
-    with _PATCH_LOCK, contextlib.ExitStack() as stack:
+    stack = contextlib.ExitStack()
+    with _PATCH_LOCK:
         for name, hook, wrap in patches:
             traced = _instrumented(getattr(factory, name), hook, origins, wrap)
             stack.enter_context(mock.patch.object(factory, name, traced))
@@ -415,8 +419,24 @@ def build_instrumented(build: Any, argument: Any, tool_lists: list[list[str]] | 
         if isinstance(tool_node, type):
             recording = _recording_tool_node(tool_node, tool_lists, origins)
             stack.enter_context(mock.patch.object(factory, "ToolNode", recording))
+    try:
+        yield origins
+    finally:
+        with _PATCH_LOCK:  # the patches are undone under the lock too
+            stack.close()
+
+
+def build_instrumented(build: Any, argument: Any, tool_lists: list[list[str]] | None = None) -> Any:
+    """Call the user's factory with LangChain's wrap-hook composition instrumented, so runs of
+    the agent it builds record their wrap layers; with ``tool_lists``, the names of the
+    tools each agent it builds registers (before LangChain keeps one per name) are appended
+    there. Its model calls' FinalRequests carry provenance (see ``noted``). Behaviour is
+    unchanged; on a LangChain version without these internals, the agent is built as is
+    (node hooks are still traced, and requests carry no provenance)."""
+    with _PATCH_LOCK, instrumented_builds(tool_lists) as origins:
         agent = build(argument)
-    _remember(agent, origins)
+    if origins is not None:
+        _remember(agent, origins)
     return agent
 
 
