@@ -10,11 +10,6 @@ from hookproof import cli
 from hookproof.conformance import _eino_go
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a built runner that cannot be started (a noexec temporary directory, say) "
-    "escapes as a PermissionError traceback with exit 1, not a GoToolchainError with exit 2",
-)
 def test_a_runner_that_cannot_start_is_a_clear_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -317,7 +317,8 @@ def test_every_report_format_names_where_a_change_comes_from(tmp_path: Path) -> 
     report = _gate(tmp_path, _final(HideSearch()), _final(Files()))
     rows = [
         "SECURITY tool delete: now visible to the model (registered by Files)",
-        "SECURITY tool search: now visible to the model (registered by agent)",
+        "SECURITY tool search: now visible to the model "
+        "(registered by agent; no longer removed by HideSearch)",
         "REVIEW   system prompt: 3 lines added (from Files)",
     ]
     text = format_text(report)

@@ -99,14 +99,21 @@ class EinoProgram:
 
     def __init__(self, binary: Path, stderr: IO[str]) -> None:
         self._stderr = stderr
-        self._process = subprocess.Popen(
-            [str(binary)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            encoding="utf-8",
-        )
+        try:
+            self._process = subprocess.Popen(
+                [str(binary)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+                encoding="utf-8",
+            )
+        except OSError as error:  # e.g. a temporary directory mounted noexec
+            raise GoToolchainError(
+                f"hookproof: the Eino scenario runner was built as {binary} but cannot be "
+                f"started ({error}). If the temporary directory does not allow running "
+                "programs (noexec), point TMPDIR at one that does. " + _NOTHING_RUN
+            ) from None
 
     def run(self, scenario: Scenario) -> Outcome:
         process = self._process

@@ -172,11 +172,12 @@ def _line_changes(
 def _system_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
     def origin(hunk: Hunk) -> str | None:
         tag, i1, i2, j1, j2 = hunk
-        if tag == "delete":
-            was = before.provenance and before.provenance.lines_origin(before.system, i1, i2)
-            return f"was from {was}" if was else None
-        found = after.provenance and after.provenance.lines_origin(after.system, j1, j2)
-        return f"from {found}" if found else None
+        was = before.provenance and before.provenance.lines_origin(before.system, i1, i2)
+        now = after.provenance and after.provenance.lines_origin(after.system, j1, j2)
+        said = [f"from {now}"] if now and tag != "delete" else []
+        if was and tag != "insert" and was != now:
+            said.append(f"was from {was}")  # the lines it took away had another origin
+        return "; ".join(said) or None
 
     return _line_changes("system prompt", before.system, after.system, origin)
 
@@ -216,13 +217,22 @@ def _removed_origin(before: RequestView, after: RequestView, name: str) -> str |
     return f"was {was}" if was else None
 
 
+def _shown_origin(before: RequestView, after: RequestView, name: str) -> str | None:
+    """A newly visible tool's history, and the layer that used to hide it, if one did."""
+    now, was = _history(after, name), _history(before, name)
+    hider = was.rpartition("; ")[2] if was else ""
+    if not hider.startswith("removed by ") or (now or "").endswith(hider):
+        return now
+    return "; ".join(item for item in (now, f"no longer {hider}") if item)
+
+
 def _tool_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
     old_names, new_names = set(before.tool_names), set(after.tool_names)
     for name in sorted(old_names - new_names):
         origin = _removed_origin(before, after, name)
         yield Change(ChangeClass.BREAKING, f"tool {name}", "removed", origin=origin)
     for name in sorted(new_names - old_names):
-        origin = _history(after, name)
+        origin = _shown_origin(before, after, name)
         yield Change(
             ChangeClass.SECURITY, f"tool {name}", "now visible to the model", origin=origin
         )

@@ -157,7 +157,8 @@ def semantic_lines(old: str, new: str) -> Iterator[str]:
     """The semantic diff as report lines (nothing when a side cannot be parsed)."""
     try:
         changes = diff(old, new).changes
-    except SnapshotFormatError:
+    except SnapshotFormatError as error:
+        yield f"hookproof: no semantic diff, the reviewed file cannot be read: {error.problem}."
         return
     if changes:
         yield "hookproof semantic diff (class, subject: what):"
@@ -201,8 +202,11 @@ def _failure_lines(old: object, new: str) -> list[str]:
         return ["new snapshot: no reviewed file yet"]
     try:
         before, after = parse(old), parse(new)
-    except SnapshotFormatError:
-        return ["no semantic diff: the reviewed file is not a snapshot in this format"]
+    except SnapshotFormatError as error:
+        return [
+            f"no semantic diff: the reviewed file is not a snapshot in this format: "
+            f"{error.problem}. Regenerate it with `pytest --snapshot-update` and review it."
+        ]
     changes = diff(before, after).changes
     if not changes:
         return ["no semantic diff: only text the diff ignores changed (see the text diff)"]
