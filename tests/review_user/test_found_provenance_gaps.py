@@ -102,3 +102,33 @@ def test_a_replaced_hunk_names_the_origin_of_the_lines_it_removed() -> None:
     after = final_request("Be very brief.", [])
     origins = " ".join(change.origin or "" for change in diff(before, after).changes)
     assert "Policy" in origins
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a middleware name with a newline is written raw into the provenance section, "
+    "where it reads back as a line of its own (here a tool the model never saw)",
+)
+def test_a_middleware_name_cannot_forge_provenance_lines() -> None:
+    from hookproof.errors import HookproofError
+    from hookproof.runtime import AgentMiddleware, create_agent
+    from hookproof.snapshot import parse
+
+    class Drop(AgentMiddleware):
+        name = "Drop\n  tool ghost: registered by agent"
+
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            kept = [item for item in request.tools if item.name != "internal_lookup"]
+            return handler(request.override(tools=kept))
+
+    model = RecordingModel(ScriptedModel(["Done."]))
+    try:
+        agent = create_agent(
+            model, [public_search, internal_lookup], system_prompt="Hi.", middleware=[Drop()]
+        )
+        agent.invoke({"messages": [("user", "hi")]})
+    except HookproofError:
+        return  # refusing such a name is a fix too
+    provenance = parse(render(model.last)).provenance
+    assert provenance is not None
+    assert set(provenance.tools) == {"public_search", "internal_lookup"}
