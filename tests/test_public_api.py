@@ -37,6 +37,7 @@ EXPORTS: dict[str, set[str]] = {
         "ScriptedChatModel",
         "TraceHandler",
         "build_instrumented",
+        "instrumented_builds",
         "final_request",
         "graph_tool_schemas",
         "is_langchain_object",

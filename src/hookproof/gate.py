@@ -322,7 +322,7 @@ def _summary(report: GateReport) -> str:
     unchanged = sum(1 for item in report.files if item.status == "unchanged")
     counts = ", ".join(f"{name} {count}" for name, count in report.counts().items())
     distinct = plural(len(report.findings), "distinct finding")
-    return f"{len(report.files)} snapshots, {unchanged} unchanged; {counts} ({distinct})"
+    return f"{plural(len(report.files), 'snapshot')}, {unchanged} unchanged; {counts} ({distinct})"
 
 
 def _where(finding: Finding, limit: int = 10) -> str:

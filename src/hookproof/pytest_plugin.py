@@ -485,8 +485,7 @@ def recording_chat_model(scripted_chat_model: ScriptedChatModel) -> Iterator[Rec
 
     While the test runs, LangChain's ``create_agent`` builds its wrap hooks instrumented, so
     the FinalRequests of an agent built in the test carry provenance."""
-    from hookproof.adapters.langchain import RecordingChatModel
-    from hookproof.adapters.langchain._tracing import instrumented_builds
+    from hookproof.adapters.langchain import RecordingChatModel, instrumented_builds
 
     with instrumented_builds():
         yield RecordingChatModel(scripted_chat_model)

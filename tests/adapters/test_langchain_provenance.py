@@ -413,8 +413,8 @@ def test_the_gate_names_the_origin_of_a_deepagents_change(tmp_path: Path) -> Non
         (tmp_path / side / "deep.txt").write_text(render(final), encoding="utf-8")
     shown = format_text(compare_directories(tmp_path / "old", tmp_path / "new"))
     assert (
-        "SECURITY tool delete: now visible to the model (registered by FilesystemMiddleware)"
-        in shown
+        "SECURITY tool delete: now visible to the model "
+        "(registered by FilesystemMiddleware; no longer removed by HideDelete)" in shown
     )
     hidden = format_text(compare_directories(tmp_path / "new", tmp_path / "old"))
     assert (

@@ -9,11 +9,6 @@ import pytest
 pytest.importorskip("langchain")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="nested instrumentation (the fixture's and build_instrumented's) loses the "
-    "middleware that registers a tool: 'registered by agent' instead of 'by ToolRegistry'",
-)
 def test_build_instrumented_under_the_fixture_keeps_a_middlewares_tool(
     pytester: pytest.Pytester,
 ) -> None:

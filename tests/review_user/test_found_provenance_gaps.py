@@ -104,11 +104,6 @@ def test_a_replaced_hunk_names_the_origin_of_the_lines_it_removed() -> None:
     assert "Policy" in origins
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a middleware name with a newline is written raw into the provenance section, "
-    "where it reads back as a line of its own (here a tool the model never saw)",
-)
 def test_a_middleware_name_cannot_forge_provenance_lines() -> None:
     from hookproof.errors import HookproofError
     from hookproof.runtime import AgentMiddleware, create_agent

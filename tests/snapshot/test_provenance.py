@@ -288,6 +288,10 @@ def test_without_provenance_a_request_renders_as_format_1() -> None:
         ("  sistem 1-3: agent\n", "system FIRST-LAST"),
         ('  tool "unclosed: agent\n', "badly quoted"),
         ("  tool search\n", "tool NAME: history"),
+        (
+            "  system 1-2: agent\n  tool search: registered by agent\n  tool search: added by X\n",
+            "names tool search a second time",
+        ),
     ],
 )
 def test_a_damaged_provenance_section_is_a_clear_format_error(section: str, problem: str) -> None:
@@ -299,7 +303,7 @@ def test_a_damaged_provenance_section_is_a_clear_format_error(section: str, prob
 
 def test_a_format_1_file_with_a_provenance_section_is_refused() -> None:
     text = render(_final()).replace("format 2", "format 1", 1)
-    with pytest.raises(SnapshotFormatError, match="unexpected text"):
+    with pytest.raises(SnapshotFormatError, match="needs format 2"):
         parse(text)
 
 

@@ -75,7 +75,8 @@ def _judge(semantic: str, eino: EinoProgram) -> ProbeResult:
     for name, scenario in scenarios.items():
         found = compare(scenario, eino)
         if found is not None:
-            known = " (a known difference)" if semantic in KNOWN_DIFFERENCES else ""
+            reason = KNOWN_DIFFERENCES.get(semantic)
+            known = f" (a known difference: {reason})" if reason else ""
             return ProbeResult(semantic, EINO_TARGET, "differs", f"{name}{known}: {found}")
     count = len(scenarios)
     observed = f"{count} scenario{'' if count == 1 else 's'} alike"

@@ -240,8 +240,17 @@ def _provenance_view(request: FinalRequest, system: Sequence[str]) -> Provenance
     else:  # no text lines to follow (e.g. an empty system message): the agent's own
         every = [AGENT] * len(shown)
     origins = [origin for origin, line in zip(every, system, strict=True) if _is_text(line)]
-    tools = {_tool_name(item.name): redact_text(item.describe()) for item in found.tools}
-    return ProvenanceView(tuple(redact_text(item) for item in origins), tools)
+    tools = {_tool_name(item.name): _one_line_text(item.describe()) for item in found.tools}
+    return ProvenanceView(tuple(_one_line_text(item) for item in origins), tools)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _one_line_text(text: str) -> str:
+    """An origin on one line: a middleware's name is the user's text, and a line break in it
+    would read back as another provenance line (a tool the model never saw, say)."""
+    return _CONTROL.sub(lambda found: repr(found.group())[1:-1], redact_text(text))
 
 
 def view(
@@ -511,6 +520,10 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
     texts = sum(1 for line in system if _is_text(line))
     provenance = _parse_provenance(lines, texts) if version >= 2 else None
     if lines.index != len(lines.lines):
+        if version < 2 and lines.lines[lines.index + 1 : lines.index + 2] == ["provenance:"]:
+            raise _format_error(
+                source, "it has a provenance section, which needs format 2 (its header says 1)"
+            )
         raise _format_error(source, f"unexpected text at line {lines.index + 1}")
     return RequestView(
         model=scalars["model"],
@@ -538,6 +551,8 @@ def _parse_provenance(lines: _Lines, system_lines: int) -> ProvenanceView | None
         where = f"provenance line {offset + 1}"
         if line.startswith("tool "):
             name, events = _provenance_tool(line[5:], lines.source, where)
+            if name in tools:
+                raise _format_error(lines.source, f"{where} names tool {name} a second time")
             tools[name] = events
             continue
         match = _SECTION.fullmatch(line)

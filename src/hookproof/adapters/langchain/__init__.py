@@ -41,7 +41,11 @@ from hookproof.adapters.langchain._samples import (
     sample_tool_call_request,
 )
 from hookproof.adapters.langchain._target import LangChainTarget, graph_tool_schemas
-from hookproof.adapters.langchain._tracing import TraceHandler, build_instrumented
+from hookproof.adapters.langchain._tracing import (
+    TraceHandler,
+    build_instrumented,
+    instrumented_builds,
+)
 
 __all__ = [
     "RecordingChatModel",
@@ -58,6 +62,7 @@ __all__ += [
     "TraceHandler",
     "build_instrumented",
     "graph_tool_schemas",
+    "instrumented_builds",
     "is_langchain_object",
     "model_reply",
     "models_for",

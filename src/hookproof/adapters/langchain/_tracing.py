@@ -416,7 +416,7 @@ def instrumented_builds(
             traced = _instrumented(getattr(factory, name), hook, origins, wrap)
             stack.enter_context(mock.patch.object(factory, name, traced))
         tool_node = getattr(factory, "ToolNode", None)  # LangChain's internal, where present
-        if isinstance(tool_node, type):
+        if callable(tool_node):  # the class, or an enclosing instrumentation's recorder
             recording = _recording_tool_node(tool_node, tool_lists, origins)
             stack.enter_context(mock.patch.object(factory, "ToolNode", recording))
     try:
@@ -441,7 +441,7 @@ def build_instrumented(build: Any, argument: Any, tool_lists: list[list[str]] | 
 
 
 def _recording_tool_node(
-    tool_node: type, tool_lists: list[list[str]] | None, origins: dict[str, str]
+    tool_node: Any, tool_lists: list[list[str]] | None, origins: dict[str, str]
 ) -> Any:
     def recorded(*args: Any, **kwargs: Any) -> Any:
         if tool_lists is not None:
