@@ -481,3 +481,64 @@ def test_guest(recording_chat_model, hookproof_snapshot):
         "  tool search: registered by agent\n"
     ), written
     pytester.runpytest_inprocess().assert_outcomes(passed=1)
+
+
+def test_an_agent_without_model_layers_gets_provenance_under_the_fixture(
+    pytester: pytest.Pytester,
+) -> None:
+    """No wrap hook notes the call, so the build's registered tools say who registered what;
+    an agent built before the test (not instrumented) gets none rather than a guess."""
+    pytester.makepyfile(
+        test_app="""
+import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.tools import tool
+from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
+from hookproof.snapshot import render
+
+
+@tool
+def search(query: str) -> str:
+    '''Search the docs.'''
+    return query
+
+
+@tool
+def export(path: str) -> str:
+    '''Export a report.'''
+    return path
+
+
+class Exports(AgentMiddleware):
+    tools = (export,)
+
+
+class Prompt(AgentMiddleware):
+    def wrap_model_call(self, request, handler):
+        return handler(request)
+
+
+EARLY_MODEL = RecordingChatModel(ScriptedChatModel(["done"]))
+EARLY = create_agent(EARLY_MODEL, [search], middleware=[Exports(), Prompt()])
+
+
+@pytest.mark.hookproof(script=["done"])
+def test_unlayered(recording_chat_model):
+    agent = create_agent(
+        recording_chat_model, [search], middleware=[Exports()], system_prompt="Hi."
+    )
+    agent.invoke({"messages": [("user", "hi")]})
+    text = render(recording_chat_model.last)
+    assert text.endswith(
+        "provenance:\\n  system 1: agent\\n"
+        "  tool export: registered by Exports\\n  tool search: registered by agent\\n"
+    ), text
+
+
+def test_built_too_early(recording_chat_model):
+    EARLY.invoke({"messages": [("user", "hi")]})
+    assert EARLY_MODEL.last.provenance is None
+"""
+    )
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)

@@ -10,7 +10,7 @@ import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeAlias
 
 from langchain_core.messages import BaseMessage
 
@@ -219,7 +219,6 @@ def _instrumented(compose: Any, hook: str, origins: dict[str, str], wrap: Any) -
 # (deepagents' subagents) call models at the same time, each under its own layers.
 
 Edit = tuple[str, Any, Any]
-Noted = tuple[Mapping[str, str], tuple[Edit, ...]]  # (tool origins, edits from the outside in)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -286,9 +285,64 @@ def noted() -> Noted | None:
         return current.chain.origins, current.edits
     tracer = TRACER.get()
     origins = None if tracer is None else tracer.origins
-    if origins is None or not _in_model_node():  # a node hook's own model (a summary)
+    if origins is not None:
+        return (origins, ()) if _in_model_node() else None  # else a node hook's own model
+    unlayered = tuple(item for builds in _ACTIVE.values() for item in builds if not item.layered)
+    if unlayered and _in_model_node():
+        return _Unlayered(unlayered)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Build:
+    """One ``create_agent`` call under ``instrumented_builds``: the tools it registered, who
+    registered them, and whether it has model layers (whose calls note their own)."""
+
+    tools: frozenset[str]
+    origins: Mapping[str, str]
+    layered: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Unlayered:
+    """A model call in a graph's model node with no instrumented layer around it: an agent
+    without model layers, one of ``builds`` if its tools say which (else unknown)."""
+
+    builds: tuple[_Build, ...]
+
+    def origins_for(self, final: FinalRequest) -> Mapping[str, str] | None:
+        names = frozenset(final.tool_names)
+        found = {tuple(sorted(b.origins.items())) for b in self.builds if b.tools == names}
+        return dict(found.pop()) if len(found) == 1 else None
+
+
+# (tool origins, edits from the outside in), or the builds an unlayered call may come from
+Noted: TypeAlias = tuple[Mapping[str, str], tuple[Edit, ...]] | _Unlayered
+
+_ACTIVE: dict[int, list[_Build]] = {}  # the builds of each instrumented_builds() in force
+
+
+def _build_of(caller: Any, tools: Sequence[Any]) -> _Build | None:
+    """The build ``create_agent`` (the ``caller`` frame) is making, or None elsewhere."""
+    if caller is None or caller.f_code.co_name != "create_agent":
         return None
-    return origins, ()
+    own: dict[str, str] = {}
+    _add_middleware_of(own, caller)
+    names = frozenset(str(getattr(item, "name", item)) for item in tools)
+    return _Build(names, own, _has_model_layers(caller.f_locals.get("middleware")))
+
+
+def _has_model_layers(middleware: Any) -> bool:
+    """Whether any middleware has a model-call wrap hook (as create_agent decides it)."""
+    from langchain.agents.middleware import AgentMiddleware
+
+    if not isinstance(middleware, Sequence):
+        return True  # unknown: never guessed to have none
+    return any(
+        type(item).wrap_model_call is not AgentMiddleware.wrap_model_call
+        or type(item).awrap_model_call is not AgentMiddleware.awrap_model_call
+        for item in middleware
+    )
 
 
 def _in_model_node() -> bool:
@@ -304,6 +358,9 @@ def _in_model_node() -> bool:
 
 def with_noted_provenance(final: FinalRequest, notes: Noted | None) -> FinalRequest:
     """``final`` carrying the provenance the notes give (computed when first read)."""
+    if isinstance(notes, _Unlayered):
+        origins = notes.origins_for(final)
+        notes = None if origins is None else (origins, ())
     if notes is None:
         return final
     from hookproof.provenance import PendingProvenance
@@ -411,17 +468,21 @@ def instrumented_builds(
         if callable(getattr(factory, name, None))
     ]
     stack = contextlib.ExitStack()
+    builds: list[_Build] = []
     with _PATCH_LOCK:
         for name, hook, wrap in patches:
             traced = _instrumented(getattr(factory, name), hook, origins, wrap)
             stack.enter_context(mock.patch.object(factory, name, traced))
         tool_node = getattr(factory, "ToolNode", None)  # LangChain's internal, where present
         if callable(tool_node):  # the class, or an enclosing instrumentation's recorder
-            recording = _recording_tool_node(tool_node, tool_lists, origins)
+            recording = _recording_tool_node(tool_node, tool_lists, origins, builds)
             stack.enter_context(mock.patch.object(factory, "ToolNode", recording))
+    key = id(builds)
+    _ACTIVE[key] = builds
     try:
         yield origins
     finally:
+        del _ACTIVE[key]
         with _PATCH_LOCK:  # the patches are undone under the lock too
             stack.close()
 
@@ -441,13 +502,20 @@ def build_instrumented(build: Any, argument: Any, tool_lists: list[list[str]] | 
 
 
 def _recording_tool_node(
-    tool_node: Any, tool_lists: list[list[str]] | None, origins: dict[str, str]
+    tool_node: Any,
+    tool_lists: list[list[str]] | None,
+    origins: dict[str, str],
+    builds: list[_Build],
 ) -> Any:
     def recorded(*args: Any, **kwargs: Any) -> Any:
+        tools = kwargs.get("tools", args[0] if args else ())
         if tool_lists is not None:
-            tools = kwargs.get("tools", args[0] if args else ())
             tool_lists.append([str(getattr(item, "name", item)) for item in tools])
-        _add_middleware_of(origins, sys._getframe(1))
+        caller = sys._getframe(1)
+        _add_middleware_of(origins, caller)
+        build = _build_of(caller, tools)
+        if build is not None:
+            builds.append(build)
         return tool_node(*args, **kwargs)
 
     return recorded
