@@ -52,4 +52,4 @@ def test_gate_finds_nothing_between_two_runs_of_the_same_go_suite(tmp_path: Path
     write_snapshots(tmp_path / "second", "")
     result = gate(str(tmp_path / "first"), str(tmp_path / "second"))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "1 snapshots, 1 unchanged" in result.stdout
+    assert "1 snapshot, 1 unchanged" in result.stdout
