@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("langchain")
+pytest.importorskip("langchain", reason="install hookproof[langchain] to run this")
 
 
 def test_build_instrumented_under_the_fixture_keeps_a_middlewares_tool(
