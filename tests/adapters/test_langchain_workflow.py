@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("langchain.agents")
+pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware
@@ -163,7 +163,9 @@ def test_run_refuses_what_is_not_an_agent() -> None:
 
 def build_deep(model: Any) -> Any:
     """The same application on deepagents: review of deletes, the role filter, a saver."""
-    deepagents = pytest.importorskip("deepagents")
+    deepagents = pytest.importorskip(
+        "deepagents", reason="install hookproof[deepagents] to run this"
+    )
     return deepagents.create_deep_agent(
         model,
         [lookup, delete_account],

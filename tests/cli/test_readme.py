@@ -39,8 +39,8 @@ def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.slow
 def test_readme_langchain_project_runs_as_written(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("langchain.agents")
-    pytest.importorskip("deepagents")
+    pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
+    pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
     files = _project_files()
     assert {"support_app.py", "tests/test_support_app.py"} <= set(files)
     longest = max(_test_lengths(files.values()))

@@ -281,7 +281,7 @@ class LangChainTwins:
 
 
 def _langchain_twins() -> LangChainTwins:
-    pytest.importorskip("langchain.agents")
+    pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
     from langchain.agents import create_agent as lc_create_agent
     from langchain.agents.middleware import AgentMiddleware as LCMiddleware
     from langchain_core.messages import ToolMessage as LCToolMessage
@@ -346,7 +346,7 @@ def _langchain_twins() -> LangChainTwins:
 def test_preserved_on_langchain_and_deepagents(framework: str) -> None:
     twins = _langchain_twins()
     if framework == "deepagents":
-        pytest.importorskip("deepagents")
+        pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
     build = twins.create_agent if framework == "langchain" else twins.create_deep_agent
     with pytest.raises(ContractViolation) as error:
         contracts.check_tools_preserved(build, SUPPORT, middleware=twins.allow_list, owned=BUSINESS)
@@ -363,7 +363,7 @@ def test_preserved_on_langchain_and_deepagents(framework: str) -> None:
 def test_allowed_calls_on_langchain_and_deepagents(framework: str) -> None:
     twins = _langchain_twins()
     if framework == "deepagents":
-        pytest.importorskip("deepagents")
+        pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
     factory = twins.create_agent if framework == "langchain" else twins.create_deep_agent
     skip = () if framework == "langchain" else DEEPAGENTS_SKIP
     buggy = lambda model: factory(model, [twins.customer_from_context])  # noqa: E731

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("langchain.agents")
+pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import (
@@ -112,7 +112,9 @@ def test_langchain_review_is_answered_and_the_hiding_only_filter_is_caught(
 
 
 def test_deepagents_review_is_answered_and_the_hiding_only_filter_is_caught() -> None:
-    deepagents = pytest.importorskip("deepagents")
+    deepagents = pytest.importorskip(
+        "deepagents", reason="install hookproof[deepagents] to run this"
+    )
 
     def build(filter_: Any) -> Any:
         return lambda model: deepagents.create_deep_agent(
@@ -261,7 +263,9 @@ def test_requires_approval_on_the_frameworks(framework: str) -> None:
         if framework == "langchain":
             hitl = HumanInTheLoopMiddleware(interrupt_on=review)
             return lambda model: create_agent(model, TOOLS, middleware=[hitl])
-        deepagents = pytest.importorskip("deepagents")
+        deepagents = pytest.importorskip(
+            "deepagents", reason="install hookproof[deepagents] to run this"
+        )
         return lambda model: deepagents.create_deep_agent(model, TOOLS, interrupt_on=review)
 
     stale = {"delete_record": True, "export_data": True}

@@ -111,7 +111,7 @@ def test_the_langchain_message_names_the_langchain_replacements(provider: StubPr
 
 
 def test_langchain_fakes_and_hookproof_models_run_under_the_guard() -> None:
-    pytest.importorskip("langchain_core")
+    pytest.importorskip("langchain_core", reason="install hookproof[langchain] to run this")
     from langchain_core.language_models.fake_chat_models import (
         FakeListChatModel,
         GenericFakeChatModel,
@@ -136,7 +136,7 @@ def test_langchain_fakes_and_hookproof_models_run_under_the_guard() -> None:
 
 
 def test_a_custom_model_declared_offline_runs_and_an_undeclared_one_does_not() -> None:
-    pytest.importorskip("langchain_core")
+    pytest.importorskip("langchain_core", reason="install hookproof[langchain] to run this")
     from langchain_core.language_models.chat_models import SimpleChatModel
 
     class Undeclared(SimpleChatModel):
@@ -178,7 +178,7 @@ def test_a_model_called_from_another_thread_is_refused(provider: StubProvider) -
 
 @pytest.mark.slow
 def test_langchain_imported_after_the_guard_is_on_is_guarded_too(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("langchain_core")
+    pytest.importorskip("langchain_core", reason="install hookproof[langchain] to run this")
     pytester.makepyfile(
         """
 import sys
@@ -206,7 +206,7 @@ def test_late_import():
 
 
 def test_the_langchain_guard_is_installed_once_from_any_number_of_threads() -> None:
-    pytest.importorskip("langchain_core")
+    pytest.importorskip("langchain_core", reason="install hookproof[langchain] to run this")
     from langchain_core.language_models.chat_models import BaseChatModel
 
     threads = [threading.Thread(target=_guard_langchain.install) for _ in range(8)]
@@ -284,7 +284,7 @@ def test_clients_are_refused_too(connects: list[tuple[str, Any]]) -> None:
     async def open_connection() -> None:
         await asyncio.open_connection(TEST_NET, 80)
 
-    httpx = pytest.importorskip("httpx")
+    httpx = pytest.importorskip("httpx", reason="install hookproof[providers] to run this")
     with provoked() as refusals:
         with pytest.raises(ConnectionBlocked):
             socket.create_connection((TEST_NET, 80), timeout=1)
@@ -766,7 +766,7 @@ def test_failing_on_its_own():
 def test_a_refusal_the_code_under_test_caught_still_fails_the_test(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("langchain_core")
+    pytest.importorskip("langchain_core", reason="install hookproof[langchain] to run this")
     monkeypatch.setenv("COLUMNS", "1000")  # whole messages in the short summary
     monkeypatch.delenv("CI", raising=False)  # under CI pytest prints them over several lines
     pytester.makepyfile(test_swallowed=SWALLOWED)

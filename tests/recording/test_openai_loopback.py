@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("langchain_openai")
+pytest.importorskip("langchain_openai", reason="install hookproof[providers] to run this")
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
@@ -202,7 +202,9 @@ def test_the_reference_runtime_runs_a_recorded_chat_openai(tmp_path: Path) -> No
 
 
 def test_a_deep_agent_records_and_replays(tmp_path: Path) -> None:
-    deepagents = pytest.importorskip("deepagents")
+    deepagents = pytest.importorskip(
+        "deepagents", reason="install hookproof[deepagents] to run this"
+    )
 
     def run(base_url: str, cassette: Cassette) -> list[Any]:
         agent = deepagents.create_deep_agent(model=cassette.wrap(_chat(base_url)))

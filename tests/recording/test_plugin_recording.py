@@ -54,7 +54,7 @@ def test_capital(hookproof_cassette):
 def test_recorded_once_through_the_fixture_replays_with_the_server_gone(
     pytester: pytest.Pytester,
 ) -> None:
-    pytest.importorskip("langchain_openai")
+    pytest.importorskip("langchain_openai", reason="install hookproof[providers] to run this")
     fields = {"digits": "0123456789" * 3, "system": "Be terse."}
     with openai_server() as provider:
         pytester.makepyfile(test_chat=CHAT_TEST.format(base_url=provider.base_url, **fields))

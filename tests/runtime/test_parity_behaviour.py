@@ -35,11 +35,17 @@ from hookproof.runtime import (
     tool,
 )
 
-lc = pytest.importorskip("langchain.agents")
-lc_middleware = pytest.importorskip("langchain.agents.middleware")
-lc_tools = pytest.importorskip("langchain_core.tools")
-lc_types = pytest.importorskip("langgraph.types")
-lc_messages = pytest.importorskip("langchain_core.messages")
+lc = pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
+lc_middleware = pytest.importorskip(
+    "langchain.agents.middleware", reason="install hookproof[langchain] to run this"
+)
+lc_tools = pytest.importorskip(
+    "langchain_core.tools", reason="install hookproof[langchain] to run this"
+)
+lc_types = pytest.importorskip("langgraph.types", reason="install hookproof[langchain] to run this")
+lc_messages = pytest.importorskip(
+    "langchain_core.messages", reason="install hookproof[langchain] to run this"
+)
 
 HI = {"messages": [("user", "hi")]}
 

@@ -50,7 +50,9 @@ HI = {"messages": [("user", "hi")]}
 
 
 def _langchain() -> Any:
-    return pytest.importorskip("langchain.agents.middleware")
+    return pytest.importorskip(
+        "langchain.agents.middleware", reason="install hookproof[langchain] to run this"
+    )
 
 
 # -- 1. ModelRequest.system_prompt ----------------------------------------------------------
@@ -131,7 +133,7 @@ def test_a_misspelt_system_prompt_in_override_suggests_it() -> None:
 
 
 def test_a_tool_call_reads_like_langchains_tool_call_dict() -> None:
-    pytest.importorskip("langchain_core")
+    pytest.importorskip("langchain_core", reason="install hookproof[langchain] to run this")
     from langchain_core.messages.tool import tool_call as lc_tool_call
 
     ours = ToolCall(name="lookup", args={"query": "x"}, id="c1")
@@ -195,7 +197,9 @@ def test_a_layer_rewriting_args_with_a_spread_runs_the_tool_with_them() -> None:
 
 
 def _langgraph_command() -> Any:
-    return pytest.importorskip("langgraph.types").Command
+    return pytest.importorskip(
+        "langgraph.types", reason="install hookproof[langchain] to run this"
+    ).Command
 
 
 def test_command_parent_and_graph_are_langgraphs() -> None:
@@ -576,7 +580,7 @@ create_agent(ScriptedModel(["x"]), middleware=[Typed(), StateOnly(), AgentMiddle
 
 @pytest.mark.slow
 def test_the_type_parameters_type_check_under_mypy_strict(tmp_path: Any) -> None:
-    api = pytest.importorskip("mypy.api")
+    api = pytest.importorskip("mypy.api", reason="install hookproof[dev] to run this")
     snippet = tmp_path / "typed_snippet.py"
     snippet.write_text(TYPED_SNIPPET)
     out, err, status = api.run(["--strict", "--no-incremental", str(snippet)])

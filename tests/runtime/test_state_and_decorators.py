@@ -309,7 +309,7 @@ def test_the_decorators_and_hook_config_refuse_unknown_targets() -> None:
 
 
 def test_the_same_jumps_follow_langchain() -> None:
-    pytest.importorskip("langchain.agents")
+    pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
     from langchain.agents import create_agent as lc_create_agent
     from langchain.agents.middleware import AgentMiddleware as LCMiddleware
     from langchain.agents.middleware import hook_config as lc_hook_config
