@@ -79,3 +79,28 @@ def test_a_failing_call_lets_the_others_of_its_message_run_first() -> None:
     run = ChatModelAgent(model=model, tools=[broken, audit]).run([("user", "hi")])
     assert "disk full" in str(run.error)
     assert ran == ["b"]  # Eino's ToolsNode runs every call, then reports the first error
+
+
+def test_a_pausing_call_lets_the_others_of_its_message_run_first() -> None:
+    from hookproof.eino import InMemoryCheckpointer, interrupt
+
+    ran: list[str] = []
+
+    @tool
+    def approve(q: str) -> str:
+        """Needs a human."""
+        return f"{q}: {interrupt('approve?')}"
+
+    @tool
+    def audit(q: str) -> str:
+        """Audit."""
+        ran.append(q)
+        return q
+
+    model = ScriptedModel([[call("approve", {"q": "a"}), call("audit", {"q": "b"})], "done"])
+    agent = ChatModelAgent(model=model, tools=[approve, audit], checkpointer=InMemoryCheckpointer())
+    first = agent.run([("user", "hi")], checkpoint_id="t")
+    assert first.interrupted and ran == ["b"]  # Eino's ToolsNode runs it before pausing
+    resumed = agent.resume("t", "yes")
+    assert resumed.error is None and ran == ["b"]  # kept, not run again
+    assert [m.text for m in resumed.messages if m.role == "tool"] == ["a: yes", "b"]

@@ -224,20 +224,25 @@ class _Loop:
         return "end" if dialect.ends_run(calls) else jump
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
-        """Every call runs even when an earlier one failed; then the first failure is
-        raised (Eino's ToolsNode). An interrupt still pauses the turn where it is raised."""
+        """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);
+        then the first failure is raised, else the first interrupt pauses the turn (the
+        calls that finished are kept, so a resume runs only the others)."""
         results: list[Any] = []
         failure: Exception | None = None
+        paused: InterruptRaised | None = None
         for index, call in enumerate(calls):
             try:
                 results.append(await self._tool_result(index, call, state))
-            except InterruptRaised:
-                raise
+            except InterruptRaised as raised:
+                paused = paused or raised
+                results.append(None)
             except Exception as error:  # noqa: BLE001 - any failure waits for the turn's end
                 failure = failure or error
                 results.append(None)
         if failure is not None:
             raise failure
+        if paused is not None:
+            raise paused
         return results
 
     async def _tool_result(self, index: int, call: ToolCall, state: FrozenDict) -> Any:

@@ -63,10 +63,11 @@ Deliberate differences from Eino, each because hookproof must be deterministic:
 
 Known differences, found by running the same scenarios on real Eino (``hookproof
 conformance --target eino`` reports them as "differs"; see hookproof.conformance):
-    * when one of several tool calls of a message interrupts, Eino's ToolsNode runs the
-      other calls first and pauses once with every interrupt; here the tool step pauses at
-      that call, and a resume runs the calls after it (a failing call, by contrast, is as
-      on Eino: every call runs, then the first error is reported);
+    * when several tool calls of one message interrupt, Eino pauses once with every
+      interrupt and one resume answers them all; here the run pauses at each in turn (the
+      engine answers interrupts one by one, by position). As on Eino, the other calls of
+      the message run before the pause, and a failing call lets them run before its error
+      is reported;
     * in a streaming run with a should_retry that rejects an output, Eino has already sent
       the rejected attempt's stream as an event (ending in WillRetryError or the final
       error); here an attempt's event is sent only once the attempt is accepted, since
