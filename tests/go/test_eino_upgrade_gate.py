@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from tests.go.toolchain import GO_MODULE, go_binary
+from tests.go.toolchain import GO_MODULE, run_go
 
 README = GO_MODULE.parent / "README.md"
 
@@ -57,16 +57,8 @@ def go(
     module: Path, *args: str, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """``go ARGS`` in a copy of the module, which go may rewrite (-mod=mod)."""
-    return subprocess.run(
-        [go_binary(), *args],
-        cwd=module,
-        env={**os.environ, "GOFLAGS": "-mod=mod -buildvcs=false", **(env or {})},
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=GO_TIMEOUT_SECONDS,
-        check=False,
-    )
+    flags = {"GOFLAGS": "-mod=mod -buildvcs=false", **(env or {})}
+    return run_go(*args, env=flags, module=module, timeout=GO_TIMEOUT_SECONDS)
 
 
 def copy_module(destination: Path) -> Path:

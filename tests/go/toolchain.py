@@ -32,18 +32,23 @@ def go_binary() -> str:
 
 
 def run_go(
-    *args: str, env: Mapping[str, str] | None = None, stdin: str | None = None
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    stdin: str | None = None,
+    module: Path = GO_MODULE,
+    timeout: float = GO_TIMEOUT_SECONDS,
 ) -> subprocess.CompletedProcess[str]:
-    """``go ARGS`` in go/, its output captured; the caller checks the return code."""
+    """``go ARGS`` in ``module`` (go/ by default), its output captured; the caller checks
+    the return code."""
     return subprocess.run(
         [go_binary(), *args],
-        cwd=GO_MODULE,
+        cwd=module,
         env={**os.environ, **(env or {})},
         input=stdin,
         capture_output=True,
         text=True,
         encoding="utf-8",
-        timeout=GO_TIMEOUT_SECONDS,
+        timeout=timeout,
         check=False,
     )
 
