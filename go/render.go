@@ -9,8 +9,13 @@ import (
 	"github.com/dlclark/regexp2"
 )
 
-// FormatVersion is the snapshot format written, the one Python's hookproof.snapshot writes.
-const FormatVersion = 1
+// FormatVersion is the snapshot format written for a request with provenance, the one
+// Python's hookproof.snapshot writes; a request without provenance is written as
+// PlainFormatVersion (format 1's text exactly), as Python does.
+const (
+	FormatVersion      = 2
+	PlainFormatVersion = 1
+)
 
 const (
 	header      = "hookproof final request, format "
@@ -326,8 +331,13 @@ func Render(request *FinalRequest) string {
 	for _, tool := range tools {
 		toolText = append(toolText, n.toolLines(tool)...)
 	}
+	provenance := provenanceLines(request, system)
+	version := PlainFormatVersion
+	if provenance != nil {
+		version = FormatVersion
+	}
 	lines := []string{
-		fmt.Sprintf("%s%d", header, FormatVersion),
+		fmt.Sprintf("%s%d", header, version),
 		"model: " + compactJSON(RedactText(request.Model)),
 		"tool_choice: " + compactJSON(n.plain(request.ToolChoice.Value, true)),
 		"response_format: " + compactJSON(n.plain(request.ResponseFormat.Value, false)),
@@ -339,5 +349,6 @@ func Render(request *FinalRequest) string {
 	lines = append(lines, indented(messages)...)
 	lines = append(lines, "", fmt.Sprintf("tools: %d", len(tools)))
 	lines = append(lines, toolText...)
+	lines = append(lines, provenance...)
 	return strings.Join(lines, "\n") + "\n"
 }

@@ -37,7 +37,16 @@ func TestRenderMatchesPythonOnNamedVectors(t *testing.T) {
 }
 
 func TestRenderMatchesPythonOnRandomVectors(t *testing.T) {
-	file, err := os.Open(filepath.Join(vectorDir, "render", "random.jsonl"))
+	checkRandomVectors(t, "random.jsonl", 100)
+}
+
+func TestRenderMatchesPythonOnRandomVectorsWithProvenance(t *testing.T) {
+	checkRandomVectors(t, "random_provenance.jsonl", 100)
+}
+
+func checkRandomVectors(t *testing.T, name string, least int) {
+	t.Helper()
+	file, err := os.Open(filepath.Join(vectorDir, "render", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +67,12 @@ func TestRenderMatchesPythonOnRandomVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := Render(request); got != item.Expected {
-			t.Errorf("random vector %d differs:\n%s", count, firstDifference(got, item.Expected))
+			t.Errorf("%s vector %d differs:\n%s", name, count, firstDifference(got, item.Expected))
 		}
 		count++
 	}
-	if count < 100 {
-		t.Fatalf("only %d random vectors", count)
+	if count < least {
+		t.Fatalf("only %d vectors in %s", count, name)
 	}
 }
 

@@ -16,6 +16,9 @@ type FinalRequest struct {
 	ToolChoice     JSONValue    `json:"tool_choice"`
 	ResponseFormat JSONValue    `json:"response_format"`
 	ModelSettings  *Object      `json:"model_settings,omitempty"`
+	// Provenance is where each tool and system-prompt line came from (nil: not recorded);
+	// it is shown in the snapshot, not sent to the model.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // Message is one message: role system, user, assistant or tool; content blocks are JSON

@@ -13,7 +13,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from hookproof.messages import coerce_message
+from hookproof.eino._provenance import RequestShape
+from hookproof.messages import SystemMessage, coerce_message
+from hookproof.provenance import Provenance, ToolOrigin, compute
 from hookproof.snapshot import render
 from hookproof.tools import ToolSchema
 from hookproof.vocabulary import FinalRequest
@@ -23,11 +25,15 @@ VECTORS = ROOT / "testdata" / "vectors"
 RENDER = VECTORS / "render"
 RANDOM_FILE = RENDER / "random.jsonl"
 RANDOM_COUNT = 300
+PROVENANCE_FILE = RENDER / "random_provenance.jsonl"
+PROVENANCE_COUNT = 200
+COMPUTE_FILE = RENDER / "provenance_compute.jsonl"
+COMPUTE_COUNT = 300
 
 
 def request_from_json(data: dict[str, Any]) -> FinalRequest:
     system = data.get("system_message")
-    return FinalRequest(
+    request = FinalRequest(
         model=data["model"],
         system_message=(None if system is None else coerce_message({**system, "role": "system"})),
         messages=tuple(coerce_message(item) for item in data.get("messages") or ()),
@@ -36,14 +42,48 @@ def request_from_json(data: dict[str, Any]) -> FinalRequest:
         response_format=data.get("response_format"),
         model_settings=data.get("model_settings") or {},
     )
+    found = data.get("provenance")
+    return request if found is None else request.with_provenance(provenance_from_json(found))
+
+
+def provenance_from_json(data: dict[str, Any]) -> Provenance:
+    tools = tuple(
+        ToolOrigin(item["name"], tuple(item["events"]), item["visible"]) for item in data["tools"]
+    )
+    return Provenance(tools, tuple(data["system"]))
+
+
+def provenance_json(found: Provenance) -> dict[str, Any]:
+    tools = [
+        {"name": item.name, "events": list(item.events), "visible": item.visible}
+        for item in found.tools
+    ]
+    return {"tools": tools, "system": list(found.system)}
+
+
+def shape_from_json(data: dict[str, Any]) -> RequestShape:
+    """A compute vector's request: its tools and its system prompt's text (null: none)."""
+    system = data["system"]
+    message = None if system is None else SystemMessage(content=system)
+    return RequestShape(tuple(ToolSchema(**item) for item in data["tools"]), message)
+
+
+def computed(case: dict[str, Any]) -> Provenance:
+    """Python's provenance of a compute vector: base, edits (owner, before, after), final."""
+    edits = [
+        (item["owner"], shape_from_json(item["before"]), shape_from_json(item["after"]))
+        for item in case["edits"]
+    ]
+    base, final = shape_from_json(case["base"]), shape_from_json(case["final"])
+    return compute(base, edits, final, {})
 
 
 def named_cases() -> dict[str, dict[str, Any]]:
     return {path.stem: json.loads(path.read_text("utf-8")) for path in RENDER.glob("*.json")}
 
 
-def random_cases() -> list[dict[str, Any]]:
-    lines = RANDOM_FILE.read_text("utf-8").split("\n")  # not splitlines: U+2028 is text
+def random_cases(path: Path = RANDOM_FILE) -> list[dict[str, Any]]:
+    lines = path.read_text("utf-8").split("\n")  # not splitlines: U+2028 is text
     return [json.loads(line) for line in lines if line]
 
 
@@ -187,6 +227,131 @@ def write_random(count: int = RANDOM_COUNT, seed: int = 21) -> None:
     RANDOM_FILE.write_text("\n".join(lines) + "\n", "utf-8")
 
 
+# Lines from a small set, so repeated, moved and inserted lines are common and
+# SequenceMatcher's choice between equally long matches decides the origins.
+_LINES = (
+    "a",
+    "b",
+    "c",
+    "You help.",
+    "",
+    "Be brief.",
+    "token=abc123def456",
+    "at 2026-01-05 09:30:00",
+)
+_OWNERS = ("Outer", "inner", "agent", "x\ny", "tab\there", "\u2028sep", "api_key=sk-abcdefgh123456")
+_TOOL_NAMES = ("search", "lookup", "read file", '"q"', "é", "")
+
+
+def _lines_text(rng: random.Random) -> str | None:
+    if rng.random() < 0.1:
+        return None
+    return "\n".join(rng.choice(_LINES) for _ in range(rng.randint(0, 7)))
+
+
+def _tool_json(rng: random.Random) -> dict[str, Any]:
+    properties = {"q": {"type": rng.choice(("string", "integer"))}}
+    return {
+        "name": rng.choice(_TOOL_NAMES[:-1]),  # a tool schema's name is never empty
+        "description": rng.choice(("Search.", "Look up.", "")),
+        "parameters": {"type": "object", "properties": properties},
+    }
+
+
+def _shape_json(rng: random.Random) -> dict[str, Any]:
+    return {
+        "tools": [_tool_json(rng) for _ in range(rng.randint(0, 3))],
+        "system": _lines_text(rng),
+    }
+
+
+def _edited(rng: random.Random, shape: dict[str, Any]) -> dict[str, Any]:
+    """shape with a few lines inserted, removed, moved or repeated, and a tool changed."""
+    text = shape["system"]
+    lines = [] if text is None else text.split("\n")
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.randint(0, 3)
+        at = rng.randint(0, len(lines))
+        if kind == 0 or not lines:
+            lines.insert(at, rng.choice(_LINES))
+        elif kind == 1:
+            del lines[min(at, len(lines) - 1)]
+        elif kind == 2:
+            lines.insert(at, lines.pop(rng.randrange(len(lines))))
+        else:
+            lines.insert(at, lines[rng.randrange(len(lines))])
+    tools = list(shape["tools"])
+    if tools and rng.random() < 0.5:
+        del tools[rng.randrange(len(tools))]
+    if rng.random() < 0.5:
+        tools.append(_tool_json(rng))
+    system = None if text is None and rng.random() < 0.5 else "\n".join(lines)
+    return {"tools": tools, "system": system}
+
+
+def _compute_case(rng: random.Random) -> dict[str, Any]:
+    base = _shape_json(rng)
+    edits, current = [], base
+    for _ in range(rng.randint(0, 4)):
+        after = _edited(rng, current)
+        edits.append({"owner": rng.choice(_OWNERS), "before": current, "after": after})
+        current = after
+    final = _edited(rng, current) if rng.random() < 0.3 else current
+    return {"base": base, "edits": edits, "final": final}
+
+
+def write_compute(count: int = COMPUTE_COUNT, seed: int = 6) -> None:
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(count):
+        case = _compute_case(rng)
+        case["expected"] = provenance_json(computed(case))
+        lines.append(json.dumps(case, ensure_ascii=False))
+    COMPUTE_FILE.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+_EVENTS = ("added", "removed", "description changed")
+
+
+def _event(rng: random.Random, kind: str) -> str:
+    return f"{kind} by {rng.choice(_OWNERS)}"
+
+
+def _random_provenance(rng: random.Random, request: dict[str, Any]) -> dict[str, Any]:
+    """Origins for each raw line of the system prompt, and a history for a few tools."""
+    system = request.get("system_message")
+    texts = [] if system is None else [item["text"] for item in system["content"]]
+    count = len("\n".join(texts).split("\n")) if system is not None else 0
+    if rng.random() < 0.1:
+        count += 1  # origins that do not fit the prompt: Python shows them all as the agent's
+    origins = [rng.choice(_OWNERS) for _ in range(count)]
+    names = [item["name"] for item in request["tools"]] + list(rng.sample(_TOOL_NAMES, 2))
+    tools = [
+        {
+            "name": name,
+            "events": [_event(rng, "registered")]
+            + [_event(rng, rng.choice(_EVENTS)) for _ in range(rng.randint(0, 2))],
+            "visible": rng.random() < 0.5,
+        }
+        for name in names[: rng.randint(0, len(names))]
+    ]
+    return {"tools": tools, "system": origins}
+
+
+def write_random_provenance(count: int = PROVENANCE_COUNT, seed: int = 26) -> None:
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(count):
+        request = _random_request(rng)
+        if request.get("system_message") is not None and rng.random() < 0.5:
+            lines_text = "\n".join(rng.choice(_LINES) for _ in range(rng.randint(1, 6)))
+            request["system_message"]["content"].append({"type": "text", "text": lines_text})
+        request["provenance"] = _random_provenance(rng, request)
+        expected = render(request_from_json(request))
+        lines.append(json.dumps({"request": request, "expected": expected}, ensure_ascii=False))
+    PROVENANCE_FILE.write_text("\n".join(lines) + "\n", "utf-8")
+
+
 def write_expected() -> None:
     for name, request in named_cases().items():
         (RENDER / f"{name}.expected").write_text(render(request_from_json(request)), "utf-8")
@@ -195,3 +360,5 @@ def write_expected() -> None:
 if __name__ == "__main__":
     write_expected()
     write_random()
+    write_random_provenance()
+    write_compute()
