@@ -236,18 +236,23 @@ func (m *RecordingChatModel) WithTools(tools []*schema.ToolInfo) (model.ToolCall
 
 // Generate records the request and returns the inner model's answer.
 func (m *RecordingChatModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
-	m.record(input, opts)
+	m.record(ctx, input, opts)
 	return m.Inner.Generate(ctx, input, opts...)
 }
 
 // Stream records the request and returns the inner model's stream.
 func (m *RecordingChatModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	m.record(input, opts)
+	m.record(ctx, input, opts)
 	return m.Inner.Stream(ctx, input, opts...)
 }
 
-func (m *RecordingChatModel) record(input []*schema.Message, opts []model.Option) {
+// record keeps the request, with its provenance when the run's handlers are wrapped by
+// Trace.Handler (see record.go).
+func (m *RecordingChatModel) record(ctx context.Context, input []*schema.Message, opts []model.Option) {
 	request := RequestFromEino(modelName(m.Inner), input, m.tools, opts...)
+	if rec := recordOf(ctx, callKey{}); rec != nil {
+		request.Provenance = rec.provenance(requestShapeOf(request))
+	}
 	m.recorded.mu.Lock()
 	defer m.recorded.mu.Unlock()
 	m.recorded.requests = append(m.recorded.requests, request)

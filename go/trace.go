@@ -179,11 +179,17 @@ func (h *recordedHandler) around(kind, hook string, call func() error) error {
 }
 
 func (h *recordedHandler) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (newCtx context.Context, newRun *adk.ChatModelAgentContext, err error) {
+	received := agentShape(ctx, runCtx) // before the call: a handler may change runCtx in place
+	rec := startRecord(ctx, received)
+	ctx = withRecord(ctx, recordKey{}, rec)
 	err = h.around("hook", "before_agent", func() error {
 		newCtx, newRun, err = h.inner.BeforeAgent(ctx, runCtx)
 		return err
 	})
-	return newCtx, newRun, err
+	if err == nil {
+		rec.noteAgent(h.name, received, agentShape(ctx, newRun))
+	}
+	return withRecord(newCtx, recordKey{}, rec), newRun, err
 }
 
 func (h *recordedHandler) AfterAgent(ctx context.Context, state *adk.ChatModelAgentState) (newCtx context.Context, err error) {
@@ -195,29 +201,40 @@ func (h *recordedHandler) AfterAgent(ctx context.Context, state *adk.ChatModelAg
 }
 
 func (h *recordedHandler) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (newCtx context.Context, newState *adk.ChatModelAgentState, err error) {
+	rec, before := recordOf(ctx, recordKey{}), stateShape(state)
+	ctx = withRecord(ctx, callKey{}, rec) // this context reaches the model call
 	err = h.around("hook", "before_model_rewrite_state", func() error {
 		newCtx, newState, err = h.inner.BeforeModelRewriteState(ctx, state, mc)
 		return err
 	})
-	return newCtx, newState, err
+	if rec != nil && err == nil {
+		rec.noteState(h.name, before, stateShape(newState))
+	}
+	return withRecord(withRecord(newCtx, recordKey{}, rec), callKey{}, rec), newState, err
 }
 
 func (h *recordedHandler) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (newCtx context.Context, newState *adk.ChatModelAgentState, err error) {
+	rec, before := recordOf(ctx, recordKey{}), stateShape(state)
 	err = h.around("hook", "after_model_rewrite_state", func() error {
 		newCtx, newState, err = h.inner.AfterModelRewriteState(ctx, state, mc)
 		return err
 	})
-	return newCtx, newState, err
+	if rec != nil && err == nil {
+		rec.noteState(h.name, before, stateShape(newState))
+	}
+	return withRecord(newCtx, recordKey{}, rec), newState, err
 }
 
 func (h *recordedHandler) WrapModel(ctx context.Context, inner model.BaseChatModel, mc *adk.ModelContext) (model.BaseChatModel, error) {
-	wrapped, err := h.inner.WrapModel(ctx, inner, mc)
+	layer := &layerModel{handler: h}
+	wrapped, err := h.inner.WrapModel(ctx, &passedModel{layer: layer, inner: inner}, mc)
 	if err != nil {
 		h.trace.record("layer", "wrap_model", "enter", h.name, nil)
 		h.trace.record("layer", "wrap_model", "error", h.name, NewObject("error", err.Error()))
 		return nil, err
 	}
-	return &layerModel{handler: h, inner: wrapped}, nil
+	layer.inner = wrapped
+	return layer, nil
 }
 
 type layerModel struct {
@@ -225,7 +242,13 @@ type layerModel struct {
 	inner   model.BaseChatModel
 }
 
+// received puts what this layer was called with in ctx, for its passedModel to compare.
+func (m *layerModel) received(ctx context.Context, input []*schema.Message, opts []model.Option) context.Context {
+	return context.WithValue(ctx, layerKey{m}, &received{input, opts})
+}
+
 func (m *layerModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
+	ctx = m.received(ctx, input, opts)
 	err = m.handler.around("layer", "wrap_model", func() error {
 		out, err = m.inner.Generate(ctx, input, opts...)
 		return err
@@ -234,6 +257,7 @@ func (m *layerModel) Generate(ctx context.Context, input []*schema.Message, opts
 }
 
 func (m *layerModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.StreamReader[*schema.Message], err error) {
+	ctx = m.received(ctx, input, opts)
 	err = m.handler.around("layer", "wrap_model", func() error {
 		out, err = m.inner.Stream(ctx, input, opts...)
 		return err
@@ -368,3 +392,60 @@ func (m *tracedModel) Stream(ctx context.Context, input []*schema.Message, opts 
 
 // ModelName is the inner model's name.
 func (m *tracedModel) ModelName() string { return modelName(m.inner) }
+
+// -- provenance notes (record.go): the shapes the hooks see, and the WrapModel probe ------
+
+// layerKey holds, in a WrapModel layer's context, what the layer was called with.
+type layerKey struct{ layer *layerModel }
+
+func agentShape(ctx context.Context, run *adk.ChatModelAgentContext) requestShape {
+	if run == nil {
+		return requestShape{}
+	}
+	return requestShape{baseToolSchemas(ctx, run.Tools), instructionLines(run.Instruction)}
+}
+
+func stateShape(state *adk.ChatModelAgentState) requestShape {
+	if state == nil {
+		return requestShape{}
+	}
+	return requestShape{infoSchemas(state.ToolInfos), systemLines(state.Messages)}
+}
+
+// received is what a WrapModel layer was called with, for the model it passes a call on to.
+type received struct {
+	input []*schema.Message
+	opts  []model.Option
+}
+
+// passedModel is the inner model a traced handler's WrapModel wraps: it compares what the
+// handler's wrapper passes on with what the wrapper received, and notes a change while the
+// inner call lasts.
+type passedModel struct {
+	layer *layerModel
+	inner model.BaseChatModel
+}
+
+func (p *passedModel) note(ctx context.Context, input []*schema.Message, opts []model.Option) func() {
+	rec := recordOf(ctx, callKey{})
+	got, _ := ctx.Value(layerKey{p.layer}).(*received)
+	if rec == nil || got == nil {
+		return func() {}
+	}
+	before, after := callShape(got.input, got.opts), callShape(input, opts)
+	if sameShape(before, after) {
+		return func() {}
+	}
+	rec.pushLayer(provenanceEdit{p.layer.handler.name, before, after})
+	return rec.popLayer
+}
+
+func (p *passedModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	defer p.note(ctx, input, opts)()
+	return p.inner.Generate(ctx, input, opts...)
+}
+
+func (p *passedModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	defer p.note(ctx, input, opts)()
+	return p.inner.Stream(ctx, input, opts...)
+}

@@ -50,11 +50,15 @@ type scenario struct {
 	StreamableTools bool             `json:"streamable_tools"`
 }
 
+// outcome is what a run showed. Requests are rendered without provenance (what the model
+// received: the differential compares them with every scenario); ProvenanceRequests are the
+// same requests with the provenance the traced handlers noted.
 type outcome struct {
-	Labels   []string `json:"labels"`
-	Requests []string `json:"requests"`
-	Events   []string `json:"events"`
-	Error    string   `json:"error"`
+	Labels             []string `json:"labels"`
+	Requests           []string `json:"requests"`
+	ProvenanceRequests []string `json:"provenance_requests"`
+	Events             []string `json:"events"`
+	Error              string   `json:"error"`
 }
 
 // echoTool answers "<prefix> <q>"; an interrupting one first interrupts, then answers
@@ -494,9 +498,9 @@ func run(spec scenario) outcome {
 	ctx := context.Background()
 	agent, err := newAgentRun(ctx, spec)
 	if err != nil {
-		return outcome{Labels: []string{}, Requests: []string{}, Events: []string{}, Error: err.Error()}
+		return outcome{Labels: []string{}, Requests: []string{}, ProvenanceRequests: []string{}, Events: []string{}, Error: err.Error()}
 	}
-	result := outcome{Labels: []string{}, Requests: []string{}, Events: []string{}}
+	result := outcome{Labels: []string{}, Requests: []string{}, ProvenanceRequests: []string{}, Events: []string{}}
 	var options []adk.AgentRunOption
 	if spec.Interrupt != "" {
 		options = append(options, adk.WithCheckPointID(checkpointID))
@@ -520,13 +524,15 @@ func run(spec scenario) outcome {
 	for _, event := range agent.trace.Events() {
 		result.Labels = append(result.Labels, label(event))
 	}
-	for _, request := range agent.recorder.Requests() {
-		result.Requests = append(result.Requests, hookproof.Render(request))
-	}
+	requests := agent.recorder.Requests()
 	if agent.fallback != nil {
-		for _, request := range agent.fallback.Requests() {
-			result.Requests = append(result.Requests, hookproof.Render(request))
-		}
+		requests = append(requests, agent.fallback.Requests()...)
+	}
+	for _, request := range requests {
+		plain := *request
+		plain.Provenance = nil
+		result.Requests = append(result.Requests, hookproof.Render(&plain))
+		result.ProvenanceRequests = append(result.ProvenanceRequests, hookproof.Render(request))
 	}
 	return result
 }
