@@ -202,7 +202,9 @@ func ordinal(number int) string {
 }
 
 // RecordingChatModel records the FinalRequest of every call, then lets the inner model
-// answer. It implements model.ToolCallingChatModel.
+// answer. It implements model.ToolCallingChatModel. In a run whose handlers are wrapped by
+// Trace.Handler, each request carries its Provenance (which handler changed which tool and
+// wrote which system-prompt line); otherwise it has none.
 type RecordingChatModel struct {
 	Inner    model.BaseChatModel
 	tools    []*schema.ToolInfo

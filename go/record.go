@@ -81,12 +81,6 @@ func (r *runRecord) noteAgent(owner string, before, after requestShape) {
 	r.now = after
 }
 
-func (r *runRecord) seal() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.sealed = true
-}
-
 func (r *runRecord) noteState(owner string, before, after requestShape) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

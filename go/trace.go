@@ -156,7 +156,9 @@ func pythonStringRepr(text string) string {
 // Handler wraps an Eino ChatModelAgentMiddleware so every call of it is recorded under
 // name: BeforeAgent, BeforeModelRewriteState, AfterModelRewriteState and AfterAgent as hook
 // events; WrapModel and the four tool wrappers as layer events around the endpoint they
-// return, so the trace nests as the onion does.
+// return, so the trace nests as the onion does. The wrapper also notes what the handler
+// changed of the tools and the system prompt, for the provenance of RecordingChatModel's
+// requests (record.go).
 func (t *Trace) Handler(name string, inner adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware {
 	return &recordedHandler{name: name, inner: inner, trace: t}
 }
