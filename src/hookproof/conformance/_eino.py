@@ -5,8 +5,9 @@ are normalised away (hookproof.eino's module docstring lists them with their rea
 * message ids: Eino stamps each message with a random UUID; hookproof.eino numbers them;
 * error texts: Eino wraps an error in its graph node path; only whether the run ended in an
   error is compared (events show ``error``, the trace the hook that failed);
-* provenance: hookproof's FinalRequests say which layer wrote what; Eino's have nothing to
-  compare it with, so requests are rendered without it.
+* provenance: compared where the scenario has handlers (the Go runner notes it through
+  ``Trace.Handler``); a scenario without handlers has none on the Go side, so its requests
+  are compared without it.
 
 The semantics in KNOWN_DIFFERENCES differ, for the reason given there; they are reported as
 "differs" like any other.

@@ -85,10 +85,11 @@ def build_program(directory: Path) -> Path:
     return binary
 
 
-def _outcome(answer: dict[str, Any]) -> Outcome:
+def _outcome(answer: dict[str, Any], scenario: Scenario) -> Outcome:
+    shown = "provenance_requests" if scenario.handlers else "requests"  # see _eino_python
     return Outcome(
         labels=tuple(answer["labels"]),
-        requests=tuple(answer["requests"]),
+        requests=tuple(answer[shown]),
         events=tuple(answer["events"]),
         failed=bool(answer["error"]),
     )
@@ -126,7 +127,7 @@ class EinoProgram:
             line = ""
         if not line:
             raise self._died(scenario)
-        return _outcome(json.loads(line))
+        return _outcome(json.loads(line), scenario)
 
     def _died(self, scenario: Scenario) -> GoToolchainError:
         self._stderr.seek(0)

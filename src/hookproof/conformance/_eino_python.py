@@ -350,8 +350,13 @@ def run_on_hookproof(scenario: Scenario) -> Outcome:
     recorded = [*model.requests, *(fallback.requests if fallback is not None else ())]
     return Outcome(
         labels=tuple(label for run in runs for label in _labels(run, scenario.handler_names)),
-        # provenance is hookproof's own annotation: Eino's requests have none to compare
-        requests=tuple(render(request, provenance=False) for request in recorded),
+        requests=tuple(render(request, provenance=_traced(scenario)) for request in recorded),
         events=tuple(_event(event) for run in runs for event in run),
         failed=runs[-1].error is not None,
     )
+
+
+def _traced(scenario: Scenario) -> bool:
+    """Whether requests are compared with their provenance: the Go runner notes it through
+    its traced handlers, so a scenario without handlers has none there."""
+    return bool(scenario.handlers)
