@@ -425,18 +425,14 @@ def test_the_gate_names_the_origin_of_a_deepagents_change(tmp_path: Path) -> Non
 
 # -- the plugin workflow: the agent built in the test, from recording_chat_model ------------
 
-
-def test_an_agent_built_in_a_plugin_test_snapshots_its_provenance(
-    pytester: pytest.Pytester,
-) -> None:
-    pytester.makeini("[pytest]\nhookproof_snapshot_dir = snapshots\n")
-    pytester.makepyfile(
-        test_app="""
+PLUGIN_APP = """
 import pytest
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import tool
+from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
 from hookproof.models import call
+from hookproof.snapshot import render
 
 
 @tool
@@ -453,14 +449,20 @@ def export(path: str) -> str:
 
 class Exports(AgentMiddleware):
     tools = (export,)
+"""
 
+
+def test_an_agent_built_in_a_plugin_test_snapshots_its_provenance(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeini("[pytest]\nhookproof_snapshot_dir = snapshots\n")
+    pytester.makepyfile(
+        test_app=PLUGIN_APP
+        + """
 
 class Guests(AgentMiddleware):
     def wrap_model_call(self, request, handler):
         return handler(request.override(tools=[t for t in request.tools if t.name != "export"]))
-
-
-BUILT_TOO_EARLY = None
 
 
 @pytest.mark.hookproof(script=[call("search", {"query": "x"}), "done"])
@@ -489,30 +491,8 @@ def test_an_agent_without_model_layers_gets_provenance_under_the_fixture(
     """No wrap hook notes the call, so the build's registered tools say who registered what;
     an agent built before the test (not instrumented) gets none rather than a guess."""
     pytester.makepyfile(
-        test_app="""
-import pytest
-from langchain.agents import create_agent
-from langchain.agents.middleware import AgentMiddleware
-from langchain_core.tools import tool
-from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
-from hookproof.snapshot import render
-
-
-@tool
-def search(query: str) -> str:
-    '''Search the docs.'''
-    return query
-
-
-@tool
-def export(path: str) -> str:
-    '''Export a report.'''
-    return path
-
-
-class Exports(AgentMiddleware):
-    tools = (export,)
-
+        test_app=PLUGIN_APP
+        + """
 
 class Prompt(AgentMiddleware):
     def wrap_model_call(self, request, handler):
