@@ -104,13 +104,13 @@ func toolEvents(history map[string][]string, before, after []ToolSchema, owner s
 	old, new := schemasByName(before), schemasByName(after)
 	for _, name := range schemaNames(before) {
 		if _, kept := new[name]; !kept {
-			history[name] = append(history[name], "removed by "+owner)
+			addEvent(history, name, "removed by "+owner)
 		}
 	}
 	for _, name := range schemaNames(after) {
 		previous, existed := old[name]
 		if !existed {
-			history[name] = append(history[name], "added by "+owner)
+			addEvent(history, name, "added by "+owner)
 			continue
 		}
 		var changed []string
@@ -121,9 +121,19 @@ func toolEvents(history map[string][]string, before, after []ToolSchema, owner s
 			changed = append(changed, "parameters")
 		}
 		if len(changed) > 0 {
-			history[name] = append(history[name], strings.Join(changed, " and ")+" changed by "+owner)
+			addEvent(history, name, strings.Join(changed, " and ")+" changed by "+owner)
 		}
 	}
+}
+
+// addEvent is Python's _event: an event the tool's history ends with already is not repeated
+// (a handler doing the same again on a later model call is no new origin).
+func addEvent(history map[string][]string, name, event string) {
+	events := history[name]
+	if len(events) > 0 && events[len(events)-1] == event {
+		return
+	}
+	history[name] = append(events, event)
 }
 
 // relabel is Python's _relabel: the new lines, each keeping its origin where

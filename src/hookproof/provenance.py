@@ -184,9 +184,9 @@ def _tool_events(
     history: dict[str, list[str]], old: Mapping[str, Any], new: Mapping[str, Any], owner: str
 ) -> None:
     for name in old.keys() - new.keys():
-        history[name].append(f"removed by {owner}")
+        _event(history, name, f"removed by {owner}")
     for name in new.keys() - old.keys():
-        history.setdefault(name, []).append(f"added by {owner}")
+        _event(history, name, f"added by {owner}")
     for name in old.keys() & new.keys():
         before, after = old[name], new[name]
         changed = [
@@ -198,7 +198,15 @@ def _tool_events(
             if differs
         ]
         if changed:
-            history[name].append(f"{' and '.join(changed)} changed by {owner}")
+            _event(history, name, f"{' and '.join(changed)} changed by {owner}")
+
+
+def _event(history: dict[str, list[str]], name: str, event: str) -> None:
+    """Add ``event`` to a tool's history, once: a layer that does the same again on a later
+    model call (Eino gives every call the run's tools afresh) is no new origin."""
+    events = history.setdefault(name, [])
+    if not events or events[-1] != event:
+        events.append(event)
 
 
 def _relabel(lines: list[tuple[str, str]], new: list[str], owner: str) -> list[tuple[str, str]]:

@@ -457,3 +457,18 @@ def test_an_eino_wrap_model_that_changes_the_call_is_its_origin() -> None:
     assert model.last.provenance is not None
     assert model.last.provenance.system == (AGENT, "Rules")
     assert _histories(model.last) == {"search": "registered by agent"}
+
+
+def test_a_layer_doing_the_same_again_on_a_later_call_is_one_event() -> None:
+    """Eino gives each model call of a run the run's tools afresh: a filter removes the same
+    tool on every call, which is one origin, not several."""
+    from hookproof.provenance import compute
+    from hookproof.vocabulary import ModelRequest
+
+    full = ModelRequest(model=None, tools=[search, delete])
+    filtered = full.override(tools=[delete])
+    found = compute(full, [("Guest", full, filtered), ("Guest", full, filtered)], filtered, {})
+    assert {item.name: item.describe() for item in found.tools} == {
+        "delete": "registered by agent",
+        "search": "registered by agent; removed by Guest",
+    }
