@@ -3,9 +3,9 @@ instruction before the model layers ran.
 
 Eino's handlers change what the model sees mostly outside the model chain: before_agent
 returns other tools or another instruction, and before/after_model_rewrite_state rewrite
-``state.tool_infos`` and ``state.messages`` (which persist into later model calls). The run
-notes each such change, (owner, before, after), as views the provenance reads like requests;
-the engine puts them ahead of the model layers' own notes.
+``state.tool_infos`` and ``state.messages``. A rewrite made for one model call can shape the
+next (messages persist), so the run notes each change, (owner, before, after), as views the
+provenance reads like requests; the engine puts them ahead of the model layers' own notes.
 """
 
 from __future__ import annotations

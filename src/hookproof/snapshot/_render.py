@@ -112,7 +112,7 @@ class RequestView:
     @property
     def system_text(self) -> list[str]:
         """The system prompt's text lines, without block headers."""
-        return [line[2:] for line in self.system if line.startswith("| ") or line == "|"]
+        return [line[2:] for line in self.system if _is_text(line)]
 
 
 def _one_line(value: Any) -> str:
