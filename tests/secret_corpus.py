@@ -52,6 +52,21 @@ SECRETS: dict[str, str] = {
     "private_key": _PEM_BODY,
     "cookie": "session=" + _tail(32, 30),
     "password": "Hunter2-" + _tail(8, 31),
+    # Credentials in URLs, in every spelling of a URL's userinfo and query.
+    "url_password_no_user": "hunter2pass" + _tail(8, 32),
+    "url_password_with_at": "p@ss:" + _tail(12, 33),
+    "url_password_with_slash": "pa/ss" + _tail(12, 34),
+    "url_percent_encoded": "p%40ss%3A" + _tail(12, 35),
+    "url_schemeless": "sch3meless" + _tail(10, 36),
+    "url_ipv6": "v6pass" + _tail(12, 37),
+    "url_json_escaped": "esc4ped" + _tail(12, 38),
+    "url_encoded_whole": "nested" + _tail(12, 39),
+    "url_token_user": "glpat-" + _tail(20, 40),
+    "query_api_key": _tail(24, 41),
+    "query_token": "tok" + _tail(16, 42),
+    "query_signature": _tail(30, 43, _BASE64).replace("/", "%2F").replace("+", "%2B"),
+    "fragment_access_token": "frag" + _tail(20, 44),
+    "query_password": "qpass" + _tail(10, 45),
 }
 
 _S = SECRETS
@@ -85,6 +100,27 @@ IN_TEXT: dict[str, str] = {
     ),
     "cookie": f"Cookie: {_S['cookie']}; theme=dark",
     "password": f'{{"password": "{_S["password"]}"}}',
+    "url_password_no_user": f"redis://:{_S['url_password_no_user']}@cache:6379/0",
+    "url_password_with_at": f"postgres://app:{_S['url_password_with_at']}@db.internal/app",
+    "url_password_with_slash": f"mysql://root:{_S['url_password_with_slash']}@db:3306/app",
+    "url_percent_encoded": f"amqp://user:{_S['url_percent_encoded']}@mq.internal/vhost",
+    "url_schemeless": f"connect to //:{_S['url_schemeless']}@cache.internal:6379",
+    "url_ipv6": f"http://admin:{_S['url_ipv6']}@[fd00::1]:8080/metrics",
+    "url_json_escaped": f'{{"dsn": "redis:\\/\\/:{_S["url_json_escaped"]}@cache\\/0"}}',
+    "url_encoded_whole": (
+        f"https://app.example/login?next=https%3A%2F%2Fbot%3A{_S['url_encoded_whole']}"
+        "%40api.internal%2Fv1&lang=en"
+    ),
+    "url_token_user": f"git clone https://{_S['url_token_user']}@gitlab.example/org/repo.git",
+    "query_api_key": f"GET https://api.example/v1/search?q=x&api_key={_S['query_api_key']}",
+    "query_token": f"wss://stream.example/feed?token={_S['query_token']}&v=2",
+    "query_signature": (
+        f"https://acct.blob.example/c/f.txt?sv=2022-11-02&sp=r&sig={_S['query_signature']}"
+    ),
+    "fragment_access_token": (
+        f"https://app.example/cb#access_token={_S['fragment_access_token']}&token_type=bearer"
+    ),
+    "query_password": f"ftp://files.example/?user=bob&password={_S['query_password']}",
 }
 
 PROSE: tuple[str, ...] = (
@@ -103,6 +139,8 @@ PROSE: tuple[str, ...] = (
     "Write the file to /workspace/notes/AKIA-checklist.md and read eyJ later.",
     '{"password": "", "api_key": null, "token": 3} api_key=None',
     "credential headers (`Authorization:`, `api-key:`, `Cookie:`), passwords in URLs",
+    "ssh://git@github.example/org/repo.git, redis://cache:6379/0 and redis://user:@cache",
+    "GET /search?q=api+key&page=2&sort=token&next_page_token=7 // a comment: see a@b.example",
 )
 
 

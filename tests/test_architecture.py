@@ -36,6 +36,8 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
             "hookproof.compat",
             "hookproof._frozen",
             "hookproof._lazy",
+            "hookproof._safe_files",
+            "hookproof._untimed",
             "hookproof.messages",
             "hookproof.tools",
             "hookproof.trace",
@@ -46,7 +48,15 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
         ),
     ),
     "templates": (1, ("hookproof.templates",)),
-    "guard": (1, ("hookproof._guard", "hookproof._guard_socket", "hookproof._guard_langchain")),
+    "guard": (
+        1,
+        (
+            "hookproof._guard",
+            "hookproof._guard_socket",
+            "hookproof._guard_langchain",
+            "hookproof._guard_child",
+        ),
+    ),
     "engine": (2, ("hookproof._engine",)),
     "runtime": (3, ("hookproof.runtime",)),
     "eino": (3, ("hookproof.eino",)),
@@ -62,7 +72,15 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
             "hookproof._gate_sections",
         ),
     ),
-    "gate": (6, ("hookproof.gate", "hookproof._report_html", "hookproof._review")),
+    "gate": (
+        6,
+        (
+            "hookproof.gate",
+            "hookproof._gate_markdown",
+            "hookproof._report_html",
+            "hookproof._review",
+        ),
+    ),
     "contracts": (
         6,
         (
@@ -77,7 +95,12 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "conformance": (7, ("hookproof.conformance",)),
     "pytest plugin": (
         8,
-        ("hookproof.pytest_plugin", "hookproof.config", "hookproof._fuzz_plugin"),
+        (
+            "hookproof.pytest_plugin",
+            "hookproof.config",
+            "hookproof._fuzz_plugin",
+            "hookproof._frozen_clock",
+        ),
     ),
     "cli": (8, ("hookproof.cli", "hookproof.__main__", "hookproof.check", "hookproof._fuzz")),
     "examples": (8, ("hookproof.examples",)),

@@ -211,6 +211,7 @@ EXPORTS: dict[str, set[str]] = {
         "EinoError",
         "ExceedMaxIterationsError",
         "ExceedMaxRetriesError",
+        "FileAccessError",
         "GoToolchainError",
         "HandlerError",
         "HookproofError",
@@ -223,6 +224,7 @@ EXPORTS: dict[str, set[str]] = {
         "MissingAsyncHookError",
         "MissingExchangeError",
         "NeedsGraphError",
+        "NothingBlocked",
         "ParentCommandError",
         "RealModelBlocked",
         "RetryExhaustedError",
@@ -240,7 +242,9 @@ EXPORTS: dict[str, set[str]] = {
         "ToolError",
         "ToolNotFoundError",
         "UnexecutableToolError",
+        "UnsafePathError",
         "UnsupportedCommandError",
+        "UnsupportedHypothesisError",
         "UnsupportedTemplateConstruct",
         "UntestedError",
         "UsageError",
@@ -372,7 +376,9 @@ EXPORTS: dict[str, set[str]] = {
         "configure_redaction",
         "is_sensitive_field",
         "redact_data",
+        "redact_file_name",
         "redact_text",
+        "redacted_repr",
     },
     "hookproof.runtime": {
         "DEFAULT_RUNTIME_MAX_ITERATIONS",
@@ -401,6 +407,7 @@ EXPORTS: dict[str, set[str]] = {
         "ToolMessage",
         "ToolRuntime",
         "ToolSchema",
+        "UntrackedValue",
         "UserMessage",
         "add_messages",
         "after_agent",
@@ -865,7 +872,8 @@ def test_import_hookproof_loads_only_its_errors() -> None:
     code = (
         "import sys; before = set(sys.modules); import hookproof; print(*set(sys.modules) - before)"
     )
-    loaded = subprocess.check_output([sys.executable, "-c", code], text=True).split()
+    # -E: not the guard's bootstrap, which loads hookproof in every child of a test first.
+    loaded = subprocess.check_output([sys.executable, "-E", "-c", code], text=True).split()
     assert sorted(loaded) == ["__future__", "hookproof", "hookproof.errors"]
 
 

@@ -32,6 +32,7 @@ from typing import IO, TextIO
 from hookproof._fuzz_plugin import DEADLINE_VARIABLE, LOG_VARIABLE
 from hookproof.check import bundled_contracts, suite_environment
 from hookproof.errors import InvalidInputError
+from hookproof.redaction import redact_text
 
 __all__ = [
     "Campaign",
@@ -209,7 +210,8 @@ def format_summary(outcome: Outcome, campaign: Campaign) -> str:
         lines += _failure_section(totals, campaign)
     if outcome.exit_code not in (0, 1) or (outcome.exit_code == 1 and not failed):
         lines += _unexpected(outcome)
-    return "\n".join(lines)
+    # Examples, pytest's output and the database URL in the replay command may hold secrets.
+    return redact_text("\n".join(lines))
 
 
 def _failure_section(totals: CheckTotals, campaign: Campaign) -> list[str]:

@@ -1,11 +1,12 @@
 """What a gate report shows of a change: the lines of the part of the request it touched.
 
-Each change's subject (``system prompt``, ``messages``, ``tool NAME``, ``model``, ...) names a
-section of the snapshot; the report shows that section's diff, unified (text, markdown, JSON)
-or side by side (HTML). Identical changes in several snapshots (an upgrade that adds the same
-tool to every request) are one Finding listing every snapshot, so a report over many
-snapshots reads each change once. Every line shown is redacted again here: a snapshot
-written by an older hookproof, or by hand, may hold a secret its writer did not mask.
+Each change's subject (``system prompt``, ``messages``, ``tool NAME``, ``model``,
+``provenance``, ...) names a section of the snapshot; the report shows that section's diff,
+unified (text, markdown, JSON) or side by side (HTML). Identical changes in several snapshots
+(an upgrade that adds the same tool to every request) are one Finding listing every snapshot,
+so a report over many snapshots reads each change once. Every line shown is redacted again
+here: a snapshot written by an older hookproof, or by hand, may hold a secret its writer did
+not mask.
 """
 
 from __future__ import annotations
@@ -112,7 +113,17 @@ def _raw_lines(view: RequestView, subject: str) -> Sequence[str]:
         return _tool_lines(view, subject.removeprefix("tool "))
     if subject in _SCALARS:
         return _pretty(getattr(view, subject))
-    return render(view).rstrip("\n").split("\n")  # "snapshot": the whole file
+    lines = render(view).rstrip("\n").split("\n")
+    if subject == "provenance":
+        return _provenance_lines(lines)
+    return lines  # "snapshot": the whole file
+
+
+def _provenance_lines(lines: list[str]) -> list[str]:
+    """The rendered provenance section: its top-level heading is the file's last one."""
+    if "provenance:" not in lines:
+        return []
+    return lines[len(lines) - lines[::-1].index("provenance:") - 1 :]
 
 
 def _redacted(lines: Sequence[str]) -> tuple[str, ...]:

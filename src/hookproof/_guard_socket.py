@@ -23,10 +23,13 @@ import ipaddress
 import socket
 import threading
 from collections.abc import Callable, Collection
-from typing import Any
 
 from hookproof._guard import current_policy, record_refusal
 from hookproof.errors import ConnectionBlocked
+
+TYPE_CHECKING = False  # not typing's: every guarded child process imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["allowed_host_problem", "check_address", "install"]
 

@@ -5,7 +5,9 @@ comparison failed. Review shows each one's semantic diff with its classes and th
 lines (as the gate does), then asks. Accepting moves the pending file over the reviewed one
 with ``os.replace`` (atomic: a reader sees the old file or the new one, never half of
 either); rejecting deletes it; skipping leaves it for later. A pending file that is not a
-readable snapshot is never accepted.
+readable snapshot is never accepted. Every file is read through ``hookproof._safe_files``
+and must stay inside the reviewed directory: a pending name that is a FIFO, a directory or
+a link out of it is listed and refused, never opened, followed or silently passed over.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from pathlib import Path
 from typing import TextIO
 
 from hookproof._gate_sections import diff_lines, group_findings
-from hookproof.errors import InvalidInputError, SnapshotFormatError
+from hookproof._safe_files import check_inside, kind_of, read_text, remove_file
+from hookproof.errors import FileAccessError, InvalidInputError, SnapshotFormatError
 from hookproof.gate import TEXT_DIFF_LINES, _compare
+from hookproof.redaction import redact_text
 from hookproof.snapshot import RequestView, parse
 
 __all__ = ["PENDING_SUFFIX", "Decision", "Pending", "find_pending", "review"]
@@ -51,7 +55,7 @@ class Decision:
 
 
 def find_pending(root: Path) -> list[Pending]:
-    """Every ``*.txt.pending`` regular file under ``root``, by path."""
+    """Every entry named ``*.txt.pending`` under ``root``, of any kind, by path."""
     if not root.is_dir():
         raise InvalidInputError(
             f"hookproof: {str(root)!r} is not a directory, so it holds no pending snapshots. "
@@ -59,23 +63,29 @@ def find_pending(root: Path) -> list[Pending]:
             "--hookproof-pending wrote to."
         )
     found = sorted(root.rglob(f"*.txt{PENDING_SUFFIX}"))
-    return [Pending(path, root) for path in found if path.is_file() and not path.is_symlink()]
+    return [Pending(path, root) for path in found]
 
 
-def _read(path: Path) -> RequestView:
-    return parse(path.read_text(encoding="utf-8"), source=str(path))
+def _read(path: Path, root: Path) -> RequestView:
+    return parse(read_text(path, root=root), source=str(path))
+
+
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
 
 
 def describe(item: Pending) -> list[str]:
     """The semantic diff of a pending snapshot against the reviewed one, with its lines."""
     try:
-        new = _read(item.path)
-    except (OSError, UnicodeDecodeError, SnapshotFormatError) as error:
-        return [f"  cannot be read as a snapshot ({error}); it can only be rejected or skipped"]
+        new = _read(item.path, item.root)
+    except (FileAccessError, SnapshotFormatError) as error:
+        return [f"  cannot be read as a snapshot ({error.problem}); it cannot be accepted"]
     try:
-        old: RequestView | None = _read(item.reviewed) if item.reviewed.exists() else None
-    except (OSError, UnicodeDecodeError, SnapshotFormatError):
-        old, note = None, ["  the reviewed file is not in this hookproof's format"]
+        old: RequestView | None = (
+            _read(item.reviewed, item.root) if _exists(item.reviewed) else None
+        )
+    except (FileAccessError, SnapshotFormatError) as error:
+        old, note = None, [f"  the reviewed file is not a snapshot in this format: {error.problem}"]
     else:
         note = [] if old is not None else ["  no reviewed file yet: accepting creates it"]
     report = _compare(item.name, old, new)
@@ -88,22 +98,30 @@ def describe(item: Pending) -> list[str]:
     return lines
 
 
-def _readable(item: Pending) -> bool:
-    try:
-        _read(item.path)
-    except (OSError, UnicodeDecodeError, SnapshotFormatError):
+def _acceptable(item: Pending) -> bool:
+    """A readable snapshot, not a link, replacing nothing but a regular file, inside."""
+    if item.path.is_symlink():
         return False
-    return True
+    try:
+        _read(item.path, item.root)
+        check_inside(item.reviewed, item.root)
+    except (FileAccessError, SnapshotFormatError):
+        return False
+    return not _exists(item.reviewed) or kind_of(item.reviewed) == "a regular file"
 
 
 def apply(item: Pending, action: str) -> str:
-    """Carry out ``action`` on the pending file; what was done (``refused`` if unreadable)."""
+    """Carry out ``action`` on the pending file; what was done (``refused`` if it cannot
+    be accepted, or a directory named like it cannot be removed)."""
     if action == "accept":
-        if not _readable(item):
+        if not _acceptable(item):
             return "refused"
         os.replace(item.path, item.reviewed)
     elif action == "reject":
-        item.path.unlink(missing_ok=True)
+        try:
+            remove_file(item.path, root=item.root)
+        except FileAccessError:
+            return "refused"
     return action
 
 
@@ -125,8 +143,9 @@ def _decisions(
     items: list[Pending], everything: str | None, read: Callable[[], str], out: TextIO
 ) -> Iterator[Decision]:
     for number, item in enumerate(items, 1):
-        out.write(f"[{number}/{len(items)}] {item.name}\n")
-        out.write("\n".join(describe(item)) + "\n")
+        # A file written before a secret's format was known may still hold it: show none.
+        out.write(redact_text(f"[{number}/{len(items)}] {item.name}\n"))
+        out.write(redact_text("\n".join(describe(item))) + "\n")
         action = everything or _ask(read, out)
         if action == "quit":
             return
@@ -136,7 +155,12 @@ def _decisions(
 
 
 def _refusal(done: str) -> str:
-    return " (not a readable snapshot: reject it or fix the test)" if done == "refused" else ""
+    if done != "refused":
+        return ""
+    return (
+        " (not a readable snapshot that may replace the reviewed file: remove it by hand, "
+        "or fix the test and run it again)"
+    )
 
 
 def review(

@@ -2,16 +2,17 @@
 
 Used by the pytest plugin while pytest collects (for every ``*.txt`` path it meets), by the
 snapshot extension and by the gate, so it imports nothing beyond the standard library. Only
-regular files are ever opened: a FIFO, socket or device named ``*.txt`` would block a read or
-have side effects, so those are recognised from ``stat`` alone.
+regular files are ever opened (``hookproof._safe_files``): a FIFO, socket or device named
+``*.txt`` would block a read or have side effects, so those are recognised from ``stat`` alone.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import Any
+
+from hookproof._safe_files import read_regular_file
 
 __all__ = [
     "BOM",
@@ -34,28 +35,11 @@ SNAPSHOT_DIR_INI = "hookproof_snapshot_dir"
 OUTSIDE_ROOTDIR_INI = "hookproof_snapshot_dir_outside_rootdir"
 BOM = b"\xef\xbb\xbf"
 _HEADER_BYTES = HEADER.encode("ascii")
-# O_NONBLOCK: should the path become a FIFO between the stat and the open, open() still returns.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 def is_snapshot_name(path: Path) -> bool:
     """Only ``*.txt`` files are snapshots; README.md, .gitkeep and the like never are."""
     return path.name.lower().endswith(SNAPSHOT_SUFFIX)
-
-
-def read_regular_file(path: Path, limit: int = -1) -> bytes | None:
-    """The bytes of a regular file (at most ``limit``), or None for anything else.
-
-    Symbolic links are followed; a link to anything but a regular file gives None. OSError
-    (missing, permission denied) propagates.
-    """
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        return None
-    descriptor = os.open(path, _OPEN_FLAGS)
-    with os.fdopen(descriptor, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            return None
-        return stream.read(limit)
 
 
 def has_snapshot_header(path: Path) -> bool:

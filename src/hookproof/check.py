@@ -65,14 +65,24 @@ def _outcome(case: ElementTree.Element) -> str:
     return "passed"
 
 
-def _rows(report: Path) -> tuple[tuple[str, Counter[str]], ...]:
+def _rows(report: Path, rootdir: Path) -> tuple[tuple[str, Counter[str]], ...]:
     if not report.exists():
         return ()
     per_file: dict[str, Counter[str]] = {}
     for case in ElementTree.parse(report).getroot().iter("testcase"):
         name = case.get("file") or case.get("classname") or "?"
-        per_file.setdefault(name, Counter())[_outcome(case)] += 1
+        per_file.setdefault(_suite_name(name, rootdir), Counter())[_outcome(case)] += 1
     return tuple(sorted(per_file.items()))
+
+
+def _suite_name(name: str, rootdir: Path) -> str:
+    """A file of the bundled suite by its package path (``hookproof/examples/contracts/...``):
+    pytest names it from the rootdir, by an absolute or ``../..`` path into the installation."""
+    bundled = bundled_contracts().resolve()
+    path = (rootdir / name).resolve()
+    if not path.is_relative_to(bundled):
+        return name
+    return path.relative_to(bundled.parents[2]).as_posix()
 
 
 def _exercised_totals(report: Path) -> dict[str, int] | None:
@@ -113,7 +123,7 @@ def run_check(
     with tempfile.TemporaryDirectory(prefix="hookproof-check-") as scratch:
         report = Path(scratch) / "report.xml"
         code = _stream(_command(targets, report, pytest_args), progress or sys.stderr)
-        return CheckResult(code, _rows(report), _exercised_totals(report))
+        return CheckResult(code, _rows(report, Path.cwd()), _exercised_totals(report))
 
 
 def suite_environment(environ: Mapping[str, str]) -> dict[str, str]:

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hookproof.errors import HookproofError, InvalidInputError
+from hookproof._safe_files import write_text
+from hookproof.errors import FileAccessError, HookproofError, InvalidInputError
 
 __all__ = ["main"]
 
@@ -51,10 +52,10 @@ def _emit(text: str, output: str | None) -> None:
         print(text)
     else:
         try:
-            Path(output).write_text(text + "\n", encoding="utf-8")
-        except OSError as error:
+            write_text(Path(output), text + "\n", make_parents=False)
+        except FileAccessError as error:
             raise InvalidInputError(
-                f"hookproof: cannot write the report to {output!r} ({error.strerror or error}). "
+                f"hookproof: cannot write the report to {output!r} ({error.problem}). "
                 "Nothing was written; pass -o a path in an existing, writable directory."
             ) from error
 

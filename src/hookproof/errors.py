@@ -19,6 +19,7 @@ __all__ = [
     "EinoError",
     "ExceedMaxIterationsError",
     "ExceedMaxRetriesError",
+    "FileAccessError",
     "GoToolchainError",
     "HandlerError",
     "HookproofError",
@@ -31,6 +32,7 @@ __all__ = [
     "MissingAsyncHookError",
     "MissingExchangeError",
     "NeedsGraphError",
+    "NothingBlocked",
     "ParentCommandError",
     "RealModelBlocked",
     "RetryExhaustedError",
@@ -48,7 +50,9 @@ __all__ = [
     "ToolError",
     "ToolNotFoundError",
     "UnexecutableToolError",
+    "UnsafePathError",
     "UnsupportedCommandError",
+    "UnsupportedHypothesisError",
     "UnsupportedTemplateConstruct",
     "UntestedError",
     "UsageError",
@@ -56,7 +60,29 @@ __all__ = [
 
 
 class HookproofError(Exception):
-    """Base class of every error hookproof raises on its own behalf."""
+    """Base class of every error hookproof raises on its own behalf.
+
+    The message is redacted (``hookproof.redaction``) when the error is made: messages show
+    requests, contexts and settings, and reach pytest's output, JUnit XML and CI logs."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*_redacted(args))
+
+
+def _redacted(args: tuple[object, ...]) -> tuple[object, ...]:
+    return tuple(_redact(item) if isinstance(item, str) else item for item in args)
+
+
+def _redact(text: str) -> str:
+    from hookproof.redaction import redact_text  # redaction imports this module
+
+    return redact_text(text)
+
+
+def safe_repr(value: object, limit: int) -> str:
+    """``repr(value)``, redacted, then cut to ``limit`` characters (``f"{value!r:.60}"``
+    made safe): redacting first matters, as a secret cut in half no longer looks like one."""
+    return _redact(repr(value))[:limit]
 
 
 class UsageError(HookproofError, TypeError):
@@ -186,6 +212,11 @@ class ConnectionBlocked(RealModelBlocked, ConnectionError):
     """
 
 
+class NothingBlocked(HookproofError, AssertionError):
+    """A test's ``hookproof_guard.expect_blocked()`` block ended without any refusal, so it
+    did not prove the guard refuses what it holds. An AssertionError: the test fails."""
+
+
 class ScriptExhausted(HookproofError):
     """A ScriptedModel was called after its last scripted turn."""
 
@@ -194,8 +225,12 @@ class ToolError(HookproofError):
     """Raise from a tool to report a failure the model should see and may correct.
 
     The runtime turns it into a ToolMessage with status "error". Any other exception raised
-    by a tool propagates out of invoke(), because it is a defect, not an answer.
+    by a tool propagates out of invoke(), because it is a defect, not an answer. Its message
+    is the tool's answer, so it is kept as written (snapshots of the request redact it).
     """
+
+    def __init__(self, *args: object) -> None:
+        Exception.__init__(self, *args)
 
 
 class InterruptRaised(HookproofError):
@@ -223,6 +258,25 @@ class SnapshotFormatError(InvalidInputError):
     def __init__(self, message: str, problem: str) -> None:
         super().__init__(message)
         self.problem = problem
+
+
+# -- files hookproof reads and writes (hookproof._safe_files) -------------------------------
+
+
+class FileAccessError(InvalidInputError):
+    """A file hookproof was to read or write is not a regular file, is too large, is not
+    UTF-8 text or JSON it can take, or cannot be opened. ``problem`` is the reason alone
+    (e.g. ``is a named pipe (FIFO), not a regular file``), for messages that name the file
+    in their own words."""
+
+    def __init__(self, message: str, *, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
+class UnsafePathError(FileAccessError):
+    """A path hookproof was to read or write leaves the project's root directory, by
+    ``..``, an absolute path or a symbolic link at any level."""
 
 
 # -- cassettes (hookproof.recording) ---------------------------------------------------------
@@ -260,7 +314,7 @@ class ContractViolation(HookproofError, AssertionError):
     def __init__(self, message: str, *, check: str, counterexample: str) -> None:
         super().__init__(message)
         self.check = check
-        self.counterexample = counterexample
+        self.counterexample = _redact(counterexample)
 
 
 class UntestedError(ContractViolation):
@@ -272,6 +326,11 @@ class UntestedError(ContractViolation):
     def __init__(self, message: str, *, check: str, counterexample: str, report: Any):
         super().__init__(message, check=check, counterexample=counterexample)
         self.report = report
+
+
+class UnsupportedHypothesisError(HookproofError, RuntimeError):
+    """A check ran inside a hypothesis example with a deadline, but the installed hypothesis
+    gives hookproof no way to keep the check's run time out of that deadline."""
 
 
 # -- templates ------------------------------------------------------------------------------

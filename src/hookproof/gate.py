@@ -28,16 +28,15 @@ always an error, since a suite that records nothing has nothing left to gate.
 
 from __future__ import annotations
 
-import html
 import json
 import os
-import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from hookproof._gate_markdown import markdown_finding
 from hookproof._gate_sections import (
     RANK,
     Finding,
@@ -49,6 +48,7 @@ from hookproof._gate_sections import (
     sections_for,
     unified,
 )
+from hookproof._safe_files import MAX_FILE_BYTES
 from hookproof._snapshot_files import BOM, is_snapshot_name, read_regular_file
 from hookproof.errors import InvalidInputError, SnapshotFormatError
 from hookproof.redaction import redact_data, redact_text
@@ -185,13 +185,15 @@ def _universal_newlines(text: str) -> str:
 def _load(path: Path) -> RequestView | str:
     """The snapshot at ``path``, or why it cannot be read as one."""
     try:
-        data = read_regular_file(path)
+        data = read_regular_file(path, MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         return f"is {_kind(path)}"
     except OSError as error:
         return f"cannot be read ({error.strerror or error})"
     if data is None:
         return f"is {_kind(path)}, not a regular file"
+    if len(data) > MAX_FILE_BYTES:
+        return f"is larger than {MAX_FILE_BYTES} bytes (is it corrupted?)"
     if data.startswith(BOM):
         return "starts with a byte-order mark (U+FEFF), which hookproof never writes"
     try:
@@ -306,7 +308,6 @@ def compare_directories(
 
 
 TEXT_DIFF_LINES = 60
-MARKDOWN_DIFF_LINES = 40
 JSON_DIFF_LINES = 400
 PR_COMMENT_LIMIT = 65_536  # the most characters a pull-request comment accepts
 
@@ -344,41 +345,6 @@ def format_text(report: GateReport) -> str:
     return redact_text("\n".join(lines))
 
 
-def _fence(lines: list[str]) -> str:
-    """A code fence longer than any run of backticks in the lines, so none closes it."""
-    longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
-    return "`" * max(3, longest + 1)
-
-
-def _markdown_summary(finding: Finding) -> str:
-    kinds = ", ".join(kind.value for kind in finding.kinds)
-    subject = html.escape(finding.subject)
-    if len(finding.changes) == 1:
-        what = html.escape(finding.changes[0].explained)
-    else:
-        what = plural(len(finding.changes), "change")
-    where = f" (in {len(finding.paths)} snapshots)" if len(finding.paths) > 1 else ""
-    return f"<summary><b>{kinds}</b> {subject}: {what}{where}</summary>"
-
-
-def _markdown_paths(paths: tuple[str, ...], limit: int = 20) -> str:
-    shown = ", ".join(f"<code>{html.escape(path)}</code>" for path in paths[:limit])
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
-
-
-def _markdown_finding(finding: Finding) -> str:
-    paths = _markdown_paths(finding.paths)
-    lines = [f"<details>{_markdown_summary(finding)}", "", f"in {paths}", ""]
-    if len(finding.changes) > 1:
-        lines += [f"- {html.escape(change.describe())}" for change in finding.changes] + [""]
-    diff = diff_lines(finding, MARKDOWN_DIFF_LINES)
-    if diff:
-        fence = _fence(diff)
-        lines += [f"{fence}diff", *diff, fence, ""]
-    lines.append("</details>")
-    return redact_text("\n".join(lines))
-
-
 def _cut_note(left: int, shown: int) -> str:
     return (
         f"\n**Report cut** at {PR_COMMENT_LIMIT:,} characters, the most a pull-request "
@@ -392,7 +358,7 @@ def format_markdown(report: GateReport, limit: int = PR_COMMENT_LIMIT) -> str:
     its diff, within ``limit`` characters (the rest is counted, most severe kept)."""
     icon = "❌" if report.failing else "✅"
     text = "\n".join([f"### {icon} hookproof gate", "", _verdict(report), "", _summary(report)])
-    blocks = [_markdown_finding(finding) for finding in report.findings]
+    blocks = [markdown_finding(finding) for finding in report.findings]
     for index, block in enumerate(blocks):
         note = _cut_note(len(blocks) - index, index)
         if len(text) + 2 + len(block) + len(note) > limit:

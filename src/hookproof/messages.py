@@ -23,6 +23,7 @@ from pydantic import (
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import InvalidInputError, UsageError
+from hookproof.redaction import redacted_repr
 
 __all__ = [
     "AssistantMessage",
@@ -53,6 +54,7 @@ FrozenMap = Annotated[Mapping[str, Any], AfterValidator(freeze)]
 _EMPTY = FrozenDict()
 
 
+@redacted_repr  # a message's repr reaches pytest's output: a key in its text must not
 class _Immutable(BaseModel):
     model_config = ConfigDict(
         frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True
@@ -225,6 +227,25 @@ class ToolCall(_Immutable, Mapping[str, Any]):
 
     # Immutable already: freeze() keeps it a ToolCall rather than copying it to a FrozenDict.
     __hookproof_frozen__: ClassVar[bool] = True
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as error:
+            problems = [_problem(item) for item in error.errors(include_url=False)]
+            raise InvalidInputError(
+                "hookproof: not a valid ToolCall: "
+                + "; ".join(problems[:_LISTED_AT_MOST])
+                + ". A malformed call would reach the tool as arguments nobody can name. A tool "
+                "call is a name (str), args (a mapping of argument names to values, already "
+                "decoded: json.loads a provider's JSON string first) and an optional "
+                'id, e.g. ToolCall(name="search", args={"query": "x"}, id="call_0").'
+            ) from None
+
+
+# Only a direct ToolCall(...) goes through __init__: a call inside a message is validated by
+# the message, whose error names where in the message the bad call is.
+ToolCall.__pydantic_custom_init__ = False
 
 
 def _content_blocks(value: Any) -> Any:

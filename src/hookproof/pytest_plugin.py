@@ -25,11 +25,15 @@ only inside the fixtures that need them, so loading it costs almost nothing:
   declared offline, LangChain chat models included, and sockets to hosts off the machine
   (ini ``hookproof_allow_hosts`` / marker ``allow_hosts`` let some through), from
   the first fixture's setup to the last teardown, fixtures of any scope included; a phase
-  whose refusal the code under test caught fails anyway (``_RealModelGuard``);
+  whose refusal the code under test caught fails anyway (``_RealModelGuard``); Python child
+  processes the test starts carry the guard (``hookproof._guard_child``);
+- ``hookproof_guard``: ``with hookproof_guard.expect_blocked(): ...`` passes only if something
+  inside the block was refused (``hookproof._guard.expect_blocked``);
 - ``freeze_time``: ``@pytest.mark.hookproof(freeze_time="2026-01-01T09:00:00Z")`` or
   ``--hookproof-freeze-time=...`` (which wins) freezes the clock with freezegun from the
   test's setup to its teardown — its function-scoped fixtures (building the agent), the body,
-  each run, sync or async — so a prompt with today's date snapshots the same on every run. A
+  each run, sync or async — so a prompt with today's date snapshots the same on every run;
+  pytest and its plugins keep the real clock (``hookproof._frozen_clock``). A
   fixture of a wider scope is frozen only if it is set up or torn down during a frozen test
   (one an earlier test set up saw the real clock). freezegun is imported only for tests that
   ask; ``hookproof.snapshot.dates`` masks dates instead;
@@ -57,8 +61,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from datetime import date
-
+    from hookproof._guard import GuardHandle
     from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
     from hookproof.config import HookproofOptions
     from hookproof.models import RecordingModel, ScriptedModel
@@ -145,6 +148,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
     )
+    parser.addini(
+        "hookproof_example_database_outside_rootdir",
+        "let hookproof_example_database name a directory outside the rootdir",
+        type="bool",
+        default=False,
+    )
 
 
 def _requested_profile(config: pytest.Config) -> str | None:
@@ -158,6 +167,7 @@ def _requested_profile(config: pytest.Config) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    _leave_parent_guard()
     profile = _requested_profile(config)
     if profile in ("ci", "dev", "deep") and importlib.util.find_spec("hypothesis") is not None:
         # Only here is hypothesis imported: a profile was asked for, so it is in use.
@@ -177,6 +187,14 @@ def pytest_configure(config: pytest.Config) -> None:
         "hookproof.config.HookproofOptions: script, model_name, matchers, normalise_ids, "
         "snapshot_dir, allow_real_models, allow_hosts, freeze_time, record_mode)",
     )
+
+
+def _leave_parent_guard() -> None:
+    """A session started by a guarded test (a child process) follows its own options."""
+    if os.environ.get("HOOKPROOF_GUARD_RECORDS"):
+        from hookproof._guard_child import leave_parent
+
+        leave_parent()
 
 
 def _configure_example_database(config: pytest.Config, profile: str | None) -> None:
@@ -200,11 +218,16 @@ def _configure_example_database(config: pytest.Config, profile: str | None) -> N
     from hookproof._example_db import apply_example_database, open_database
     from hookproof.errors import InvalidInputError
 
+    write = config.getoption("hookproof_example_database_write")
     try:
-        database = open_database(spec, config.rootpath)
+        database = open_database(
+            spec,
+            config.rootpath,
+            writes=write or profile != "ci",
+            outside_rootdir=config.getini("hookproof_example_database_outside_rootdir"),
+        )
     except InvalidInputError as error:
         raise pytest.UsageError(str(error)) from error
-    write = config.getoption("hookproof_example_database_write")
     apply_example_database(database, requested_profile=profile, write=write)
     config.stash[_EXAMPLE_DATABASE] = spec
 
@@ -326,7 +349,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     moment = _options_for(item).freeze_time if _may_freeze(item) else None
     if moment is not None:
         item.stash[_FROZEN_CLOCK] = clock = contextlib.ExitStack()
-        clock.enter_context(_frozen_clock(moment))
+        from hookproof._frozen_clock import frozen_clock
+
+        clock.enter_context(frozen_clock(item.config, moment))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -345,19 +370,6 @@ def _may_freeze(item: pytest.Item) -> bool:
     """Whether any source sets freeze_time (cheap: most tests resolve no options here)."""
     asked = item.config.getoption("hookproof_freeze_time") is not None
     return asked or any("freeze_time" in mark.kwargs for mark in item.iter_markers("hookproof"))
-
-
-def _frozen_clock(moment: str | date) -> contextlib.AbstractContextManager[object]:
-    try:
-        from freezegun import freeze_time
-    except ModuleNotFoundError:
-        raise pytest.UsageError(
-            f"hookproof: freeze_time={moment!r} needs freezegun, which is not installed. "
-            "Without it the clock cannot be frozen and the test would see the real time. "
-            "Install it with `pip install 'hookproof[test]'` (or `pip install freezegun`)."
-        ) from None
-    # real_asyncio: event loops keep real monotonic time, so awaited sleeps and timeouts end.
-    return freeze_time(moment, real_asyncio=True)
 
 
 _GUARD = pytest.StashKey["tuple[bool, tuple[str, ...]]"]()
@@ -406,12 +418,12 @@ def _recording_hosts(item: pytest.Item, options: HookproofOptions) -> tuple[str,
     this machine. Models the cassette does not wrap stay blocked."""
     if "hookproof_cassette" not in getattr(item, "fixturenames", ()):
         return ()
-    from hookproof.errors import UsageError
+    from hookproof.errors import InvalidInputError, UsageError
     from hookproof.recording import RecordMode
 
     try:
         exists = _cassette_path(item).exists()
-    except UsageError:  # the fixture reports it; the guard stays closed meanwhile
+    except (UsageError, InvalidInputError):  # the fixture reports it; the guard stays closed
         return ()
     return _ANY_HOST if RecordMode.parse(options.record_mode).records(exists) else ()
 
@@ -420,7 +432,9 @@ def _cassette_path(item: pytest.Item) -> Path:
     from hookproof.recording import cassette_path
 
     directory = item.config.getini("hookproof_recording_dir") or "recording"
-    return cassette_path(item.config.rootpath, directory, item.nodeid)
+    callspec = getattr(item, "callspec", None)
+    parameters = callspec.indices if callspec is not None else None
+    return cassette_path(item.config.rootpath, directory, item.nodeid, parameters=parameters)
 
 
 def _guarded_phase(item: pytest.Item, phase: str) -> Generator[None, None, None]:
@@ -436,6 +450,15 @@ def _guarded_phase(item: pytest.Item, phase: str) -> Generator[None, None, None]
     if refusals:
         raise RealModelBlocked(swallowed_message(phase, refusals))
     return result
+
+
+@pytest.fixture
+def hookproof_guard() -> GuardHandle:
+    """The real-model guard of this test: ``with hookproof_guard.expect_blocked(): ...``
+    passes only if something inside the block was refused, and absorbs that refusal."""
+    from hookproof._guard import GuardHandle
+
+    return GuardHandle()
 
 
 @pytest.fixture
@@ -504,15 +527,22 @@ def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: Hookpr
     from hookproof._snapshot_files import snapshot_root
     from hookproof.snapshot.extension import extension_for
 
-    snapshot_root(request.config, hookproof_options.snapshot_dir)  # refuses one outside
+    base = snapshot_root(request.config, hookproof_options.snapshot_dir)  # refuses one outside
     matchers = hookproof_options.matchers
     extension = extension_for(
         None if matchers is None else tuple(matchers),
         hookproof_options.normalise_ids,
         hookproof_options.snapshot_dir,
         bool(getattr(request.config.option, "update_snapshots", False)),
+        str(_confining_root(request.config.rootpath, base)),
     )
     return snapshot.use_extension(extension)
+
+
+def _confining_root(rootdir: Path, directory: Path) -> Path:
+    """What the files under ``directory`` must stay inside: the rootdir, or the directory
+    itself when the project let it be outside (hookproof_snapshot_dir_outside_rootdir)."""
+    return rootdir if directory.resolve().is_relative_to(rootdir.resolve()) else directory
 
 
 @pytest.fixture
@@ -531,6 +561,7 @@ def hookproof_cassette(
         test=request.node.nodeid,
         matchers=None if matchers is None else tuple(matchers),
         normalise_ids=hookproof_options.normalise_ids,
+        root=request.config.rootpath,
     )
     yield cassette
     if not request.node.stash.get(_CALL_FAILED, False):

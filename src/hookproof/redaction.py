@@ -8,8 +8,9 @@ through :func:`redact_text` or :func:`redact_data` first. Two mechanisms work to
   case-insensitively with ``-`` and ``_`` ignored, so ``api_key``, ``API-Key`` and ``apiKey``
   are one field; ``openai_api_key`` is caught as a field ending in ``api_key``.
 * **patterns**: in any text, the major providers' key formats, bearer tokens, JWTs,
-  ``Authorization: ...`` / ``api-key: ...`` / cookie headers, passwords in URLs and private
-  key blocks are replaced by ``[REDACTED]``.
+  ``Authorization: ...`` / ``api-key: ...`` / cookie headers, credentials in URLs (userinfo
+  in every spelling, query parameters named like a credential) and private key blocks are
+  replaced by ``[REDACTED]``.
 
 The replacement is always the constant ``[REDACTED]``: no hash or prefix of the secret, so
 a snapshot stays byte-identical when a key is rotated. The built-in fields and patterns are
@@ -24,7 +25,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from hookproof.errors import InvalidInputError
 
@@ -35,7 +36,9 @@ __all__ = [
     "configure_redaction",
     "is_sensitive_field",
     "redact_data",
+    "redact_file_name",
     "redact_text",
+    "redacted_repr",
 ]
 
 REDACTED = "[REDACTED]"
@@ -101,11 +104,13 @@ class _Rule:
     """A built-in pattern, with its gate if it is slow to search.
 
     A group named ``s`` marks the secret: only it is replaced, and the rest of the match (a
-    header name, ``Bearer``, a URL's scheme) is kept so the text still reads."""
+    header name, ``Bearer``, a URL's scheme) is kept so the text still reads. ``replace``
+    may keep a match that turns out not to be a secret."""
 
     name: str
     pattern: re.Pattern[str]
     gate: Gate | None = None
+    replace: Callable[[re.Match[str]], str] | None = None
 
 
 def _rule(name: str, pattern: str, gate: Gate | None = None) -> _Rule:
@@ -163,6 +168,20 @@ def _followed(lowered: str, word: str) -> bool:
     return False
 
 
+_AUTHORITY = r"(?://|\\{1,2}/\\{1,2}/)"  # "\/" in JSON, "\\/" in its repr
+_URL_USER = r"[^\s/?#@:\[\]\"'<>\\]*"
+_URL_PASSWORD = r"[^\s/?#\"'<>]+"
+_URL_HOST = r"(?=\[|[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?(?:[/?#\s\"'\\,;)]|$))"
+# Only names holding a word of a credential name are looked at: "?page=2" never calls back.
+_QUERY_PARAMETER = re.compile(
+    r"[?&#](?P<n>[A-Za-z0-9_.\[\]-]{0,40}?"
+    r"(?i:key|token|secret|pass|pw|auth|sig|session|credential|cookie)[A-Za-z0-9_.\[\]-]{0,40})"
+    r"=(?P<s>[^&#\s\"'<>\\]+)"
+)
+_ANY_QUERY_PARAMETER = re.compile(r"[?&#](?P<n>[A-Za-z0-9_.\[\]-]{1,60})=(?P<s>[^&#\s\"'<>\\]+)")
+# Names that are secrets in a URL's query though not as a data key ("key" is a map's key).
+_QUERY_EXACT = frozenset({"key", "sig", "pwd", "pass", "pw", "auth", "sessionid", "accesskey"})
+_QUERY_SUFFIXES = ("signature", "securitytoken", "credential")
 _BARE_NAMES = ("token", "secret", "credentials")
 _QUOTES_OR_EQUALS = frozenset({'"', "'", "\\", "=", ":"})
 _QUOTED_VALUE = (
@@ -205,6 +224,15 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
         r"[A-Za-z0-9/+]{40}",
         _names_aws,
     ),
+    # A query or fragment parameter named like a credential (?api_key=, &token=, ?key=,
+    # &sig=, #access_token=): its value, whatever it looks like. Before the assignments
+    # below, which would take the rest of the query as the value.
+    _Rule(
+        "query_credential",
+        _QUERY_PARAMETER,
+        lambda text, _: "=" in text,
+        lambda match: _replace_query(match, ()),
+    ),
     # Cookies hold "; "-separated name=value pairs: the whole rest of the header is the
     # secret. Without a "=" it is prose ("the `Cookie:` header").
     _rule(
@@ -240,10 +268,32 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
         r"[A-Za-z0-9._~+/-]{8,}=*)",
         lambda text, _: "earer" in text,
     ),
-    _rule("url_credentials", r"://(?P<s>[^\s/@:]+:[^\s/@]+)@"),
+    # A URL's user:password, in every spelling: any scheme or none ("//:pw@host"), slashes
+    # escaped as in some JSON ("\/\/"), an empty user, "@" or ":" in the password (the
+    # userinfo ends at the authority's last "@"), or "/" in it, as SQLAlchemy accepts, when
+    # a host follows the "@". "user:@host" holds no password and stays.
+    _rule(
+        "url_credentials",
+        rf"{_AUTHORITY}(?P<s>{_URL_USER}:(?:{_URL_PASSWORD}(?=@)|[^\s@\"'<>]+(?=@{_URL_HOST})))@",
+        lambda text, _: "@" in text,
+    ),
+    # A bare user that looks like a token ("https://<token>@git.example/repo"): 20+
+    # characters with a digit. User names such as "git" or "postgres" stay.
+    _rule(
+        "url_token_user",
+        rf"{_AUTHORITY}(?P<s>(?=[^\s/?#@:]*[0-9])[A-Za-z0-9._~%+=-]{{20,}})@",
+        lambda text, _: "@" in text,
+    ),
+    # The same inside a percent-encoded URL (a redirect target in a query string).
+    _rule(
+        "encoded_url_credentials",
+        r"(?i)%2F%2F(?P<s>(?:(?!%3A|%40|%2F)[^\s/?#&\"'<>])*%3A"
+        r"(?:(?!%2F)[^\s/?#&\"'<>])+)%40",
+        lambda _, lowered: "%2f%2f" in lowered,
+    ),
 )
-# No built-in rule matches text shorter than this ("://a:b@" is the shortest match).
-_SHORTEST_MATCH = 7
+# No built-in rule matches text shorter than this ("?key=a" is the shortest match).
+_SHORTEST_MATCH = 6
 # Short texts (most of a request: names, descriptions, schema values) are first searched
 # once, in lower case, for anything a rule needs (every literal of every rule and gate must
 # be here); ten separate searches cost more there. On
@@ -256,18 +306,20 @@ _ANY_TRIGGER = re.compile(
             "-----begin",
             "eyj",
             "sk-",
-            "a(?:iza|kia|sia|bia|cca|gpa|ida|ipa|roa|npa|nva|ws|uthorization)",
+            "a(?:iza|kia|sia|bia|cca|gpa|ida|ipa|roa|npa|nva|ws|uth)",
             "g(?:h[pousr]_|ithub_pat_|sk_)",
             "x(?:ox|app-)",
             "k(?:_live_|_test_|ey)",
             "hf_",
-            "secret",
+            "s(?:ecret|ig|ession)",
             "cookie",
-            "credentials",
-            "passw",
+            "credential",
+            "p(?:ass|w)",
             "token",
             "earer",
-            "://",
+            "//",
+            r"\\/\\/",
+            "%2f%2f",
         )
     )
 )
@@ -293,7 +345,7 @@ def _apply_rules(text: str) -> str:
     lowered = text.lower()
     for rule in _BUILTIN_RULES:
         if rule.gate is None or rule.gate(text, lowered):
-            redacted = rule.pattern.sub(_replace_builtin, text)
+            redacted = rule.pattern.sub(rule.replace or _replace_builtin, text)
             if redacted != text:
                 text, lowered = redacted, redacted.lower()
     return text
@@ -361,6 +413,8 @@ class Redaction:
 
     def redact_text(self, text: str) -> str:
         redacted = _redact_builtin(text)
+        if self.fields and "=" in redacted:  # ?tenant_key=... when tenant_key is a field
+            redacted = _ANY_QUERY_PARAMETER.sub(lambda m: _replace_query(m, self.fields), redacted)
         for pattern in self.patterns:
             redacted = _compile_extra(pattern).sub(_replace_extra, redacted)
         return redacted
@@ -386,6 +440,16 @@ class Redaction:
 
 def _holds_value(item: Any) -> bool:
     return item is not None and not isinstance(item, bool)
+
+
+def _replace_query(match: re.Match[str], extra_fields: tuple[str, ...]) -> str:
+    """The parameter's value redacted when its name names a credential, else the match."""
+    key = _field_key(match.group("n").replace("[]", ""))
+    if key in _QUERY_EXACT or key.endswith(_QUERY_SUFFIXES):
+        return _keep_around(match, "s")
+    if _is_sensitive_field(match.group("n"), extra_fields):
+        return _keep_around(match, "s")
+    return match.group(0)
 
 
 def _replace_extra(match: re.Match[str]) -> str:
@@ -436,3 +500,46 @@ def redact_text(text: str, redaction: Redaction | None = None) -> str:
 def redact_data(value: Any, redaction: Redaction | None = None) -> Any:
     """A redacted deep copy of ``value``: see :meth:`Redaction.redact_data`."""
     return (redaction or _active).redact_data(value)
+
+
+_Class = TypeVar("_Class", bound=type)
+
+
+def redacted_repr(cls: _Class) -> _Class:
+    """Class decorator: ``repr()`` and ``str()`` of ``cls`` are redacted. For values that
+    can hold request content (messages, requests, traces): their reprs reach pytest's
+    failure output, ``--showlocals`` and logs."""
+    target: Any = cls  # mypy types __repr__ as a bound method: this replaces the function
+    plain_repr, plain_str = target.__repr__, target.__str__
+
+    def __repr__(self: object) -> str:
+        return redact_text(plain_repr(self))
+
+    def __str__(self: object) -> str:
+        return redact_text(plain_str(self))
+
+    target.__repr__ = __repr__
+    if plain_str is not object.__str__:
+        target.__str__ = __str__
+    return cls
+
+
+def redact_file_name(name: str, parameters: Mapping[str, int] | None = None) -> str:
+    """``name`` (a test's name, made a snapshot or cassette file name) with its secrets
+    redacted, by the active redaction's rules.
+
+    A redacted name gains ``-param`` and the test's parameter indices (pytest's
+    ``item.callspec.indices``): two tests whose ids differ only in a secret would otherwise
+    share one file, each overwriting the other's. Without ``parameters`` such a name is
+    refused (InvalidInputError), as no file name could tell them apart.
+    """
+    redacted = redact_text(name)
+    if redacted == name:
+        return name
+    if not parameters:
+        raise InvalidInputError(
+            f"hookproof: the test name {redacted!r} holds a secret, and its file name (a "
+            "snapshot or cassette) would show it in the repository. Give the test an id "
+            "without it: pytest.param(value, id='...') or parametrize(..., ids=[...])."
+        )
+    return f"{redacted}-param{'-'.join(str(index) for index in parameters.values())}"

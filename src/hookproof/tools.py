@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from hookproof._frozen import FrozenDict
 from hookproof.context import ToolRuntime
-from hookproof.errors import InjectedStateError, InvalidInputError, UsageError
+from hookproof.errors import InjectedStateError, InvalidInputError, UsageError, safe_repr
 from hookproof.messages import FrozenMap, ToolMessage, _Immutable
 
 __all__ = ["InjectedState", "InjectedToolCallId", "Tool", "ToolSchema", "tool"]
@@ -77,7 +77,7 @@ def _invalid_schema(name: object, error: ValidationError) -> InvalidInputError:
         for item in error.errors(include_url=False)
     )
     return InvalidInputError(
-        f"hookproof: tool schema{'' if name is None else f' {name!r:.60}'} is invalid: "
+        f"hookproof: tool schema{'' if name is None else f' {safe_repr(name, 60)}'} is invalid: "
         f"{problems}. Give a str description "
         "and a JSON Schema object as parameters, or build the tool with @tool."
     )
@@ -87,20 +87,26 @@ def check_tool_name(name: object) -> None:
     """Refuse a tool name that would corrupt a snapshot line or a provider request."""
     if not isinstance(name, str):
         raise UsageError(
-            f"hookproof: a tool name must be a str, got {type(name).__name__} {name!r:.60}."
+            f"hookproof: a tool name must be a str, got {type(name).__name__} "
+            f"{safe_repr(name, 60)}."
         )
     problem = _name_problem(name)
     if problem:
         raise InvalidInputError(
-            f"hookproof: tool name {name!r:.80} {problem}. Tool names are written into "
+            f"hookproof: tool name {safe_repr(name, 80)} {problem}. Tool names are written into "
             "snapshot files and sent to provider APIs, which accept letters, digits, _ and -. "
             'Rename the tool, e.g. @tool("lookup_orders").'
         )
 
 
+_LONGEST_TOOL_NAME = 64  # what OpenAI, Anthropic and Gemini accept
+
+
 def _name_problem(name: str) -> str | None:
     if not name:
         return "is empty"
+    if len(name) > _LONGEST_TOOL_NAME:
+        return f"is {len(name)} characters long; providers accept at most {_LONGEST_TOOL_NAME}"
     for char in name:
         if char in "/\\":
             return f"contains {char!r}, a path separator"
@@ -368,6 +374,7 @@ def as_tool(value: object, *, source: str) -> Tool:
     if callable(value):
         return _make_tool(value, None, None)
     raise UsageError(
-        f"hookproof: {source} contains {value!r:.80} ({type(value).__name__}), which is not a "
-        "tool. Pass functions decorated with @tool, or plain functions with a docstring."
+        f"hookproof: {source} contains {safe_repr(value, 80)} ({type(value).__name__}), "
+        "which is not a tool. Pass functions decorated with @tool, or plain functions with a "
+        "docstring."
     )

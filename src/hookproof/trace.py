@@ -13,12 +13,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from hookproof.redaction import redact_text, redacted_repr
+
 __all__ = ["EventKind", "Phase", "Trace", "TraceEvent"]
 
 EventKind: TypeAlias = Literal["agent", "hook", "layer", "model", "tool", "state", "event"]
 Phase: TypeAlias = Literal["enter", "exit", "error", "update"]
 
 
+@redacted_repr
 @dataclass(frozen=True, slots=True)
 class TraceEvent:
     """One step of a run.
@@ -47,6 +50,7 @@ class TraceEvent:
         return f"{'  ' * self.depth}{self.label()}" + (f" ({details})" if details else "")
 
 
+@redacted_repr
 @dataclass(frozen=True, slots=True)
 class Trace:
     """An immutable, ordered sequence of TraceEvents with helpers for assertions."""
@@ -100,7 +104,7 @@ class Trace:
 
     def format(self) -> str:
         """One indented line per event, for people and for snapshot files."""
-        return "\n".join(event.describe() for event in self.events)
+        return redact_text("\n".join(event.describe() for event in self.events))
 
 
 class TraceRecorder:

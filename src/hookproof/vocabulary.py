@@ -17,7 +17,7 @@ from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults be
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.context import Runtime, ToolRuntime
-from hookproof.errors import ImmutableError, InvalidInputError, UsageError, did_you_mean
+from hookproof.errors import ImmutableError, InvalidInputError, UsageError, did_you_mean, safe_repr
 from hookproof.messages import (
     AssistantMessage,
     FrozenMap,
@@ -30,7 +30,7 @@ from hookproof.messages import (
     construct,
 )
 from hookproof.provenance import Provenance
-from hookproof.redaction import redact_text
+from hookproof.redaction import redact_text, redacted_repr
 from hookproof.tools import Tool, ToolSchema, schema_of
 
 __all__ = [
@@ -137,7 +137,7 @@ def _as_tool(value: object) -> Tool | ToolSchema:
         return ToolSchema.model_validate(value)
     raise UsageError(
         f"hookproof: request.tools may hold Tool or ToolSchema values, not "
-        f"{type(value).__name__} ({value!r:.60}). Build tools with @tool."
+        f"{type(value).__name__} ({safe_repr(value, 60)}). Build tools with @tool."
     )
 
 
@@ -177,6 +177,7 @@ _set_field = object.__setattr__
 
 
 @_immutable
+@redacted_repr
 @dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class ModelRequest(Generic[ContextT]):
     """Everything a wrap_model_call layer may inspect or replace before the model is called.
@@ -274,6 +275,7 @@ def _prompt_override(changes: dict[str, Any]) -> None:
 
 
 @_immutable
+@redacted_repr
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallRequest:
     """One tool call on its way to execution; ``tool`` is None when the name is unknown."""
@@ -307,6 +309,7 @@ class _NoResume:
 NO_RESUME: Any = _NoResume()
 
 
+@redacted_repr
 @dataclass(frozen=True, slots=True)
 class Command:
     """A state update (and optionally a jump) returned by a hook or a tool; or, passed to
@@ -326,6 +329,7 @@ class Command:
 
 
 @_frozen_response
+@redacted_repr
 @dataclass(frozen=True, slots=True)
 class ModelResponse(Generic[ResponseT]):
     """What a model-call handler returns: the new messages (usually one assistant message)."""
@@ -342,6 +346,7 @@ class ModelResponse(Generic[ResponseT]):
 
 
 @_frozen_response
+@redacted_repr
 @dataclass(frozen=True, slots=True)
 class ExtendedModelResponse(Generic[ResponseT]):
     """A model response plus a Command, so a wrap_model_call can update state through reducers."""
@@ -451,10 +456,11 @@ class FinalRequest(_Immutable):
         raise KeyError(f"no tool {name!r} in this request; tools: {self.tool_names}")
 
     def summary(self, last: int = 4) -> str:
-        """A few lines for error messages: the last messages and the tool names."""
+        """A few lines for error messages: the last messages and the tool names, redacted
+        (before each text is cut short, so no part of a secret remains)."""
         lines = [f"model={self.model!r} tools={self.tool_names}"]
         for message in self.messages[-last:]:
             calls = getattr(message, "tool_calls", ())
-            shown = message.text[:70] or ", ".join(f"call {c.name}" for c in calls)
+            shown = redact_text(message.text)[:70] or ", ".join(f"call {c.name}" for c in calls)
             lines.append(f"  {message.role}: {shown!r}")
-        return "\n".join(lines)
+        return redact_text("\n".join(lines))

@@ -233,6 +233,16 @@ CASES: dict[str, Case] = {
         middleware=lambda: [TodoListMiddleware()],
         script=[call("write_todos", {"todos": [{"content": "x", "status": "pending"}]}), "ok"],
     ),
+    "TodoListMiddleware: the model reuses one tool-call id on every turn": Case(
+        middleware=lambda: [TodoListMiddleware()],
+        script=[
+            *(
+                call("write_todos", {"todos": [{"content": "x", "status": s}]}, id="same")
+                for s in ("pending", "in_progress", "completed")
+            ),
+            "ok",
+        ],
+    ),
     "ToolRetryMiddleware retries a failing tool": Case(
         middleware=lambda: [ToolRetryMiddleware(max_retries=2, initial_delay=0, jitter=False)],
         script=[call("flaky", {"query": "x"}), "done"],

@@ -41,3 +41,14 @@ def test_recording_chat_model_repr_and_str_show_no_secret() -> None:
 def test_scripted_chat_model_repr_shows_no_secret() -> None:
     model = ScriptedChatModel([IN_TEXT["anthropic"]], model_name="tier")
     assert leaked(repr(model)) == []
+
+
+def test_an_exhausted_scripted_chat_model_names_no_secret_of_the_request() -> None:
+    from langchain_core.messages import HumanMessage
+
+    from hookproof.errors import ScriptExhausted
+
+    with pytest.raises(ScriptExhausted) as caught:
+        ScriptedChatModel([]).invoke([HumanMessage("\n".join(IN_TEXT.values()))])
+    assert "[REDACTED]" in str(caught.value)
+    assert leaked(str(caught.value)) == []

@@ -41,6 +41,7 @@ def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
 def test_readme_langchain_project_runs_as_written(pytester: pytest.Pytester) -> None:
     pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
     pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
+    pytest.importorskip("langchain_openai", reason="install hookproof[providers] to run this")
     files = _project_files()
     assert {"support_app.py", "tests/test_support_app.py"} <= set(files)
     longest = max(_test_lengths(files.values()))
@@ -51,7 +52,7 @@ def test_readme_langchain_project_runs_as_written(pytester: pytest.Pytester) -> 
         path.write_text(text, encoding="utf-8")
     pytester.makeini("[pytest]\npythonpath = .\n")
     written = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--snapshot-update")
-    written.assert_outcomes(passed=6)
+    written.assert_outcomes(passed=7)
     snapshots = sorted(p.name for p in (pytester.path / "snapshots").rglob("*.txt"))
     assert snapshots == [
         "test_final_request.txt",
@@ -62,7 +63,7 @@ def test_readme_langchain_project_runs_as_written(pytester: pytest.Pytester) -> 
     assert "Today is Monday, January 05, 2026." in guest
     assert "\n  lookup\n" in guest and "\n  refund\n" not in guest  # the guest's tools
     checked = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
-    checked.assert_outcomes(passed=6)
+    checked.assert_outcomes(passed=7)
 
 
 def _test_lengths(blocks: Iterable[str]) -> list[int]:

@@ -101,3 +101,25 @@ def test_before_agent_ctx_chains_across_handlers_and_runs_on_resume() -> None:
     agent.run([("user", "x")], checkpoint_id="t")
     agent.resume("t", "go")
     assert seen == [("a", []), ("b", ["a"]), ("a", []), ("b", ["a"])]
+
+
+def test_a_resumed_turn_whose_calls_share_one_id_runs_the_paused_call() -> None:
+    # Eino's ToolsNode keeps finished calls by id, so its resume hands the paused call the
+    # other call's result and never runs it; here calls are kept by position.
+    from hookproof.models import call
+    from hookproof.tools import tool
+    from tests.eino.helpers import search
+
+    @tool
+    def ask(q: str) -> str:
+        """Ask a human."""
+        return f"{q}: {interrupt('approve?')}"
+
+    turn = [call("search", {"q": "a"}, id="same"), call("ask", {"q": "b"}, id="same")]
+    agent = agent_with(
+        scripted(turn, "done"), tools=[search, ask], checkpointer=InMemoryCheckpointer()
+    )
+    assert agent.run([("user", "x")], checkpoint_id="t").interrupted
+    done = agent.resume("t", "yes")
+    answers = [(m.tool_call_id, m.text) for m in done.messages if m.role == "tool"]
+    assert done.error is None and answers == [("same", "found a"), ("same", "b: yes")]

@@ -249,6 +249,14 @@ def test_calls_reusing_an_id_from_an_earlier_turn_still_run() -> None:
     assert run.error is None
 
 
+def test_calls_sharing_one_id_in_one_turn_and_the_next_each_run() -> None:
+    same = [call("search", {"q": "a"}, id="0"), call("lookup", {"q": "b"}, id="0")]
+    model = scripted(same, call("search", {"q": "c"}, id="0"), "ok")
+    run = agent_with(model, tools=[search, lookup]).run([("user", "x")])
+    answers = [(m.tool_call_id, m.text) for m in run.messages if m.role == "tool"]
+    assert answers == [("0", "found a"), ("0", "customer b"), ("0", "found c")]
+
+
 class NoIdModel:
     """A model written Eino's way that gives tool calls without ids."""
 

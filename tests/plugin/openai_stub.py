@@ -1,7 +1,8 @@
 """A loopback HTTP server that answers like an OpenAI-compatible provider and counts requests.
 
 Enough of ``POST /v1/chat/completions`` for langchain-openai: a completion as JSON, or as a
-server-sent-event stream when the request says ``"stream": true``. Anything else gets a 404,
+server-sent-event stream when the request says ``"stream": true``; also ``/v1/completions``
+(completion models) and ``/v1/embeddings``, after any path prefix. Anything else gets a 404,
 and every request is counted, so "0 requests" means nothing reached the server at all.
 """
 
@@ -42,6 +43,28 @@ def _completion() -> dict[str, Any]:
     }
 
 
+def _text_completion() -> dict[str, Any]:
+    """``POST /v1/completions``, for completion models (langchain_openai.OpenAI)."""
+    choice = {"index": 0, "text": REPLY, "finish_reason": "stop", "logprobs": None}
+    return {
+        "id": "cmpl-stub",
+        "object": "text_completion",
+        "created": 0,
+        "model": MODEL,
+        "choices": [choice],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
+    }
+
+
+def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+    """``POST /v1/embeddings``: one fixed vector per input."""
+    inputs = body.get("input")
+    count = len(inputs) if isinstance(inputs, list) else 1
+    data = [{"object": "embedding", "index": i, "embedding": [0.5, 0.25]} for i in range(count)]
+    usage = {"prompt_tokens": 1, "total_tokens": 1}
+    return {"object": "list", "data": data, "model": MODEL, "usage": usage}
+
+
 def _chunk(delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
     choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
     return {
@@ -66,12 +89,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.provider.requests.append(f"POST {self.path}")
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
-        if self.path != "/v1/chat/completions":
-            self._send(404, "application/json", b"{}")
-        elif body.get("stream"):
+        # Any prefix before /v1: a test may give each caller a base URL of its own.
+        route = self.path[self.path.find("/v1/") :] if "/v1/" in self.path else self.path
+        if route == "/v1/chat/completions" and body.get("stream"):
             self._send(200, "text/event-stream", _events())
-        else:
+        elif route == "/v1/chat/completions":
             self._send(200, "application/json", json.dumps(_completion()).encode())
+        elif route == "/v1/completions":
+            self._send(200, "application/json", json.dumps(_text_completion()).encode())
+        elif route == "/v1/embeddings":
+            self._send(200, "application/json", json.dumps(_embeddings(body)).encode())
+        else:
+            self._send(404, "application/json", b"{}")
 
     def do_GET(self) -> None:
         self.server.provider.requests.append(f"GET {self.path}")

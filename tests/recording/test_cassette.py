@@ -11,6 +11,7 @@ import pytest
 from hookproof._guard import block_real_models
 from hookproof.errors import (
     CassetteFormatError,
+    FileAccessError,
     MissingExchangeError,
     RealModelBlocked,
     StaleCassetteError,
@@ -190,8 +191,8 @@ def test_a_failed_write_leaves_the_old_cassette_whole(
     def fail(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("hookproof.recording._format.os.replace", fail)
-    with pytest.raises(OSError, match="disk full"):
+    monkeypatch.setattr("hookproof._safe_files.os.replace", fail)
+    with pytest.raises(FileAccessError, match="disk full"):
         _record(path, "b", mode="all")
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temporary file left

@@ -223,7 +223,7 @@ def test_markdown_names_at_most_twenty_snapshots_per_finding(tmp_path: Path) -> 
     for block in out.split("<details>")[1:]:
         line = block.split("\n")[2]
         assert line.count("<code>") == 20
-        assert line.endswith("</code> and 5 more")
+        assert line.endswith("</code> and 5 more</p>")
 
 
 def test_pending_files_are_not_snapshots_to_the_gate(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookproof.errors import HookproofError, InvalidInputError, UsageError
-from hookproof.messages import ToolMessage, coerce_message
+from hookproof.messages import ToolCall, ToolMessage, coerce_message
 from hookproof.models import ScriptedModel, call
 from hookproof.runtime import Command, ToolRuntime, before_model, create_agent, tool
 from hookproof.tools import ToolSchema
@@ -115,7 +115,12 @@ BAD_TOOL_NAMES = [
     ("line\u2028sep", "contains '\\u2028'"),
     ("half\ud800", "contains '\\ud800'"),
     ("", "is empty"),
+    ("a" * 65, "is 65 characters long; providers accept at most 64"),
 ]
+
+
+def test_a_tool_name_of_64_characters_is_the_longest_accepted() -> None:
+    assert ToolSchema(name="a" * 64).name == "a" * 64
 
 
 @pytest.mark.parametrize(("name", "problem"), BAD_TOOL_NAMES, ids=repr)
@@ -248,3 +253,24 @@ def test_a_deeply_nested_value_gives_a_short_error_not_a_recursion_error(value: 
     with pytest.raises(HookproofError) as caught:
         coerce_message(nest(value), where="m[0]")
     assert "[[[[...]]]]" in str(caught.value) and len(str(caught.value)) < 600
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"name": "search", "args": "{not json"}, "args: must be a dict; got str '{not json'"),
+        ({"name": "search", "args": '{"q": 1}'}, "args: must be a dict; got str"),
+        ({"name": "search", "args": [1, 2]}, "args: must be a dict; got list"),
+        ({"name": 5}, "name: must be a string; got int 5"),
+        ({"args": {}}, "name is required but missing"),
+    ],
+    ids=repr,
+)
+def test_a_malformed_tool_call_is_an_invalid_input_error(
+    fields: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        ToolCall(**fields)
+    message = str(caught.value)
+    assert message.startswith(f"hookproof: not a valid ToolCall: {problem}")
+    assert "json.loads a provider's JSON string first" in message

@@ -1,14 +1,18 @@
-"""Which tool calls are still pending: LangChain's rule (a ToolMessage anywhere in the history
-answers a call id), read incrementally across the steps of one run."""
+"""Which tool calls are still pending: LangChain's rule (a ToolMessage after the last assistant
+message answers a call id of that message; an older one with the same id does not), and a
+model that reuses ids loses no call."""
 
 from __future__ import annotations
 
+import asyncio
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hookproof.errors import InvalidInputError
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from hookproof.models import ScriptedModel, call
 from hookproof.runtime import create_agent, tool
@@ -18,11 +22,12 @@ IDS = ["a", "b", "c"]
 
 
 def _plain(messages: list[Message]) -> list[str] | None:
-    last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
-    if last is None or not last.tool_calls:
+    where = [i for i, m in enumerate(messages) if isinstance(m, AssistantMessage)]
+    if not where or not messages[where[-1]].tool_calls:
         return None
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    return [c.id or "" for c in last.tool_calls if c.id not in answered]
+    after = messages[where[-1] + 1 :]
+    answered = {m.tool_call_id for m in after if isinstance(m, ToolMessage)}
+    return [c.id or "" for c in messages[where[-1]].tool_calls if c.id not in answered]
 
 
 def _asking(ids: list[str]) -> AssistantMessage:
@@ -38,7 +43,7 @@ step = st.one_of(
 
 
 @given(st.lists(step, max_size=12))
-def test_incremental_reading_agrees_with_reading_the_whole_history(steps: list[Any]) -> None:
+def test_pending_calls_agree_with_langchains_rule(steps: list[Any]) -> None:
     dialect: Any = LangChainDialect.__new__(LangChainDialect)
     run: Any = SimpleNamespace(local={})
     history: list[Message] = [UserMessage(content="go")]
@@ -65,3 +70,70 @@ def test_a_long_run_of_tool_turns_runs_every_call() -> None:
     result = agent.invoke({"messages": [("user", "hi")]})
     answers = [m.text for m in result.messages if isinstance(m, ToolMessage)]
     assert answers == [str(i) for i in range(300)] and result.text == "done"
+
+
+@tool
+def echo(text: str) -> str:
+    """Say it back."""
+    return text
+
+
+# LangChain's own TodoListMiddleware tests reuse one id on every turn; providers do too.
+REUSING_IDS: list[Any] = [
+    call("echo", {"text": "1"}, id="same"),
+    call("echo", {"text": "2"}, id="same"),
+    [call("echo", {"text": "3"}, id="same"), call("echo", {"text": "4"}, id="same")],
+    "done",
+]
+
+
+def _answers(messages: tuple[Message, ...]) -> list[tuple[str, str]]:
+    return [(m.tool_call_id, m.text) for m in messages if isinstance(m, ToolMessage)]
+
+
+def test_a_model_reusing_a_tool_call_id_loses_no_call() -> None:
+    result = create_agent(ScriptedModel(REUSING_IDS), [echo]).invoke({"messages": [("user", "hi")]})
+    assert _answers(result.messages) == [("same", "1"), ("same", "2"), ("same", "3"), ("same", "4")]
+    assert len(result.messages) == 9 and result.text == "done"
+
+
+def test_a_model_reusing_a_tool_call_id_loses_no_call_under_ainvoke() -> None:
+    agent = create_agent(ScriptedModel(REUSING_IDS), [echo])
+    result = asyncio.run(agent.ainvoke({"messages": [("user", "hi")]}))
+    assert [text for _, text in _answers(result.messages)] == ["1", "2", "3", "4"]
+
+
+def _asking_as(message_id: str, text: str, call_id: str) -> AssistantMessage:
+    calls = (ToolCall(name="echo", args={"text": text}, id=call_id),)
+    return AssistantMessage(content="", id=message_id, tool_calls=calls)
+
+
+def test_a_response_replacing_an_earlier_message_with_its_calls_answered_is_refused() -> None:
+    # add_messages would put the second response in place of the first, where the first's
+    # ToolMessage already answers call "c": the call would never run (LangChain: KeyError)
+    script = [_asking_as("m", "1", "c"), _asking_as("m", "2", "c"), "done"]
+    agent = create_agent(ScriptedModel(script), [echo])
+    with pytest.raises(InvalidInputError, match=r"message id 'm'.*tool calls \['c'\] would never"):
+        agent.invoke({"messages": [("user", "hi")]})
+
+
+def test_a_response_replacing_a_message_before_a_later_turn_is_refused() -> None:
+    script = [_asking_as("m", "1", "a"), _asking_as("n", "2", "b"), _asking_as("m", "3", "c")]
+    agent = create_agent(ScriptedModel([*script, "done"]), [echo])
+    with pytest.raises(InvalidInputError, match=r"message \[1\] of the history.*\['c'\]"):
+        agent.invoke({"messages": [("user", "hi")]})
+
+
+def test_a_response_replacing_an_earlier_message_with_new_call_ids_runs_them() -> None:
+    script = [_asking_as("m", "1", "a"), _asking_as("m", "2", "b"), "done"]
+    result = create_agent(ScriptedModel(script), [echo]).invoke({"messages": [("user", "hi")]})
+    assert _answers(result.messages) == [("a", "1"), ("b", "2")]  # in place, as add_messages
+    kinds = [type(m).__name__ for m in result.messages]
+    assert kinds == [
+        "UserMessage",
+        "AssistantMessage",
+        "ToolMessage",
+        "ToolMessage",
+        "AssistantMessage",
+    ]
+    assert result.messages[1].id == "m" and result.messages[1].tool_calls[0].id == "b"

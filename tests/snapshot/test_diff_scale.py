@@ -121,7 +121,10 @@ def test_a_repeated_tool_name_is_compared_by_its_first_tool() -> None:
     first = tool("a", "Find.", {"type": "object", "properties": {}})
     second = tool("a", "Other.", {"type": "object", "properties": {}})
     changes = diff(request_view([], [], [first, second]), request_view([], [], [second])).changes
-    assert [(c.kind.value, c.what) for c in changes] == [("REVIEW", "description changed")]
+    assert [(c.kind.value, c.subject, c.what) for c in changes] == [
+        ("REVIEW", "tool a", "description changed"),
+        ("REVIEW", "tools", "the same tool names, listed in another order or repeated"),
+    ]
 
 
 def test_a_long_history_with_repeated_lines_diffs_hunk_by_hunk() -> None:

@@ -170,6 +170,23 @@ def test_check_without_paths_runs_the_bundled_suite_outside_a_project(
     assert list(tmp_path.iterdir()) in ([], [tmp_path / ".hypothesis"])
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("child_pytest")
+def test_check_names_the_bundled_suite_by_its_package_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Installed, the suite lives outside the project: its rows read as the package's files,
+    not as an absolute or ``../..`` path into the installation."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--pytest-args", "-k", "guest"]) == 0
+    rows = [line.split()[0] for line in capsys.readouterr().out.splitlines()[2:-2]]
+    assert rows == [
+        "hookproof/examples/contracts/test_article_contracts.py",
+        "hookproof/examples/contracts/test_eino_lifecycle.py",
+        "hookproof/examples/contracts/test_support_agent.py",
+    ]
+
+
 def test_check_with_missing_path_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "no/such/dir"]) == 2
     assert "do not exist" in capsys.readouterr().err

@@ -77,7 +77,12 @@ BROKEN = {
         _snapshot_text().replace("tools: 2", "tools: two").encode(),
         "the tool count 'two' is not a number",
     ),
-    "empty": (b"", "its first line is ''"),
+    "empty": (b"", "it is empty (0 bytes), so it holds no reviewed request"),
+    "blank": (b"\n  \n", "it holds only whitespace (4 characters), no reviewed request"),
+    "cut in the header": (
+        b"hookproof final req",
+        "it ends inside its header ('hookproof final req')",
+    ),
 }
 
 
@@ -317,4 +322,7 @@ def test_odd_required_lists_are_compared_without_crashing(dirs: tuple[Path, Path
     (dirs[1] / GUEST).write_text(odd, encoding="utf-8")
     report = compare_directories(*dirs)
     changes = [change.describe() for change in report.files[0].changes]
-    assert changes == ["BREAKING tool export: parameter 'customer' is now optional"]
+    assert changes == [
+        "BREAKING tool export: parameter 'customer' is now optional",
+        "REVIEW   tool export: required list changed",  # the {} it now lists, which names nothing
+    ]

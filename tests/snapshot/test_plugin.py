@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -246,15 +247,20 @@ def test_allowed():
 """
 
 
-def test_real_models_are_blocked_unless_the_test_opts_in(pytester: pytest.Pytester) -> None:
+def test_real_models_are_blocked_unless_the_test_opts_in(
+    pytester: pytest.Pytester, hookproof_guard: Any
+) -> None:
     pytester.makepyfile(REAL_MODEL_TEST)
     # In process: the guard's policy nests (each phase restores the one it replaced).
     result = pytester.runpytest_inprocess()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*RealModelBlocked*'provider-model'*allow_real_models=True*"])
     pytester.runpytest_inprocess("--hookproof-allow-real-models").assert_outcomes(passed=2)
-    # Without the plugin, in a process of its own: this one's guard is on for this very test.
-    pytester.runpytest_subprocess("-p", "no:hookproof").assert_outcomes(passed=2)
+    # Without the plugin, in a process of its own started by this guarded test: the child
+    # follows the guard of the test that started it (fail closed: it cannot opt out by leaving
+    # hookproof out), and its refusals come home to this test.
+    with hookproof_guard.expect_blocked():
+        pytester.runpytest_subprocess("-p", "no:hookproof").assert_outcomes(failed=2)
 
 
 @pytest.mark.slow

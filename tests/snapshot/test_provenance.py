@@ -360,8 +360,8 @@ def test_a_change_of_origin_alone_is_cosmetic() -> None:
     assert [(c.kind.value, c.subject, c.what, c.before, c.after) for c in changes] == [
         (
             "COSMETIC",
-            "tool export",
-            "provenance changed",
+            "provenance",
+            "tool export added by AddExport, now registered by ExportTool",
             "added by AddExport",
             "registered by ExportTool",
         )

@@ -99,7 +99,7 @@ PLACES: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("place", sorted(PLACES))
 def test_each_place_a_secret_can_sit_is_redacted(place: str) -> None:
     request = FinalRequest(model="m", **PLACES[place])
-    assert leaked(repr(PLACES[place])) != []  # the secrets are really there
+    assert leaked(repr(request.model_dump())) != []  # the secrets are really there
     assert leaked(render(request)) == []
     assert leaked(repr(request)) == []
     assert leaked(str(request)) == []
@@ -238,4 +238,31 @@ def test_the_snapshot_plugin_writes_and_reports_no_secret(pytester: pytest.Pytes
     result.assert_outcomes(failed=1)
     output = "\n".join(result.outlines + result.errlines)
     assert "careless" in output  # the failure did show the changed prompt
+    assert leaked(output) == []
+
+
+LEGACY_TEST = """
+from hookproof.messages import SystemMessage
+from hookproof.models import FinalRequest
+
+def test_request(hookproof_snapshot):
+    prompt = "Cache: redis://cache/0\\nBe PROMPT."
+    request = FinalRequest(model="m", system_message=SystemMessage(content=prompt))
+    assert request == hookproof_snapshot
+"""
+
+
+def test_a_failure_shows_no_secret_of_a_snapshot_written_before_it_was_redacted(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_app=LEGACY_TEST.replace("PROMPT", "brief"))
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
+    reviewed = pytester.path / "snapshots" / "test_app" / "test_request.txt"
+    legacy = f"redis://:{_S['url_password_no_user']}@cache/0"  # as an older hookproof wrote it
+    reviewed.write_text(reviewed.read_text().replace("redis://cache/0", legacy))
+    pytester.makepyfile(test_app=LEGACY_TEST.replace("PROMPT", "kind"))
+    result = pytester.runpytest_inprocess("-vv", "--hookproof-pending")
+    result.assert_outcomes(failed=1)
+    output = "\n".join(result.outlines + result.errlines)
+    assert "kind" in output
     assert leaked(output) == []

@@ -307,7 +307,7 @@ HOSTILE: dict[str, tuple[str, str, dict[str, Any], str]] = {
         "jinja2",
         MILLION + "{{ ('a\n' * 1000)|indent(s) }}",
         {},
-        "the joined text",
+        "the indented text",
     ),
     "buffered macro output": (
         "jinja2",

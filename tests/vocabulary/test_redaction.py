@@ -36,7 +36,7 @@ ONLY_IN_CONTEXT = {
     "password",
     "private_key",
     "url_password",
-}
+} | {name for name in SECRETS if name.startswith(("url_", "query_", "fragment_"))}
 
 
 @pytest.mark.parametrize("name", sorted(set(SECRETS) - ONLY_IN_CONTEXT))
@@ -82,6 +82,42 @@ def test_prose_and_hookproof_ids_are_unchanged(text: str) -> None:
 )
 def test_the_name_of_what_was_redacted_stays_readable(text: str, expected: str) -> None:
     assert redact_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("redis://:hunter2pass@cache:6379/0", "redis://[REDACTED]@cache:6379/0"),
+        ("postgres://:pw@db", "postgres://[REDACTED]@db"),
+        ("postgres://u:p@ss@db/app?x=a@b", "postgres://[REDACTED]@db/app?x=a@b"),
+        ("http://u:pw@[::1]:8080/", "http://[REDACTED]@[::1]:8080/"),
+        ("//:pw@host/x", "//[REDACTED]@host/x"),
+        ("redis:\\/\\/:pw@cache", "redis:\\/\\/[REDACTED]@cache"),
+        ("x?to=https%3a%2f%2fu%3apw%40h%2Fp", "x?to=https%3a%2f%2f[REDACTED]%40h%2Fp"),
+        (
+            "https://h/p?key=a&sort=key&max_tokens=5",
+            "https://h/p?key=[REDACTED]&sort=key&max_tokens=5",
+        ),
+        ("https://h/?api_key=a&alt=json", "https://h/?api_key=[REDACTED]&alt=json"),
+        ("https://h/#access_token=a&state=b", "https://h/#access_token=[REDACTED]&state=b"),
+        # Not secrets: no password, a plain user name, a parameter that names no credential.
+        ("redis://user:@cache:6379", "redis://user:@cache:6379"),
+        ("ssh://git@github.example/org/repo", "ssh://git@github.example/org/repo"),
+        (
+            "GET /search?q=tokens&page=2&next_page_token=3",
+            "GET /search?q=tokens&page=2&next_page_token=3",
+        ),
+    ],
+)
+def test_credentials_in_every_form_of_url_are_redacted(text: str, expected: str) -> None:
+    assert redact_text(text) == expected
+
+
+def test_a_query_parameter_named_by_an_extra_field_is_redacted() -> None:
+    redaction = Redaction(fields=("tenant_key",))
+    assert redact_text("https://h/?tenant_key=abc&x=1", redaction) == (
+        "https://h/?tenant_key=[REDACTED]&x=1"
+    )
 
 
 def test_the_replacement_does_not_depend_on_the_secret() -> None:

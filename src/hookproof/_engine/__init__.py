@@ -14,7 +14,7 @@ from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import AsyncExec, SyncExec, drive, run_tool
 from hookproof._engine.loop import Engine
 from hookproof._engine.run import RunHandle
-from hookproof._engine.state import StateSpec, add_messages
+from hookproof._engine.state import StateSpec, UntrackedValue, add_messages, is_untracked
 from hookproof._engine.types import Layer, NodeHook, Phase, RunResult, Stack
 from hookproof._engine.workers import in_thread
 
@@ -34,9 +34,11 @@ __all__ = [
     "Stack",
     "StateSpec",
     "SyncExec",
+    "UntrackedValue",
     "add_messages",
     "drive",
     "in_thread",
     "interrupt",
+    "is_untracked",
     "run_tool",
 ]

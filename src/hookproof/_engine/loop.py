@@ -20,6 +20,7 @@ from hookproof._engine.executors import AsyncExec, SyncExec
 from hookproof._engine.run import Run, RunHandle, error_data
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._frozen import FrozenDict
+from hookproof._untimed import untimed
 from hookproof.context import Runtime
 from hookproof.errors import InvalidInputError
 from hookproof.messages import ToolCall
@@ -40,6 +41,7 @@ class Engine:
         dialect.checkpointer = checkpointer
         return Engine(dialect)
 
+    @untimed
     async def run(
         self,
         initial: dict[str, Any] | None,

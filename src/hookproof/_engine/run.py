@@ -115,7 +115,7 @@ class Run:
         if not self.can_pause:
             return
         checkpoint = Checkpoint(
-            values=self.snapshot(),
+            values=self.dialect.state.tracked(self.snapshot()),  # run-scoped keys stay behind
             phase=phase.value,
             hook_index=index,
             model_calls=self.model_calls,

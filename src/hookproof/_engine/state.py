@@ -13,7 +13,7 @@ from hookproof._frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
 from hookproof.messages import Message, RemoveMessage, coerce_message
 
-__all__ = ["Reducer", "StateSpec", "add_messages"]
+__all__ = ["Reducer", "StateSpec", "UntrackedValue", "add_messages", "is_untracked"]
 
 Reducer = Callable[[Any, Any], Any]
 
@@ -168,23 +168,40 @@ def _replace(_current: Any, new: Any) -> Any:
     return new
 
 
+class UntrackedValue:
+    """Marks a state key as run-scoped: ``Annotated[int, UntrackedValue]``. A thread's
+    checkpoint never holds it, so every invoke (and every resume) starts without it, as
+    with LangGraph's marker of the same name (which the engine also recognises)."""
+
+
+def is_untracked(marker: Any) -> bool:
+    """Whether ``Annotated`` metadata ``marker`` is hookproof's or LangGraph's
+    ``UntrackedValue`` (the class or an instance; LangGraph's is recognised by name, so
+    the engine never imports it)."""
+    kind = marker if isinstance(marker, type) else type(marker)
+    if kind is UntrackedValue:
+        return True
+    return kind.__name__ == "UntrackedValue" and kind.__module__.startswith("langgraph.")
+
+
 # Each schema is read once: every middleware has one, and reading costs ~50us an agent build.
-_read: weakref.WeakKeyDictionary[type, dict[str, Reducer]] = weakref.WeakKeyDictionary()
+_Keys = tuple[dict[str, Reducer], frozenset[str]]  # reducers, untracked keys
+_read: weakref.WeakKeyDictionary[type, _Keys] = weakref.WeakKeyDictionary()
 
 
-def _reducers_of(schema: type | None) -> dict[str, Reducer]:
+def _keys_of(schema: type | None) -> _Keys:
     if schema is None:
-        return {}
+        return {}, frozenset()
     try:
         known = _read.get(schema)
     except TypeError:  # not a class (so no weak reference to it): read it each time
-        return _read_reducers(schema)
+        return _read_keys(schema)
     if known is None:
-        known = _read[schema] = _read_reducers(schema)
-    return dict(known)
+        known = _read[schema] = _read_keys(schema)
+    return dict(known[0]), known[1]
 
 
-def _read_reducers(schema: type) -> dict[str, Reducer]:
+def _read_keys(schema: type) -> _Keys:
     try:
         hints = typing.get_type_hints(schema, include_extras=True)
     except (NameError, TypeError) as error:
@@ -192,7 +209,19 @@ def _read_reducers(schema: type) -> dict[str, Reducer]:
             f"hookproof: cannot read the annotations of state schema {schema.__name__}: "
             f"{error}. Define it at module level with resolvable types."
         ) from error
-    return {key: _reducer_of(hint) for key, hint in hints.items()}
+    reducers = {key: _reducer_of(hint) for key, hint in hints.items()}
+    untracked = frozenset(key for key, hint in hints.items() if _is_untracked_key(hint))
+    return reducers, untracked
+
+
+def _unqualified(hint: Any) -> Any:
+    while typing.get_origin(hint) in _QUALIFIERS:
+        hint = typing.get_args(hint)[0]
+    return hint
+
+
+def _is_untracked_key(hint: Any) -> bool:
+    return any(map(is_untracked, getattr(_unqualified(hint), "__metadata__", ())))
 
 
 # Required[...] and NotRequired[...] wrap a TypedDict key's Annotated type; ReadOnly too (3.13).
@@ -204,9 +233,7 @@ _QUALIFIERS = tuple(
 
 
 def _reducer_of(hint: Any) -> Reducer:
-    while typing.get_origin(hint) in _QUALIFIERS:
-        hint = typing.get_args(hint)[0]
-    metadata = getattr(hint, "__metadata__", ())
+    metadata = getattr(_unqualified(hint), "__metadata__", ())
     # A class in the metadata is a marker (LangGraph's channel types), not a reducer.
     return next(
         (item for item in metadata if callable(item) and not isinstance(item, type)), _replace
@@ -233,10 +260,12 @@ class StateSpec:
         messages_reducer: Reducer = add_messages,
         base: type | None = None,
     ) -> None:
-        self.reducers: dict[str, Reducer] = _reducers_of(base)
+        self.reducers, self.untracked = _keys_of(base)
         self.base = frozenset({*self.reducers, "messages"}) | _LOOP_KEYS
         for schema in schemas:
-            self.reducers.update(_reducers_of(schema))
+            reducers, untracked = _keys_of(schema)
+            self.reducers.update(reducers)
+            self.untracked |= untracked
         self.reducers["messages"] = messages_reducer
         self.strict = any(key not in self.base for key in self.reducers)
         # Keys written as given: a second write in one step would make the order decide.
@@ -289,3 +318,9 @@ class StateSpec:
 
     def snapshot(self, state: dict[str, Any]) -> FrozenDict:
         return FrozenDict(state)
+
+    def tracked(self, state: FrozenDict) -> FrozenDict:
+        """What a checkpoint keeps of ``state``: all but the run-scoped keys."""
+        if not self.untracked.intersection(state):
+            return state
+        return FrozenDict({k: v for k, v in state.items() if k not in self.untracked})

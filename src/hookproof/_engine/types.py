@@ -9,6 +9,7 @@ from typing import Any
 
 from hookproof._engine.checkpoint import Interrupt
 from hookproof._frozen import FrozenDict
+from hookproof.errors import safe_repr
 from hookproof.messages import Message
 from hookproof.trace import Trace, TraceRecorder
 from hookproof.vocabulary import FinalRequest
@@ -119,4 +120,4 @@ class RunResult:
         return self.messages[-1].text if self.messages else ""
 
     def __repr__(self) -> str:
-        return f"RunResult(messages={len(self.messages)}, text={self.text!r:.60})"
+        return f"RunResult(messages={len(self.messages)}, text={safe_repr(self.text, 60)})"

@@ -253,10 +253,14 @@ def _turn(turn: Any) -> Any:
     if isinstance(turn, str):
         return turn
     if isinstance(turn, list):
-        return [call(item["call"], item.get("args") or {}) for item in turn]
+        return [_call(item) for item in turn]
     if "error" in turn:
         return RuntimeError(turn["error"])
-    return call(turn["call"], turn.get("args") or {})
+    return _call(turn)
+
+
+def _call(item: Any) -> Any:
+    return call(item["call"], item.get("args") or {}, id=item.get("id"))
 
 
 def _model(script: Sequence[Any], name: str) -> RecordingModel:

@@ -60,7 +60,8 @@ class HandlerSpec:
 @dataclass(frozen=True)
 class Scenario:
     """One run. ``script`` holds the model's turns in JSON form: a text, ``{"call": name,
-    "args": {...}}``, a list of calls, or ``{"error": text}``. ``retries`` >= 0 sets a
+    "args": {...}}`` (with ``"id"`` to fix the call's id), a list of calls, or
+    ``{"error": text}``. ``retries`` >= 0 sets a
     ModelRetryConfig with that many retries (no backoff); ``fallback`` (a script) sets a
     ModelFailoverConfig whose failover model plays it (``failover_retries`` attempts, on any
     error). ``reject`` (with ``retries``) makes ShouldRetry retry an output of that text.
@@ -102,6 +103,9 @@ _SEARCH = {"call": "search", "args": {"q": "x"}}
 _BOTH = [{"call": "search", "args": {"q": "a"}}, {"call": "lookup", "args": {"q": "b"}}]
 _TWICE = [{"call": "search", "args": {"q": "a"}}, {"call": "search", "args": {"q": "b"}}]
 _ONE_TOOL = (_SEARCH, "done")
+# One call id on every call: LangChain's own tests do it, and providers reuse ids.
+_SEARCH_SAME = {**_SEARCH, "id": "same"}
+_BOTH_SAME = [{**item, "id": "same"} for item in _BOTH]
 _ERROR = {"error": "model down"}
 
 # semantic -> its named scenarios
@@ -182,6 +186,13 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
     "several_tool_calls_interrupt": {
         "one pause for both": Scenario((_TWICE, "done"), _PROBES, interrupt="search"),
     },
+    "reused_tool_call_ids": {
+        "across turns": Scenario((_SEARCH_SAME, _SEARCH_SAME, "done"), _PROBES),
+        "within one turn": Scenario((_BOTH_SAME, "done"), _PROBES),
+    },
+    "reused_tool_call_id_interrupt": {
+        "resume runs the paused call": Scenario((_BOTH_SAME, "done"), interrupt="lookup"),
+    },
     "streaming": {
         "one tool call": Scenario(_ONE_TOOL, _PROBES, streaming=True),
         "return directly": Scenario((_BOTH,), _PROBES, return_directly=("lookup",), streaming=True),
@@ -212,6 +223,12 @@ KNOWN_DIFFERENCES = {
         "when several calls of one message interrupt, Eino pauses once with every interrupt "
         "and one resume answers them all; hookproof.eino pauses at each in turn (the "
         "engine's interrupts are answered one by one, by position)"
+    ),
+    "reused_tool_call_id_interrupt": (
+        "when a paused turn has several calls with one id, Eino's resume gives each of them "
+        "the result of the first that finished (its ToolsNode keeps finished calls by id), "
+        "so the paused call never runs and its answer is lost; hookproof.eino keeps them by "
+        "position and runs it: a call is never dropped silently"
     ),
     "streaming_retry_of_a_rejected_output": (
         "in a streaming run Eino sends each attempt's stream as it comes, so an output "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence, Set
 from typing import Any
 
+from hookproof._untimed import untimed
 from hookproof.contracts._args import example_args
 from hookproof.contracts._observe import watching
 from hookproof.contracts._report import (
@@ -18,7 +19,7 @@ from hookproof.contracts._report import (
 from hookproof.contracts._scripts import call_once_then_done
 from hookproof.contracts._subagents import Delegating, subagent_requests, subagents_of
 from hookproof.contracts._violation import violation
-from hookproof.errors import UsageError
+from hookproof.errors import UsageError, safe_repr
 from hookproof.messages import ToolMessage
 from hookproof.models import call
 from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
@@ -69,6 +70,7 @@ def _rejection(name: str) -> str:
     )
 
 
+@untimed
 def check_fail_closed(
     build: Build | Target,
     context: Any,
@@ -207,6 +209,7 @@ def _privilege_gain(baseline: TargetRun, run: TargetRun) -> list[str]:
     return found
 
 
+@untimed
 def check_exclusion_holds(
     build: Build | Target,
     excluded: Collection[str],
@@ -370,7 +373,7 @@ def _exclusion_problems(
     elif answer is not None and answer.status == "success" and target.tool_answers_carry_status:
         found.append(
             f"the call to excluded tool {name!r} was answered with a success "
-            f"({answer.text!r:.80}), as if it ran; a refusal answers with status='error'"
+            f"({safe_repr(answer.text, 80)}), as if it ran; a refusal answers with status='error'"
         )
     return found
 
@@ -388,6 +391,7 @@ def _refused_unexecutable(target: Target, error: BaseException) -> bool:
     return any(marker in text for marker in target.unexecutable_tool_markers)
 
 
+@untimed
 def check_tool_closure(
     build: Build | Target,
     *,
@@ -486,6 +490,7 @@ def _closure(
     return None
 
 
+@untimed
 def check_injected_model_used(
     build: Build,
     *,

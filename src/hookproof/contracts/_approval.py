@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from hookproof._untimed import untimed
 from hookproof.contracts._agent_checks import (
     _never_tried,
     _tiers_arg,
@@ -31,6 +32,7 @@ from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
 __all__ = ["check_requires_approval"]
 
 
+@untimed
 def check_requires_approval(
     build: Build | Target,
     tools: Collection[str],

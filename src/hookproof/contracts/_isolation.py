@@ -17,9 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookproof._untimed import untimed
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._violation import violation
-from hookproof.errors import UsageError
+from hookproof.errors import UsageError, safe_repr
 from hookproof.snapshot import Change, diff, render
 from hookproof.targets import DEFAULT_INPUT, Build, IsolationRuns, Target, as_target
 
@@ -132,6 +133,7 @@ def _usable_modes(runs: IsolationRuns, modes: Sequence[str]) -> list[str]:
     return usable
 
 
+@untimed
 def check_isolation(
     build: Build,
     contexts: Sequence[Any],
@@ -167,7 +169,7 @@ def check_isolation(
     if all(not fingerprint or fingerprint[0].startswith("raised ") for fingerprint in expected):
         exercise.not_tried(
             "every run on its own raised or made no model call, so there was no request for "
-            f"concurrent runs to leak into (first: {expected[0][:1]!r:.160})"
+            f"concurrent runs to leak into (first: {safe_repr(expected[0][:1], 160)})"
         )
     if points == 0:
         exercise.not_tried(

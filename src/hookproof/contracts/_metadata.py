@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hookproof.errors import safe_repr
 from hookproof.messages import Message, SystemMessage
 
 __all__ = ["message_losses", "system_losses"]
@@ -97,7 +98,7 @@ def system_losses(before: SystemMessage, after: Any) -> list[str]:
     ]
     kept = list(after.content)
     found += [
-        f"block {index} ({block.type}) was lost or altered: {block!r:.120}"
+        f"block {index} ({block.type}) was lost or altered: {safe_repr(block, 120)}"
         for index, block in enumerate(before.content)
         if block not in kept
     ]

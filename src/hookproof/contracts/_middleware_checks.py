@@ -9,10 +9,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from hookproof._untimed import untimed
 from hookproof.contracts._metadata import message_losses, system_losses
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._violation import violation
-from hookproof.errors import ImmutableError
+from hookproof.errors import ImmutableError, safe_repr
 from hookproof.messages import AssistantMessage, SystemMessage, ToolMessage
 from hookproof.runtime import ModelRequest, ModelResponse, ToolCallRequest
 from hookproof.targets import Target, middleware_target
@@ -170,6 +171,7 @@ def _mutation_found(
     return []
 
 
+@untimed
 def check_request_not_mutated(
     middleware: object,
     request: ModelRequest | None = None,
@@ -287,6 +289,7 @@ def _node_metadata(
     return found, wrote
 
 
+@untimed
 def check_metadata_preserved(
     middleware: object,
     system_message: SystemMessage | None = None,
@@ -314,7 +317,7 @@ def check_metadata_preserved(
         )
     sample = "the given state" if state is not None else "the sample messages"
     counterexample = f"middleware {_name(middleware)!r} on {sample}" + (
-        f" and {system_message!r:.200}" if system_message is not None else ""
+        f" and {safe_repr(system_message, 200)}" if system_message is not None else ""
     )
     if found:
         raise exercise.failed(
@@ -364,6 +367,7 @@ def _count_calls(
     return calls, outcome
 
 
+@untimed
 def check_bounded_retry(
     middleware: object,
     *,
@@ -485,10 +489,10 @@ def _surfaced(
     if status is None:
         return f"{type(error).__name__} became a {type(result).__name__}"
     if status != "error":
-        return f"{type(error).__name__} became a success ToolMessage {text!r:.80}"
+        return f"{type(error).__name__} became a success ToolMessage {safe_repr(text, 80)}"
     if type(error).__name__ not in text:
         kind = type(error).__name__
-        return f"{kind} became an error ToolMessage that does not name it: {text!r:.80}"
+        return f"{kind} became an error ToolMessage that does not name it: {safe_repr(text, 80)}"
     return None
 
 
@@ -508,6 +512,7 @@ def _tool_request_for(middleware: object, context: Any = None) -> Any:
     return middleware_target(middleware).sample_tool_request(context)
 
 
+@untimed
 def check_tool_errors_surface(
     middleware: object, *, context: Any = None, allow_untested: bool = False
 ) -> CheckReport:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hookproof._untimed import untimed
 from hookproof.contracts._agent_checks import (
     _crash,
     _never_tried,
@@ -98,6 +99,7 @@ _PRESERVED_FIX = (
 )
 
 
+@untimed
 def check_tools_preserved(
     build: BuildWith,
     context: Any,
@@ -299,6 +301,7 @@ class _CallFailed(Exception):
         self.problem, self.arguments, self.run = problem, dict(args), run
 
 
+@untimed
 def check_allowed_calls_succeed(
     build: Build | Target,
     context: Any,

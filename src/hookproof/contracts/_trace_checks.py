@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from hookproof._untimed import untimed
 from hookproof.contracts._report import CheckReport, Exercise, hook_labels
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
@@ -111,6 +112,7 @@ def _before_after(trace: Trace, before: str, after: str, *, reverse: bool) -> li
     return found
 
 
+@untimed
 def check_hook_order(trace: Trace, *, allow_untested: bool = False) -> CheckReport:
     """Layers nest as an onion, before_* run in one order and after_* in its reverse (in the
     same order on an Eino-dialect trace), every model call sits inside the same layers, and
@@ -160,6 +162,7 @@ def _names(tools: Iterable[Any]) -> list[str]:
     return names
 
 
+@untimed
 def check_unique_tool_names(
     tools: Sequence[Any] | Callable[[Any], Any],
     *,

@@ -68,6 +68,9 @@ conformance --target eino`` reports them as "differs"; see hookproof.conformance
       engine answers interrupts one by one, by position). As on Eino, the other calls of
       the message run before the pause, and a failing call lets them run before its error
       is reported;
+    * when a paused turn has several calls with one id, Eino's resume gives each of them
+      the result of the first that finished (its ToolsNode keeps finished calls by id), so
+      the paused call never runs; here calls are kept by position and it runs;
     * in a streaming run with a should_retry that rejects an output, Eino has already sent
       the rejected attempt's stream as an event (ending in WillRetryError or the final
       error); here an attempt's event is sent only once the attempt is accepted, since

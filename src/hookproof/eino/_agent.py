@@ -10,6 +10,7 @@ from typing import Any
 from hookproof._engine import Engine, Phase, RunResult, Stack, SyncExec, drive, in_thread
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
+from hookproof._untimed import untimed
 from hookproof.eino._context import RunContext
 from hookproof.eino._dialect import EinoDialect
 from hookproof.eino._handlers import (
@@ -31,7 +32,7 @@ from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, 
 from hookproof.eino._run import AgentRun, EinoRun
 from hookproof.eino._tool_layers import tool_layers
 from hookproof.eino._tools import as_eino_tool, index_tools
-from hookproof.errors import EinoError, InvalidInputError, UsageError
+from hookproof.errors import EinoError, InvalidInputError, UsageError, safe_repr
 from hookproof.messages import Message, coerce_messages
 from hookproof.vocabulary import NO_RESUME
 
@@ -95,6 +96,7 @@ class ChatModelAgent:
         clock: where retry backoff sleeps; ManualClock() in tests.
     """
 
+    @untimed
     def __init__(
         self,
         *,
@@ -362,7 +364,8 @@ def _check_model(model: object) -> None:
     methods = ("invoke", "generate", "stream")
     if model is None or not any(callable(getattr(model, name, None)) for name in methods):
         raise UsageError(
-            f"hookproof: ChatModelAgent(model=...) got {model!r:.60}; it needs a model with "
+            f"hookproof: ChatModelAgent(model=...) got {safe_repr(model, 60)}; "
+            "it needs a model with "
             "invoke(FinalRequest), e.g. RecordingModel(ScriptedModel([...])) from "
             "hookproof.models, or one written Eino's way with generate(ctx, messages, "
             "**options) / stream(...)."

@@ -11,6 +11,7 @@ from hookproof.errors import (
     ImmutableError,
     UsageError,
     did_you_mean,
+    safe_repr,
 )
 from hookproof.messages import (
     AssistantMessage,
@@ -306,11 +307,11 @@ class AgentEvent(_Record):
             where = f" at {self.node_path}" if self.node_path else ""
             return f"error{where}: {type(self.error).__name__}: {self.error}"
         if self.kind == "interrupt":
-            return f"interrupt: {self.action.interrupted!r:.80}"  # type: ignore[union-attr]
+            return f"interrupt: {safe_repr(self.action.interrupted, 80)}"  # type: ignore[union-attr]
         if self.message is not None:
             tool = f" {self.tool_name}" if self.tool_name else ""
             calls = getattr(self.message, "tool_calls", ())
             if calls and not self.message.text:
                 return f"{self.kind}: calls {', '.join(call.name for call in calls)}"
-            return f"{self.kind}{tool}: {self.message.text!r:.80}"
-        return f"{self.kind}: {self.custom!r:.80}"
+            return f"{self.kind}{tool}: {safe_repr(self.message.text, 80)}"
+        return f"{self.kind}: {safe_repr(self.custom, 80)}"

@@ -17,6 +17,7 @@ from hookproof.eino._records import (
     ToolInfo,
 )
 from hookproof.eino._runlocal import RUN_LOCAL_KEY, RunExec
+from hookproof.errors import safe_repr
 from hookproof.messages import AssistantMessage, Message, ToolMessage
 
 if TYPE_CHECKING:
@@ -251,4 +252,4 @@ class AgentRun:
         return [event.kind for event in self.events]
 
     def __repr__(self) -> str:
-        return f"AgentRun(events={self.kinds()}, error={self.error!r:.80})"
+        return f"AgentRun(events={self.kinds()}, error={safe_repr(self.error, 80)})"

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hookproof._untimed import untimed
 from hookproof.harness.backend import StateBackend
 from hookproof.harness.filesystem import FilesystemMiddleware
 from hookproof.harness.hitl import HumanInTheLoopMiddleware
@@ -174,6 +175,7 @@ def _head(build: _Build, subagents: Sequence[Any], skills: Sequence[str] | None)
     ]
 
 
+@untimed
 def create_deep_agent(
     model: Any,
     tools: Sequence[object] | None = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookproof.errors import InvalidInputError
+from hookproof.errors import InvalidInputError, safe_repr
 from hookproof.messages import AssistantMessage, RemoveMessage, ToolCall, ToolMessage
 from hookproof.runtime import AgentMiddleware, interrupt
 
@@ -77,13 +77,14 @@ class HumanInTheLoopMiddleware(AgentMiddleware):
             raise InvalidInputError(
                 f"hookproof: resume the human-in-the-loop interrupt with "
                 f"{{'decisions': [...]}} holding {len(calls)} decision(s), one per reviewed "
-                f"tool call ({[c.name for c in calls]}); got {answer!r:.100}."
+                f"tool call ({[c.name for c in calls]}); got {safe_repr(answer, 100)}."
             )
         for call, decision in zip(calls, decisions, strict=True):
             kind = decision.get("type") if isinstance(decision, Mapping) else None
             if kind not in self.policies[call.name]:
                 raise InvalidInputError(
-                    f"hookproof: decision {decision!r:.80} for {call.name!r} is not allowed; "
+                    f"hookproof: decision {safe_repr(decision, 80)} for {call.name!r} "
+                    "is not allowed; "
                     f"allowed: {list(self.policies[call.name])}."
                 )
         return decisions

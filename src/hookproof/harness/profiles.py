@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeAlias
 
-from hookproof.errors import InvalidInputError, UsageError
+from hookproof.errors import InvalidInputError, UsageError, safe_repr
 from hookproof.harness._config import CONFIG_KEYS, FROM_PYTHON, ConfigData, validate_config
 
 __all__ = [
@@ -56,7 +56,7 @@ class GeneralPurposeSubagentProfile:
         if self.enabled is not None and not isinstance(self.enabled, bool):
             raise UsageError(
                 "hookproof: GeneralPurposeSubagentProfile.enabled must be True, False or None, "
-                f"got {type(self.enabled).__name__} {self.enabled!r:.40}; a value such as "
+                f"got {type(self.enabled).__name__} {safe_repr(self.enabled, 40)}; a value such as "
                 "'no' would otherwise read as true and leave the subagent on."
             )
         for name in ("description", "system_prompt"):
@@ -64,7 +64,7 @@ class GeneralPurposeSubagentProfile:
             if value is not None and not isinstance(value, str):
                 raise UsageError(
                     f"hookproof: GeneralPurposeSubagentProfile.{name} must be a str or None, "
-                    f"got {type(value).__name__} {value!r:.40}."
+                    f"got {type(value).__name__} {safe_repr(value, 40)}."
                 )
 
     def merged(self, newer: GeneralPurposeSubagentProfile) -> GeneralPurposeSubagentProfile:
@@ -100,7 +100,8 @@ def _check_code_fields(extra: object, general: object) -> None:
     if not callable(extra) and (isinstance(extra, str | bytes) or not isinstance(extra, Sequence)):
         raise UsageError(
             "hookproof: HarnessProfile.extra_middleware must be a sequence of middleware or a "
-            f"zero-argument factory returning one, got {type(extra).__name__} {extra!r:.60}."
+            "zero-argument factory returning one, got "
+            f"{type(extra).__name__} {safe_repr(extra, 60)}."
         )
     if general is not None and not isinstance(general, GeneralPurposeSubagentProfile):
         raise UsageError(

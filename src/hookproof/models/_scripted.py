@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from hookproof._frozen import FrozenDict, FrozenList, freeze
-from hookproof.errors import ScriptExhausted, UsageError, ordinal
+from hookproof.errors import ScriptExhausted, UsageError, ordinal, safe_repr
 from hookproof.messages import AssistantMessage, ToolCall, construct, text_message
 from hookproof.vocabulary import FinalRequest
 
@@ -44,9 +44,9 @@ TurnFunction: TypeAlias = Callable[[FinalRequest], Turn]
 
 def _describe_turn_error(turn: object, index: int) -> UsageError:
     return UsageError(
-        f"hookproof: turn {index} of the script is a {type(turn).__name__} ({turn!r:.60}). A "
-        "turn is a str (the answer), call(name, args), a list of calls, an AssistantMessage "
-        "or an exception instance to raise."
+        f"hookproof: turn {index} of the script is a {type(turn).__name__} "
+        f"({safe_repr(turn, 60)}). A turn is a str (the answer), call(name, args), a list of "
+        "calls, an AssistantMessage or an exception instance to raise."
     )
 
 

@@ -60,16 +60,21 @@ class Cassette:
         test: str | None = None,
         matchers: Sequence[Matcher] | None = None,
         normalise_ids: bool = True,
+        root: str | os.PathLike[str] | None = None,
     ) -> None:
-        """``test`` names the test (a pytest node id) in the file and in error messages."""
+        """``test`` names the test (a pytest node id) in the file and in error messages;
+        ``root`` (the pytest fixture gives the rootdir) is a directory the file must stay
+        inside, every level of its path and links included."""
         self.path = Path(path)
+        self.root = None if root is None else Path(root)
         self.record_mode = _mode(record_mode)
         self.test = test
         self._matchers = tuple(DEFAULT_MATCHERS if matchers is None else matchers)
         self._normalise_ids = normalise_ids
-        self._existed = self.path.exists()
+        # A link to nothing is "there" (writing would replace the link), not missing.
+        self._existed = self.path.exists() or self.path.is_symlink()
         replays = self._existed and self.record_mode is not RecordMode.ALL
-        self._recorded: list[Exchange] = read(self.path) if replays else []
+        self._recorded: list[Exchange] = read(self.path, root=self.root) if replays else []
         self._played: set[int] = set()
         self._new: list[Exchange] = []
         self._calls = 0
@@ -123,7 +128,7 @@ class Cassette:
             if not self._new:
                 return False
             exchanges = self._kept() + self._new
-            write(self.path, dumps(exchanges, test=self.test))
+            write(self.path, dumps(exchanges, test=self.test), root=self.root)
             self._recorded, self._new = exchanges, []
             self._played = set(range(len(exchanges)))
             self._existed = True
@@ -145,7 +150,7 @@ class Cassette:
         """The recorded answer to ``request``, decoded; or ``call()``'s, recorded."""
         slot = self.lookup(request, kind)
         if slot.exchange is not None:
-            answer: T = decode(slot.exchange.answer)
+            answer: T = self.decode_answer(slot, decode)
             return answer
         live = call()
         self.record(slot, kind, encode(live))
@@ -161,11 +166,29 @@ class Cassette:
     ) -> T:
         slot = self.lookup(request, kind)
         if slot.exchange is not None:
-            answer: T = decode(slot.exchange.answer)
+            answer: T = self.decode_answer(slot, decode)
             return answer
         live = await call()
         self.record(slot, kind, encode(live))
         return live
+
+    def decode_answer(self, slot: Slot, decode: Decode) -> Any:
+        """The answer ``slot`` replays, as ``decode`` turns it into the model's; an answer
+        edited into another shape (a key renamed, a str turned into a number) is a
+        CassetteFormatError."""
+        assert slot.exchange is not None
+        try:
+            return decode(slot.exchange.answer)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+            lines = [line.strip() for line in str(error).splitlines()[:2]]
+            problem = f"{type(error).__name__}: {'; '.join(lines)}"
+            raise CassetteFormatError(
+                f"hookproof: the answer recorded for {self._where(slot.number)} in the "
+                f"cassette {self.path} is not a {slot.exchange.kind} model's answer "
+                f"({problem[:200]}). Replaying it would hand the agent something no model "
+                "returned. Record the cassette again with record mode all, or restore it "
+                "from version control."
+            ) from None
 
     def lookup(self, request: FinalRequest, kind: str) -> Slot:
         """The slot of the next call, with ``request``: the exchange to replay, or none if

@@ -8,17 +8,15 @@ Everything passes through ``hookproof.redaction`` before it is written.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookproof.errors import CassetteFormatError
+from hookproof._safe_files import load_json, read_text, write_text
+from hookproof.errors import CassetteFormatError, FileAccessError, UnsafePathError
 
 __all__ = ["FORMAT_VERSION", "Exchange", "dumps", "loads", "read", "request_sha256", "write"]
 
@@ -71,38 +69,35 @@ def _exchange_data(exchange: Exchange) -> dict[str, Any]:
     }
 
 
-def write(path: Path, text: str) -> None:
+def write(path: Path, text: str, *, root: Path | None = None) -> None:
     """Replace ``path`` with ``text`` atomically: a reader sees the old file or the new one,
-    never half of one, and a failed write leaves the old file as it was."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    never half of one, and a failed write leaves the old file as it was. With ``root``, no
+    level of ``path`` may lead out of it."""
+    write_text(path, text, root=root)
+
+
+def read(path: Path, *, root: Path | None = None) -> list[Exchange]:
+    """The exchanges of the cassette at ``path``: a regular UTF-8 file of bounded size
+    (inside ``root`` when given), or a CassetteFormatError saying why not."""
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        text = read_text(path, root=root)
+    except UnsafePathError:
         raise
-
-
-def read(path: Path) -> list[Exchange]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise _format_error(path, f"it is not UTF-8 text ({error.reason})") from None
+    except FileAccessError as error:
+        raise _format_error(path, f"it {error.problem}") from None
     return loads(text, source=path)
 
 
 def loads(text: str, *, source: Path | str) -> list[Exchange]:
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise _format_error(source, f"it is not JSON ({error})") from None
+        document = load_json(text, source=str(source))
+    except FileAccessError as error:
+        raise _format_error(source, f"it {error.problem}") from None
     if not isinstance(document, dict) or document.get("format") != _FORMAT:
         raise _format_error(source, f'it has no "format": "{_FORMAT}" field')
     version = document.get("version")
-    if version != FORMAT_VERSION:
+    # bool is an int to Python: `"version": true` is no format number.
+    if type(version) is not int or version != FORMAT_VERSION:
         raise _format_error(
             source, f"it was written in format {version!r}, this hookproof reads {FORMAT_VERSION}"
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from typing import Any, ClassVar
 
 from langchain_core.callbacks import (
@@ -20,7 +21,8 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
-from hookproof.adapters.langchain import RecordingChatModel, final_request, portable_kwargs
+from hookproof._guard import allow_model
+from hookproof.adapters.langchain import RecordingChatModel, final_request
 from hookproof.recording._cassette import Cassette
 from hookproof.vocabulary import FinalRequest
 
@@ -46,9 +48,8 @@ class CassetteChatModel(RecordingChatModel):
     def _request(
         self, messages: list[BaseMessage], kwargs: Mapping[str, Any], stop: Any
     ) -> FinalRequest:
-        portable = portable_kwargs(kwargs)
-        self._record(messages, portable, stop)
-        return final_request(messages, portable, model=self.model_name, stop=stop)
+        params = self._record(messages, kwargs, stop)
+        return final_request(messages, params, model=self.model_name, stop=stop)
 
     def _generate(
         self,
@@ -58,10 +59,8 @@ class CassetteChatModel(RecordingChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         def call() -> ChatResult:
-            result: ChatResult = self.inner._generate(
-                messages, stop=stop, run_manager=run_manager, **_forwarded(kwargs)
-            )
-            return result
+            with _allowed(self.inner):  # the cassette records: its inner model may run
+                return self._inner_generate(messages, stop, run_manager, kwargs)
 
         request = self._request(messages, kwargs, stop)
         return self.cassette.play_or_record(request, LANGCHAIN, call, _dump_result, _load_result)
@@ -74,10 +73,8 @@ class CassetteChatModel(RecordingChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         async def call() -> ChatResult:
-            result: ChatResult = await self.inner._agenerate(
-                messages, stop=stop, run_manager=run_manager, **_forwarded(kwargs)
-            )
-            return result
+            with _allowed(self.inner):
+                return await self._inner_agenerate(messages, stop, run_manager, kwargs)
 
         request = self._request(messages, kwargs, stop)
         return await self.cassette.aplay_or_record(
@@ -93,16 +90,18 @@ class CassetteChatModel(RecordingChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         slot = self.cassette.lookup(self._request(messages, kwargs, stop), LANGCHAIN)
         if slot.exchange is not None:
-            for chunk in _load_chunks(slot.exchange.answer):
+            for chunk in self.cassette.decode_answer(slot, _load_chunks):
                 if run_manager is not None:
                     run_manager.on_llm_new_token(chunk.text, chunk=chunk)
                 yield chunk
             return
         chunks = []
-        forward = _forwarded(kwargs)
-        for chunk in self.inner._stream(messages, stop=stop, run_manager=run_manager, **forward):
-            chunks.append(_dump_chunk(chunk))  # now: the caller may change the chunk later
-            yield chunk
+        forward = self._forwarded(kwargs)
+        with _allowed(self.inner):  # while the stream is read: it calls on each chunk
+            stream = self.inner._stream(messages, stop=stop, run_manager=run_manager, **forward)
+            for chunk in stream:
+                chunks.append(_dump_chunk(chunk))  # now: the caller may change the chunk later
+                yield chunk
         self.cassette.record(slot, LANGCHAIN, {"chunks": chunks})
 
     async def _astream(
@@ -114,23 +113,30 @@ class CassetteChatModel(RecordingChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         slot = self.cassette.lookup(self._request(messages, kwargs, stop), LANGCHAIN)
         if slot.exchange is not None:
-            for chunk in _load_chunks(slot.exchange.answer):
+            for chunk in self.cassette.decode_answer(slot, _load_chunks):
                 if run_manager is not None:
                     await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
                 yield chunk
             return
         chunks = []
-        forward = _forwarded(kwargs)
-        stream = self.inner._astream(messages, stop=stop, run_manager=run_manager, **forward)
-        async for chunk in stream:
-            chunks.append(_dump_chunk(chunk))
-            yield chunk
+        forward = self._forwarded(kwargs)
+        with _allowed(self.inner):
+            astream = self.inner._astream(messages, stop=stop, run_manager=run_manager, **forward)
+            async for chunk in astream:
+                chunks.append(_dump_chunk(chunk))
+                yield chunk
         self.cassette.record(slot, LANGCHAIN, {"chunks": chunks})
 
 
-def _forwarded(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """What the inner model receives: the bound arguments without hookproof's own."""
-    return {key: value for key, value in kwargs.items() if not key.startswith("_hookproof_")}
+@contextmanager
+def _allowed(model: Any) -> Iterator[None]:
+    """``allow_model`` for the model a cassette wraps and, through any recorder wrapped in
+    between (``cassette.wrap(RecordingChatModel(chat))``), for the model that answers."""
+    with ExitStack() as stack:
+        while model is not None:
+            stack.enter_context(allow_model(model))
+            model = model.inner if isinstance(model, RecordingChatModel) else None
+        yield
 
 
 # -- answers as JSON ----------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hookproof.errors import UsageError
+from hookproof.errors import UsageError, safe_repr
 from hookproof.messages import AssistantMessage, Message, SystemMessage, TextBlock
 from hookproof.tools import schema_of
 from hookproof.vocabulary import FinalRequest, model_name
@@ -38,7 +38,8 @@ def wrap(cassette: Cassette, model: Any) -> Any:
     if callable(getattr(model, "generate", None)) or callable(getattr(model, "stream", None)):
         return CassetteEinoModel(model, cassette)
     raise UsageError(
-        f"hookproof: a cassette wraps a model, got {type(model).__name__} ({model!r:.60}). "
+        f"hookproof: a cassette wraps a model, got {type(model).__name__} "
+        f"({safe_repr(model, 60)}). "
         "Wrap a LangChain chat model, a hookproof ChatModel (invoke(FinalRequest)) or an "
         "Eino-style model (generate(ctx, messages, **options) / stream)."
     )
@@ -157,7 +158,7 @@ class CassetteEinoModel:
     def generate(self, ctx: Any, messages: Sequence[Message], **options: Any) -> AssistantMessage:
         slot = self.cassette.lookup(self._request(messages, options), EINO)
         if slot.exchange is not None:
-            return _joined(_eino_chunks(slot.exchange.answer))
+            return _joined(self.cassette.decode_answer(slot, _eino_chunks))
         answer: AssistantMessage = self.inner.generate(ctx, messages, **options)
         self.cassette.record(slot, EINO, _dump_answer(answer))
         return answer
@@ -167,7 +168,7 @@ class CassetteEinoModel:
     ) -> Iterator[AssistantMessage]:
         slot = self.cassette.lookup(self._request(messages, options), EINO)
         if slot.exchange is not None:
-            return iter(_eino_chunks(slot.exchange.answer))
+            return iter(self.cassette.decode_answer(slot, _eino_chunks))
         chunks = tuple(self.inner.stream(ctx, messages, **options))
         self.cassette.record(slot, EINO, {"chunks": [dump_message(item) for item in chunks]})
         return iter(chunks)

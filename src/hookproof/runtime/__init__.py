@@ -14,6 +14,7 @@ if TYPE_CHECKING:
         InMemoryCheckpointer,
         Interrupt,
         RunResult,
+        UntrackedValue,
         add_messages,
         interrupt,
     )
@@ -77,6 +78,7 @@ __all__ = [
     "ToolMessage",
     "ToolRuntime",
     "ToolSchema",
+    "UntrackedValue",
     "UserMessage",
     "add_messages",
     "after_agent",
@@ -102,6 +104,7 @@ _ORIGINS = _origins(
             "InMemoryCheckpointer",
             "Interrupt",
             "RunResult",
+            "UntrackedValue",
             "add_messages",
             "interrupt",
         ),

@@ -9,11 +9,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from hookproof._engine import AsyncExec, Engine, RunResult, StateSpec, SyncExec, drive
+from hookproof._untimed import untimed
 from hookproof.errors import (
     DuplicateToolError,
     InvalidInputError,
     InvalidUpdateError,
     UsageError,
+    safe_repr,
 )
 from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.provenance import AGENT
@@ -132,14 +134,14 @@ def _coerced(schema: Any, context: Any) -> Any:
         return schema(**context)
     except ValidationError as error:
         raise InvalidInputError(
-            f"hookproof: the context {context!r:.80} is a dict, so it is made a "
+            f"hookproof: the context {safe_repr(context, 80)} is a dict, so it is made a "
             f"{schema.__name__} (context_schema), as LangGraph makes it, and it is not a "
             f"valid one: {error.error_count()} error(s), first: "
             f"{error.errors(include_url=False)[0]['msg']}. Pass a {schema.__name__} instance."
         ) from error
     except TypeError as error:
         raise UsageError(
-            f"hookproof: the context {context!r:.80} is a dict, so it is made a "
+            f"hookproof: the context {safe_repr(context, 80)} is a dict, so it is made a "
             f"{schema.__name__} (context_schema), as LangGraph makes it, and that failed: "
             f"{error}. Pass a {schema.__name__} instance, or a dict of its fields."
         ) from error
@@ -169,7 +171,7 @@ def _arguments(input: object, thread_id: str | None) -> tuple[dict[str, Any] | N
 def _initial_state(input: object) -> dict[str, Any]:
     if not isinstance(input, Mapping) or "messages" not in input:
         raise UsageError(
-            f"hookproof: invoke() takes a dict with a 'messages' list, got {input!r:.80}. "
+            f"hookproof: invoke() takes a dict with a 'messages' list, got {safe_repr(input, 80)}. "
             'Example: agent.invoke({"messages": [("user", "hello")]}).'
         )
     state = dict(input)
@@ -229,12 +231,14 @@ def _check_model(model: object) -> None:
         getattr(model, "ainvoke", None)
     ):
         raise UsageError(
-            f"hookproof: model {model!r:.60} has no invoke() method. The reference runtime "
+            f"hookproof: model {safe_repr(model, 60)} has no invoke() method. "
+            "The reference runtime "
             "calls model.invoke(final_request); use hookproof.models.ScriptedModel, or the "
             "LangChain adapters to run a LangChain model."
         )
 
 
+@untimed
 def create_agent(
     model: Any,
     tools: Sequence[object] | None = None,

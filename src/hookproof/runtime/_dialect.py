@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,10 +30,10 @@ _TOOL_STEP = "tool_step_writes"  # RunHandle.local key: what this tools step wro
 
 
 class LangChainDialect(Dialect):
-    """create_agent's semantics: the model sees the registered tools; tool calls are pending
-    until a ToolMessage anywhere in the history answers their id; a tool marked
-    ``return_direct`` ends the run when every tool of the turn is one; ``max_iterations``
-    bounds the model calls."""
+    """create_agent's semantics: the model sees the registered tools; a call of the last
+    assistant message is pending until a ToolMessage after that message answers its id; a
+    tool marked ``return_direct`` ends the run when every tool of the turn is one;
+    ``max_iterations`` bounds the model calls."""
 
     def __init__(
         self,
@@ -91,6 +89,7 @@ class LangChainDialect(Dialect):
     def model_output(self, run: RunHandle, outcome: Answer) -> None:
         check_commands(outcome.commands)
         response = outcome.response
+        _check_no_call_lost(run.state["messages"], response.result)
         written: dict[str, Any] = {"messages": list(response.result)}
         if response.structured_response is not None:  # None leaves an earlier value, as LangChain
             written["structured_response"] = response.structured_response
@@ -121,14 +120,15 @@ class LangChainDialect(Dialect):
     # -- the tools step ---------------------------------------------------------------------
 
     def pending_calls(self, run: RunHandle, messages: Sequence[Message]) -> list[ToolCall] | None:
-        """Calls of the last assistant message that no ToolMessage anywhere in the history
-        answers yet. When a hook answered all of them (a human rejected a call, say), none
-        run and the model is asked again."""
+        """Calls of the last assistant message that no ToolMessage after it answers yet, as
+        LangChain reads them: models reuse ids across turns, so an older answer with the
+        same id answers an older call, not this one. Two calls of one turn with one id
+        both run. When a hook answered all of them (a human rejected a call, say), none run
+        and the model is asked again."""
         run.local[_TOOL_STEP] = {}  # a tools step starts: tool_output claims its writes here
-        last_ai = _last_assistant(messages)
+        last_ai, answered = _last_turn(messages)
         if last_ai is None or not last_ai.tool_calls:
             return None
-        answered = _answered_ids(run.local, messages)
         return [call for call in last_ai.tool_calls if call.id not in answered]
 
     def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolCallRequest:
@@ -212,31 +212,43 @@ class LangChainDialect(Dialect):
         return bool(ran) and all(tool.return_direct for tool in ran)
 
 
-def _answered_ids(local: dict[str, Any], messages: Sequence[Message]) -> set[str | None]:
-    """The call ids the history's ToolMessages answer. The run keeps them with the history
-    they came from: when the new history starts with exactly those messages (the loop only
-    appended), only the new ones are read, so a run of N tool turns reads each message once
-    (the prefix is compared by identity, in C)."""
-    seen: tuple[Sequence[Message], set[str | None]] | None = local.get("answered")
-    start, answered = 0, set()
-    if seen is not None:
-        before, known = seen
-        if len(before) <= len(messages) and all(map(operator.is_, before, messages)):
-            start, answered = len(before), known
-    answered.update(
-        item.tool_call_id
-        for item in itertools.islice(messages, start, None)
-        if isinstance(item, ToolMessage)
-    )
-    local["answered"] = (messages, answered)
-    return answered
+def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message]) -> None:
+    """A response message with an earlier message's id replaces it in place (add_messages):
+    the messages after that place then decide its calls (a ToolMessage there answers a call
+    of the same id; a later assistant message leaves them behind), so some would never run.
+    Refuse that instead of losing them."""
+    for message in response:
+        if not isinstance(message, AssistantMessage) or not message.tool_calls or not message.id:
+            continue
+        place = next((i for i, m in enumerate(history) if m.id == message.id), None)
+        if place is None:
+            continue
+        last_ai, answered = _last_turn([*history[:place], message, *history[place + 1 :]])
+        calls = message.tool_calls
+        if last_ai is not message:
+            lost = [c.id or c.name for c in calls]
+        else:
+            lost = [c.id for c in calls if c.id is not None and c.id in answered]
+        if lost:
+            raise InvalidInputError(
+                f"hookproof: the model's response has message id {message.id!r}, the id of "
+                f"message [{place}] of the history, so it would replace that message in place, "
+                f"and its tool calls {lost} would never run: the messages after that place "
+                "already answer them or end that turn. Give each model response its own "
+                "message id (or none)."
+            )
 
 
-def _last_assistant(messages: Sequence[Message]) -> AssistantMessage | None:
+def _last_turn(messages: Sequence[Message]) -> tuple[AssistantMessage | None, set[str]]:
+    """The last assistant message and the call ids the ToolMessages after it answer (read
+    from the end, so a long history costs only its last turn)."""
+    answered: set[str] = set()
     for item in reversed(messages):
         if isinstance(item, AssistantMessage):
-            return item
-    return None
+            return item, answered
+        if isinstance(item, ToolMessage):
+            answered.add(item.tool_call_id)
+    return None, answered
 
 
 def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:

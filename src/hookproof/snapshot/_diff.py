@@ -4,8 +4,15 @@ BREAKING  a tool removed; a parameter removed or retyped; a parameter's required
           (a new required parameter included).
 SECURITY  a tool visible now that was not before.
 REVIEW    prompt, description, message, tool_choice, settings or model text changed.
-COSMETIC  the same change up to whitespace; or only the provenance of a tool changed (which
-          layer registered, added or changed it), what the model receives being the same.
+COSMETIC  the same change up to whitespace; or only the provenance changed (which layer
+          registered, added, changed or removed a tool, or wrote a prompt line), what the
+          model receives being the same (subject ``provenance``); or the same request written
+          differently (a file edited by hand).
+
+A difference no rule reads (a ``required`` list reordered, ``properties`` that is not an
+object, tools listed out of order) is still a change: REVIEW (BREAKING when it changes whether
+a name is required, or leaves the parameters unreadable). Two snapshots that differ never diff
+as empty.
 
 Where the snapshots carry provenance, each change says where it comes from: the new side's
 history of a tool ("registered by FilesystemMiddleware"), the layer that removed one, or the
@@ -14,80 +21,25 @@ origin of the system-prompt lines a hunk touches.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any
 
 from hookproof.errors import UsageError
+from hookproof.snapshot._change import Change, ChangeClass, SnapshotDiff
+from hookproof.snapshot._change import short as _short
 from hookproof.snapshot._match import LineMatcher
+from hookproof.snapshot._provenance_diff import provenance_changes
 from hookproof.snapshot._render import RequestView, ToolView, parse, view
+from hookproof.snapshot._undescribed import SCALARS, text_changes, undescribed
+from hookproof.snapshot._undescribed import first_by_name as _by_name
 from hookproof.vocabulary import FinalRequest
 
 __all__ = ["Change", "ChangeClass", "SnapshotDiff", "diff"]
 
 
-class ChangeClass(StrEnum):
-    BREAKING = "BREAKING"
-    SECURITY = "SECURITY"
-    REVIEW = "REVIEW"
-    COSMETIC = "COSMETIC"
-
-
 _SEVERITY = {ChangeClass.BREAKING: 0, ChangeClass.SECURITY: 1, ChangeClass.REVIEW: 2}
 _DESCRIPTIVE_KEYS = frozenset({"description", "title", "default", "examples"})
-
-
-@dataclass(frozen=True)
-class Change:
-    """One classified change: ``kind`` is BREAKING/SECURITY/REVIEW/COSMETIC."""
-
-    kind: ChangeClass
-    subject: str
-    what: str
-    before: str | None = None
-    after: str | None = None
-    origin: str | None = None  # where it comes from, when the snapshots say (provenance)
-
-    @property
-    def explained(self) -> str:
-        """What changed, with its origin when known."""
-        return f"{self.what} ({self.origin})" if self.origin else self.what
-
-    def describe(self) -> str:
-        return f"{self.kind.value:<8} {self.subject}: {self.explained}"
-
-    def as_dict(self) -> dict[str, str | None]:
-        return {
-            "class": self.kind.value,
-            "subject": self.subject,
-            "what": self.what,
-            "origin": self.origin,
-            "before": self.before,
-            "after": self.after,
-        }
-
-
-@dataclass(frozen=True)
-class SnapshotDiff:
-    """All changes between two requests, most severe first."""
-
-    changes: tuple[Change, ...]
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.changes
-
-    def of(self, *kinds: ChangeClass) -> list[Change]:
-        return [change for change in self.changes if change.kind in kinds]
-
-    @property
-    def kinds(self) -> set[ChangeClass]:
-        return {change.kind for change in self.changes}
-
-    def format(self) -> str:
-        return "\n".join(change.describe() for change in self.changes)
 
 
 def _squash(text: str) -> str:
@@ -96,11 +48,6 @@ def _squash(text: str) -> str:
 
 def _text_kind(before: str, after: str) -> ChangeClass:
     return ChangeClass.COSMETIC if _squash(before) == _squash(after) else ChangeClass.REVIEW
-
-
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _as_view(value: FinalRequest | RequestView | str, side: str) -> RequestView:
@@ -119,21 +66,25 @@ def _as_view(value: FinalRequest | RequestView | str, side: str) -> RequestView:
 def diff(
     old: FinalRequest | RequestView | str, new: FinalRequest | RequestView | str
 ) -> SnapshotDiff:
-    """Classify every change from ``old`` to ``new`` (see the module docstring)."""
+    """Classify every change from ``old`` to ``new`` (see the module docstring). Two snapshots
+    that differ always have a change: a difference no rule reads is still described."""
     before, after = _as_view(old, "old"), _as_view(new, "new")
     changes = [
         *_scalar_changes(before, after),
         *_system_changes(before, after),
         *_line_changes("messages", before.messages, after.messages),
         *_tool_changes(before, after),
-        *_provenance_changes(before, after),
+        *provenance_changes(before, after),
     ]
+    changes += undescribed(before, after, changes)
+    if not changes and isinstance(old, str) and isinstance(new, str):
+        changes += text_changes(old, new, before, after)
     order = sorted(changes, key=lambda change: _SEVERITY.get(change.kind, 3))
     return SnapshotDiff(tuple(order))
 
 
 def _scalar_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
-    for name in ("model", "tool_choice", "response_format", "settings"):
+    for name in SCALARS:
         old, new = getattr(before, name), getattr(after, name)
         if old != new:
             yield Change(ChangeClass.REVIEW, name, "changed", _short(old), _short(new))
@@ -243,25 +194,6 @@ def _tool_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
             yield replace(change, origin=origin)
 
 
-def _provenance_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
-    """A tool the model sees on both sides whose history changed (only where both record
-    provenance: a snapshot reviewed before provenance existed has none to compare)."""
-    if before.provenance is None or after.provenance is None:
-        return
-    for name in sorted(set(before.tool_names) & set(after.tool_names)):
-        old, new = _history(before, name), _history(after, name)
-        if old is not None and new is not None and old != new:
-            yield Change(ChangeClass.COSMETIC, f"tool {name}", "provenance changed", old, new)
-
-
-def _by_name(tools: Sequence[ToolView]) -> dict[str, ToolView]:
-    """Each name's first tool, as RequestView.tool(name) finds it."""
-    found: dict[str, ToolView] = {}
-    for item in tools:
-        found.setdefault(item.name, item)
-    return found
-
-
 def _one_tool(old: ToolView, new: ToolView) -> Iterator[Change]:
     subject = f"tool {old.name}"
     if old.description != new.description:
@@ -310,12 +242,56 @@ def _parameter_changes(
         if (name in old_req) != (name in new_req):
             now = "required" if name in new_req else "optional"
             yield Change(ChangeClass.BREAKING, subject, f"parameter {name!r} is now {now}")
+    yield from _shape_changes(subject, old, new, set(old_props) | set(new_props))
     rest_old = {k: v for k, v in old.items() if k not in ("properties", "required")}
     rest_new = {k: v for k, v in new.items() if k not in ("properties", "required")}
     if rest_old != rest_new:
         yield Change(
             ChangeClass.REVIEW, subject, "schema changed", _short(rest_old), _short(rest_new)
         )
+
+
+def _shape_changes(
+    subject: str, old: Mapping[str, Any], new: Mapping[str, Any], names: set[str]
+) -> Iterator[Change]:
+    """What the per-parameter rules cannot read: ``properties`` that is not an object, and a
+    ``required`` list changed beyond the requiredness of known parameters (its order,
+    repeats, names no property has)."""
+    was, now = old.get("properties"), new.get("properties")
+    if was != now and not (_is_object(was) and _is_object(now)):
+        kind = ChangeClass.BREAKING if _properties(old) else ChangeClass.REVIEW
+        yield Change(kind, subject, "properties changed", _short(was), _short(now))
+    was, now = old.get("required"), new.get("required")
+    if was != now and not _said_per_parameter(was, now, names):
+        moved = (_required(old) ^ _required(new)) - names
+        kind = ChangeClass.BREAKING if moved else ChangeClass.REVIEW
+        yield Change(kind, subject, "required list changed", _short(was), _short(now))
+
+
+def _is_object(value: Any) -> bool:
+    return value is None or isinstance(value, Mapping)
+
+
+def _said_per_parameter(was: Any, now: Any, names: set[str]) -> bool:
+    """The required lists differ only in which known parameters they name, each one's change
+    reported on its own: both lists of distinct names, the shared names in the same order."""
+    if not (_name_list(was) and _name_list(now)):
+        return False
+    old, new = was or [], now or []
+    moved = set(old) ^ set(new)
+    kept = [name for name in old if name in new] == [name for name in new if name in old]
+    return bool(moved) and moved <= names and kept
+
+
+def _name_list(value: Any) -> bool:
+    if value is None:
+        return True
+    names = value if isinstance(value, list) else None
+    return (
+        names is not None
+        and all(isinstance(item, str) for item in names)
+        and (len(set(names)) == len(names))
+    )
 
 
 def _one_parameter(subject: str, name: str, old: Any, new: Any) -> Iterator[Change]:

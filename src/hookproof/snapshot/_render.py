@@ -383,7 +383,7 @@ def check_version(text: str, source: str) -> int:
     first = text.split("\n", 1)[0]
     match = _HEADER_PATTERN.match(first)
     if match is None:
-        raise _format_error(source, f"its first line is {first[:60]!r}")
+        raise _format_error(source, _not_a_header(text, first))
     version = int(match.group(1)) if len(match.group(1)) < 6 else -1
     if version not in _READABLE:
         raise _format_error(
@@ -392,6 +392,17 @@ def check_version(text: str, source: str) -> int:
             f"{' and '.join(map(str, _READABLE))}",
         )
     return version
+
+
+def _not_a_header(text: str, first: str) -> str:
+    """What is wrong with a file that does not start with the header, plainly."""
+    if not text:
+        return "it is empty (0 bytes), so it holds no reviewed request"
+    if not text.strip():
+        return f"it holds only whitespace ({len(text)} characters), no reviewed request"
+    if HEADER.startswith(first.rstrip()) and first.strip():
+        return f"it ends inside its header ({first[:60]!r}): it is truncated"
+    return f"its first line is {first[:60]!r}"
 
 
 class _Lines:
@@ -525,6 +536,11 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
                 source, "it has a provenance section, which needs format 2 (its header says 1)"
             )
         raise _format_error(source, f"unexpected text at line {lines.index + 1}")
+    # Its last line is provenance, which reads the same cut short: only its line break,
+    # always written, tells that it was not.
+    if version >= 2 and not text.endswith("\n"):
+        last = text.rsplit("\n", 1)[-1]
+        raise _format_error(source, f"its last line {last[-40:]!r} has no line break: truncated?")
     return RequestView(
         model=scalars["model"],
         tool_choice=scalars["tool_choice"],
@@ -541,10 +557,15 @@ _SECTION = re.compile(r"system (\d{1,6})(?:-(\d{1,6}))?: (.+)")
 
 
 def _parse_provenance(lines: _Lines, system_lines: int) -> ProvenanceView | None:
+    """Format 2 is written only for a request with provenance: a file of that format
+    without the section, or with an empty one, was cut off."""
     if lines.index == len(lines.lines):
-        return None
+        problem = "it is in format 2 but ends before its provenance section"
+        raise _format_error(lines.source, f"{problem} (is it truncated?)")
     lines.take("")
     lines.take("provenance:")
+    if lines.index == len(lines.lines):
+        raise _format_error(lines.source, "its provenance section is empty (is it truncated?)")
     origins: list[str] = []
     tools: dict[str, str] = {}
     for offset, line in enumerate(lines.block("  ")):

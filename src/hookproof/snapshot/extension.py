@@ -20,8 +20,6 @@ neither compared nor reported unused.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -33,8 +31,10 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from hookproof._collected_modules import collected_modules
 from hookproof._gate_sections import diff_lines, group_findings, sections_for
+from hookproof._safe_files import read_text, remove_file, write_text
 from hookproof._snapshot_files import HEADER, snapshot_root
 from hookproof.errors import UsageError
+from hookproof.redaction import redact_file_name, redact_text
 from hookproof.snapshot._diff import diff
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
 from hookproof.snapshot._render import (
@@ -50,7 +50,13 @@ from hookproof.vocabulary import FinalRequest
 if TYPE_CHECKING:
     from syrupy.data import SnapshotCollection
     from syrupy.location import PyTestLocation
-    from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
+    from syrupy.types import (
+        PropertyFilter,
+        PropertyMatcher,
+        SerializableData,
+        SerializedData,
+        SnapshotIndex,
+    )
 
 __all__ = ["PENDING_SUFFIX", "HookproofSnapshotExtension", "extension_for", "failure_sections"]
 
@@ -66,6 +72,9 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
     normalise_ids: bool = True
     snapshot_dir: str | None = None
     updating: bool = False  # under --snapshot-update, a format-1 file gains its provenance
+    # Every snapshot read or written stays inside it, links followed (the rootdir, or the
+    # snapshot directory itself when it may be outside).
+    root: str | None = None
 
     def serialize(
         self,
@@ -94,6 +103,34 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
         base = snapshot_root(config, cls.snapshot_dir)
         return str(base / relative.parent / test_location.basename)
 
+    @classmethod
+    def get_snapshot_name(cls, *, test_location: PyTestLocation, index: SnapshotIndex = 0) -> str:
+        """syrupy's name, its secrets redacted (``redact_file_name``) before syrupy drops
+        the characters a file name cannot hold, which would hide a URL's password."""
+        name = redact_file_name(test_location.snapshot_name, _parameters(test_location))
+        if name == test_location.snapshot_name:
+            return super().get_snapshot_name(test_location=test_location, index=index)
+        renamed: Any = _Renamed(test_location, name)
+        return super().get_snapshot_name(test_location=renamed, index=index)
+
+    @classmethod
+    def matches_test_location(
+        cls, *, test_location: PyTestLocation, snapshot_location: str
+    ) -> bool:
+        """syrupy's match, and the file of a test whose name was redacted: syrupy compares
+        file names with the test's own id, which the redacted name no longer starts with."""
+        if super().matches_test_location(
+            test_location=test_location, snapshot_location=snapshot_location
+        ):
+            return True
+        name = cls.get_snapshot_name(test_location=test_location)
+        location = Path(snapshot_location)
+        redacted = name != test_location.snapshot_name
+        stem = location.name.removesuffix(f".{cls.file_extension}")
+        named = stem == name or stem.startswith((f"{name}.", f"{name}["))
+        in_place = location.parent.name == test_location.basename
+        return redacted and named and in_place
+
     def discover_snapshots(
         self, *, test_location: PyTestLocation, ignore_extensions: list[str] | None = None
     ) -> SnapshotCollections:
@@ -116,16 +153,21 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
     def read_snapshot_data_from_location(
         self, *, snapshot_location: str, snapshot_name: str, session_id: str
     ) -> SerializableData | None:
-        data = super().read_snapshot_data_from_location(
-            snapshot_location=snapshot_location,
-            snapshot_name=snapshot_name,
-            session_id=session_id,
-        )
-        if isinstance(data, str):
-            try:
-                check_version(data, snapshot_location)
-            except SnapshotFormatError as error:
-                raise TaintedSnapshotError(snapshot_data=data) from error
+        """The file's text (None when there is none), read as ``hookproof._safe_files``
+        reads: a FIFO, device, directory or a link out of the project is an error, not a
+        hang; line endings as a text-mode read gives them."""
+        path = Path(snapshot_location)
+        if not path.exists() and not path.is_symlink():
+            return None
+        data = read_text(path, root=_root(self.root)).replace("\r\n", "\n").replace("\r", "\n")
+        # Redacted as read: syrupy shows this text (the fixture's repr, its diff), and a file
+        # written before a secret's format was known may hold it. What is compared with it
+        # is rendered, so redacted, too.
+        data = redact_text(data)
+        try:
+            check_version(data, snapshot_location)
+        except SnapshotFormatError as error:
+            raise TaintedSnapshotError(snapshot_data=data) from error
         return data
 
     @classmethod
@@ -135,7 +177,7 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
         data = next(iter(snapshot_collection)).data
         if not isinstance(data, str):
             raise UsageError(f"hookproof: cannot write {type(data).__name__} as a snapshot.")
-        _write_atomically(Path(snapshot_collection.location), data)
+        write_text(Path(snapshot_collection.location), data, root=_root(cls.root))
 
     def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
         """Equal text; a snapshot reviewed before provenance was recorded (format 1) is
@@ -153,12 +195,28 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
         yield from super().diff_lines(serialized_data, snapshot_data)
 
 
+def _parameters(test_location: PyTestLocation) -> dict[str, int] | None:
+    callspec = getattr(test_location.item, "callspec", None)
+    return dict(callspec.indices) if callspec is not None else None
+
+
+class _Renamed:
+    """A test location whose ``snapshot_name`` is the redacted one; the rest is the test's."""
+
+    def __init__(self, location: PyTestLocation, snapshot_name: str) -> None:
+        self._location = location
+        self.snapshot_name = snapshot_name
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._location, name)
+
+
 def semantic_lines(old: str, new: str) -> Iterator[str]:
-    """The semantic diff as report lines (nothing when a side cannot be parsed)."""
+    """The semantic diff as report lines (what is wrong when a side cannot be parsed)."""
     try:
         changes = diff(old, new).changes
     except SnapshotFormatError as error:
-        yield f"hookproof: no semantic diff, the reviewed file cannot be read: {error.problem}."
+        yield _unreadable(error)
         return
     if changes:
         yield "hookproof semantic diff (class, subject: what):"
@@ -172,17 +230,18 @@ def failure_sections(assertion: Any, *, pending: bool) -> list[tuple[str, str]]:
     and where the proposed snapshot went when ``pending`` (which writes it). With ``pending``,
     a comparison that passed removes its stale pending file."""
     sections = []
+    root = _root(getattr(getattr(assertion, "extension", None), "root", None))
     for result in _results(assertion):
         location = Path(result.snapshot_location)
         if result.success:
             if pending:
-                _pending_path(location).unlink(missing_ok=True)
+                remove_file(_pending_path(location), root=root)
             continue
         if not isinstance(result.asserted_data, str):
             continue
         lines = _failure_lines(result.recalled_data, result.asserted_data)
         if pending:
-            written = write_pending(location, result.asserted_data)
+            written = write_pending(location, result.asserted_data, root=root)
             lines += [
                 f"hookproof: the received snapshot was written to {written} (pending).",
                 f"Review it with `hookproof review {location.parent}`: accept, reject or skip.",
@@ -203,13 +262,9 @@ def _failure_lines(old: object, new: str) -> list[str]:
     try:
         before, after = parse(old), parse(new)
     except SnapshotFormatError as error:
-        return [
-            f"no semantic diff: the reviewed file is not a snapshot in this format: "
-            f"{error.problem}. Regenerate it with `pytest --snapshot-update` and review it."
-        ]
-    changes = diff(before, after).changes
-    if not changes:
-        return ["no semantic diff: only text the diff ignores changed (see the text diff)"]
+        return [_unreadable(error)]
+    # The texts say what the views cannot: how a same request is written (rarely needed).
+    changes = diff(before, after).changes or diff(old, new).changes
     lines = ["hookproof semantic diff (class, subject: what), most severe first:"]
     for finding in group_findings([("", changes, sections_for(changes, before, after))]):
         lines += [f"  {change.describe()}" for change in finding.changes]
@@ -220,15 +275,27 @@ def _failure_lines(old: object, new: str) -> list[str]:
 _FAILURE_DIFF_LINES = 40
 
 
+def _unreadable(error: SnapshotFormatError) -> str:
+    return (
+        f"hookproof: the reviewed snapshot cannot be read: {error.problem}. Regenerate it "
+        "with `pytest --snapshot-update` and review the new file in your diff."
+    )
+
+
 def _pending_path(location: Path) -> Path:
     return location.with_name(location.name + PENDING_SUFFIX)
 
 
-def write_pending(location: Path, text: str) -> Path:
-    """Write ``text`` atomically as the pending snapshot of ``location``; its path."""
+def write_pending(location: Path, text: str, *, root: Path | None = None) -> Path:
+    """Write ``text`` atomically as the pending snapshot of ``location`` (inside ``root``
+    when given); its path."""
     path = _pending_path(location)
-    _write_atomically(path, text)
+    write_text(path, text, root=root)
     return path
+
+
+def _root(root: str | None) -> Path | None:
+    return None if root is None else Path(root)
 
 
 def _owning_module(location: Path, base: Path, rootdir: Path) -> Path | None:
@@ -247,35 +314,35 @@ def _did_not_run(module: Path | None, collected: frozenset[Path]) -> bool:
     return module is not None and module not in collected and module.is_file()
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 @cache
 def extension_for(
     matchers: tuple[Matcher, ...] | None,
     normalise_ids: bool,
     snapshot_dir: str | None,
     updating: bool = False,
+    root: str | None = None,
 ) -> type[HookproofSnapshotExtension]:
-    """The extension class for these options (one class per distinct set, reused)."""
-    if matchers is None and normalise_ids and snapshot_dir is None and not updating:
+    """The extension class for these options (one class per distinct set, reused);
+    ``root``: every snapshot read or written stays inside it."""
+    if (matchers, normalise_ids, snapshot_dir, updating, root) == (None, True, None, False, None):
         return HookproofSnapshotExtension
     namespace = {
         "matchers": DEFAULT_MATCHERS if matchers is None else matchers,
         "normalise_ids": normalise_ids,
         "snapshot_dir": snapshot_dir,
         "updating": updating,
+        "root": root,
     }
     return type("HookproofSnapshotExtension", (HookproofSnapshotExtension,), namespace)
+
+
+def _format_problem(recalled: object) -> str:
+    """Why the reviewed text was refused (syrupy keeps the text, not the reason)."""
+    try:
+        check_version(str(recalled or ""), "the reviewed snapshot")
+    except SnapshotFormatError as error:
+        return error.problem
+    return "it is not in this hookproof's snapshot format"
 
 
 def tainted_message(assertion: Any) -> list[str] | None:
@@ -286,8 +353,8 @@ def tainted_message(assertion: Any) -> list[str] | None:
     result = results[max(results)]
     if not isinstance(result.exception, TaintedSnapshotError):
         return None
+    problem = _format_problem(result.recalled_data)
     return [
-        f"hookproof: snapshot {result.snapshot_location} was not written in this hookproof's "
-        "snapshot format, so it cannot be compared.",
+        f"hookproof: snapshot {result.snapshot_location} cannot be compared: {problem}.",
         "Regenerate it with `pytest --snapshot-update` and review the new file in your diff.",
     ]

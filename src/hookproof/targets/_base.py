@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from hookproof._untimed import untimed
 from hookproof.errors import UsageError
 from hookproof.messages import Message
 from hookproof.models import FinalRequest
@@ -83,6 +84,10 @@ class Target(ABC):
     tool_library_modules: ClassVar[tuple[str, ...]] = ("pydantic",)
     #: The framework is a deep-agent harness with profiles (see ``harness_profiles``).
     has_harness_profiles: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _untime_runs(cls)
 
     def __init__(self, build: Build, *, tiers: Sequence[str] | None = None) -> None:
         if not callable(build):
@@ -233,6 +238,20 @@ class Target(ABC):
         registers a harness profile. Plain agents have none."""
         raise _unsupported(cls, "harness_profiles")
         yield  # pragma: no cover - a generator, so the decorator accepts it
+
+
+_RUNS = ("run", "invoke", "ainvoke")
+
+
+def _untime_runs(cls: type) -> None:
+    """A target runs the user's agent for a check, often inside a ``@given`` example: that run
+    time is hookproof's, so it stays out of hypothesis' deadline (see hookproof._untimed)."""
+    for name in _RUNS:
+        member = cls.__dict__.get(name)
+        if isinstance(member, classmethod):
+            setattr(cls, name, classmethod(untimed(member.__func__)))
+        elif callable(member):
+            setattr(cls, name, untimed(member))
 
 
 def _unsupported(cls: type, what: str) -> NotImplementedError:

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
-from hookproof.errors import UsageError
+from hookproof.errors import UsageError, safe_repr
 
 __all__ = [
     "MAX_RESUMES",
@@ -84,7 +84,7 @@ def still_paused(value: Any, on_interrupt: OnInterrupt) -> str:
     )
     return (
         f"the run was still paused at an interrupt after {MAX_RESUMES} answers (last value "
-        f"{value!r:.120}, answered with {answer:.120}); answer it with "
+        f"{safe_repr(value, 120)}, answered with {answer:.120}); answer it with "
         "on_interrupt=lambda value: ... if it expects another format"
     )
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from hookproof.errors import UsageError
 from hookproof.templates._errors import TemplateSecurityError
+from hookproof.templates._printable import unprintable
 
 __all__ = ["DEFAULT_BUDGET", "Meter", "TemplateBudget", "weight"]
 
@@ -67,6 +68,7 @@ _CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
 _TEXT = (str, bytes)
+_PLAIN_TEXT = frozenset({str, int, float, bool, type(None)})
 
 
 def _leaf_weight(item: Any) -> int:
@@ -131,9 +133,21 @@ class Meter:
     def refuse_print(self, kind: str) -> TemplateSecurityError:
         return TemplateSecurityError(
             self.template,
-            f"a printed value is {kind}, which prints as a memory address, not as data; pass "
+            f"a printed value {kind}, which prints as a memory address, not as data; pass "
             "the text or data the prompt needs instead.",
         )
+
+    def check_printable(self, value: Any, *, by_repr: bool = False) -> Any:
+        """``value`` if its text is data all the way down (parts looked at are charged as
+        built), else refused: see _printable."""
+        if type(value) in _PLAIN_TEXT:
+            return value
+        limit = self.budget.max_built_chars - self.built
+        problem, looked = unprintable(value, limit=limit, by_repr=by_repr)
+        self.charge_built(looked - 1)
+        if problem:
+            raise self.refuse_print(problem)
+        return value
 
     def write(self, text: str) -> str:
         self.output += len(text)

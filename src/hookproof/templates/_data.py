@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from hookproof.templates._errors import TemplateSecurityError, TemplateVariableError
 
-__all__ = ["check_printable", "machinery_kind", "read_field"]
+__all__ = ["machinery_kind", "read_field"]
 
 _MACHINERY: tuple[tuple[type | tuple[type, ...], str], ...] = (
     (types.FrameType, "a frame"),
@@ -100,20 +100,3 @@ def read_field(value: Any, key: str, expression: str, name: str) -> Any:
     kind = machinery_kind(value)
     why = f"the value is {kind}" if kind else f"a {type(value).__name__} is not plain data"
     raise _refuse(expression, key, why, name)
-
-
-def check_printable(value: Any, expression: str, name: str) -> None:
-    """Refuse printing machinery (its text is a memory address), also inside lists and maps."""
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            check_printable(key, expression, name)
-            check_printable(item, expression, name)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            check_printable(item, expression, name)
-    elif kind := machinery_kind(value):
-        raise TemplateSecurityError(
-            name,
-            f"executing at <{expression}>: the value is {kind}, which prints as a memory "
-            "address, not as data; pass the text or data the prompt needs instead.",
-        )

@@ -62,4 +62,5 @@ def _value(field: str, variables: Mapping[str, Any], meter: Meter) -> str:
         raise TemplateSyntaxError(name, problem, variable=field or None)
     if field not in variables:
         raise TemplateVariableError(name, f"could not find key: {field}", variable=field)
-    return variable_text(meter.check_int(variables[field]), field, name, str)
+    value = meter.check_printable(meter.check_int(variables[field]))
+    return variable_text(value, field, name, str)

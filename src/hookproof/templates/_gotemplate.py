@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from hookproof.templates._budget import Meter, TemplateBudget
-from hookproof.templates._data import check_printable, machinery_kind, read_field
+from hookproof.templates._data import read_field
 from hookproof.templates._errors import (
     TemplateRenderError,
     TemplateSyntaxError,
@@ -28,6 +28,7 @@ from hookproof.templates._errors import (
     UnsupportedTemplateConstruct,
 )
 from hookproof.templates._failures import variable_text
+from hookproof.templates._printable import check_go_printable, unprintable
 
 __all__ = ["render_go_template"]
 
@@ -449,7 +450,8 @@ def _items(value: Any, expression: str, name: str) -> Sequence[Any]:
         return []
     if isinstance(value, int) and not isinstance(value, bool):
         return range(value)  # Go 1.22: range over an integer counts 0..n-1 (lazily)
-    shown = machinery_kind(value) or go_format(value)  # never a memory address
+    problem, _ = unprintable(value, limit=1)
+    shown = problem.removeprefix("is ") if problem else go_format(value)  # never an address
     raise TemplateVariableError(
         name, f"range can't iterate over {shown} ({type(value).__name__})", variable=expression
     )
@@ -457,7 +459,7 @@ def _items(value: Any, expression: str, name: str) -> Sequence[Any]:
 
 def _print(expression: str, dot: Any, meter: Meter) -> str:
     value = meter.check_int(_evaluate(expression, dot, meter))
-    check_printable(value, expression, meter.template)
+    check_go_printable(value, expression, meter)
     return variable_text(value, expression, meter.template, go_format)
 
 

@@ -1,11 +1,12 @@
 """jinja2's immutable sandbox, metered: every render spends from a TemplateBudget.
 
 The sandbox's hooks do the metering: intercepted binary operators (``*``, ``**``, ``+``,
-``%``), ``call`` (macro and recursive-loop depth; builtin methods), wrapped filters, and a
-``range`` whose items count as loop iterations. A rewrite of the parsed template covers what
-has no hook: every ``for`` iterates through a counting filter, every printed value (text
-inside macros and ``set`` blocks too) goes through a writing filter, and concatenations,
-literals and ``in`` operands through filters that weigh them.
+``%``), ``call`` (macro and recursive-loop depth; builtin methods), ``wrap_str_format`` (a
+metered ``str.format``), wrapped filters, and a ``range`` whose items count as loop
+iterations. A rewrite of the parsed template covers what has no hook: every ``for`` iterates
+through a counting filter, every printed value (text inside macros and ``set`` blocks too)
+goes through a writing filter, and concatenations, literals and ``in`` operands through
+filters that weigh them. Wherever a value becomes text it must print as data (_printable).
 """
 
 from __future__ import annotations
@@ -22,21 +23,26 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 
 from hookproof.templates._budget import Meter
-from hookproof.templates._data import machinery_kind
 from hookproof.templates._jinja_guard import (
-    CHECKED_FILTERS,
     check_binop,
     check_filter,
     check_method,
     is_join,
     listed,
 )
+from hookproof.templates._jinja_text import (
+    charge_filter,
+    check_filter_text,
+    check_percent,
+    metered_sum,
+    str_format,
+)
 
 __all__ = ["environment", "metered", "prepare"]
 
 _METER: ContextVar[Meter] = ContextVar("hookproof_template_meter")
 _LOOP, _WRITE, _SIZE = "hookproof_loop", "hookproof_write", "hookproof_size"
-_SEARCHED = "hookproof_searched"
+_SEARCHED, _TEXT = "hookproof_searched", "hookproof_text"
 _SEARCHABLE = (str, bytes, list, tuple)
 # Methods that read the whole text and build nothing (what others build is charged anyway).
 _SCANS = frozenset({"count", "find", "rfind", "index", "rindex", "isdigit", "isalpha", "isalnum"})
@@ -103,15 +109,20 @@ def _write_filter(context: Context, value: Any) -> str:
     meter = _METER.get()
     if type(value) is str:
         return meter.write(value)
-    kind = None if isinstance(value, Undefined) else machinery_kind(value)
-    if kind is not None:
-        raise meter.refuse_print(kind)
+    if not isinstance(value, Undefined):
+        meter.check_printable(value)
     return meter.write(str(meter.weigh(meter.check_int(value), "a printed value")))
 
 
 @pass_context
 def _size_filter(context: Context, value: Any) -> Any:
     return _METER.get().weigh(value, "a built value")
+
+
+@pass_context
+def _text_filter(context: Context, value: Any) -> Any:
+    """An operand of ``~``, which becomes text."""
+    return _METER.get().check_printable(value)
 
 
 @pass_context
@@ -129,14 +140,14 @@ def _charge_scan(meter: Meter, method: Any) -> None:
 
 def _guarded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     first = 0 if getattr(function, "jinja_pass_arg", None) is None else 1
-    checked = name in CHECKED_FILTERS
 
     @functools.wraps(function)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         meter = _METER.get()
-        if checked:
-            args = listed(args, first) if name == "join" else args
-            check_filter(meter, name, args[first:], kwargs)
+        args = listed(args, first) if name == "join" else args
+        check_filter_text(meter, name, [*args[first:], *kwargs.values()])
+        check_filter(meter, name, args[first:], kwargs)
+        charge_filter(meter, name, args[first:], kwargs)
         result = function(*args, **kwargs)
         return meter.check_int(meter.check_size(result, f"the result of |{name}"))
 
@@ -154,6 +165,7 @@ class _MeteredEnvironment(ImmutableSandboxedEnvironment):
             self.globals.pop(name, None)
         for name in _REMOVED_FILTERS:
             self.filters.pop(name, None)
+        self.filters["sum"] = metered_sum(_METER.get)
         self.filters = {name: _guarded(name, f) for name, f in self.filters.items()}
         self.filters.update(
             {
@@ -161,12 +173,15 @@ class _MeteredEnvironment(ImmutableSandboxedEnvironment):
                 _WRITE: _write_filter,
                 _SIZE: _size_filter,
                 _SEARCHED: _searched_filter,
+                _TEXT: _text_filter,
             }
         )
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         meter = _METER.get()
         check_binop(meter, operator, left, right)
+        if operator == "%":
+            check_percent(meter, left, right)
         result = super().call_binop(context, operator, left, right)
         return meter.check_int(meter.weigh(result, f"the result of '{operator}'"))
 
@@ -179,6 +194,9 @@ class _MeteredEnvironment(ImmutableSandboxedEnvironment):
         _charge_scan(meter, __obj)
         result = super().call(__context, __obj, *args, **kwargs)
         return meter.check_int(meter.check_size(result, "a call's result"))
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        return str_format(self, value, _METER.get)
 
     def _call_nested(
         self, meter: Meter, context: Context, callee: Macro | LoopContext, *args: Any, **kw: Any
@@ -217,7 +235,7 @@ class _Metering(NodeTransformer):
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
         self.generic_visit(node)
-        node.nodes = [_wrap(child, _SIZE) for child in node.nodes]
+        node.nodes = [_wrap(_wrap(child, _TEXT), _SIZE) for child in node.nodes]
         return _wrap(node, _SIZE)
 
     def visit_Compare(self, node: nodes.Compare) -> nodes.Node:

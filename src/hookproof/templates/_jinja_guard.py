@@ -16,14 +16,17 @@ from typing import Any
 
 from hookproof.templates._budget import Meter, weight
 
-__all__ = ["CHECKED_FILTERS", "check_binop", "check_filter", "check_method", "is_join", "listed"]
+__all__ = ["check_binop", "check_filter", "check_method", "is_join", "listed"]
 
 _SEQUENCES = (str, bytes, list, tuple)
 _DIGITS = re.compile(r"\d+")
 _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0 +\-]*(\*|\d*)(?:\.(\*|\d*))?")
-# Filters whose integer arguments are sizes (widths, counts of rows or columns).
-_SIZE_FILTERS = frozenset({"center", "indent", "batch", "slice", "wordwrap"})
-CHECKED_FILTERS = _SIZE_FILTERS | {"replace", "join", "format"}
+# Filters whose integer arguments are values, not sizes; in every other filter an integer
+# argument is a width or a count of rows, columns or spaces.
+_VALUE_FILTERS = frozenset(
+    {"abs", "attr", "d", "default", "float", "int", "map", "reject", "rejectattr", "replace"}
+    | {"format", "round", "select", "selectattr", "sum", "truncate"}
+)
 
 
 def _check_length(meter: Meter, size: float, what: str) -> None:
@@ -52,8 +55,8 @@ def _check_format(
         text = text.decode("latin-1")  # bytes % args: the same specs, byte for character
     if isinstance(text, str):
         numbers, from_arguments = _spec_numbers(text, brace_style)
-        widest = max((int(n) if len(n) < 20 else math.inf for n in numbers), default=0)
-        _check_length(meter, widest, "a width in the format string")
+        widths = sum(int(n) if len(n) < 20 else math.inf for n in numbers)
+        _check_length(meter, widths, "a width in the format string")
         if from_arguments:
             _check_size_arguments(meter, arguments, {})
 
@@ -65,6 +68,8 @@ def _int_size(value: Any) -> int:
 def _check_size_arguments(meter: Meter, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
     largest = max(map(_int_size, [*args, *kwargs.values()]), default=0)
     _check_length(meter, largest, f"a size argument of {largest:,}")
+    total = sum(map(_int_size, [*args, *kwargs.values()]))  # several widths: '%*d%*d'
+    _check_length(meter, total, f"size arguments adding up to {total:,}")
 
 
 def _same_text_type(*values: Any) -> bool:
@@ -102,6 +107,33 @@ def _check_wordwrap(meter: Meter, args: Sequence[Any], kwargs: Mapping[str, Any]
     if isinstance(text, str) and isinstance(width, int) and isinstance(wrap, str):
         lines = len(text) // max(width, 1) + 1
         _check_length(meter, len(text) + lines * len(wrap), "the wrapped text")
+
+
+def _check_indent(meter: Meter, text: str, width: Any) -> None:
+    """Every line but the first gets the indentation (a string, or that many spaces)."""
+    size = len(width) if isinstance(width, str) else _int_size(width)
+    _check_length(meter, len(text) + text.count("\n") * size, "the indented text")
+
+
+def _check_json_indent(meter: Meter, value: Any, indent: Any) -> None:
+    """Indented JSON has a line per item, indented once per level it is nested in."""
+    step = len(indent) if isinstance(indent, str) else _int_size(indent)
+    if step:
+        items, depth = _shape(value, meter.budget.max_output_chars)
+        _check_length(meter, items * depth * step, "the indented JSON")
+
+
+def _shape(value: Any, limit: int) -> tuple[int, int]:
+    """How many items ``value`` holds and how deep it nests (counting stops past limit)."""
+    items, depth, pending = 0, 0, [(value, 1)]
+    while pending and items <= limit:
+        item, level = pending.pop()
+        items, depth = items + 1, max(depth, level)
+        if isinstance(item, Mapping):
+            pending.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend((child, level + 1) for child in item)
+    return items, depth
 
 
 def listed(args: tuple[Any, ...], position: int) -> tuple[Any, ...]:
@@ -163,11 +195,13 @@ def check_filter(meter: Meter, name: str, args: Sequence[Any], kwargs: Mapping[s
         _check_replace(meter, args[0], args[1], args[2])
     elif name == "join" and len(args) >= 2:
         _check_join(meter, args[1], args[0])
-    elif name == "indent" and len(args) >= 2 and isinstance(args[0], str):
-        _check_join(meter, args[1], args[0].splitlines())
+    elif name == "indent" and args and isinstance(args[0], str):
+        _check_indent(meter, args[0], args[1] if len(args) > 1 else kwargs.get("width", 4))
+    elif name == "tojson" and args:
+        _check_json_indent(meter, args[0], args[1] if len(args) > 1 else kwargs.get("indent"))
     elif name == "format" and args:
         _check_format(meter, args[0], [*args[1:], *kwargs.values()])
     elif name == "wordwrap" and args:
         _check_wordwrap(meter, args, kwargs)
-    if name in _SIZE_FILTERS:
+    if name not in _VALUE_FILTERS:
         _check_size_arguments(meter, args[1:], kwargs)

@@ -21,6 +21,7 @@ from langgraph.prebuilt.tool_node import ToolInvocationError, msg_content_output
 from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
 from pydantic import ValidationError
 
+from hookproof._engine import UntrackedValue, is_untracked
 from hookproof._frozen import thaw
 from hookproof.adapters.langchain._bridge_commands import hp_command
 from hookproof.adapters.langchain._convert import schema_of_tool
@@ -32,7 +33,7 @@ from hookproof.adapters.langchain._views import (
     lc_state,
 )
 from hookproof.context import ToolRuntime
-from hookproof.errors import NeedsGraphError, UsageError
+from hookproof.errors import NeedsGraphError, UsageError, safe_repr
 from hookproof.messages import ToolMessage
 from hookproof.tools import Tool, ToolSchema
 from hookproof.vocabulary import Command
@@ -233,7 +234,8 @@ def hp_tool(tool: Any, source: str) -> Tool:
         return known
     if not isinstance(tool, BaseTool):
         raise UsageError(
-            f"hookproof: {source} contains {tool!r:.80} ({type(tool).__name__}), which the "
+            f"hookproof: {source} contains {safe_repr(tool, 80)} ({type(tool).__name__}), "
+            "which the "
             "reference runtime cannot run: pass LangChain tools (BaseTool, @tool functions) "
             "or hookproof tools."
         )
@@ -307,8 +309,9 @@ _ENGINE_KEYS = frozenset({"messages", "jump_to"})
 def state_schema_of(middleware: Any) -> type | None:
     """The runtime's state schema for a LangChain middleware's: the same keys, with the
     reducers given as functions in ``Annotated`` metadata (markers like LangGraph's
-    EphemeralValue are not reducers); messages and jump_to are the engine's own. One per
-    LangChain schema, so the runtime's per-schema caches stay small."""
+    EphemeralValue are not reducers; UntrackedValue keeps its key out of checkpoints);
+    messages and jump_to are the engine's own. One per LangChain schema, so the runtime's
+    per-schema caches stay small."""
     schema = getattr(middleware, "state_schema", None)
     if schema is None:
         return None
@@ -335,7 +338,9 @@ def _translated_schema(schema: Any, middleware: Any) -> type:
             continue
         metadata = getattr(_required_removed(hint), "__metadata__", ())
         reducers = [item for item in metadata if _is_reducer(item)]
-        annotations[key] = typing.Annotated[Any, reducers[0]] if reducers else Any
+        scope = [UntrackedValue] if any(map(is_untracked, metadata)) else []
+        kept = [*reducers[:1], *scope]
+        annotations[key] = typing.Annotated[(Any, *kept)] if kept else Any
     return type(f"{getattr(schema, '__name__', 'State')}", (), {"__annotations__": annotations})
 
 

@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof._frozen import thaw
+from hookproof.adapters.langchain._settings import provider_settings
 from hookproof.errors import InvalidInputError
 from hookproof.messages import (
     AssistantMessage,
@@ -132,10 +133,14 @@ def schema_of_tool(raw: Any) -> ToolSchema:
 def final_request(
     messages: Sequence[BaseMessage], kwargs: Mapping[str, Any], *, model: str, stop: Any = None
 ) -> FinalRequest:
-    """The FinalRequest for one LangChain model call: its messages and bound arguments."""
+    """The FinalRequest for one LangChain model call: its messages and its parameters (the
+    model's invocation parameters and bound arguments; settings as ``provider_settings``
+    keeps them)."""
     converted = [to_message(item) for item in messages]
     system = next((m for m in converted if isinstance(m, SystemMessage)), None)
-    settings = {k: v for k, v in kwargs.items() if k not in _NOT_SETTINGS}
+    params = {k: v for k, v in kwargs.items() if k not in _NOT_SETTINGS and k != "stop"}
+    settings = provider_settings(params, model=model)
+    stop = stop or kwargs.get("stop")  # the call's stop words, else the model's own
     if stop:
         settings["stop"] = list(stop)
     return FinalRequest(
@@ -180,6 +185,8 @@ def portable_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
         portable.pop("tool_choice", None)
         if kwargs.get("_hookproof_tool_choice") is not None:
             portable["tool_choice"] = kwargs["_hookproof_tool_choice"]
+        options = kwargs.get("_hookproof_tool_options") or {}
+        portable.update({k: v for k, v in options.items() if k not in portable})
     return portable
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.chat_models import (
+    agenerate_from_stream,
+    generate_from_stream,
+)
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -20,6 +24,7 @@ from hookproof.adapters.langchain._convert import (
     portable_kwargs,
     to_ai_message,
 )
+from hookproof.adapters.langchain._settings import invocation_params
 from hookproof.adapters.langchain._tracing import noted, with_noted_provenance
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.models import FinalRequest, ScriptedModel
@@ -164,15 +169,20 @@ class RecordingChatModel(_ToolBinding):
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
         """Let the inner model format the tools its own way (a provider needs its format);
-        keep the portable schemas aside for the recorded FinalRequest."""
+        keep the portable schemas aside for the recorded FinalRequest, with the options as
+        given (a provider may fold one into its own shape: Anthropic's tool_choice holds
+        parallel_tool_calls)."""
         formatted = [convert_to_openai_tool(item) for item in tools]
         choice = {"tool_choice": tool_choice} if tool_choice is not None else {}
         try:
             bound = self.inner.bind_tools(tools, **choice, **kwargs)
-            native = dict(getattr(bound, "kwargs", {}) or {})
+            native = _without_own(getattr(bound, "kwargs", {}) or {})  # an inner recorder's
         except NotImplementedError:
             native = {"tools": formatted, **choice, **kwargs}
-        return self.bind(_hookproof_tools=formatted, _hookproof_tool_choice=tool_choice, **native)
+        options = {"_hookproof_tool_options": kwargs} if kwargs else {}  # parallel_tool_calls
+        return self.bind(
+            _hookproof_tools=formatted, _hookproof_tool_choice=tool_choice, **options, **native
+        )
 
     def _converted(self) -> list[FinalRequest]:
         for messages, kwargs, stop, notes in self._raw[len(self._requests) :]:
@@ -180,10 +190,24 @@ class RecordingChatModel(_ToolBinding):
             self._requests.append(with_noted_provenance(final, notes))
         return self._requests
 
-    def _record(self, messages: Sequence[BaseMessage], portable: dict[str, Any], stop: Any) -> None:
-        """Keep one call (``portable``: its bound arguments, as portable_kwargs gives them)
-        with the notes its provenance is computed from."""
-        self._raw.append((list(messages), portable, stop, noted()))
+    def _record(
+        self, messages: Sequence[BaseMessage], kwargs: Mapping[str, Any], stop: Any
+    ) -> dict[str, Any]:
+        """Keep one call with the notes its provenance is computed from; its parameters (the
+        inner model's own and the bound arguments, as portable_kwargs gives them) are
+        returned."""
+        params = portable_kwargs(self._get_invocation_params(stop=stop, **kwargs))
+        self._raw.append((list(messages), params, stop, noted()))
+        return params
+
+    def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
+        """The inner model's, so callbacks (and ``run()``) see the settings it sends."""
+        return invocation_params(self.inner, stop, kwargs)
+
+    def _forwarded(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """What the inner model is called with: the bound arguments, with hookproof's own
+        only for an inner recorder (a cassette), which reads them."""
+        return dict(kwargs) if isinstance(self.inner, RecordingChatModel) else _without_own(kwargs)
 
     @property
     def requests(self) -> tuple[FinalRequest, ...]:
@@ -209,9 +233,94 @@ class RecordingChatModel(_ToolBinding):
         **kwargs: Any,
     ) -> ChatResult:
         check_model(self.inner)
-        forward = {k: v for k, v in kwargs.items() if not k.startswith("_hookproof_")}
-        self._record(messages, portable_kwargs(kwargs), stop)
-        return self.inner._generate(messages, stop=stop, run_manager=run_manager, **forward)
+        self._record(messages, kwargs, stop)
+        return self._inner_generate(messages, stop, run_manager, kwargs)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        check_model(self.inner)
+        self._record(messages, kwargs, stop)
+        return await self._inner_agenerate(messages, stop, run_manager, kwargs)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        if not _streams(self.inner, async_api=False):
+            yield from super()._stream(messages, stop, run_manager, **kwargs)
+            return
+        check_model(self.inner)
+        self._record(messages, kwargs, stop)
+        # No run manager: the stream() around this one reports each chunk already.
+        yield from self.inner._stream(messages, stop=stop, **self._forwarded(kwargs))
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        if not _streams(self.inner, async_api=True):
+            async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
+                yield chunk
+            return
+        check_model(self.inner)
+        self._record(messages, kwargs, stop)
+        async for chunk in self.inner._astream(messages, stop=stop, **self._forwarded(kwargs)):
+            yield chunk
+
+    def _inner_generate(
+        self, messages: list[BaseMessage], stop: Any, run_manager: Any, kwargs: Mapping[str, Any]
+    ) -> ChatResult:
+        """The inner model's answer; streamed and joined when the inner model streams on
+        invoke (``ChatOpenAI(streaming=True)``'s own ``_generate`` cannot read its stream)."""
+        forward = self._forwarded(kwargs)
+        inner = self.inner
+        if _streams_on_invoke(inner, False, run_manager, forward):
+            chunks = inner._stream(messages, stop=stop, run_manager=run_manager, **forward)
+            return generate_from_stream(chunks)
+        return inner._generate(messages, stop=stop, run_manager=run_manager, **forward)
+
+    async def _inner_agenerate(
+        self, messages: list[BaseMessage], stop: Any, run_manager: Any, kwargs: Mapping[str, Any]
+    ) -> ChatResult:
+        forward = self._forwarded(kwargs)
+        inner = self.inner
+        if _streams_on_invoke(inner, True, run_manager, forward):
+            chunks = inner._astream(messages, stop=stop, run_manager=run_manager, **forward)
+            return await agenerate_from_stream(chunks)
+        return await inner._agenerate(messages, stop=stop, run_manager=run_manager, **forward)
+
+
+def _without_own(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Bound arguments without hookproof's own (``_hookproof_tools``, ...)."""
+    return {key: value for key, value in kwargs.items() if not key.startswith("_hookproof_")}
+
+
+def _streams_on_invoke(
+    model: BaseChatModel, async_api: bool, run_manager: Any, kwargs: Mapping[str, Any]
+) -> bool:
+    """Whether ``model.invoke`` would stream this call: LangChain's own decision where the
+    model has it, else its ``streaming`` field."""
+    decide = getattr(model, "_should_stream", None)
+    if callable(decide):
+        return bool(decide(async_api=async_api, run_manager=run_manager, **kwargs))
+    return bool(getattr(model, "streaming", False))
+
+
+def _streams(model: BaseChatModel, *, async_api: bool) -> bool:
+    """Whether ``model`` implements streaming (sync, or either kind for async)."""
+    sync = type(model)._stream is not BaseChatModel._stream
+    return sync or (async_api and type(model)._astream is not BaseChatModel._astream)
 
 
 class FalsyRecordingChatModel(RecordingChatModel):

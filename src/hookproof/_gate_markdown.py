@@ -1,0 +1,82 @@
+"""The gate's findings as pull-request comment blocks, with every snapshot string inert.
+
+A tool name, description, prompt line, origin or file path comes from snapshots, so it may
+read ``[Approve](http://x) ![t](y) @octocat <img src=x>``. Each one is written only inside
+HTML block lines (``<summary>``, ``<p>``, ``<li>``), where CommonMark and GitHub's renderer
+parse no markdown and find no autolinks: HTML-escaped, with line breaks shown as ``⏎`` (a
+blank line would end the HTML block). GitHub then links @mentions, #references, :emoji: and
+bare addresses in the rendered text outside ``<code>``; prose gets an invisible word joiner
+after the ``@``, ``#`` or ``:`` that would start one, file paths sit in ``<code>`` so they
+copy exactly. The diff is a fenced code block whose fence no line can close.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hookproof._gate_sections import Finding, diff_lines, plural
+from hookproof.redaction import redact_text
+
+__all__ = ["MARKDOWN_DIFF_LINES", "markdown_finding"]
+
+MARKDOWN_DIFF_LINES = 40
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# What GitHub turns into a link or picture in rendered text: @user, #12, :emoji:, x://, www.
+_LINK_START = re.compile(r"([@#:])(?=[\w/])|(?<![\w.])(www)(?=\.)", re.IGNORECASE)
+_WORD_JOINER = "\u2060"  # invisible, and not a character a username or link may hold
+
+
+def _one_line(text: str) -> str:
+    return _LINE_BREAK.sub(" ⏎ ", redact_text(text))
+
+
+def inert_code(text: str) -> str:
+    """``text`` as ``<code>`` inside an HTML block: shown and copied as it is, never linked."""
+    return f"<code>{html.escape(_one_line(text))}</code>"
+
+
+def inert_text(text: str) -> str:
+    """``text`` as prose inside an HTML block: no markup, link, mention or reference."""
+    joined = _LINK_START.sub(lambda match: match.group(0) + _WORD_JOINER, _one_line(text))
+    return html.escape(joined)
+
+
+def _fence(lines: list[str]) -> str:
+    """A code fence longer than any run of backticks in the lines, so none closes it."""
+    longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _summary(finding: Finding) -> str:
+    kinds = ", ".join(kind.value for kind in finding.kinds)
+    if len(finding.changes) == 1:
+        what = inert_text(finding.changes[0].explained)
+    else:
+        what = plural(len(finding.changes), "change")
+    where = f" (in {len(finding.paths)} snapshots)" if len(finding.paths) > 1 else ""
+    return f"<summary><b>{kinds}</b> {inert_text(finding.subject)}: {what}{where}</summary>"
+
+
+def _paths(paths: tuple[str, ...], limit: int = 20) -> str:
+    shown = ", ".join(inert_code(path) for path in paths[:limit])
+    more = f" and {len(paths) - limit} more" if len(paths) > limit else ""
+    return f"<p>in {shown}{more}</p>"
+
+
+def _changes(finding: Finding) -> list[str]:
+    if len(finding.changes) < 2:
+        return []
+    items = [f"<li>{inert_text(change.describe())}</li>" for change in finding.changes]
+    return ["<ul>", *items, "</ul>", ""]
+
+
+def markdown_finding(finding: Finding) -> str:
+    """One ``<details>`` block: the finding's classes, subject, snapshots, changes, diff."""
+    lines = [f"<details>{_summary(finding)}", "", _paths(finding.paths), "", *_changes(finding)]
+    diff = diff_lines(finding, MARKDOWN_DIFF_LINES)
+    if diff:
+        fence = _fence(diff)
+        lines += [f"{fence}diff", *diff, fence, ""]
+    lines.append("</details>")
+    return redact_text("\n".join(lines))

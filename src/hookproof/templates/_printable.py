@@ -1,0 +1,100 @@
+"""Which values a template may turn into text: data, never Python's machinery.
+
+A function, method, class, module, generator or an object whose class has no text of its
+own prints as ``<... at 0x7f...>``: a memory address, different on every run, that tells the
+model nothing. Printing one is refused, and so is printing a list, mapping, dataclass or
+pydantic model that holds one, whichever way the text is made (printed, ``|string``,
+``'{}'.format``, ``'%r' %``, ``~``, ``|pprint``...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import ItemsView, KeysView, Mapping, ValuesView
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from hookproof.templates._data import machinery_kind
+from hookproof.templates._errors import TemplateSecurityError
+
+if TYPE_CHECKING:
+    from hookproof.templates._budget import Meter
+
+__all__ = ["check_go_printable", "unprintable"]
+
+_SCALARS = (str, bytes, int, float, complex, type(None))
+_COLLECTIONS = (list, tuple, set, frozenset, KeysView, ValuesView, ItemsView, deque)
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_PLAIN_COLLECTIONS = frozenset({list, tuple})
+_OBJECT_REPR: Any = object.__repr__
+_OBJECT_STR: Any = object.__str__
+
+
+def _own_text(value: Any, by_repr: bool) -> bool:
+    """Whether the class writes its own text (else object's: the class name and address)."""
+    kind: Any = type(value)
+    own_repr = kind.__repr__ is not _OBJECT_REPR
+    return own_repr or (not by_repr and kind.__str__ is not _OBJECT_STR)
+
+
+def _problem(value: Any, by_repr: bool) -> str | None:
+    if isinstance(value, _SCALARS) or hasattr(type(value), "_fail_with_undefined_error"):
+        return None  # (jinja2's undefined value raises its own error when printed)
+    if type(value).__module__.split(".")[0] == "jinja2":
+        return f"a jinja2 {type(value).__name__}"  # loop, cycler, namespace, macro...
+    if kind := machinery_kind(value):
+        return kind
+    if not _own_text(value, by_repr):
+        return f"a {type(value).__name__} object without text of its own"
+    return None
+
+
+def _parts(value: Any, items_by_repr: bool) -> tuple[list[Any], bool]:
+    """What ``value``'s text is made of, and whether each part prints by its repr()."""
+    if type(value) in _PLAIN_COLLECTIONS or isinstance(value, _COLLECTIONS):
+        return list(value), items_by_repr
+    if isinstance(value, Mapping):
+        return [*value.keys(), *value.values()], items_by_repr
+    if isinstance(value, BaseModel):
+        return [item for _, item in value], True
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        return [getattr(value, field.name) for field in fields if field.repr], True
+    return [], True
+
+
+def unprintable(
+    value: Any, *, limit: int, by_repr: bool = False, items_by_repr: bool = True
+) -> tuple[str | None, int]:
+    """What in ``value`` would print as machinery ("is a function", "holds a class"; None
+    if nothing), and how many parts were looked at; the walk stops past ``limit`` parts.
+    ``by_repr``: ``value`` prints by repr() (``!r``, ``%r``); ``items_by_repr``: a container
+    prints its items by repr(), as Python's do (Go's print them as text)."""
+    pending, seen, looked = [(value, by_repr)], set[int](), 1
+    while pending and looked <= limit:
+        item, through_repr = pending.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if problem := _problem(item, through_repr):
+            return f"{'is' if item is value else 'holds'} {problem}", looked
+        parts, parts_by_repr = _parts(item, items_by_repr)
+        looked += len(parts)  # plain strings and numbers are counted, not visited
+        pending.extend((part, parts_by_repr) for part in parts if type(part) not in _PLAIN)
+    return None, looked
+
+
+def check_go_printable(value: Any, expression: str, meter: Meter) -> None:
+    """Refuse printing machinery in the Go subset, also inside lists, maps and data."""
+    limit = meter.budget.max_output_chars
+    problem, looked = unprintable(value, limit=limit, items_by_repr=False)
+    if looked > limit:
+        raise meter.refuse("max_output_chars", f"a printed value of over {limit:,} parts")
+    if problem:
+        raise TemplateSecurityError(
+            meter.template,
+            f"executing at <{expression}>: the value {problem}, which prints as a memory "
+            "address, not as data; pass the text or data the prompt needs instead.",
+        )

@@ -1,0 +1,167 @@
+"""A loopback server speaking Anthropic's messages API, for recording through the real
+``langchain_anthropic.ChatAnthropic``.
+
+It answers from the request alone, as ``openai_server`` does: with tools and no tool result
+yet, it calls the first tool with its first parameter set to the last user text; otherwise it
+replies ``echo: <last message's text>``. ``"stream": true`` gets Anthropic's server-sent
+events (message_start, one text delta per word or the tool input as JSON deltas,
+message_delta with the usage, message_stop). Every request body and x-api-key header is kept,
+in order.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL = "claude-loopback"
+
+
+@dataclass
+class Provider:
+    port: int
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    api_keys: list[str] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def _text(content: Any) -> str:
+    """The text of a message's content: its text blocks, and a tool result's content."""
+    if isinstance(content, list):
+        return " ".join(_part_text(part) for part in content if isinstance(part, dict))
+    return str(content or "")
+
+
+def _part_text(part: dict[str, Any]) -> str:
+    return _text(part.get("content")) if part.get("type") == "tool_result" else part.get("text", "")
+
+
+def _has_tool_result(messages: list[dict[str, Any]]) -> bool:
+    return any(
+        isinstance(m.get("content"), list)
+        and any(part.get("type") == "tool_result" for part in m["content"])
+        for m in messages
+    )
+
+
+def _answer(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reply's content blocks (Anthropic's shape)."""
+    messages = body.get("messages", [])
+    tools = body.get("tools") or []
+    if tools and not _has_tool_result(messages):
+        users = [m for m in messages if m.get("role") == "user"]
+        properties = list((tools[0].get("input_schema") or {}).get("properties") or ["text"])
+        arguments = {properties[0]: _text(users[-1]["content"]) if users else ""}
+        return [{"type": "tool_use", "id": "toolu_1", "name": tools[0]["name"], "input": arguments}]
+    last = _text(messages[-1]["content"]) if messages else ""
+    return [{"type": "text", "text": f"echo: {last}"}]
+
+
+def _usage(body: dict[str, Any], blocks: list[dict[str, Any]]) -> dict[str, int]:
+    words = sum(len(block.get("text", "").split()) for block in blocks)
+    return {"input_tokens": len(body.get("messages", [])), "output_tokens": words + 1}
+
+
+def _stop_reason(blocks: list[dict[str, Any]]) -> str:
+    return "tool_use" if any(block["type"] == "tool_use" for block in blocks) else "end_turn"
+
+
+def _message(number: int, body: dict[str, Any]) -> dict[str, Any]:
+    blocks = _answer(body)
+    return {
+        "id": f"msg_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": blocks,
+        "stop_reason": _stop_reason(blocks),
+        "stop_sequence": None,
+        "usage": _usage(body, blocks),
+    }
+
+
+def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
+    if block["type"] == "tool_use":
+        start = {**block, "input": {}}
+        deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+    else:
+        start = {"type": "text", "text": ""}
+        words = block["text"].split(" ")
+        deltas = [
+            {"type": "text_delta", "text": word if i == 0 else f" {word}"}
+            for i, word in enumerate(words)
+        ]
+    return [
+        {"type": "content_block_start", "index": index, "content_block": start},
+        *({"type": "content_block_delta", "index": index, "delta": d} for d in deltas),
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+def _events(number: int, body: dict[str, Any]) -> bytes:
+    whole = _message(number, body)
+    start = {**whole, "content": [], "stop_reason": None, "usage": {**whole["usage"]}}
+    start["usage"]["output_tokens"] = 1
+    events = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(whole["content"]):
+        events += _block_events(index, block)
+    delta = {"stop_reason": whole["stop_reason"], "stop_sequence": None}
+    events.append({"type": "message_delta", "delta": delta, "usage": whole["usage"]})
+    events.append({"type": "message_stop"})
+    lines = [f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events]
+    return "".join(lines).encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def do_POST(self) -> None:
+        provider = self.server.provider
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        provider.bodies.append(body)
+        provider.api_keys.append(self.headers.get("x-api-key", ""))
+        number = len(provider.bodies)
+        if self.path != "/v1/messages":
+            self._send(404, "application/json", b"{}")
+        elif body.get("stream"):
+            self._send(200, "text/event-stream", _events(number, body))
+        else:
+            self._send(200, "application/json", json.dumps(_message(number, body)).encode())
+
+    def _send(self, status: int, content_type: str, payload: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    provider: Provider
+
+
+@contextmanager
+def anthropic_server() -> Iterator[Provider]:
+    """A running server on a free loopback port; stopped (and its port closed) on exit."""
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.provider = Provider(server.server_address[1])
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    try:
+        yield server.provider
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
