@@ -64,10 +64,135 @@ type gate func(text, lowered string) bool
 type rule struct {
 	pattern *regexp2.Regexp
 	gate    gate
+	// replace, when set, replaces a match instead of keepAround: it may keep a match that
+	// turns out not to be a secret.
+	replace func(regexp2.Match) string
 }
 
 func newRule(pattern string, check gate) rule {
-	return rule{regexp2.MustCompile(pattern, regexp2.None), check}
+	return rule{regexp2.MustCompile(pythonPattern(pattern), regexp2.None), check, nil}
+}
+
+// pythonPattern rewrites a pattern written as in Python's re into one regexp2 matches the
+// same way. Python's \s also holds the separators U+001C..U+001F, which regexp2's lacks.
+// Under (?i), Python folds "ſ" (U+017F) with "s" and "ı" (U+0131) with "i", where regexp2
+// only compares lower cases (which already folds "K" U+212A with "k" and "İ" U+0130 with
+// "i"): a literal s or i becomes a class holding both, and a class with a letter range
+// gains both. The patterns here use (?i) at their start or (?i:...) / (?-i:...) groups.
+func pythonPattern(pattern string) string {
+	const space = `\s\x1c-\x1f`
+	runes := []rune(pattern)
+	var out strings.Builder
+	var scopes []bool
+	folding := false
+	for index := 0; index < len(runes); index++ {
+		char := runes[index]
+		switch {
+		case char == '\\' && index+1 < len(runes):
+			index++
+			switch runes[index] {
+			case 's':
+				out.WriteString("[" + space + "]")
+			case 'k':
+				end := index
+				for end < len(runes) && runes[end] != '>' {
+					end++
+				}
+				out.WriteString("\\" + string(runes[index:end+1]))
+				index = end
+			default:
+				out.WriteString("\\" + string(runes[index]))
+			}
+		case char == '[':
+			end := index + 1
+			if end < len(runes) && runes[end] == '^' {
+				end++
+			}
+			var body strings.Builder
+			for ; end < len(runes) && runes[end] != ']'; end++ {
+				if runes[end] == '\\' && end+1 < len(runes) {
+					end++
+					if runes[end] == 's' {
+						body.WriteString(space)
+					} else {
+						body.WriteString("\\" + string(runes[end]))
+					}
+					continue
+				}
+				body.WriteRune(runes[end])
+			}
+			class := body.String()
+			if folding && (strings.Contains(class, "a-z") || strings.Contains(class, "A-Z")) {
+				class += "\u017F\u0131"
+			}
+			open := "["
+			if index+1 < len(runes) && runes[index+1] == '^' {
+				open = "[^"
+			}
+			out.WriteString(open + class + "]")
+			index = end
+		case char == '(':
+			rest := string(runes[index:])
+			switch {
+			case strings.HasPrefix(rest, "(?i)"):
+				folding = true
+				out.WriteString("(?i)")
+				index += len("(?i)") - 1
+				continue
+			case strings.HasPrefix(rest, "(?i:"):
+				scopes = append(scopes, folding)
+				folding = true
+				out.WriteString("(?i:")
+				index += len("(?i:") - 1
+				continue
+			case strings.HasPrefix(rest, "(?-i:"):
+				scopes = append(scopes, folding)
+				folding = false
+				out.WriteString("(?-i:")
+				index += len("(?-i:") - 1
+				continue
+			}
+			scopes = append(scopes, folding)
+			if strings.HasPrefix(rest, "(?<") && !strings.HasPrefix(rest, "(?<=") &&
+				!strings.HasPrefix(rest, "(?<!") {
+				end := strings.IndexRune(rest, '>')
+				out.WriteString(rest[:end+1])
+				index += utf8.RuneCountInString(rest[:end+1]) - 1
+				continue
+			}
+			out.WriteRune(char)
+		case char == ')':
+			if len(scopes) > 0 {
+				folding, scopes = scopes[len(scopes)-1], scopes[:len(scopes)-1]
+			}
+			out.WriteRune(char)
+		case folding && (char == 's' || char == 'S'):
+			out.WriteString("[s\u017F]")
+		case folding && (char == 'i' || char == 'I'):
+			out.WriteString("[i\u0131]")
+		default:
+			out.WriteRune(char)
+		}
+	}
+	return out.String()
+}
+
+// pythonLower is Python's str.lower() for what the rules look for: Go lowers "İ" (U+0130)
+// to "i", Python to "i" and a combining dot above, which a search for "sig" must not find.
+func pythonLower(text string) string {
+	lowered := strings.ToLower(text)
+	if strings.ContainsRune(text, '\u0130') {
+		var out strings.Builder
+		for _, char := range text {
+			if char == '\u0130' {
+				out.WriteString("i\u0307")
+			} else {
+				out.WriteString(strings.ToLower(string(char)))
+			}
+		}
+		return out.String()
+	}
+	return lowered
 }
 
 var awsID = regexp2.MustCompile(awsIDPrefix, regexp2.None)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -48,7 +47,7 @@ from hookproof._gate_sections import (
     sections_for,
     unified,
 )
-from hookproof._safe_files import MAX_FILE_BYTES
+from hookproof._safe_files import MAX_FILE_BYTES, kind_of
 from hookproof._snapshot_files import BOM, is_snapshot_name, read_regular_file
 from hookproof.errors import InvalidInputError, SnapshotFormatError
 from hookproof.redaction import redact_data, redact_text
@@ -67,13 +66,6 @@ __all__ = [
 ]
 
 DEFAULT_FAIL_ON = frozenset({ChangeClass.BREAKING, ChangeClass.SECURITY})
-_SPECIAL_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-)
 
 
 @dataclass(frozen=True)
@@ -164,13 +156,8 @@ def _candidate_paths(directory: Path, problems: list[_Unreadable]) -> Iterator[P
 
 def _kind(path: Path) -> str:
     """What a path that is not a regular file is, links followed."""
-    link = "a symbolic link to " if path.is_symlink() else ""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return f"{link}a missing file" if link else "gone (removed while the gate ran)"
-    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), "a special file")
-    return link + kind
+    kind = kind_of(path)
+    return "gone (removed while the gate ran)" if kind == "missing" else kind
 
 
 def _universal_newlines(text: str) -> str:

@@ -12,12 +12,12 @@ request body and Authorization header is kept, in order.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.recording.loopback import Respond, serving
 
 MODEL = "gpt-loopback"
 
@@ -111,48 +111,28 @@ def _events(number: int, body: dict[str, Any]) -> bytes:
     return "".join(lines).encode()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def do_POST(self) -> None:
-        provider = self.server.provider
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+def _responder(provider: Provider) -> Respond:
+    def respond(path: str, headers: Any, body: dict[str, Any]) -> tuple[int, str, bytes]:
         provider.bodies.append(body)
-        provider.authorizations.append(self.headers.get("Authorization", ""))
+        provider.authorizations.append(headers.get("Authorization", ""))
         number = len(provider.bodies)
-        if self.path != "/v1/chat/completions":
-            self._send(404, "application/json", b"{}")
-        elif body.get("stream"):
-            self._send(200, "text/event-stream", _events(number, body))
-        else:
-            self._send(200, "application/json", json.dumps(_completion(number, body)).encode())
+        if path != "/v1/chat/completions":
+            return 404, "application/json", b"{}"
+        if body.get("stream"):
+            return 200, "text/event-stream", _events(number, body)
+        return 200, "application/json", json.dumps(_completion(number, body)).encode()
 
-    def _send(self, status: int, content_type: str, payload: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    provider: Provider
+    return respond
 
 
 @contextmanager
 def openai_server() -> Iterator[Provider]:
     """A running server on a free loopback port; stopped (and its port closed) on exit."""
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.provider = Provider(server.server_address[1])
-    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    try:
-        yield server.provider
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    providers: list[Provider] = []
+
+    def make(port: int) -> Respond:
+        providers.append(Provider(port))
+        return _responder(providers[0])
+
+    with serving(make):
+        yield providers[0]

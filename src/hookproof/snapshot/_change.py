@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from hookproof.redaction import redact_text
+
 __all__ = ["Change", "ChangeClass", "SnapshotDiff", "short"]
 
 
@@ -69,6 +71,7 @@ class SnapshotDiff:
 
 
 def short(value: Any) -> str:
-    """A value on one line of at most 120 characters."""
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    """A value on one line of at most 120 characters, redacted before it is cut (half a
+    secret no longer looks like one)."""
+    text = redact_text(value if isinstance(value, str) else json.dumps(value, sort_keys=True))
     return text if len(text) <= 120 else text[:117] + "..."

@@ -1,0 +1,52 @@
+"""The HTTP part the provider-speaking loopback servers share: a threaded server on a free
+loopback port that hands each POST to a ``respond`` function and sends what it returns."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+# (path, headers, JSON body) -> (status, content type, payload)
+Respond = Callable[[str, Any, dict[str, Any]], tuple[int, str, bytes]]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        status, content_type, payload = self.server.respond(self.path, self.headers, body)
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    respond: Respond
+
+
+@contextmanager
+def serving(make: Callable[[int], Respond]) -> Iterator[int]:
+    """A running server on a free loopback port, answering with ``make(port)``; stopped (and
+    its port closed) on exit."""
+    server = _Server(("127.0.0.1", 0), _Handler)
+    port = server.server_address[1]
+    server.respond = make(port)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    try:
+        yield port
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
