@@ -28,11 +28,17 @@ var fieldSuffixes = []string{
 // IsSensitiveField says whether a data key names a secret (api_key, Authorization, ...):
 // case-insensitive, "-" and "_" ignored, as in Python.
 func IsSensitiveField(name string) bool {
-	key := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
-	if exactFields[key] {
-		return true
-	}
-	for _, suffix := range fieldSuffixes {
+	key := fieldKey(name)
+	return exactFields[key] || hasSuffix(key, fieldSuffixes)
+}
+
+// fieldKey is Python's _field_key: lower case, "-" and "_" removed.
+func fieldKey(name string) string {
+	return strings.NewReplacer("-", "", "_", "").Replace(pythonLower(name))
+}
+
+func hasSuffix(key string, suffixes []string) bool {
+	for _, suffix := range suffixes {
 		if strings.HasSuffix(key, suffix) {
 			return true
 		}
@@ -78,7 +84,8 @@ func newRule(pattern string, check gate) rule {
 // Under (?i), Python folds "ſ" (U+017F) with "s" and "ı" (U+0131) with "i", where regexp2
 // only compares lower cases (which already folds "K" U+212A with "k" and "İ" U+0130 with
 // "i"): a literal s or i becomes a class holding both, and a class with a letter range
-// gains both. The patterns here use (?i) at their start or (?i:...) / (?-i:...) groups.
+// gains both (first: a class may end in "-"). The patterns here use (?i) at their start
+// or (?i:...) and (?-i:...) groups.
 func pythonPattern(pattern string) string {
 	const space = `\s\x1c-\x1f`
 	runes := []rune(pattern)
@@ -123,7 +130,7 @@ func pythonPattern(pattern string) string {
 			}
 			class := body.String()
 			if folding && (strings.Contains(class, "a-z") || strings.Contains(class, "A-Z")) {
-				class += "\u017F\u0131"
+				class = "\u017F\u0131" + class
 			}
 			open := "["
 			if index+1 < len(runes) && runes[index+1] == '^' {
@@ -263,6 +270,41 @@ func namesQuotedCredential(text, lowered string) bool {
 	return false
 }
 
+// The spellings of a URL's authority and userinfo, as in Python.
+const (
+	urlAuthority = `(?://|\\{1,2}/\\{1,2}/)` // "\/" in JSON, "\\/" in its repr
+	urlUser      = `[^\s/?#@:\[\]"'<>\\]*`
+	urlPassword  = `[^\s/?#"'<>]+`
+	urlHost      = `(?=\[|[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?(?:[/?#\s"'\\,;)]|$))`
+	// Only names holding a word of a credential name are looked at. A value ends at "?"
+	// too: a URL in a value has its own query, each parameter judged by its own name.
+	queryParameter = `[?&#](?<n>[A-Za-z0-9_.\[\]-]{0,40}?` +
+		`(?i:key|token|secret|pass|pw|auth|sig|session|credential|cookie)[A-Za-z0-9_.\[\]-]{0,40})` +
+		`=(?<s>[^?&#\s"'<>\\]+)`
+)
+
+// Names that are secrets in a URL's query though not as a data key ("key" is a map's key).
+var (
+	queryExact = map[string]bool{
+		"key": true, "sig": true, "pwd": true, "pass": true, "pw": true, "auth": true,
+		"sessionid": true, "accesskey": true,
+	}
+	querySuffixes = []string{"signature", "securitytoken", "credential"}
+)
+
+// replaceQuery redacts a query parameter's value when its name names a credential, and
+// keeps the match otherwise.
+func replaceQuery(match regexp2.Match) string {
+	name := match.GroupByName("n").String()
+	key := fieldKey(strings.ReplaceAll(name, "[]", ""))
+	if queryExact[key] || hasSuffix(key, querySuffixes) || IsSensitiveField(name) {
+		return keepAround(match)
+	}
+	return match.String()
+}
+
+func holdsAt(text, _ string) bool { return strings.Contains(text, "@") }
+
 var builtinRules = []rule{
 	newRule(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----`+
 		`(?<s>[\s\S]+?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z)`, nil),
@@ -281,6 +323,13 @@ var builtinRules = []rule{
 	newRule(notAfter("A-Za-z0-9/+=_-", "")+`(?=[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-]))`+
 		`(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[0-9/+])`+
 		`[A-Za-z0-9/+]{40}`, namesAWS),
+	// A query or fragment parameter named like a credential: its value, whatever it looks
+	// like. Before the assignments below, which would take the rest of the query.
+	{
+		regexp2.MustCompile(pythonPattern(queryParameter), regexp2.None),
+		func(text, _ string) bool { return strings.Contains(text, "=") },
+		replaceQuery,
+	},
 	newRule(`(?i)`+notAfter(wordChars, "")+`(?:set-)?cookie["']?\s*[:=]\s*["']?`+
 		"(?<s>[^\\r\\n\"'\\\\=`]+=[^\\r\\n\"'\\\\]*)", func(_, lowered string) bool {
 		return strings.Contains(lowered, "cookie")
@@ -295,35 +344,57 @@ var builtinRules = []rule{
 	newRule(`[Bb]earer`+notAfter("A-Za-z0-9", "[Bb]earer")+`\s+`+
 		`(?<s>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])[A-Za-z0-9._~+/-]{8,}=*)`,
 		func(text, _ string) bool { return strings.Contains(text, "earer") }),
-	newRule(`://(?<s>[^\s/@:]+:[^\s/@]+)@`, nil),
+	// A URL's user:password, in every spelling: any scheme or none, escaped slashes, an
+	// empty user, "@" or ":" in the password (the userinfo ends at the authority's last
+	// "@"), or "/" in it when a host follows the "@". "user:@host" holds no password.
+	newRule(urlAuthority+`(?<s>`+urlUser+`:(?:`+urlPassword+`(?=@)|[^\s@"'<>]+(?=@`+urlHost+`)))@`,
+		holdsAt),
+	// A bare user that looks like a token: 20+ characters with a digit.
+	newRule(urlAuthority+`(?<s>(?=[^\s/?#@:]*[0-9])[A-Za-z0-9._~%+=-]{20,})@`, holdsAt),
+	// The same inside a percent-encoded URL (a redirect target in a query string).
+	newRule(`(?i)%2F%2F(?<s>(?:(?!%3A|%40|%2F)[^\s/?#&"'<>])*%3A`+
+		`(?:(?!%2F)[^\s/?#&"'<>])+)%40`, func(_, lowered string) bool {
+		return strings.Contains(lowered, "%2f%2f")
+	}),
 }
+
+// No built-in rule matches text shorter than this ("?key=a" is the shortest match).
+const shortestMatch = 6
+
+// Texts up to this many characters are first searched once for anything a rule needs.
+const shortText = 512
 
 var anyTrigger = regexp2.MustCompile(strings.Join([]string{
 	"-----begin", "eyj", "sk-",
-	"a(?:iza|kia|sia|bia|cca|gpa|ida|ipa|roa|npa|nva|ws|uthorization)",
+	"a(?:iza|kia|sia|bia|cca|gpa|ida|ipa|roa|npa|nva|ws|uth)",
 	"g(?:h[pousr]_|ithub_pat_|sk_)", "x(?:ox|app-)", "k(?:_live_|_test_|ey)", "hf_",
-	"secret", "cookie", "credentials", "passw", "token", "earer", "://",
+	"s(?:ecret|ig|ession)", "cookie", "credential", "p(?:ass|w)", "token", "earer",
+	"//", `\\/\\/`, "%2f%2f",
 }, "|"), regexp2.None)
 
 // RedactText replaces every secret the built-in rules know in text by [REDACTED].
 func RedactText(text string) string {
 	length := utf8.RuneCountInString(text)
-	if length < 7 {
+	if length < shortestMatch {
 		return text
 	}
-	if length <= 512 {
-		if found, _ := anyTrigger.MatchString(strings.ToLower(text)); !found {
+	lowered := pythonLower(text)
+	if length <= shortText {
+		if found, _ := anyTrigger.MatchString(lowered); !found {
 			return text
 		}
 	}
-	lowered := strings.ToLower(text)
 	for _, item := range builtinRules {
 		if item.gate != nil && !item.gate(text, lowered) {
 			continue
 		}
-		redacted, err := item.pattern.ReplaceFunc(text, keepAround, -1, -1)
+		replace := item.replace
+		if replace == nil {
+			replace = keepAround
+		}
+		redacted, err := item.pattern.ReplaceFunc(text, replace, -1, -1)
 		if err == nil && redacted != text {
-			text, lowered = redacted, strings.ToLower(redacted)
+			text, lowered = redacted, pythonLower(redacted)
 		}
 	}
 	return text

@@ -67,6 +67,10 @@ SECRETS: dict[str, str] = {
     "query_signature": _tail(30, 43, _BASE64).replace("/", "%2F").replace("+", "%2B"),
     "fragment_access_token": "frag" + _tail(20, 44),
     "query_password": "qpass" + _tail(10, 45),
+    # After a parameter whose name holds a credential word but is none ("auth_redirect",
+    # "next_page_token"), in a URL that is its value.
+    "query_after_redirect": "redir" + _tail(16, 46),
+    "query_after_page_token": "pgtok" + _tail(16, 47),
 }
 
 _S = SECRETS
@@ -121,6 +125,13 @@ IN_TEXT: dict[str, str] = {
         f"https://app.example/cb#access_token={_S['fragment_access_token']}&token_type=bearer"
     ),
     "query_password": f"ftp://files.example/?user=bob&password={_S['query_password']}",
+    "query_after_redirect": (
+        "https://idp.example/login?auth_redirect=https://app.example/cb"
+        f"?token={_S['query_after_redirect']}"
+    ),
+    "query_after_page_token": (
+        f"https://api.example/items?next_page_token=7?api_key={_S['query_after_page_token']}"
+    ),
 }
 
 PROSE: tuple[str, ...] = (

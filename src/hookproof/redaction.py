@@ -173,12 +173,14 @@ _URL_USER = r"[^\s/?#@:\[\]\"'<>\\]*"
 _URL_PASSWORD = r"[^\s/?#\"'<>]+"
 _URL_HOST = r"(?=\[|[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?(?:[/?#\s\"'\\,;)]|$))"
 # Only names holding a word of a credential name are looked at: "?page=2" never calls back.
+# A value ends at "?" too: a URL in a value ("?auth_redirect=https://a/cb?token=x") has
+# its own query, and each of its parameters is judged by its own name.
 _QUERY_PARAMETER = re.compile(
     r"[?&#](?P<n>[A-Za-z0-9_.\[\]-]{0,40}?"
     r"(?i:key|token|secret|pass|pw|auth|sig|session|credential|cookie)[A-Za-z0-9_.\[\]-]{0,40})"
-    r"=(?P<s>[^&#\s\"'<>\\]+)"
+    r"=(?P<s>[^?&#\s\"'<>\\]+)"
 )
-_ANY_QUERY_PARAMETER = re.compile(r"[?&#](?P<n>[A-Za-z0-9_.\[\]-]{1,60})=(?P<s>[^&#\s\"'<>\\]+)")
+_ANY_QUERY_PARAMETER = re.compile(r"[?&#](?P<n>[A-Za-z0-9_.\[\]-]{1,60})=(?P<s>[^?&#\s\"'<>\\]+)")
 # Names that are secrets in a URL's query though not as a data key ("key" is a map's key).
 _QUERY_EXACT = frozenset({"key", "sig", "pwd", "pass", "pw", "auth", "sessionid", "accesskey"})
 _QUERY_SUFFIXES = ("signature", "securitytoken", "credential")

@@ -2,8 +2,12 @@
 
 A render vector is a FinalRequest in its JSON form (the form go/request.go reads) beside the
 text Python's ``hookproof.snapshot.render`` gives for it; both test suites check they render
-each request to exactly that text. Regenerate after a deliberate format change with
-``python -m tests.go.vectors`` and review the diff.
+each request to exactly that text. A redaction vector is a text beside Python's
+``redact_text`` of it: the secret corpus, near-misses that must stay (or must not), and
+random mixes of both; go/redact_test.go checks ``RedactText`` against them. Regenerate after
+a deliberate format change with ``python -m tests.go.vectors`` and review the diff; after a
+change to redaction alone, ``python -m tests.go.vectors --redaction`` rewrites the expected
+texts only, the random requests staying as they are.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from typing import Any
 from hookproof.eino._provenance import RequestShape
 from hookproof.messages import SystemMessage, coerce_message
 from hookproof.provenance import Provenance, ToolOrigin, compute
+from hookproof.redaction import Redaction, redact_text
 from hookproof.snapshot import render
 from hookproof.tools import ToolSchema
 from hookproof.vocabulary import FinalRequest
+from tests.secret_corpus import IN_TEXT, PROSE, SECRETS
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "testdata" / "vectors"
@@ -29,6 +35,8 @@ PROVENANCE_FILE = RENDER / "random_provenance.jsonl"
 PROVENANCE_COUNT = 200
 COMPUTE_FILE = RENDER / "provenance_compute.jsonl"
 COMPUTE_COUNT = 300
+REDACTION_FILE = VECTORS / "redaction.jsonl"
+REDACTION_RANDOM_COUNT = 400
 
 
 def request_from_json(data: dict[str, Any]) -> FinalRequest:
@@ -360,8 +368,190 @@ def write_expected() -> None:
         (RENDER / f"{name}.expected").write_text(render(request_from_json(request)), "utf-8")
 
 
+def rewrite_random_expected(path: Path) -> None:
+    """The stored requests of a random file rendered anew: only the expected texts change."""
+    lines = [
+        json.dumps(
+            {**case, "expected": render(request_from_json(case["request"]))}, ensure_ascii=False
+        )
+        for case in random_cases(path)
+    ]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+# -- redaction ----------------------------------------------------------------------------
+
+_PAD = "lorem ipsum " * 45  # past the 512 characters under which a trigger is searched first
+
+# Texts that look like a secret and are not, secrets in an unusual spelling, and characters
+# where Python's and Go's regular expressions could differ (case folding, whitespace).
+NEAR_MISSES: tuple[str, ...] = (
+    "",
+    "?key=",
+    "?key=a",
+    "&sig=",
+    "//a:b@",
+    "//a:b@c",
+    "x://:@host",
+    "redis://:@@host",
+    "redis://user:@cache:6379",
+    "redis://:pw@",
+    "ssh://git@github.example/org/repo.git",
+    "mailto:team@example.com",
+    "see a@b.example or //comment: here@there",
+    "https://user:pa/ss@host:80/x",
+    "https://user:pa/ss@-host/x",
+    "https://user:pa/ss@host!/x",
+    "https://user:pa/ss@host",
+    "https://user:pa/ss@host\n",
+    "https://user:p@ss@host/x?token=abc#frag",
+    "https://u:p@[::1]:8080/",
+    "http://[::1]:8080/ and http://u:pa/ss@[fe80::1%25eth0]/",
+    "https://u:p\u0040ss@host",
+    "//u:p@host, //v:q@host; (//w:r@host)",
+    "'//u:p@host' \"//v:q@host\" <//w:r@host>",
+    "redis:\\/\\/:pw@cache",
+    "redis:\\\\/\\\\/:pw@cache",
+    "redis:\\/:pw@cache",
+    "redis:/\\/:pw@cache",
+    "//u:p\x1cq@host",
+    "//u:p\u2028q@host",
+    "//u:p\xa0q@host",
+    "https://abcdefghijklmnopqrst@host.example",
+    "https://abcdefghijklmnopqrs1@host.example",
+    "https://abcdefghijklmnopq1@",
+    "https://git@host.example and https://postgres@db",
+    "https://1234567890abcdefghij:@host",
+    "%2F%2Fu%3Ap%40host",
+    "%2f%2fu%3ap%40host",
+    "%2F%2F%3A%40host",
+    "%2F%2Fu%3A%40host",
+    "%2F%2Fu%3Ap%2Fq%40host",
+    "%2F%2Fu%40v%3Ap%40host",
+    "a%2F%2Fuser%3Apass word%40h",
+    "?page=2&sort=token&next_page_token=7",
+    "?monkey=banana&turkey=1&passport=X&author=me&authority=x",
+    "?pass=x&pwd=1&pw=2&auth=3",
+    "?sessionid=abc&session_id=def&SessionId=ghi",
+    "?X-Amz-Signature=abc&X-Amz-Security-Token=def&X-Amz-Credential=ghi",
+    "?api_key[]=v&x[api_key]=w&keys[]=1",
+    "&sig=a&sig=b#sig=c",
+    "?token=a\"b&token=c'd&token=e<f&token=g\\h&token=i j",
+    "?token=a\x1cb",
+    "?token=abc?password=def",
+    "?access_token=abc&token_type=bearer&expires_in=3600",
+    "#state=xyz&id_token=abc",
+    "password=Hunter2xyz!{",
+    "&password=Hunter2xyz!{",
+    "?\u212aey=kelvin1",
+    "?\u017fig=a?token=xyz",
+    "?s\u0130gnature=abc",
+    "?s\u0131g=abc",
+    "?sess\u0131on=abc",
+    "\u0130\u0130\u0130\u0130api_key: Abcdefgh123",
+    "pa\u017f\u017fword: Hunter2xyz1",
+    "PA\u017fSWORD=Hunter2xyz1",
+    "Cookie:\x1ca=b",
+    "api_key:\x1cAbcdefgh123",
+    "Bearer\x1cabcdef.123456",
+    "cook\u0131e: a=b",
+    "\u212aEY=abc123",
+)
+
+
+def _with_padding(texts: tuple[str, ...]) -> list[str]:
+    """Each text, and the same past the length under which a trigger is searched first."""
+    return [*texts, *(f"{_PAD}{text} {_PAD}" for text in texts if text)]
+
+
+_FRAGMENTS = (
+    "://",
+    "//",
+    "\\/\\/",
+    "\\\\/\\\\/",
+    "%2F%2F",
+    "%3A",
+    "%40",
+    "@",
+    ":",
+    "/",
+    "?",
+    "&",
+    "#",
+    "=",
+    "[",
+    "]",
+    " ",
+    "\n",
+    "\x1c",
+    '"',
+    "'",
+    "\\",
+    ",",
+    ")",
+    "user",
+    "pw",
+    "Hunter2xyz!",
+    "host.example",
+    "[::1]",
+    ":5432",
+    "key",
+    "api_key",
+    "token",
+    "sig",
+    "password",
+    "session_id",
+    "page",
+    "abc123DEF456ghi789JKL0",
+    "Bearer ",
+    "Cookie: ",
+    "\u212a",
+    "\u017f",
+    "\u0130",
+    "\u0131",
+    "\u00e9",
+    "\U0001f642",
+)
+
+
+def _random_redaction_text(rng: random.Random) -> str:
+    pieces: list[str] = [*_FRAGMENTS, *SECRETS.values(), *IN_TEXT.values(), *PROSE]
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+
+
+def redaction_inputs() -> list[str]:
+    """The texts of the redaction vectors, in order, each once."""
+    corpus = (*SECRETS.values(), *IN_TEXT.values(), *PROSE, *NEAR_MISSES)
+    texts = _with_padding(corpus)
+    texts += [json.dumps(text) for text in IN_TEXT.values()]
+    texts += [repr(json.dumps(text)) for text in IN_TEXT.values()]
+    rng = random.Random(45)
+    texts += [_random_redaction_text(rng) for _ in range(REDACTION_RANDOM_COUNT)]
+    return list(dict.fromkeys(texts))
+
+
+def redaction_cases() -> list[dict[str, str]]:
+    return random_cases(REDACTION_FILE)
+
+
+def write_redaction() -> None:
+    lines = [
+        json.dumps({"text": text, "expected": redact_text(text, Redaction())}, ensure_ascii=False)
+        for text in redaction_inputs()
+    ]
+    REDACTION_FILE.write_text("\n".join(lines) + "\n", "utf-8")
+
+
 if __name__ == "__main__":
-    write_expected()
-    write_random()
-    write_random_provenance()
-    write_compute()
+    import sys
+
+    if sys.argv[1:] == ["--redaction"]:
+        write_expected()
+        rewrite_random_expected(RANDOM_FILE)
+        rewrite_random_expected(PROVENANCE_FILE)
+    else:
+        write_expected()
+        write_random()
+        write_random_provenance()
+        write_compute()
+    write_redaction()
