@@ -21,15 +21,25 @@ var exactFields = map[string]bool{
 }
 
 var fieldSuffixes = []string{
-	"apikey", "secret", "password", "accesstoken", "authtoken", "apitoken", "refreshtoken",
-	"sessiontoken", "idtoken", "bearertoken", "secretkey", "secretaccesskey", "privatekey",
+	"apikey", "secret", "password", "token", "secretkey", "secretaccesskey", "privatekey",
+	"accountkey", "signingkey", "encryptionkey",
+}
+
+// ordinaryTokenFields end in "token" but name no credential: a model's or tokenizer's
+// control tokens and pagination cursors, compared whole, as in Python.
+var ordinaryTokenFields = map[string]bool{
+	"eostoken": true, "bostoken": true, "padtoken": true, "unktoken": true, "septoken": true,
+	"clstoken": true, "masktoken": true, "stoptoken": true, "starttoken": true,
+	"endtoken": true, "decoderstarttoken": true, "forcedbostoken": true,
+	"forcedeostoken": true, "pagetoken": true, "nextpagetoken": true,
+	"continuationtoken": true,
 }
 
 // IsSensitiveField says whether a data key names a secret (api_key, Authorization, ...):
 // case-insensitive, "-" and "_" ignored, as in Python.
 func IsSensitiveField(name string) bool {
 	key := fieldKey(name)
-	return exactFields[key] || hasSuffix(key, fieldSuffixes)
+	return exactFields[key] || (hasSuffix(key, fieldSuffixes) && !ordinaryTokenFields[key])
 }
 
 // fieldKey is Python's _field_key: lower case, "-" and "_" removed.
@@ -347,7 +357,7 @@ var builtinRules = []rule{
 	// A URL's user:password, in every spelling: any scheme or none, escaped slashes, an
 	// empty user, "@" or ":" in the password (the userinfo ends at the authority's last
 	// "@"), or "/" in it when a host follows the "@". "user:@host" holds no password.
-	newRule(urlAuthority+`(?<s>`+urlUser+`:(?:`+urlPassword+`(?=@)|[^\s@"'<>]+(?=@`+urlHost+`)))@`,
+	newRule(urlAuthority+`(?<s>`+urlUser+`:(?:[^\s?#"'<>]+(?=@`+urlHost+`)|`+urlPassword+`(?=@)))@`,
 		holdsAt),
 	// A bare user that looks like a token: 20+ characters with a digit.
 	newRule(urlAuthority+`(?<s>(?=[^\s/?#@:]*[0-9])[A-Za-z0-9._~%+=-]{20,})@`, holdsAt),

@@ -71,6 +71,7 @@ SECRETS: dict[str, str] = {
     # "next_page_token"), in a URL that is its value.
     "query_after_redirect": "redir" + _tail(16, 46),
     "query_after_page_token": "pgtok" + _tail(16, 47),
+    "url_password_with_at_and_slash": "p@ss/w0rd" + _tail(10, 48),
 }
 
 _S = SECRETS
@@ -128,6 +129,9 @@ IN_TEXT: dict[str, str] = {
     "query_after_redirect": (
         "https://idp.example/login?auth_redirect=https://app.example/cb"
         f"?token={_S['query_after_redirect']}"
+    ),
+    "url_password_with_at_and_slash": (
+        f"postgres://app:{_S['url_password_with_at_and_slash']}@db.internal/app"
     ),
     "query_after_page_token": (
         f"https://api.example/items?next_page_token=7?api_key={_S['query_after_page_token']}"

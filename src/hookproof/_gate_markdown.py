@@ -4,10 +4,12 @@ A tool name, description, prompt line, origin or file path comes from snapshots,
 read ``[Approve](http://x) ![t](y) @octocat <img src=x>``. Each one is written only inside
 HTML block lines (``<summary>``, ``<p>``, ``<li>``), where CommonMark and GitHub's renderer
 parse no markdown and find no autolinks: HTML-escaped, with line breaks shown as ``⏎`` (a
-blank line would end the HTML block). GitHub then links @mentions, #references, :emoji: and
-bare addresses in the rendered text outside ``<code>``; prose gets an invisible word joiner
-after the ``@``, ``#`` or ``:`` that would start one, file paths sit in ``<code>`` so they
-copy exactly. The diff is a fenced code block whose fence no line can close.
+blank line would end the HTML block). GitHub then links @mentions, #references (also
+``owner/repo#12`` and ``GH-12``), commit SHAs (a bare run of 7 to 40 hex digits, also
+``owner/repo@sha``), :emoji: and bare addresses in the rendered text outside ``<code>``;
+prose gets an invisible word joiner after the ``@``, ``#``, ``:`` or ``GH-`` that would start
+one and inside a hex run after its first digit, file paths sit in ``<code>`` so they copy
+exactly. The diff is a fenced code block whose fence no line can close.
 """
 
 from __future__ import annotations
@@ -22,8 +24,15 @@ __all__ = ["MARKDOWN_DIFF_LINES", "markdown_finding"]
 
 MARKDOWN_DIFF_LINES = 40
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-# What GitHub turns into a link or picture in rendered text: @user, #12, :emoji:, x://, www.
-_LINK_START = re.compile(r"([@#:])(?=[\w/])|(?<![\w.])(www)(?=\.)", re.IGNORECASE)
+# What GitHub turns into a link or picture in rendered text: @user, #12, GH-12, :emoji:,
+# x://, www. (``owner/repo#12`` and ``owner/repo@sha`` start at the ``#`` and the ``@``).
+_LINK_START = re.compile(
+    r"([@#:])(?=[\w/])|(?<![\w.])(www)(?=\.)|(?<![\w-])(gh-)(?=\d)", re.IGNORECASE
+)
+# A commit SHA, which GitHub links bare: a word of 7 to 40 hex digits. It is broken after
+# its first digit and then every six, so no piece is a run GitHub would link.
+_HEX_RUN = re.compile(r"(?<!\w)[0-9a-f]{7,40}(?!\w)", re.IGNORECASE)
+_HEX_PIECES = re.compile(r"^.|.{1,6}")
 _WORD_JOINER = "\u2060"  # invisible, and not a character a username or link may hold
 
 
@@ -39,7 +48,11 @@ def inert_code(text: str) -> str:
 def inert_text(text: str) -> str:
     """``text`` as prose inside an HTML block: no markup, link, mention or reference."""
     joined = _LINK_START.sub(lambda match: match.group(0) + _WORD_JOINER, _one_line(text))
-    return html.escape(joined)
+    return html.escape(_HEX_RUN.sub(_broken_hex, joined))
+
+
+def _broken_hex(match: re.Match[str]) -> str:
+    return _WORD_JOINER.join(_HEX_PIECES.findall(match.group(0)))
 
 
 def _fence(lines: list[str]) -> str:

@@ -191,7 +191,8 @@ def follow_parent(records: str | None) -> None:
 def expect_blocked() -> Iterator[list[str]]:
     """A block in which the code under test must be refused: it passes only if a refusal
     happened inside it (in this process or a child), and then absorbs the refusal and the
-    error it raised (a RealModelBlocked, or one raised because of it). Yields the messages."""
+    error it raised (a RealModelBlocked, or one raised because of it, but never a failed
+    ``assert``). Yields the messages."""
     __tracebackhide__ = True
     policy = current_policy()
     if not policy.blocking:
@@ -221,6 +222,10 @@ class GuardHandle:
 
 
 def _caused_by_refusal(error: BaseException | None) -> bool:
+    """Whether ``error`` was raised because of a refusal. A failed ``assert`` never is: it is
+    the test's own verdict, even when it is made while handling the refusal."""
+    if isinstance(error, AssertionError):
+        return False
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         if isinstance(error, RealModelBlocked):

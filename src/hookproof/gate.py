@@ -47,9 +47,9 @@ from hookproof._gate_sections import (
     sections_for,
     unified,
 )
-from hookproof._safe_files import MAX_FILE_BYTES, kind_of
+from hookproof._safe_files import MAX_FILE_BYTES, check_inside, kind_of
 from hookproof._snapshot_files import BOM, is_snapshot_name, read_regular_file
-from hookproof.errors import InvalidInputError, SnapshotFormatError
+from hookproof.errors import InvalidInputError, SnapshotFormatError, UnsafePathError
 from hookproof.redaction import redact_data, redact_text
 from hookproof.snapshot import Change, ChangeClass, RequestView, diff, parse
 
@@ -169,8 +169,14 @@ def _universal_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _load(path: Path) -> RequestView | str:
-    """The snapshot at ``path``, or why it cannot be read as one."""
+def _load(path: Path, directory: Path) -> RequestView | str:
+    """The snapshot at ``path``, or why it cannot be read as one. A link out of ``directory``
+    is not followed: a pull request could otherwise make the gate print any file's first
+    line (``/proc/self/environ``) into a CI log."""
+    try:
+        check_inside(path, directory)
+    except UnsafePathError as error:
+        return error.problem
     try:
         data = read_regular_file(path, MAX_FILE_BYTES + 1)
     except FileNotFoundError:
@@ -196,7 +202,7 @@ def _load(path: Path) -> RequestView | str:
 def _load_directory(directory: Path, problems: list[_Unreadable]) -> dict[str, RequestView]:
     views = {}
     for path in _candidate_paths(directory, problems):
-        loaded = _load(path)
+        loaded = _load(path, directory)
         if isinstance(loaded, str):
             problems.append(_Unreadable(path, loaded))
         else:

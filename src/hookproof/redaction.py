@@ -6,7 +6,15 @@ through :func:`redact_text` or :func:`redact_data` first. Two mechanisms work to
 * **fields**: in data, the value under a sensitive key (``api_key``, ``Authorization``,
   ``cookie``, ``password``, ``...``) is replaced whole, whatever it looks like. Keys compare
   case-insensitively with ``-`` and ``_`` ignored, so ``api_key``, ``API-Key`` and ``apiKey``
-  are one field; ``openai_api_key`` is caught as a field ending in ``api_key``.
+  are one field; ``openai_api_key`` is caught as a field ending in ``api_key``. Every field
+  ending in ``token`` is a credential (``authorization_token``, ``github_token``,
+  ``bot_token``, ``id_token``, ...) except a short list of names a model or tokenizer uses
+  for a control token or a page cursor, compared whole: ``eos``/``bos``/``pad``/``unk``/
+  ``sep``/``cls``/``mask``/``stop``/``start``/``end``/``decoder_start``/``forced_bos``/
+  ``forced_eos``/``page``/``next_page``/``continuation`` followed by ``token``. Plurals
+  (``max_tokens``, ``input_tokens``) do not end in ``token`` and stay. Keys ending in
+  ``secret``, ``password``, ``api_key``, ``secret_key``, ``private_key``, ``account_key``
+  (``service_account_key``), ``signing_key`` or ``encryption_key`` are sensitive too.
 * **patterns**: in any text, the major providers' key formats, bearer tokens, JWTs,
   ``Authorization: ...`` / ``api-key: ...`` / cookie headers, credentials in URLs (userinfo
   in every spelling, query parameters named like a credential) and private key blocks are
@@ -58,21 +66,41 @@ _EXACT_FIELDS = frozenset(
     }
 )
 # A field whose name ends in one of these is sensitive too: openai_api_key, x-api-key,
-# aws_secret_access_key, ...; "token" alone is not a suffix, or eos_token would be a secret.
+# aws_secret_access_key, authorization_token, service_account_key, ...
 _FIELD_SUFFIXES = (
     "apikey",
     "secret",
     "password",
-    "accesstoken",
-    "authtoken",
-    "apitoken",
-    "refreshtoken",
-    "sessiontoken",
-    "idtoken",
-    "bearertoken",
+    "token",
     "secretkey",
     "secretaccesskey",
     "privatekey",
+    "accountkey",
+    "signingkey",
+    "encryptionkey",
+)
+# Names ending in "token" that are no credential: a model's or tokenizer's control tokens
+# and pagination cursors, compared whole (so bot_token or github_token stays a secret).
+_ORDINARY_TOKEN_FIELDS = frozenset(
+    word + "token"
+    for word in (
+        "eos",
+        "bos",
+        "pad",
+        "unk",
+        "sep",
+        "cls",
+        "mask",
+        "stop",
+        "start",
+        "end",
+        "decoderstart",
+        "forcedbos",
+        "forcedeos",
+        "page",
+        "nextpage",
+        "continuation",
+    )
 )
 
 _WORD = "A-Za-z0-9_-"
@@ -271,12 +299,12 @@ _BUILTIN_RULES: tuple[_Rule, ...] = (
         lambda text, _: "earer" in text,
     ),
     # A URL's user:password, in every spelling: any scheme or none ("//:pw@host"), slashes
-    # escaped as in some JSON ("\/\/"), an empty user, "@" or ":" in the password (the
-    # userinfo ends at the authority's last "@"), or "/" in it, as SQLAlchemy accepts, when
-    # a host follows the "@". "user:@host" holds no password and stays.
+    # escaped as in some JSON ("\/\/"), an empty user, "@", ":" or "/" in the password, as
+    # SQLAlchemy accepts: the userinfo ends at the last "@" a host follows, else at the first
+    # "@". "user:@host" holds no password and stays.
     _rule(
         "url_credentials",
-        rf"{_AUTHORITY}(?P<s>{_URL_USER}:(?:{_URL_PASSWORD}(?=@)|[^\s@\"'<>]+(?=@{_URL_HOST})))@",
+        rf"{_AUTHORITY}(?P<s>{_URL_USER}:(?:[^\s?#\"'<>]+(?=@{_URL_HOST})|{_URL_PASSWORD}(?=@)))@",
         lambda text, _: "@" in text,
     ),
     # A bare user that looks like a token ("https://<token>@git.example/repo"): 20+
@@ -461,7 +489,9 @@ def _replace_extra(match: re.Match[str]) -> str:
 @lru_cache(maxsize=1024)
 def _is_sensitive_field(name: str, extra_fields: tuple[str, ...]) -> bool:
     key = _field_key(name)
-    if key in _EXACT_FIELDS or key.endswith(_FIELD_SUFFIXES):
+    if key in _EXACT_FIELDS or (
+        key.endswith(_FIELD_SUFFIXES) and key not in _ORDINARY_TOKEN_FIELDS
+    ):
         return True
     return key in {_field_key(field) for field in extra_fields}
 

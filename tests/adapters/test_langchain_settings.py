@@ -124,3 +124,45 @@ def test_odd_parameters_are_shown_as_they_are_and_never_crash_recording() -> Non
     model = RecordingChatModel(StopMethodModel(["ok"], reported={"model_kwargs": "odd"}))
     model.invoke("hi")
     assert dict(model.last.model_settings) == {"model_kwargs": "odd"}
+
+
+class PayloadModel(ReportingModel):
+    """A model that builds its provider request itself, as ChatOpenAI and ChatAnthropic do."""
+
+    payload: dict[str, Any]
+
+    def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> Any:
+        if self.payload.get("fail"):
+            raise RuntimeError("cannot build the request")
+        return {**self.payload, **kwargs, "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_the_request_payload_adds_what_the_callbacks_do_not_see() -> None:
+    payload = {
+        "betas": ["b-1"],
+        "temperature": 0.9,  # the invocation parameters win: nothing recorded today changes
+        "system": "You are terse.",
+        "tools": [{"name": "shout"}],
+        "tool_choice": {"type": "auto"},
+        "stop_sequences": ["END"],
+        "extra_body": {"top_k": 3, "temperature": 0.1},
+        "mcp_servers": [{"url": "https://mcp.example", "authorization_token": TEAM_SECRET}],
+        "x_service_token": TEAM_SECRET,
+    }
+    model = RecordingChatModel(PayloadModel(["ok"], reported={"temperature": 0.3}, payload=payload))
+    model.bind(container="c-1").invoke("hi")
+    assert dict(model.last.model_settings) == {
+        "temperature": 0.3,
+        "betas": ["b-1"],
+        "top_k": 3,
+        "mcp_servers": [{"url": "https://mcp.example"}],
+        "container": "c-1",
+    }
+    assert TEAM_SECRET not in render(model.last) + repr(model.last)
+
+
+def test_a_request_payload_that_fails_falls_back_to_the_invocation_parameters() -> None:
+    model = PayloadModel(["ok"], reported={"temperature": 0.3}, payload={"fail": True})
+    recorder = RecordingChatModel(model)
+    recorder.invoke("hi")
+    assert dict(recorder.last.model_settings) == {"temperature": 0.3}

@@ -14,6 +14,7 @@ APP = """
 import subprocess
 import sys
 import pytest
+from hookproof.errors import RealModelBlocked
 from hookproof.models import ScriptedModel
 from hookproof.runtime import create_agent
 
@@ -81,6 +82,13 @@ def test_unrelated_error_goes_through(hookproof_guard):
         swallowing_app(ProviderModel())
         raise KeyError("its own")
 
+def test_failed_assert_while_handling_the_refusal(hookproof_guard):
+    with hookproof_guard.expect_blocked():
+        try:
+            app(ProviderModel())
+        except RealModelBlocked as error:
+            assert "a text the refusal does not hold" in str(error)
+
 @pytest.mark.hookproof(allow_real_models=True)
 def test_guard_off(hookproof_guard):
     with hookproof_guard.expect_blocked():
@@ -97,7 +105,7 @@ def test_expect_blocked_passes_only_on_a_refusal_inside_it(
     pytester.makepyfile(test_app=APP, test_expect=TESTS)
     # In process: the child is found through the pytester directory, the current one.
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rf", "test_expect.py")
-    result.assert_outcomes(passed=4, failed=4)
+    result.assert_outcomes(passed=4, failed=5)
     result.stdout.fnmatch_lines(
         [
             "FAILED *::test_nothing_refused - hookproof.errors.NothingBlocked: hookproof: "
@@ -105,6 +113,7 @@ def test_expect_blocked_passes_only_on_a_refusal_inside_it(
             "FAILED *::test_refusal_after_the_block - hookproof.errors.RealModelBlocked: "
             "hookproof: during the test's call, a real model call or connection was refused *",
             "FAILED *::test_unrelated_error_goes_through - KeyError: 'its own'",
+            "FAILED *::test_failed_assert_while_handling_the_refusal - assert 'a text the *",
             "FAILED *::test_guard_off - hookproof.errors.UsageError: hookproof: "
             "expect_blocked() was used while the real-model guard is off *",
         ],

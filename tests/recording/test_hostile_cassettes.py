@@ -130,14 +130,37 @@ def _number_text(document: dict[str, Any]) -> None:
     _answer(document)["message"]["text"] = 5
 
 
-def _no_object(document: dict[str, Any]) -> None:
-    document["exchanges"][0]["answer"] = {"message": ["hi"]}
+def _message_as(value: object) -> Callable[[dict[str, Any]], None]:
+    return lambda document: _answer(document).update(message=value)
+
+
+def _field_as(field: str, value: object) -> Callable[[dict[str, Any]], None]:
+    return lambda document: _answer(document)["message"].update({field: value})
+
+
+def _content(value: object) -> Callable[[dict[str, Any]], None]:
+    def edit(document: dict[str, Any]) -> None:
+        del _answer(document)["message"]["text"]
+        _answer(document)["message"]["content"] = value
+
+    return edit
 
 
 MISSHAPEN = {
     '{"msg": ...}': (_keyed, "KeyError: 'message'"),
     "text: 5": (_number_text, "ValidationError: 1 validation error for AssistantMessage"),
-    "a list for a message": (_no_object, "ValidationError: 1 validation error"),
+    "a list for a message": (_message_as(["hi"]), 'TypeError: "message" is a list, not an'),
+    "an empty list for a message": (_message_as([]), 'TypeError: "message" is a list, not an'),
+    "a two-letter string for a message": (_message_as("ab"), 'TypeError: "message" is a str'),
+    "null for a message": (_message_as(None), 'TypeError: "message" is a NoneType, not an'),
+    "tool_calls not a list": (_field_as("tool_calls", "x"), "ValidationError: 1 validation"),
+    "tool_calls of strings": (_field_as("tool_calls", ["x"]), "ValidationError: 1 validation"),
+    "content of numbers": (_content([5]), "ValidationError: "),
+    "content of a list of lists": (_content([[]]), "ValidationError: "),
+    "both text and content": (
+        _field_as("content", []),
+        'ValueError: "message" holds both "text" and "content"',
+    ),
 }
 
 
@@ -176,6 +199,198 @@ def _edited_in_place(path: Path, edit: Callable[[dict[str, Any]], None]) -> None
     document = json.loads(path.read_text())
     edit(document)
     path.write_text(json.dumps(document))
+
+
+EINO_MISSHAPEN = {
+    "an empty list for a message": (_message_as([]), '"message" is a list, not an object'),
+    "no chunks": (lambda document: _answer(document).update(chunks=[]), '"chunks" is empty'),
+    "chunks not a list": (
+        lambda document: _answer(document).update(chunks={"text": "hi"}),
+        '"chunks" is a dict, not a list',
+    ),
+    "a list for a chunk": (
+        lambda document: _answer(document).update(chunks=[[]]),
+        '"message" is a list, not an object',
+    ),
+}
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+@pytest.mark.parametrize(("edit", "problem"), EINO_MISSHAPEN.values(), ids=EINO_MISSHAPEN)
+def test_an_eino_answer_emptied_or_misshapen_is_a_format_error(
+    tmp_path: Path, streaming: bool, edit: Callable[[dict[str, Any]], None], problem: str
+) -> None:
+    path = tmp_path / "c.json"
+    messages = [UserMessage("hi")]
+    with Cassette(path, record_mode="once") as cassette:
+        cassette.wrap(EinoEchoModel()).generate(None, messages)
+    _edited_in_place(path, edit)
+    model = Cassette(path, record_mode="none").wrap(EinoEchoModel())
+    with pytest.raises(CassetteFormatError) as caught:
+        list(model.stream(None, messages)) if streaming else model.generate(None, messages)
+    assert f"model call 1 in the cassette {path} is not a eino model's answer" in str(caught.value)
+    assert problem in str(caught.value)
+    assert "Record the cassette again with record mode all" in str(caught.value)
+
+
+# -- LangChain answers: a model's AI message, at least one, or a format error -----------------
+
+LC_GENERATIONS = {
+    "no generations": (lambda answer: answer.update(generations=[]), '"generations" is empty'),
+    "generations not a list": (
+        lambda answer: answer.update(generations={"message": {}}),
+        '"generations" is a dict, not a list',
+    ),
+    "a generation not an object": (
+        lambda answer: answer.update(generations=[5]),
+        '"generations"[0] is a int, not an object',
+    ),
+    "no message": (
+        lambda answer: answer["generations"][0].pop("message"),
+        "KeyError: 'message'",
+    ),
+    "a human message": (
+        lambda answer: answer["generations"][0].update(message={"type": "human"}),
+        "\"message\" has type 'human'; a model answers with an AI message",
+    ),
+    "a human message with data": (
+        lambda answer: answer["generations"][0]["message"].update(type="human"),
+        "\"message\" has type 'human'",
+    ),
+    "a tool message": (
+        lambda answer: answer["generations"][0]["message"].update(type="tool"),
+        "\"message\" has type 'tool'",
+    ),
+    "a message of no type": (
+        lambda answer: answer["generations"][0]["message"].pop("type"),
+        '"message" has type None',
+    ),
+    "an empty list for a message": (
+        lambda answer: answer["generations"][0].update(message=[]),
+        '"message" is a list, not an object',
+    ),
+    "an ai message without data": (
+        lambda answer: answer["generations"][0]["message"].pop("data"),
+        '"message" has no "data" object (got NoneType)',
+    ),
+    "data a list": (
+        lambda answer: answer["generations"][0]["message"].update(data=[]),
+        '"message" has no "data" object (got list)',
+    ),
+    "content a number": (
+        lambda answer: answer["generations"][0]["message"]["data"].update(content=5),
+        "ValidationError",
+    ),
+    "tool_calls not a list": (
+        lambda answer: answer["generations"][0]["message"]["data"].update(tool_calls="x"),
+        '"tool_calls" of the message is not a list of objects',
+    ),
+    "tool_calls of numbers": (
+        lambda answer: answer["generations"][0]["message"]["data"].update(tool_calls=[1]),
+        '"tool_calls" of the message is not a list of objects',
+    ),
+    "a tool call without its name": (
+        lambda answer: answer["generations"][0]["message"]["data"].update(
+            tool_calls=[{"args": {}, "id": "1"}]
+        ),
+        "missing 1 required keyword-only argument: 'name'",
+    ),
+    "generation_info a string": (
+        lambda answer: answer["generations"][0].update(generation_info="x"),
+        "ValidationError",
+    ),
+}
+
+LC_CHUNKS = {
+    "no chunks": (lambda answer: answer.update(chunks=[]), '"chunks" is empty'),
+    "chunks not a list": (lambda answer: answer.update(chunks="x"), '"chunks" is a str'),
+    "a chunk not an object": (
+        lambda answer: answer["chunks"].append(None),
+        '"chunks"[3] is a NoneType, not an object',
+    ),
+    "a human chunk": (
+        lambda answer: answer["chunks"][1]["message"].update(type="HumanMessageChunk"),
+        "\"message\" has type 'HumanMessageChunk'",
+    ),
+    "an empty list for a chunk's message": (
+        lambda answer: answer["chunks"][0].update(message=[]),
+        '"message" is a list, not an object',
+    ),
+    "tool_call_chunks a dict": (
+        lambda answer: answer["chunks"][0]["message"]["data"].update(tool_call_chunks={}),
+        '"tool_call_chunks" of the message is not a list of objects',
+    ),
+    "content a dict": (
+        lambda answer: answer["chunks"][0]["message"]["data"].update(content={}),
+        "ValidationError",
+    ),
+}
+
+LC_CASES = [(False, *case) for case in LC_GENERATIONS.values()] + [
+    (True, *case) for case in LC_CHUNKS.values()
+]
+LC_IDS = [f"invoked-{name}" for name in LC_GENERATIONS] + [f"streamed-{name}" for name in LC_CHUNKS]
+
+
+def _langchain_recorded(path: Path, streamed: bool) -> None:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    with Cassette(path, record_mode="once") as cassette:
+        model = cassette.wrap(GenericFakeChatModel(messages=iter([AIMessage("hello there")])))
+        list(model.stream("hi")) if streamed else model.invoke("hi")
+
+
+async def _langchain_astream(model: Any) -> list[Any]:
+    return [chunk async for chunk in model.astream("hi")]
+
+
+LC_CALLS: dict[str, Callable[[Any], Any]] = {
+    "invoke": lambda model: model.invoke("hi"),
+    "ainvoke": lambda model: asyncio.run(model.ainvoke("hi")),
+    "stream": lambda model: list(model.stream("hi")),
+    "astream": lambda model: asyncio.run(_langchain_astream(model)),
+}
+
+
+@pytest.mark.parametrize("call", LC_CALLS.values(), ids=LC_CALLS)
+@pytest.mark.parametrize(("streamed", "edit", "problem"), LC_CASES, ids=LC_IDS)
+def test_a_langchain_answer_edited_out_of_shape_is_a_format_error(
+    tmp_path: Path,
+    streamed: bool,
+    edit: Callable[[dict[str, Any]], None],
+    problem: str,
+    call: Callable[[Any], Any],
+) -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    path = tmp_path / "c.json"
+    _langchain_recorded(path, streamed)
+    _edited_in_place(path, lambda document: edit(_answer(document)))
+    model = Cassette(path, record_mode="none").wrap(GenericFakeChatModel(messages=iter([])))
+    with pytest.raises(CassetteFormatError) as caught:
+        call(model)
+    message = str(caught.value)
+    assert f"model call 1 in the cassette {path} is not a langchain model's answer" in message
+    assert problem in message
+    assert "Record the cassette again with record mode all" in message
+
+
+@pytest.mark.parametrize("call", LC_CALLS.values(), ids=LC_CALLS)
+@pytest.mark.parametrize("streamed", [False, True], ids=["invoked", "streamed"])
+def test_a_langchain_answer_left_whole_replays(
+    tmp_path: Path, streamed: bool, call: Callable[[Any], Any]
+) -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    path = tmp_path / "c.json"
+    _langchain_recorded(path, streamed)
+    model = Cassette(path, record_mode="none").wrap(GenericFakeChatModel(messages=iter([])))
+    answer = call(model)
+    text = "".join(chunk.text for chunk in answer) if isinstance(answer, list) else answer.text
+    assert text == "hello there"
 
 
 # -- paths: nothing is read or written outside the root ---------------------------------------

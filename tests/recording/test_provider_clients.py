@@ -190,6 +190,49 @@ def test_a_settings_change_makes_the_cassette_stale(
     assert str(next(iter(change.values()))) in message.split("+settings: ")[1].splitlines()[0]
 
 
+MCP_SERVER = {"type": "url", "url": "https://mcp.example/sse", "name": "docs"}
+# Settings that reach the provider in its request but not in LangChain's invocation
+# parameters (Anthropic's), or in both (OpenAI's): each is recorded, and a change is seen.
+PROVIDER_KEYS = {
+    "anthropic": [
+        ({"betas": ["files-api-2025-04-14"]}, {"betas": ["context-1m-2025-08-07"]}),
+        ({"mcp_servers": [MCP_SERVER]}, {"mcp_servers": [{**MCP_SERVER, "name": "wiki"}]}),
+    ],
+    "openai": [
+        ({"service_tier": "flex"}, {"service_tier": "priority"}),
+        ({"reasoning_effort": "low"}, {"reasoning_effort": "high"}),
+    ],
+}
+
+
+def _shows(shown: Any, value: Any) -> bool:
+    """Whether a recorded setting is ``value``; a list may hold more (a beta the client adds)."""
+    return all(item in shown for item in value) if isinstance(value, list) else shown == value
+
+
+@loopback_models
+@pytest.mark.parametrize("index", [0, 1])
+def test_a_provider_key_is_recorded_and_its_change_makes_the_cassette_stale(
+    client: Client, index: int, tmp_path: Path
+) -> None:
+    recorded, changed = PROVIDER_KEYS[client.name][index]
+    (key,) = recorded
+    path = tmp_path / "cassette.json"
+    with client.server() as provider:
+        with Cassette(path, record_mode="once") as cassette:
+            model = cassette.wrap(client(provider.base_url, **recorded))
+            model.invoke(PROMPT)
+        recorder = RecordingChatModel(client(provider.base_url, **changed))
+        recorder.invoke(PROMPT)
+    before, after = model.last.model_settings[key], recorder.last.model_settings[key]
+    assert before != after
+    assert _shows(before, recorded[key]) and _shows(after, changed[key])
+    assert key in path.read_text()
+    with pytest.raises(StaleCassetteError) as caught:
+        Cassette(path).wrap(client(client.gone, **changed)).invoke(PROMPT)
+    assert "REVIEW   settings: changed" in str(caught.value)
+
+
 def test_a_model_name_change_makes_the_cassette_stale(client: Client, tmp_path: Path) -> None:
     path = tmp_path / "cassette.json"
     with client.server() as provider, Cassette(path, record_mode="once") as cassette:
@@ -225,6 +268,24 @@ def test_no_secret_among_the_settings_is_written(client: Client, tmp_path: Path)
         assert secret not in text
         assert secret not in render(model.last)
         assert secret not in repr(model.last)
+
+
+MCP_TOKEN = "tok-" + "S3cr3tMcpTokenNobodyMaySee"
+
+
+def test_a_secret_nested_in_a_bound_setting_is_not_written(tmp_path: Path) -> None:
+    client = _anthropic()
+    server = MCP_SERVER
+    path = tmp_path / "cassette.json"
+    with client.server() as provider, Cassette(path, record_mode="once") as cassette:
+        model = cassette.wrap(client(provider.base_url))
+        model.bind(mcp_servers=[{**server, "authorization_token": MCP_TOKEN}]).invoke(PROMPT)
+    assert model.last.model_settings["mcp_servers"] == [server]
+    text = path.read_text()
+    assert "mcp.example" in text
+    for shown in (text, render(model.last), repr(model.last)):
+        assert MCP_TOKEN not in shown
+        assert "authorization_token" not in shown
 
 
 # -- 2. every client records and replays ---------------------------------------------------

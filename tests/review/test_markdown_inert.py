@@ -28,6 +28,8 @@ HOSTILE = (
     "<a href='http://evil.example'>click</a>",
     "bare http://evil.example/x www.evil.example and mail@evil.example",
     "see #123 and :shipit:",
+    "fixes GH-123 and gh-7 in octo-org/hello.world#45 and octo/repo@1a2b3c4",
+    "reverts 1a2b3c4 and deadbeefcafe and 0123456789abcdef0123456789abcdef01234567",
     "| a | b |\n|---|---|\n| c | d |",
     "one\n\n# Heading\n\n<script>alert(1)</script>",
     "``` `code` ```",
@@ -41,9 +43,11 @@ HOSTILE = (
 HOSTILE_NAME = "[Approve](javascript:alert(1))_@octocat_<img_src=x>_#1_:shipit:"
 # Tags the report itself writes; anything else in the rendered page came from the input.
 OWN_TAGS = {"h3", "p", "details", "summary", "b", "code", "ul", "li", "pre", "strong"}
-# What GitHub links in rendered text outside code: mentions, references, emoji, addresses.
+# What GitHub links in rendered text outside code: mentions, references (#1, GH-1,
+# owner/repo#1), commit SHAs (bare, owner/repo@sha), emoji, addresses.
 LIVE = re.compile(
-    r"(?<![\w`])@[a-z0-9]|(?<!\w)#\d|:[a-z0-9_+-]+:|[a-z]+://|(?<![\w.])www\.|\w@\w",
+    r"(?<![\w`])@[a-z0-9]|(?<!\w)#\d|:[a-z0-9_+-]+:|[a-z]+://|(?<![\w.])www\.|\w@\w"
+    r"|(?<![\w-])gh-\d|\w/[\w.-]+[#@]\w|(?<!\w)[0-9a-f]{7,40}(?!\w)",
     re.IGNORECASE,
 )
 
@@ -114,6 +118,7 @@ def test_no_mention_reference_emoji_or_address_is_live_outside_code(
     prose = "".join(_rendered(gate.format_markdown(report)).prose)
     assert LIVE.findall(prose) == []
     assert "@\u2060octocat" in prose  # still there to read, only not a mention
+    assert "GH-\u2060123" in prose and "1\u2060a2b3c4" in prose
 
 
 def test_what_a_reader_sees_is_what_the_snapshots_hold(report: gate.GateReport) -> None:

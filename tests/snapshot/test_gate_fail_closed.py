@@ -219,25 +219,32 @@ def test_an_empty_candidate_stops_the_gate(
 # -- symbolic links: followed to regular files only ----------------------------------------
 
 
+def _targets(directory: Path) -> Path:
+    """A folder inside the snapshot directory for link targets (a link out of it is refused)."""
+    folder = directory / "targets"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 def _link_to_snapshot(directory: Path, link: Path) -> None:
-    target = directory.parent / "elsewhere.txt"
+    target = _targets(directory) / "elsewhere.snap"
     target.write_text(_snapshot_text(tools=_request().tools[:1]), encoding="utf-8")
     link.symlink_to(target)
 
 
 def _link_to_directory(directory: Path, link: Path) -> None:
-    target = directory.parent / "more"
+    target = _targets(directory) / "more"
     (target / "test_c").mkdir(parents=True)
     (target / "test_c/x.txt").write_text(_snapshot_text(), encoding="utf-8")
     link.symlink_to(target, target_is_directory=True)
 
 
 def _dangling_link(directory: Path, link: Path) -> None:
-    link.symlink_to(directory.parent / "no-such-file.txt")
+    link.symlink_to(_targets(directory) / "no-such-file.txt")
 
 
 def _link_to_fifo(directory: Path, link: Path) -> None:
-    fifo = directory.parent / "pipe"
+    fifo = _targets(directory) / "pipe"
     os.mkfifo(fifo)
     link.symlink_to(fifo)
 
@@ -274,6 +281,19 @@ def test_other_links_stop_the_gate(
     result = _gate_subprocess(*dirs)
     assert result.returncode == 2
     assert f"{link}: {reason}" in result.stderr
+
+
+def test_a_link_out_of_the_directory_is_not_read(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    # A pull request could commit a link to the CI machine's environment or keys: the gate
+    # must neither read it nor quote it in its log.
+    outside = tmp_path / "environ"
+    outside.write_text("FAKE_TOKEN=abc123notredacted\n", encoding="utf-8")
+    link = dirs[1] / "suite/test_a/leak.txt"
+    link.symlink_to(outside)
+    result = _gate_subprocess(*dirs)
+    assert result.returncode == 2
+    assert f"{link}: resolves to {str(outside.resolve())!r}, outside" in result.stderr
+    assert "FAKE_TOKEN" not in result.stdout + result.stderr
 
 
 def test_a_linked_directory_argument_is_read(dirs: tuple[Path, Path], tmp_path: Path) -> None:

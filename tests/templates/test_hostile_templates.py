@@ -546,6 +546,45 @@ def test_jinja2_expression_errors_name_the_template_and_line(template: str, mess
         render(J2, template, {"xs": [1], "broken": BrokenText()})
 
 
+JINJA_FILTER_FAILURES = {
+    "truncate end longer than length": (
+        "{{ 'x'|truncate(10, end='a'*100) }}",
+        "AssertionError: expected length >= 100, got 10 at line 1",
+    ),
+    "truncate negative length": (
+        "a\n{{ 'x'|truncate(-5) }}",
+        "AssertionError: expected length >= 3, got -5 at line 2",
+    ),
+    "truncate negative leeway": (
+        "{{ 'x'|truncate(3, leeway=-10) }}",
+        "AssertionError: expected leeway >= 0, got -10 at line 1",
+    ),
+    "float literal too large": (
+        "a\n{{ 1e400|int }}",
+        "a number literal too large for a float at line 2 \\(it would be inf\\)",
+    ),
+    "slice into zero": ("{{ [1, 2]|slice(0)|list }}", "ZeroDivisionError: .* at line 1"),
+    "wordwrap width 0": ("{{ 'x'|wordwrap(0) }}", "ValueError: invalid width 0 .* at line 1"),
+    "center by a string": ("{{ 'x'|center('a') }}", "TypeError: .* at line 1"),
+    "format with too many arguments": ("{{ 'x'|format(1, 2) }}", "TypeError: not all arguments"),
+    "filesizeformat of a word": ("{{ 'x'|filesizeformat }}", "ValueError: could not convert"),
+    "unique of unhashable values": ("{{ [1, [2]]|unique|list }}", "TypeError: unhashable type"),
+    "sort of mixed types": ("{{ [3, 'a']|sort|list }}", "TypeError: '<' not supported"),
+    "urlencode of a lone surrogate": ("{{ '\\ud800'|urlencode }}", "UnicodeEncodeError: "),
+    "xmlattr of a string": ("{{ 'x'|xmlattr }}", "AttributeError: 'str' object has no"),
+    "a filter given too many arguments": ("{{ 'x'|wordcount(1) }}", "TypeError: do_wordcount"),
+    "a zero slice step": ("{{ 'abc'[::0] }}", "ValueError: slice step cannot be zero"),
+}
+
+
+@pytest.mark.parametrize(
+    ("template", "message"), JINJA_FILTER_FAILURES.values(), ids=JINJA_FILTER_FAILURES
+)
+def test_jinja2_filters_given_bad_arguments_are_render_errors(template: str, message: str) -> None:
+    with pytest.raises(TemplateRenderError, match=f"template #0 \\(user message\\): .*{message}"):
+        render(J2, template, {})
+
+
 @pytest.mark.parametrize(("format_type", "template"), [(FS, "{broken}"), (GO, "{{.broken}}")])
 def test_a_variable_that_cannot_be_printed_is_named(format_type: FormatType, template: str) -> None:
     with pytest.raises(TemplateRenderError, match=r"could not be printed: IndexError") as caught:

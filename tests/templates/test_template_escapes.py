@@ -15,6 +15,8 @@ import enum
 import json
 import subprocess
 import sys
+import threading
+import weakref
 from typing import Any
 
 import pytest
@@ -222,6 +224,70 @@ def test_jinja2_refuses_every_way_of_printing_machinery(template: str) -> None:
     assert " at 0x" not in str(caught.value)
 
 
+def _cyclic() -> list[Any]:
+    cyclic: list[Any] = [1]
+    cyclic.append(cyclic)
+    return cyclic
+
+
+# Values that pass "has text of its own" yet print a memory address: a container that holds
+# itself (pprint: ``<Recursion on list with id=1406...>``), classes whose own text has one.
+SELF_OR_ADDRESS = {
+    "cyclic": _cyclic(),
+    "held_cycle": {"k": _cyclic()},
+    "lock": threading.Lock(),
+    "rlock": threading.RLock(),
+    "semaphore": threading.Semaphore(),
+    "condition": threading.Condition(),
+    "view": memoryview(b"ab"),
+    "weak": weakref.WeakValueDictionary(),
+}
+REFUSED_SELF_OR_ADDRESS = r"refers to itself|shows a memory address"
+# (Jinja2 prints a list that holds itself as Python does, ``[[...]]``; pprint would show its id.)
+SELF_OR_ADDRESS_ESCAPES = [
+    "{{ cyclic|pprint }}",
+    "{{ held_cycle|pprint }}",
+    "{{ [cyclic]|pprint }}",
+    *(
+        template.format(name=name)
+        for name in ("lock", "rlock", "semaphore", "condition", "view", "weak")
+        for template in (
+            "{{{{ {name} }}}}",
+            "{{{{ {name}|string }}}}",
+            "{{{{ {name}|pprint }}}}",
+            "{{{{ [{name}]|pprint }}}}",
+            "{{{{ '{{0}}'.format({name}) }}}}",
+            "{{{{ '{{0!r}}'.format({name}) }}}}",
+            "{{{{ '%s' % ({name},) }}}}",
+            "{{{{ {name} ~ '' }}}}",
+            "{{{{ {name}|upper }}}}",
+            "{{{{ [{name}]|join(',') }}}}",
+        )
+    ),
+]
+
+
+@pytest.mark.parametrize("template", SELF_OR_ADDRESS_ESCAPES)
+def test_jinja2_refuses_values_that_refer_to_themselves_or_show_an_address(template: str) -> None:
+    with pytest.raises(TemplateSecurityError, match=REFUSED_SELF_OR_ADDRESS) as caught:
+        render(J2, template, SELF_OR_ADDRESS)
+    assert " at 0x" not in str(caught.value) and "id=" not in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["cyclic", "held_cycle", "lock", "rlock", "semaphore", "view"])
+def test_fstring_refuses_values_that_refer_to_themselves_or_show_an_address(name: str) -> None:
+    with pytest.raises(TemplateSecurityError, match=REFUSED_SELF_OR_ADDRESS):
+        render(FormatType.FSTRING, f"{{{name}}}", SELF_OR_ADDRESS)
+
+
+@pytest.mark.parametrize(
+    "template", ["{{.cyclic}}", "{{.held_cycle}}", "{{.lock}}", "{{.condition}}", "{{.view}}"]
+)
+def test_go_refuses_values_that_refer_to_themselves_or_show_an_address(template: str) -> None:
+    with pytest.raises(TemplateSecurityError, match=REFUSED_SELF_OR_ADDRESS):
+        render(GO, template, SELF_OR_ADDRESS)
+
+
 @pytest.mark.parametrize(
     ("template", "variables"),
     [
@@ -278,6 +344,11 @@ DAY = datetime.date(2024, 5, 1)
         ("{{ 'a\nb'|indent(2) }} {{ 'ab cd'|wordwrap(2, wrapstring='/') }}", "a\n  b ab/cd"),
         ("{{ '{0:{1}}|{2:.{3}f}'.format('a', 3, 1.5, 2) }}", "a  |1.50"),
         ("{{ '%-3s|%r' % ('a', 'b') }}", "a  |'b'"),
+        (
+            "{{ [m, m]|pprint }} {{ [[c], [c]] }}",
+            "[Model(name='ada'), Model(name='ada')] [[<Colour.RED: 1>], [<Colour.RED: 1>]]",
+        ),
+        ("{{ '{0}|{1!r}'.format(d, n) }} {{ d ~ n }}", "2024-05-01|Decimal('1.50') 2024-05-011.50"),
     ],
 )
 def test_data_still_prints_every_way(template: str, expected: str) -> None:

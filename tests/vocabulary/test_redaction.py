@@ -147,6 +147,20 @@ def test_the_replacement_does_not_depend_on_the_secret() -> None:
         "client_secret",
         "openai_api_key",
         "aws_secret_access_key",
+        "authorization_token",
+        "github_token",
+        "bot_token",
+        "private_token",
+        "id_token",
+        "bearer_token",
+        "client_token",
+        "refresh_token",
+        "slackBotToken",
+        "service_account_key",
+        "storage-account-key",
+        "secret_key",
+        "private_key",
+        "signing_key",
     ],
 )
 def test_sensitive_keys_are_recognised(key: str) -> None:
@@ -154,7 +168,27 @@ def test_sensitive_keys_are_recognised(key: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "key", ["max_tokens", "eos_token", "input_tokens", "temperature", "keys", "author", "model"]
+    "key",
+    [
+        "max_tokens",
+        "max_completion_tokens",
+        "eos_token",
+        "bos_token",
+        "pad_token",
+        "unk_token",
+        "mask_token",
+        "stop_token",
+        "decoder_start_token",
+        "next_page_token",
+        "input_tokens",
+        "top_k",
+        "temperature",
+        "keys",
+        "key",
+        "author",
+        "model",
+        "tokenizer",
+    ],
 )
 def test_ordinary_keys_are_not_sensitive(key: str) -> None:
     assert not is_sensitive_field(key)

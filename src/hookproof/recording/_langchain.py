@@ -151,10 +151,8 @@ def _load_result(answer: Mapping[str, Any]) -> ChatResult:
     if "chunks" in answer:
         return generate_from_stream(iter(_load_chunks(answer)))
     generations = [
-        ChatGeneration(
-            message=_message(item["message"]), generation_info=item.get("generation_info")
-        )
-        for item in answer["generations"]
+        ChatGeneration(message=_message(item), generation_info=item.get("generation_info"))
+        for item in _items(answer, "generations")
     ]
     return ChatResult(generations=generations, llm_output=answer.get("llm_output"))
 
@@ -176,13 +174,13 @@ def _load_chunks(answer: Mapping[str, Any]) -> list[ChatGenerationChunk]:
     if "chunks" in answer:
         return [
             ChatGenerationChunk(
-                message=_message(item["message"]), generation_info=item.get("generation_info")
+                message=_as_chunk(_message(item)), generation_info=item.get("generation_info")
             )
-            for item in answer["chunks"]
+            for item in _items(answer, "chunks")
         ]
     # Recorded without streaming: the whole answer streams back as one chunk.
-    first = answer["generations"][0]
-    message = _message(first["message"])
+    first = _items(answer, "generations")[0]
+    message = _message(first)
     return [
         ChatGenerationChunk(
             message=_as_chunk(message), generation_info=first.get("generation_info")
@@ -190,12 +188,55 @@ def _load_chunks(answer: Mapping[str, Any]) -> list[ChatGenerationChunk]:
     ]
 
 
-def _message(data: Mapping[str, Any]) -> Any:
-    return messages_from_dict([dict(data)])[0]
+# What a recorded answer may hold as a message: the model's own (AIMessage / AIMessageChunk).
+_AI_TYPES = ("ai", "AIMessageChunk")
+_CALL_LISTS = ("tool_calls", "invalid_tool_calls", "tool_call_chunks")
+
+
+def _items(answer: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    """``answer[key]``: a non-empty list of objects (else a TypeError or ValueError naming
+    what is wrong)."""
+    items = answer[key]
+    if not isinstance(items, list):
+        raise TypeError(f'"{key}" is a {type(items).__name__}, not a list')
+    if not items:
+        raise ValueError(f'"{key}" is empty: a model answers with at least one')
+    for number, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise TypeError(f'"{key}"[{number}] is a {type(item).__name__}, not an object')
+    return items
+
+
+def _message(item: Mapping[str, Any]) -> AIMessage:
+    """The AI message of a recorded generation or chunk; anything else (a human message, a
+    list, a message without its data) is a ValueError naming what is wrong."""
+    data = item["message"]
+    if not isinstance(data, Mapping):
+        raise TypeError(f'"message" is a {type(data).__name__}, not an object')
+    kind = data.get("type")
+    if kind not in _AI_TYPES:
+        raise ValueError(
+            f'"message" has type {kind!r}; a model answers with an AI message '
+            f"(type {' or '.join(map(repr, _AI_TYPES))})"
+        )
+    fields = data.get("data")
+    if not isinstance(fields, Mapping):
+        raise TypeError(f'"message" has no "data" object (got {type(fields).__name__})')
+    for name in _CALL_LISTS:
+        calls = fields.get(name, [])
+        if not isinstance(calls, list) or not all(isinstance(call, Mapping) for call in calls):
+            raise TypeError(f'"{name}" of the message is not a list of objects')
+    message = messages_from_dict([dict(data)])[0]
+    if not isinstance(message, AIMessage):  # pragma: no cover - the type was checked
+        raise ValueError(f'"message" is a {type(message).__name__}, not an AI message')
+    return message
 
 
 def _as_chunk(message: AIMessage) -> AIMessageChunk:
     import json
+
+    if isinstance(message, AIMessageChunk):
+        return message
 
     calls = [
         {"name": call["name"], "args": json.dumps(call["args"]), "id": call["id"], "index": i}

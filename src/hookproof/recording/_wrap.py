@@ -81,7 +81,13 @@ def _pruned(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_message(data: Mapping[str, Any]) -> AssistantMessage:
+    """The AssistantMessage recorded as ``data``; anything but an object of its fields (a
+    list, a string) is a TypeError naming what it is, not an empty message."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f'"message" is a {type(data).__name__}, not an object')
     fields = dict(data)
+    if "text" in fields and "content" in fields:
+        raise ValueError('"message" holds both "text" and "content"; keep one of them')
     if "text" in fields:
         fields["content"] = fields.pop("text")
     return AssistantMessage.model_validate(fields)
@@ -200,7 +206,12 @@ def _plain(value: Any) -> Any:
 
 def _eino_chunks(answer: Mapping[str, Any]) -> tuple[AssistantMessage, ...]:
     if "chunks" in answer:
-        return tuple(load_message(item) for item in answer["chunks"])
+        chunks = answer["chunks"]
+        if not isinstance(chunks, list):
+            raise TypeError(f'"chunks" is a {type(chunks).__name__}, not a list')
+        if not chunks:
+            raise ValueError('"chunks" is empty: a model answers with at least one')
+        return tuple(load_message(item) for item in chunks)
     return (_load_answer(answer),)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from hookproof.errors import UsageError
 from hookproof.templates._errors import TemplateSecurityError
-from hookproof.templates._printable import unprintable
+from hookproof.templates._printable import address_problem, refusal, unprintable
 
 __all__ = ["DEFAULT_BUDGET", "Meter", "TemplateBudget", "weight"]
 
@@ -131,23 +131,36 @@ class Meter:
         )
 
     def refuse_print(self, kind: str) -> TemplateSecurityError:
-        return TemplateSecurityError(
-            self.template,
-            f"a printed value {kind}, which prints as a memory address, not as data; pass "
-            "the text or data the prompt needs instead.",
-        )
+        return TemplateSecurityError(self.template, f"a printed value {refusal(kind)}")
 
-    def check_printable(self, value: Any, *, by_repr: bool = False) -> Any:
+    def check_printable(self, value: Any, *, by_repr: bool = False, cycles: bool = False) -> Any:
         """``value`` if its text is data all the way down (parts looked at are charged as
-        built), else refused: see _printable."""
+        built), else refused: see _printable. ``cycles``: refuse a value that refers to
+        itself (else it prints as Python's ``[...]``)."""
         if type(value) in _PLAIN_TEXT:
             return value
         limit = self.budget.max_built_chars - self.built
-        problem, looked = unprintable(value, limit=limit, by_repr=by_repr)
+        problem, looked = unprintable(value, limit=limit, by_repr=by_repr, cycles=cycles)
         self.charge_built(looked - 1)
         if problem:
             raise self.refuse_print(problem)
+        if not isinstance(value, str) and not hasattr(type(value), "_fail_with_undefined_error"):
+            self._check_text(value, by_repr)
         return value
+
+    def _check_text(self, value: Any, by_repr: bool) -> None:
+        """The last check: the text ``value`` makes shows no memory address. The text is made
+        here only if printing it would fit the output budget (jinja2's undefined value is
+        left to raise its own error where it is printed)."""
+        held = weight(value, self.budget.max_output_chars)
+        if held > self.budget.max_output_chars:
+            raise self.refuse("max_output_chars", f"a printed value holding over {held:,} items")
+        try:
+            text = repr(value) if by_repr else str(value)
+        except Exception:  # noqa: BLE001 - printing it raises this again, with its own report
+            return
+        if problem := address_problem(value, text):
+            raise self.refuse_print(problem)
 
     def write(self, text: str) -> str:
         self.output += len(text)

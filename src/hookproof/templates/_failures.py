@@ -11,8 +11,19 @@ from hookproof.templates._errors import TemplateRenderError, TemplateSecurityErr
 
 __all__ = ["render_guarded", "variable_text"]
 
-# What a template's own expression (or a variable's __str__) raises when it is wrong.
-_EXPRESSION_FAILURES = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
+# What a template's own expression (or a variable's __str__) raises when it is wrong; with
+# AssertionError, which jinja2's own filters raise on bad arguments (``truncate`` with an
+# ``end`` longer than its length), and NameError, which a number literal too large for a float
+# raises (jinja2 compiles ``1e400`` to the name ``inf``).
+_EXPRESSION_FAILURES = (
+    ArithmeticError,
+    LookupError,
+    TypeError,
+    ValueError,
+    AttributeError,
+    AssertionError,
+    NameError,
+)
 
 
 def _template_line(error: BaseException) -> str:
@@ -40,6 +51,12 @@ def _expression_failed(name: str, error: Exception) -> NoReturn:
             name,
             f"an integer too long to print{_template_line(error)} ({error}); keep integers "
             "within the template budget max_int_bits.",
+        ) from None
+    if isinstance(error, NameError) and error.name in ("inf", "nan"):
+        raise TemplateRenderError(
+            name,
+            f"a number literal too large for a float{_template_line(error)} (it would be "
+            f"{error.name}); write a smaller number.",
         ) from None
     raise TemplateRenderError(
         name,

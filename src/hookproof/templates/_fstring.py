@@ -62,5 +62,5 @@ def _value(field: str, variables: Mapping[str, Any], meter: Meter) -> str:
         raise TemplateSyntaxError(name, problem, variable=field or None)
     if field not in variables:
         raise TemplateVariableError(name, f"could not find key: {field}", variable=field)
-    value = meter.check_printable(meter.check_int(variables[field]))
+    value = meter.check_printable(meter.check_int(variables[field]), cycles=True)
     return variable_text(value, field, name, str)

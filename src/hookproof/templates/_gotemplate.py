@@ -28,7 +28,7 @@ from hookproof.templates._errors import (
     UnsupportedTemplateConstruct,
 )
 from hookproof.templates._failures import variable_text
-from hookproof.templates._printable import check_go_printable, unprintable
+from hookproof.templates._printable import check_go_printable, check_go_text, unprintable
 
 __all__ = ["render_go_template"]
 
@@ -460,7 +460,8 @@ def _items(value: Any, expression: str, name: str) -> Sequence[Any]:
 def _print(expression: str, dot: Any, meter: Meter) -> str:
     value = meter.check_int(_evaluate(expression, dot, meter))
     check_go_printable(value, expression, meter)
-    return variable_text(value, expression, meter.template, go_format)
+    text = variable_text(value, expression, meter.template, go_format)
+    return check_go_text(value, text, expression, meter)
 
 
 def _execute(nodes: list[Any], dot: Any, out: list[str], meter: Meter) -> None:

@@ -4,12 +4,17 @@ A function, method, class, module, generator or an object whose class has no tex
 own prints as ``<... at 0x7f...>``: a memory address, different on every run, that tells the
 model nothing. Printing one is refused, and so is printing a list, mapping, dataclass or
 pydantic model that holds one, whichever way the text is made (printed, ``|string``,
-``'{}'.format``, ``'%r' %``, ``~``, ``|pprint``...).
+``'{}'.format``, ``'%r' %``, ``~``, ``|pprint``...). A container that holds itself is
+refused too: Python prints it as ``[...]`` and pprint as ``<Recursion on list with id=...>``.
+Some classes write their own text with an address in it (``threading.Lock()`` prints as
+``<unlocked _thread.lock object at 0x7f...>``, memoryview, WeakValueDictionary...), so as a
+last check, text made from anything but a plain string or number is refused if it shows one.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import deque
 from collections.abc import ItemsView, KeysView, Mapping, ValuesView
 from typing import TYPE_CHECKING, Any
@@ -22,7 +27,7 @@ from hookproof.templates._errors import TemplateSecurityError
 if TYPE_CHECKING:
     from hookproof.templates._budget import Meter
 
-__all__ = ["check_go_printable", "unprintable"]
+__all__ = ["address_problem", "check_go_printable", "check_go_text", "refusal", "unprintable"]
 
 _SCALARS = (str, bytes, int, float, complex, type(None))
 _COLLECTIONS = (list, tuple, set, frozenset, KeysView, ValuesView, ItemsView, deque)
@@ -30,6 +35,33 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 _PLAIN_COLLECTIONS = frozenset({list, tuple})
 _OBJECT_REPR: Any = object.__repr__
 _OBJECT_STR: Any = object.__str__
+# An object's address as Python's reprs show it: ``<... at 0x7f...>``, pprint's ``id=1406...``
+# (the gap after "object" is bounded, so a long text is searched in linear time).
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+|id=\d{6,}|\bobject\b[^\n]{0,200}?0x[0-9a-fA-F]{8,}")
+_SELF = "refers to itself"
+_ADDRESS_SHOWN = "whose text shows a memory address"
+
+
+def refusal(problem: str) -> str:
+    """What follows "the value" in a refusal to print it: the problem, and why."""
+    if problem.endswith(_SELF):
+        why = (
+            "so it nests deeper than Python can follow: it prints as [...] or as a memory "
+            "address, not as data"
+        )
+    elif problem.endswith(_ADDRESS_SHOWN):
+        why = "not data"
+    else:
+        why = "which prints as a memory address, not as data"
+    return f"{problem}, {why}; pass the text or data the prompt needs instead."
+
+
+def address_problem(value: Any, text: str) -> str | None:
+    """The last check on ``text``, made from ``value``: an address in it is a problem
+    (None if ``value`` is a plain string or number, whose text is the data itself)."""
+    if type(value) in _PLAIN or isinstance(value, str) or not _ADDRESS.search(text):
+        return None
+    return f"is a {type(value).__name__} {_ADDRESS_SHOWN}"
 
 
 def _own_text(value: Any, by_repr: bool) -> bool:
@@ -66,22 +98,41 @@ def _parts(value: Any, items_by_repr: bool) -> tuple[list[Any], bool]:
 
 
 def unprintable(
-    value: Any, *, limit: int, by_repr: bool = False, items_by_repr: bool = True
+    value: Any,
+    *,
+    limit: int,
+    by_repr: bool = False,
+    items_by_repr: bool = True,
+    cycles: bool = True,
 ) -> tuple[str | None, int]:
     """What in ``value`` would print as machinery ("is a function", "holds a class"; None
     if nothing), and how many parts were looked at; the walk stops past ``limit`` parts.
     ``by_repr``: ``value`` prints by repr() (``!r``, ``%r``); ``items_by_repr``: a container
-    prints its items by repr(), as Python's do (Go's print them as text)."""
-    pending, seen, looked = [(value, by_repr)], set[int](), 1
+    prints its items by repr(), as Python's do (Go's print them as text); ``cycles``: a value
+    that refers to itself is a problem (else it is left to print as Python's ``[...]``)."""
+    # Depth first: an item met again while its own parts are being looked at is a cycle; one
+    # met again after that is only shared (``[x, x]``), and looked at once.
+    pending: list[tuple[Any, bool] | int] = [(value, by_repr)]
+    inside, done, visited, looked = set[int](), set[int](), list[Any](), 1
     while pending and looked <= limit:
-        item, through_repr = pending.pop()
-        if id(item) in seen:
+        entry = pending.pop()
+        if isinstance(entry, int):
+            inside.discard(entry)
+            done.add(entry)
             continue
-        seen.add(id(item))
+        item, through_repr = entry
+        if id(item) in inside and cycles:
+            what = "" if item is value else f"holds a {type(item).__name__} that "
+            return f"{what}{_SELF}", looked
+        if id(item) in done or id(item) in inside:
+            continue
+        visited.append(item)  # kept alive, so no later part is given a visited part's id
         if problem := _problem(item, through_repr):
             return f"{'is' if item is value else 'holds'} {problem}", looked
         parts, parts_by_repr = _parts(item, items_by_repr)
         looked += len(parts)  # plain strings and numbers are counted, not visited
+        inside.add(id(item))
+        pending.append(id(item))
         pending.extend((part, parts_by_repr) for part in parts if type(part) not in _PLAIN)
     return None, looked
 
@@ -93,8 +144,17 @@ def check_go_printable(value: Any, expression: str, meter: Meter) -> None:
     if looked > limit:
         raise meter.refuse("max_output_chars", f"a printed value of over {limit:,} parts")
     if problem:
-        raise TemplateSecurityError(
-            meter.template,
-            f"executing at <{expression}>: the value {problem}, which prints as a memory "
-            "address, not as data; pass the text or data the prompt needs instead.",
-        )
+        raise go_refusal(problem, expression, meter)
+
+
+def check_go_text(value: Any, text: str, expression: str, meter: Meter) -> str:
+    """``text``, made from ``value``, if it shows no memory address."""
+    if problem := address_problem(value, text):
+        raise go_refusal(problem, expression, meter)
+    return text
+
+
+def go_refusal(problem: str, expression: str, meter: Meter) -> TemplateSecurityError:
+    return TemplateSecurityError(
+        meter.template, f"executing at <{expression}>: the value {refusal(problem)}"
+    )

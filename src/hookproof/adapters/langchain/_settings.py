@@ -2,8 +2,13 @@
 besides its messages and tools, and never a secret.
 
 The source is the model's invocation parameters (``_get_invocation_params``, what LangChain
-hands every callback) with the call's bound arguments over them. The rule that keeps a
-parameter out is explicit, so a snapshot shows every setting that reaches the provider:
+hands every callback) with the call's bound arguments over them, and, for a model that
+builds its provider request itself (``_get_request_payload``: ChatOpenAI, ChatAnthropic),
+every other top-level key of that request (``mcp_servers``, ``betas``, ``service_tier``,
+...) except those a FinalRequest shows apart (messages, system, tools, functions,
+tool_choice, response_format, stop words). If building that request fails, the invocation
+parameters alone are used. The rule that keeps a parameter out is explicit, so a snapshot
+shows every setting that reaches the provider:
 
 * how the answer is delivered or the client behaves (``stream``, ``streaming``, retries,
   timeouts) and LangChain's bookkeeping (``_type``): the model receives none of them;
@@ -21,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from hookproof.redaction import is_sensitive_field, redact_data
@@ -41,14 +47,61 @@ _NOT_RECEIVED = frozenset(
 _MODEL_NAMES = frozenset({"model", "model_name"})
 
 
+# Keys of a provider request that a FinalRequest shows apart from its settings, or that
+# change from call to call with the conversation rather than the configuration.
+_SHOWN_APART = frozenset(
+    {
+        "messages",
+        "input",
+        "system",
+        "tools",
+        "functions",
+        "function_call",
+        "tool_choice",
+        "response_format",
+        "text",
+        "stop",
+        "stop_sequences",
+        "stream_options",
+        "previous_response_id",
+    }
+)
+# What the request payload is built around: its content is dropped with "messages".
+_PROBE_MESSAGES = [HumanMessage("hookproof")]
+
+
 def invocation_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """``model``'s invocation parameters with the call's bound arguments over them; only the
-    bound arguments when the model cannot give its own."""
+    """``model``'s invocation parameters with the call's bound arguments over them, over the
+    other settings of the request the model would send; only the bound arguments when the
+    model cannot give its own."""
     read = getattr(model, "_get_invocation_params", None)
     own = dict(read(stop=stop)) if callable(read) else {}
     if not own.get("stop"):  # a model that keeps its stop words in a field of its own
         own["stop"] = _stop_words(model)
-    return {**own, **kwargs}
+    known = {**own, **kwargs}
+    sent = _payload_settings(model, stop, kwargs)
+    extra = sent.pop("extra_body", None)  # sent as top-level parameters of the body
+    if isinstance(extra, Mapping) and "extra_body" not in known:
+        sent.update({str(k): v for k, v in extra.items() if str(k) not in sent})
+    elif extra is not None:
+        sent["extra_body"] = extra
+    return {**{k: v for k, v in sent.items() if k not in _SHOWN_APART}, **known}
+
+
+def _payload_settings(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level keys of the request ``model`` would send, but those shown apart; none
+    when it cannot say (no ``_get_request_payload``, or building the request fails)."""
+    build = getattr(model, "_get_request_payload", None)
+    if not callable(build):
+        return {}
+    bound = {k: v for k, v in kwargs.items() if not str(k).startswith("_hookproof_")}
+    try:
+        payload = build(list(_PROBE_MESSAGES), stop=stop, **bound)
+    except Exception:  # noqa: BLE001 - recording never fails where the model's call might not
+        return {}
+    if not isinstance(payload, Mapping):
+        return {}
+    return {str(k): v for k, v in payload.items() if str(k) not in _SHOWN_APART}
 
 
 def _stop_words(model: Any) -> list[str] | None:
