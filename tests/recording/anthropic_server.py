@@ -12,12 +12,11 @@ in order.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.recording.loopback import Respond, serving
+from tests.recording.loopback import provider_server
 
 MODEL = "claude-loopback"
 
@@ -120,28 +119,12 @@ def _events(number: int, body: dict[str, Any]) -> bytes:
     return "".join(lines).encode()
 
 
-def _responder(provider: Provider) -> Respond:
-    def respond(path: str, headers: Any, body: dict[str, Any]) -> tuple[int, str, bytes]:
-        provider.bodies.append(body)
-        provider.api_keys.append(headers.get("x-api-key", ""))
-        number = len(provider.bodies)
-        if path != "/v1/messages":
-            return 404, "application/json", b"{}"
-        if body.get("stream"):
-            return 200, "text/event-stream", _events(number, body)
-        return 200, "application/json", json.dumps(_message(number, body)).encode()
-
-    return respond
-
-
-@contextmanager
-def anthropic_server() -> Iterator[Provider]:
+def anthropic_server() -> AbstractContextManager[Provider]:
     """A running server on a free loopback port; stopped (and its port closed) on exit."""
-    providers: list[Provider] = []
-
-    def make(port: int) -> Respond:
-        providers.append(Provider(port))
-        return _responder(providers[0])
-
-    with serving(make):
-        yield providers[0]
+    return provider_server(
+        Provider,
+        path="/v1/messages",
+        note=lambda provider, headers: provider.api_keys.append(headers.get("x-api-key", "")),
+        answer=_message,
+        events=_events,
+    )

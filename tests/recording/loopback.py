@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 # (path, headers, JSON body) -> (status, content type, payload)
 Respond = Callable[[str, Any, dict[str, Any]], tuple[int, str, bytes]]
@@ -50,3 +50,45 @@ def serving(make: Callable[[int], Respond]) -> Iterator[int]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+class Provider(Protocol):
+    port: int
+    bodies: list[dict[str, Any]]
+
+
+P = TypeVar("P", bound=Provider)
+Answer = Callable[[int, dict[str, Any]], Any]
+
+
+@contextmanager
+def provider_server(
+    new: Callable[[int], P],
+    *,
+    path: str,
+    note: Callable[[P, Any], None],
+    answer: Answer,
+    events: Callable[[int, dict[str, Any]], bytes],
+) -> Iterator[P]:
+    """A server speaking one provider's API at ``path``: each body kept (and what ``note``
+    keeps of the headers), ``answer(n, body)`` as JSON or ``events(n, body)`` when the
+    request asks for a stream, for the n-th request."""
+    providers: list[P] = []
+
+    def respond(where: str, headers: Any, body: dict[str, Any]) -> tuple[int, str, bytes]:
+        provider = providers[0]
+        provider.bodies.append(body)
+        note(provider, headers)
+        number = len(provider.bodies)
+        if where != path:
+            return 404, "application/json", b"{}"
+        if body.get("stream"):
+            return 200, "text/event-stream", events(number, body)
+        return 200, "application/json", json.dumps(answer(number, body)).encode()
+
+    def make(port: int) -> Respond:
+        providers.append(new(port))
+        return respond
+
+    with serving(make):
+        yield providers[0]

@@ -12,12 +12,11 @@ request body and Authorization header is kept, in order.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.recording.loopback import Respond, serving
+from tests.recording.loopback import provider_server
 
 MODEL = "gpt-loopback"
 
@@ -111,28 +110,14 @@ def _events(number: int, body: dict[str, Any]) -> bytes:
     return "".join(lines).encode()
 
 
-def _responder(provider: Provider) -> Respond:
-    def respond(path: str, headers: Any, body: dict[str, Any]) -> tuple[int, str, bytes]:
-        provider.bodies.append(body)
-        provider.authorizations.append(headers.get("Authorization", ""))
-        number = len(provider.bodies)
-        if path != "/v1/chat/completions":
-            return 404, "application/json", b"{}"
-        if body.get("stream"):
-            return 200, "text/event-stream", _events(number, body)
-        return 200, "application/json", json.dumps(_completion(number, body)).encode()
-
-    return respond
-
-
-@contextmanager
-def openai_server() -> Iterator[Provider]:
+def openai_server() -> AbstractContextManager[Provider]:
     """A running server on a free loopback port; stopped (and its port closed) on exit."""
-    providers: list[Provider] = []
-
-    def make(port: int) -> Respond:
-        providers.append(Provider(port))
-        return _responder(providers[0])
-
-    with serving(make):
-        yield providers[0]
+    return provider_server(
+        Provider,
+        path="/v1/chat/completions",
+        note=lambda provider, headers: provider.authorizations.append(
+            headers.get("Authorization", "")
+        ),
+        answer=_completion,
+        events=_events,
+    )
