@@ -467,3 +467,19 @@ def _violation_text(build: Any) -> str:
     with pytest.raises(ContractViolation) as error:
         contracts.check_allowed_calls_succeed(build, Ctx("support", None))
     return str(error.value)
+
+
+@tool
+def validate_name(name: str) -> str:
+    """Say whether a name is one of the tools (its answer quotes the runtime's wording)."""
+    return f"{name!r} is not a valid tool name here"
+
+
+def test_a_tool_that_ran_and_quotes_the_unknown_tool_wording_is_not_called_unrun() -> None:
+    # A success answer may hold any text (hypothesis once drew the todo "is not a valid
+    # tool"): only an error answer says the runtime found no such tool.
+    def build(model: Any) -> Any:
+        return create_agent(model, [validate_name])
+
+    report = contracts.check_allowed_calls_succeed(build, Ctx("support", "c-1"))
+    assert "validate_name" in report.tool_calls_executed

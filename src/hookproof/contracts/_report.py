@@ -221,9 +221,12 @@ def executed_tools(run: TargetRun) -> set[str]:
 
 
 def _unknown_tool_answer(run: TargetRun, call_id: object) -> bool:
+    # An error answer only: a tool that ran may echo any text ("is not a valid tool" as a
+    # todo item, drawn by hypothesis), and that does not make it a tool that never ran.
     return any(
         message.role == "tool"
         and getattr(message, "tool_call_id", None) == call_id
+        and getattr(message, "status", "success") == "error"
         and " is not a valid tool" in message.text
         for message in run.messages
     )
