@@ -19,7 +19,12 @@ def test_property(n):
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    # The project's own default profile, which writes to the database (under CI hookproof's
+    # ci profile only reads it). A setting that works runs in a process of its own: in this
+    # one it would leave its database in the profiles hypothesis keeps for this process.
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
     pytester.makepyfile(test_property=PROPERTY)
     (pytester.path / "a-file.txt").write_text("not a directory")
     return pytester
@@ -89,7 +94,7 @@ def test_the_project_may_opt_in_to_a_directory_outside(project: pytest.Pytester)
 def test_an_unreadable_directory_stops_the_run(project: pytest.Pytester) -> None:
     (project.path / "db").mkdir(mode=0)
     try:
-        result = project.runpytest_inprocess(
+        result = project.runpytest_subprocess(
             "--hookproof-example-database=db", "--hypothesis-profile=ci"
         )
     finally:
