@@ -10,6 +10,7 @@ unused snapshots alone). Child runs write no cache and skip langsmith's pytest p
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
@@ -23,6 +24,17 @@ CHILD_OPTIONS = "-p no:cacheprovider -p no:langsmith_plugin"
 if not os.environ.get("CI") and not os.environ.get("HYPOTHESIS_PROFILE"):
     register_profiles()
     settings.load_profile("dev")
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_profile_kept() -> Iterator[None]:
+    """A pytester run in this process configures hookproof's plugin, which registers and
+    loads hypothesis profiles (with an example database, say): each test ends with the
+    profile it started with in force, so the next run does not find settings that differ
+    from their profile (hypothesis warns, and warnings are errors here)."""
+    name = settings.get_current_profile_name()
+    yield
+    settings.load_profile(name)
 
 
 def _as_a_project_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -60,7 +60,7 @@ def test_durations_and_session_time_stay_real(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
     pytester.makepyfile(test_project=FROZEN_PROJECT)
-    result = pytester.runpytest_inprocess("--durations=0", "--durations-min=0", "-vv", *workers)
+    result = pytester.runpytest_subprocess("--durations=0", "--durations-min=0", "-vv", *workers)
     result.assert_outcomes(passed=2)
     durations = _durations(result.outlines)
     assert len(durations) == 6, result.outlines
@@ -73,7 +73,7 @@ def test_durations_and_session_time_stay_real(
 
 def test_junit_times_stay_real(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_project=FROZEN_PROJECT)
-    pytester.runpytest_inprocess("--junitxml=report.xml").assert_outcomes(passed=2)
+    pytester.runpytest_subprocess("--junitxml=report.xml").assert_outcomes(passed=2)
     suite = ET.parse(pytester.path / "report.xml").getroot().find("testsuite")
     assert suite is not None
     times = {case.attrib["name"]: float(case.attrib["time"]) for case in suite.iter("testcase")}
@@ -94,7 +94,7 @@ def test_pytest_split_stores_real_durations(pytester: pytest.Pytester) -> None:
         pytest.skip(reason)
     pytester.makepyfile(test_project=FROZEN_PROJECT)
     stored = pytester.path / "durations.json"
-    result = pytester.runpytest_inprocess("--store-durations", f"--durations-path={stored}")
+    result = pytester.runpytest_subprocess("--store-durations", f"--durations-path={stored}")
     result.assert_outcomes(passed=2)
     durations = json.loads(stored.read_text(encoding="utf-8"))
     assert sorted(durations) == [
