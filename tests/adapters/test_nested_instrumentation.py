@@ -1,4 +1,4 @@
-"""Defect found by a user review: build_instrumented inside a test that holds
+"""build_instrumented inside a test that holds
 recording_chat_model (itself instrumenting every build since the plugin does) credits a
 middleware's own tools to the agent."""
 

@@ -1,4 +1,4 @@
-"""Defect found by a user review of `hookproof conformance --target eino`."""
+"""`hookproof conformance --target eino`: a runner that cannot start is a clear error."""
 
 from __future__ import annotations
 

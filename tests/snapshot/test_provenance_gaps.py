@@ -1,4 +1,4 @@
-"""Defects found by a user review of provenance in snapshots and gate rows."""
+"""Provenance in snapshots and gate rows: the gaps where an origin could go missing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Review of the LangChain bridge (issue #14) as a demanding LangChain user tries it: each case
+"""Review of the LangChain bridge against LangChain: each case
 runs the same middleware, tools and script on LangChain's ``create_agent`` and on
 ``hookproof.runtime.create_agent`` and compares hooks (in order), FinalRequests, messages and
 errors. Message ids are left out (a documented difference).
