@@ -1,6 +1,6 @@
 """Examples per second of ``hookproof fuzz`` with 1 and with 2 pytest-xdist workers.
 
-Each configuration is one real campaign (``hookproof._fuzz.run_campaign``: pytest, xdist
+Each configuration is one real campaign (``hookproof.cli._campaign.run_campaign``: pytest, xdist
 ``--dist each``, the ``deep`` profile) over the same contract suites (default ``./contracts``
 when run from the repository root, else the bundled suite) for the same time box, into a
 fresh directory example database. Reported per configuration:
@@ -31,7 +31,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 if SRC.is_dir() and str(SRC) not in sys.path:
     sys.path.insert(0, str(SRC))  # benchmark the working tree even when not pip-installed
 
-from hookproof._fuzz import Campaign, run_campaign  # noqa: E402
+from hookproof.cli._campaign import Campaign, run_campaign  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -42,14 +42,12 @@ def _run(directory: Path, *extra: str) -> tuple[float, float]:
 
 def _importtime_ms() -> float:
     output = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import hookproof.pytest_plugin"],
+        [sys.executable, "-X", "importtime", "-c", "import hookproof.plugin"],
         capture_output=True,
         text=True,
         check=True,
     ).stderr
-    line = next(
-        row for row in output.splitlines() if row.rstrip().endswith("hookproof.pytest_plugin")
-    )
+    line = next(row for row in output.splitlines() if row.rstrip().endswith("hookproof.plugin"))
     return int(line.split("|")[1]) / 1000
 
 
@@ -73,9 +71,7 @@ def main() -> None:
         f"  (target <= {TARGET_MS:.0f} ms)"
     )
     cumulative = _importtime_ms()
-    print(
-        f"  import hookproof.pytest_plugin, -X importtime, with pytest itself: {cumulative:.1f} ms"
-    )
+    print(f"  import hookproof.plugin, -X importtime, with pytest itself: {cumulative:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -16,11 +16,8 @@ pytest.importorskip("langchain", reason="install hookproof[langchain] for the fr
 from hypothesis import given, settings
 
 from hookproof import contracts
-from hookproof.adapters.langchain import (
-    RecordingChatModel,
-    ScriptedChatModel,
-    build_instrumented,
-)
+from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
+from hookproof.adapters.langchain.tracing import build_instrumented
 from hookproof.contracts import strategies
 from hookproof.examples.dynamic_routing import BUSINESS_TOOL_NAMES, AgentContext
 from hookproof.examples.langchain_routing import (

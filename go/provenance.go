@@ -300,18 +300,9 @@ func mapLines(source, origins, shown []string) []string {
 func oneLineText(text string) string {
 	var out strings.Builder
 	for _, char := range RedactText(text) {
-		switch {
-		case char == '\t':
-			out.WriteString(`\t`)
-		case char == '\n':
-			out.WriteString(`\n`)
-		case char == '\r':
-			out.WriteString(`\r`)
-		case char <= 0x1f || (char >= 0x7f && char <= 0x9f):
-			fmt.Fprintf(&out, `\x%02x`, char)
-		case char == 0x2028 || char == 0x2029:
+		if char == 0x2028 || char == 0x2029 {
 			fmt.Fprintf(&out, `\u%04x`, char)
-		default:
+		} else if !writeEscape(&out, char, isC0OrC1Control) {
 			out.WriteRune(char)
 		}
 	}

@@ -1,10 +1,6 @@
 package hookproof
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,41 +22,25 @@ func (s shapeJSON) shape() requestShape {
 // Python's hookproof.provenance.compute on random edits of a few repeated, moved and
 // inserted lines: the same origins, so SequenceMatcher is ported, not approximated.
 func TestProvenanceIsComputedAsPythonComputesIt(t *testing.T) {
-	file, err := os.Open(filepath.Join(vectorDir, "render", "provenance_compute.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	scanner := bufio.NewScanner(file)
-	scanner.Buffer(make([]byte, 1<<20), 1<<24)
-	count := 0
-	for scanner.Scan() {
-		var item struct {
-			Base  shapeJSON `json:"base"`
-			Edits []struct {
-				Owner  string    `json:"owner"`
-				Before shapeJSON `json:"before"`
-				After  shapeJSON `json:"after"`
-			} `json:"edits"`
-			Final    shapeJSON  `json:"final"`
-			Expected Provenance `json:"expected"`
-		}
-		if err := json.Unmarshal(scanner.Bytes(), &item); err != nil {
-			t.Fatal(err)
-		}
+	eachVector(t, "provenance_compute.jsonl", 100, func(index int, item struct {
+		Base  shapeJSON `json:"base"`
+		Edits []struct {
+			Owner  string    `json:"owner"`
+			Before shapeJSON `json:"before"`
+			After  shapeJSON `json:"after"`
+		} `json:"edits"`
+		Final    shapeJSON  `json:"final"`
+		Expected Provenance `json:"expected"`
+	}) {
 		var edits []provenanceEdit
 		for _, edit := range item.Edits {
 			edits = append(edits, provenanceEdit{edit.Owner, edit.Before.shape(), edit.After.shape()})
 		}
 		got := computeProvenance(item.Base.shape(), edits, item.Final.shape())
 		if !reflect.DeepEqual(*got, item.Expected) {
-			t.Errorf("compute vector %d: got %+v, Python computed %+v", count, *got, item.Expected)
+			t.Errorf("compute vector %d: got %+v, Python computed %+v", index, *got, item.Expected)
 		}
-		count++
-	}
-	if count < 100 {
-		t.Fatalf("only %d compute vectors", count)
-	}
+	})
 }
 
 func TestOpcodesPairLinesAsPythonsSequenceMatcher(t *testing.T) {

@@ -136,13 +136,19 @@ func runTraced(t *testing.T, trace *hookproof.Trace, prefix string, handlers ...
 	if err != nil {
 		t.Fatal(err)
 	}
+	runToEnd(ctx, t, agent)
+	return recorder
+}
+
+// runToEnd runs agent on "hi" and fails t on the first event that carries an error.
+func runToEnd(ctx context.Context, t *testing.T, agent adk.Agent) {
+	t.Helper()
 	iterator := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Run(ctx, []adk.Message{schema.UserMessage("hi")})
 	for event, ok := iterator.Next(); ok; event, ok = iterator.Next() {
 		if event.Err != nil {
 			t.Fatalf("the run failed: %v", event.Err)
 		}
 	}
-	return recorder
 }
 
 func provenanceSection(request *hookproof.FinalRequest) string {
@@ -241,12 +247,7 @@ func TestASubAgentDoesNotTakeItsParentsProvenance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		iterator := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Run(ctx, []adk.Message{schema.UserMessage("hi")})
-		for event, ok := iterator.Next(); ok; event, ok = iterator.Next() {
-			if event.Err != nil {
-				t.Fatalf("the run failed: %v", event.Err)
-			}
-		}
+		runToEnd(ctx, t, agent)
 		if len(sub.Requests()) != 1 || len(parent.Requests()) != 2 {
 			t.Fatalf("model calls: sub %d, parent %d", len(sub.Requests()), len(parent.Requests()))
 		}

@@ -150,23 +150,13 @@ func pythonPattern(pattern string) string {
 			index = end
 		case char == '(':
 			rest := string(runes[index:])
-			switch {
-			case strings.HasPrefix(rest, "(?i)"):
-				folding = true
-				out.WriteString("(?i)")
-				index += len("(?i)") - 1
-				continue
-			case strings.HasPrefix(rest, "(?i:"):
-				scopes = append(scopes, folding)
-				folding = true
-				out.WriteString("(?i:")
-				index += len("(?i:") - 1
-				continue
-			case strings.HasPrefix(rest, "(?-i:"):
-				scopes = append(scopes, folding)
-				folding = false
-				out.WriteString("(?-i:")
-				index += len("(?-i:") - 1
+			if group, found := flagGroupAt(rest); found {
+				if group.opens {
+					scopes = append(scopes, folding)
+				}
+				folding = group.folding
+				out.WriteString(group.text)
+				index += len(group.text) - 1
 				continue
 			}
 			scopes = append(scopes, folding)
@@ -192,6 +182,24 @@ func pythonPattern(pattern string) string {
 		}
 	}
 	return out.String()
+}
+
+// flagGroup is one of the case-folding switches the patterns use: what it sets folding to,
+// and whether it opens a group whose ")" restores the folding before it.
+type flagGroup struct {
+	text           string
+	folding, opens bool
+}
+
+var flagGroups = []flagGroup{{"(?i)", true, false}, {"(?i:", true, true}, {"(?-i:", false, true}}
+
+func flagGroupAt(rest string) (flagGroup, bool) {
+	for _, group := range flagGroups {
+		if strings.HasPrefix(rest, group.text) {
+			return group, true
+		}
+	}
+	return flagGroup{}, false
 }
 
 // pythonLower is Python's str.lower() for what the rules look for: Go lowers "İ" (U+0130)

@@ -46,6 +46,24 @@ func TestRenderMatchesPythonOnRandomVectorsWithProvenance(t *testing.T) {
 
 func checkRandomVectors(t *testing.T, name string, least int) {
 	t.Helper()
+	eachVector(t, name, least, func(index int, item struct {
+		Request  json.RawMessage `json:"request"`
+		Expected string          `json:"expected"`
+	}) {
+		request, err := ParseFinalRequest(item.Request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Render(request); got != item.Expected {
+			t.Errorf("%s vector %d differs:\n%s", name, index, firstDifference(got, item.Expected))
+		}
+	})
+}
+
+// eachVector hands check each line of the JSON-lines file render/name of the Python vectors,
+// decoded, with its index; it fails when the file holds fewer than least lines.
+func eachVector[Item any](t *testing.T, name string, least int, check func(index int, item Item)) {
+	t.Helper()
 	file, err := os.Open(filepath.Join(vectorDir, "render", name))
 	if err != nil {
 		t.Fatal(err)
@@ -54,22 +72,15 @@ func checkRandomVectors(t *testing.T, name string, least int) {
 	scanner := bufio.NewScanner(file)
 	scanner.Buffer(make([]byte, 1<<20), 1<<24)
 	count := 0
-	for scanner.Scan() {
-		var item struct {
-			Request  json.RawMessage `json:"request"`
-			Expected string          `json:"expected"`
-		}
+	for ; scanner.Scan(); count++ {
+		var item Item
 		if err := json.Unmarshal(scanner.Bytes(), &item); err != nil {
 			t.Fatal(err)
 		}
-		request, err := ParseFinalRequest(item.Request)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := Render(request); got != item.Expected {
-			t.Errorf("%s vector %d differs:\n%s", name, count, firstDifference(got, item.Expected))
-		}
-		count++
+		check(count, item)
+	}
+	if err := scanner.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if count < least {
 		t.Fatalf("only %d vectors in %s", count, name)

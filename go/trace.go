@@ -132,20 +132,9 @@ func pythonStringRepr(text string) string {
 	var out strings.Builder
 	out.WriteString(quote)
 	for _, char := range text {
-		switch {
-		case char == '\\':
-			out.WriteString(`\\`)
-		case string(char) == quote:
-			out.WriteString(`\` + quote)
-		case char == '\n':
-			out.WriteString(`\n`)
-		case char == '\r':
-			out.WriteString(`\r`)
-		case char == '\t':
-			out.WriteString(`\t`)
-		case char < 0x20 || char == 0x7f:
-			fmt.Fprintf(&out, `\x%02x`, char)
-		default:
+		if char == '\\' || string(char) == quote {
+			out.WriteString(`\` + string(char))
+		} else if !writeEscape(&out, char, isASCIIControl) {
 			out.WriteRune(char)
 		}
 	}
@@ -202,23 +191,25 @@ func (h *recordedHandler) AfterAgent(ctx context.Context, state *adk.ChatModelAg
 	return newCtx, err
 }
 
-func (h *recordedHandler) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (newCtx context.Context, newState *adk.ChatModelAgentState, err error) {
-	rec, before := recordOf(ctx, recordKey{}), stateShape(state)
+func (h *recordedHandler) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	rec := recordOf(ctx, recordKey{})
 	ctx = withRecord(ctx, callKey{}, rec) // this context reaches the model call
-	err = h.around("hook", "before_model_rewrite_state", func() error {
-		newCtx, newState, err = h.inner.BeforeModelRewriteState(ctx, state, mc)
-		return err
-	})
-	if rec != nil && err == nil {
-		rec.noteState(h.name, before, stateShape(newState))
-	}
-	return withRecord(withRecord(newCtx, recordKey{}, rec), callKey{}, rec), newState, err
+	newCtx, newState, err := h.rewriteState(ctx, "before_model_rewrite_state", state, mc, h.inner.BeforeModelRewriteState)
+	return withRecord(newCtx, callKey{}, rec), newState, err
 }
 
-func (h *recordedHandler) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (newCtx context.Context, newState *adk.ChatModelAgentState, err error) {
+func (h *recordedHandler) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	return h.rewriteState(ctx, "after_model_rewrite_state", state, mc, h.inner.AfterModelRewriteState)
+}
+
+type stateHook func(context.Context, *adk.ChatModelAgentState, *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error)
+
+// rewriteState calls one of the inner handler's two state hooks, recorded as hook, and notes
+// in the run's record what it changed of the state.
+func (h *recordedHandler) rewriteState(ctx context.Context, hook string, state *adk.ChatModelAgentState, mc *adk.ModelContext, inner stateHook) (newCtx context.Context, newState *adk.ChatModelAgentState, err error) {
 	rec, before := recordOf(ctx, recordKey{}), stateShape(state)
-	err = h.around("hook", "after_model_rewrite_state", func() error {
-		newCtx, newState, err = h.inner.AfterModelRewriteState(ctx, state, mc)
+	err = h.around("hook", hook, func() error {
+		newCtx, newState, err = inner(ctx, state, mc)
 		return err
 	})
 	if rec != nil && err == nil {
@@ -231,9 +222,7 @@ func (h *recordedHandler) WrapModel(ctx context.Context, inner model.BaseChatMod
 	layer := &layerModel{handler: h}
 	wrapped, err := h.inner.WrapModel(ctx, &passedModel{layer: layer, inner: inner}, mc)
 	if err != nil {
-		h.trace.record("layer", "wrap_model", "enter", h.name, nil)
-		h.trace.record("layer", "wrap_model", "error", h.name, NewObject("error", err.Error()))
-		return nil, err
+		return nil, h.wrapError("wrap_model", err)
 	}
 	layer.inner = wrapped
 	return layer, nil
@@ -274,57 +263,33 @@ func (h *recordedHandler) wrapError(hook string, err error) error {
 }
 
 func (h *recordedHandler) WrapInvokableToolCall(ctx context.Context, endpoint adk.InvokableToolCallEndpoint, tCtx *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
-	const hook = "tool_wrapper"
 	wrapped, err := h.inner.WrapInvokableToolCall(ctx, endpoint, tCtx)
-	if err != nil {
-		return nil, h.wrapError(hook, err)
-	}
-	return func(ctx context.Context, arguments string, opts ...tool.Option) (out string, err error) {
-		err = h.around("layer", hook, func() error {
-			out, err = wrapped(ctx, arguments, opts...)
-			return err
-		})
-		return out, err
-	}, nil
+	return toolLayer(h, wrapped, err)
 }
 
 func (h *recordedHandler) WrapStreamableToolCall(ctx context.Context, endpoint adk.StreamableToolCallEndpoint, tCtx *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
-	const hook = "tool_wrapper"
 	wrapped, err := h.inner.WrapStreamableToolCall(ctx, endpoint, tCtx)
-	if err != nil {
-		return nil, h.wrapError(hook, err)
-	}
-	return func(ctx context.Context, arguments string, opts ...tool.Option) (out *schema.StreamReader[string], err error) {
-		err = h.around("layer", hook, func() error {
-			out, err = wrapped(ctx, arguments, opts...)
-			return err
-		})
-		return out, err
-	}, nil
+	return toolLayer(h, wrapped, err)
 }
 
 func (h *recordedHandler) WrapEnhancedInvokableToolCall(ctx context.Context, endpoint adk.EnhancedInvokableToolCallEndpoint, tCtx *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
-	const hook = "tool_wrapper"
 	wrapped, err := h.inner.WrapEnhancedInvokableToolCall(ctx, endpoint, tCtx)
-	if err != nil {
-		return nil, h.wrapError(hook, err)
-	}
-	return func(ctx context.Context, argument *schema.ToolArgument, opts ...tool.Option) (out *schema.ToolResult, err error) {
-		err = h.around("layer", hook, func() error {
-			out, err = wrapped(ctx, argument, opts...)
-			return err
-		})
-		return out, err
-	}, nil
+	return toolLayer(h, wrapped, err)
 }
 
 func (h *recordedHandler) WrapEnhancedStreamableToolCall(ctx context.Context, endpoint adk.EnhancedStreamableToolCallEndpoint, tCtx *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
-	const hook = "tool_wrapper"
 	wrapped, err := h.inner.WrapEnhancedStreamableToolCall(ctx, endpoint, tCtx)
+	return toolLayer(h, wrapped, err)
+}
+
+// toolLayer records the endpoint one of the four tool wrappers returned (wrapped, or the
+// error instead of it) as a tool_wrapper layer around each call of it.
+func toolLayer[Argument, Result any](h *recordedHandler, wrapped func(context.Context, Argument, ...tool.Option) (Result, error), err error) (func(context.Context, Argument, ...tool.Option) (Result, error), error) {
+	const hook = "tool_wrapper"
 	if err != nil {
 		return nil, h.wrapError(hook, err)
 	}
-	return func(ctx context.Context, argument *schema.ToolArgument, opts ...tool.Option) (out *schema.StreamReader[*schema.ToolResult], err error) {
+	return func(ctx context.Context, argument Argument, opts ...tool.Option) (out Result, err error) {
 		err = h.around("layer", hook, func() error {
 			out, err = wrapped(ctx, argument, opts...)
 			return err

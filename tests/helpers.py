@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookproof.harness import HarnessProfile, ProfileRegistry
 from hookproof.runtime import AgentMiddleware, tool
 
-ALL_HOOKS = (
-    "before_agent",
-    "before_model",
-    "after_model",
-    "after_agent",
-    "wrap_model_call",
-    "wrap_tool_call",
-)
+NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+WRAP_HOOKS = ("wrap_model_call", "wrap_tool_call")
+ALL_HOOKS = NODE_HOOKS + WRAP_HOOKS
 
 
 @tool
@@ -62,6 +58,13 @@ class Everything(AgentMiddleware):
         return await handler(request)
 
 
+def passing_through(class_name: str, *hooks: str) -> type[AgentMiddleware]:
+    """A middleware class, built with a name as Everything is, that defines only the given
+    hooks of Everything's (sync ``wrap_model_call`` or async ``awrap_model_call`` alike)."""
+    methods = {hook: vars(Everything)[hook] for hook in hooks}
+    return type(class_name, (AgentMiddleware,), {"__init__": Everything.__init__, **methods})
+
+
 def hook_labels(result: Any) -> list[str]:
     """The hook, layer, model and tool events of a run, without state updates."""
     return result.trace.labels("hook", "layer", "model", "tool")
@@ -82,3 +85,12 @@ class RetriesThrice:
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+
+def registry_of(*profiles: tuple[str, HarnessProfile]) -> ProfileRegistry:
+    """A fresh ProfileRegistry with each ``(name, profile)`` registered, in order (a name
+    registered again merges into what it had)."""
+    registry = ProfileRegistry()
+    for name, profile in profiles:
+        registry.register_harness_profile(name, profile)
+    return registry

@@ -1,5 +1,6 @@
-"""The import graph follows shared/DESIGN.md: private modules stay in their package, parts
-import only downward, and no two parts import each other.
+"""The import graph follows shared/DESIGN.md: private modules and names stay in their
+package, parts import only downward, no two parts import each other, no two files import each
+other (even around a circle), and no file in src/ is over 400 lines.
 
 Every module under src/hookproof is read with ``ast``: imports at module level, inside
 functions and under ``if TYPE_CHECKING:``, and ``importlib.import_module("...")`` with a
@@ -11,6 +12,7 @@ list only shrinks.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,9 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
             "hookproof._lazy",
             "hookproof._safe_files",
             "hookproof._untimed",
+            "hookproof._support",
+            "hookproof._secrets",
+            "hookproof._frameworks",
             "hookproof.messages",
             "hookproof.tools",
             "hookproof.trace",
@@ -48,61 +53,27 @@ PARTS: dict[str, tuple[int, tuple[str, ...]]] = {
         ),
     ),
     "templates": (1, ("hookproof.templates",)),
-    "guard": (
-        1,
-        (
-            "hookproof._guard",
-            "hookproof._guard_socket",
-            "hookproof._guard_langchain",
-            "hookproof._guard_child",
-        ),
-    ),
+    "guard": (1, ("hookproof.guard",)),
     "engine": (2, ("hookproof._engine",)),
     "runtime": (3, ("hookproof.runtime",)),
     "eino": (3, ("hookproof.eino",)),
     "harness": (4, ("hookproof.harness",)),
     "models": (4, ("hookproof.models",)),
     "targets": (5, ("hookproof.targets",)),
-    "snapshot": (
-        6,
-        (
-            "hookproof.snapshot",
-            "hookproof._snapshot_files",
-            "hookproof._collected_modules",
-            "hookproof._gate_sections",
-        ),
-    ),
-    "gate": (
-        6,
-        (
-            "hookproof.gate",
-            "hookproof._gate_markdown",
-            "hookproof._report_html",
-            "hookproof._review",
-        ),
-    ),
+    "snapshot": (6, ("hookproof.snapshot",)),
+    "gate": (6, ("hookproof.gate",)),
     "contracts": (
         6,
         (
             "hookproof.contracts",
             "hookproof._exercised",
-            "hookproof._profiles",
-            "hookproof._example_db",
         ),
     ),
     "adapters": (7, ("hookproof.adapters",)),
     "recording": (7, ("hookproof.recording",)),
     "conformance": (7, ("hookproof.conformance",)),
-    "pytest plugin": (
-        8,
-        (
-            "hookproof.pytest_plugin",
-            "hookproof.config",
-            "hookproof._fuzz_plugin",
-            "hookproof._frozen_clock",
-        ),
-    ),
-    "cli": (8, ("hookproof.cli", "hookproof.__main__", "hookproof.check", "hookproof._fuzz")),
+    "pytest plugin": (8, ("hookproof.plugin",)),
+    "cli": (8, ("hookproof.cli", "hookproof.__main__")),
     "examples": (8, ("hookproof.examples",)),
 }
 ONLY_FROM = {"templates": {"vocabulary"}}  # templates depend on the vocabulary only
@@ -194,13 +165,16 @@ def part_of(module: str) -> str | None:
 
 
 def _private_owner(imported: str) -> str | None:
-    """The package a private module (or private name) belongs to; None when it is public or
-    a top-level private module (``hookproof._engine``, ``hookproof._guard``), which are
+    """The package a private module (or private name) belongs to: the package that holds
+    it, or the package of the module that defines the name. None when it is public or a
+    top-level private module (``hookproof._engine``, ``hookproof._support``), which are
     project-internal and may be imported anywhere."""
     parts = imported.split(".")
     for index in range(2, len(parts)):
         if parts[index].startswith("_") and not parts[index].startswith("__"):
-            return ".".join(parts[:index])
+            holder = ".".join(parts[:index])
+            is_package = holder not in MODULES or MODULES[holder].name == "__init__.py"
+            return holder if is_package else holder.rpartition(".")[0]
     return None
 
 
@@ -213,8 +187,6 @@ def private_violations(found: list[Import]) -> Iterator[tuple[Import, str]]:
         owner = _private_owner(item.imported)
         if owner is None or _inside(item.importer, owner):
             continue
-        if item.imported not in MODULES and part_of(owner) == part_of(item.importer):
-            continue  # a private name shared between modules of one part
         yield item, f"imports {item.imported}, private to {owner}"
 
 
@@ -349,8 +321,8 @@ def test_each_rule_reports_its_violation_with_file_and_line() -> None:
     ("module", "part"),
     [
         ("hookproof", "vocabulary"),
-        ("hookproof._guard", "guard"),
-        ("hookproof._guard_socket", "guard"),
+        ("hookproof.guard", "guard"),
+        ("hookproof.guard._socket", "guard"),
         ("hookproof.eino._core", "eino"),
         ("hookproof.harness.todo", "harness"),
     ],
@@ -370,3 +342,92 @@ def test_a_cycle_between_parts_of_one_rank_is_reported_on_both_sides() -> None:
         "src/hookproof/eino/_b.py:1",
         "src/hookproof/runtime/_a.py:1",
     ]
+
+
+# -- files: no cycle between them, none over the size limit -----------------------------
+
+MAX_LINES = 400
+
+
+def _module_of(imported: str) -> str | None:
+    """The module file an import names: a private name's module, or the package itself."""
+    while imported not in MODULES and "." in imported:
+        imported = imported.rsplit(".", 1)[0]
+    return imported if imported in MODULES else None
+
+
+def file_edges(found: list[Import]) -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for item in found:
+        target = _module_of(item.imported)
+        if target is not None and target != item.importer:
+            edges.setdefault(item.importer, set()).add(target)
+    return edges
+
+
+def file_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of files that import each other, directly or around a circle (strongly
+    connected components of more than one file), each sorted, in sorted order."""
+    cycles: list[list[str]] = []
+    for module in sorted(edges):
+        if any(module in cycle for cycle in cycles):
+            continue
+        members = [
+            other
+            for other in sorted(edges)
+            if _reaches(edges, module, other) and _reaches(edges, other, module)
+        ]
+        if len(members) > 1:
+            cycles.append(members)
+    return sorted(cycles)
+
+
+def test_no_two_files_import_each_other_even_around_a_circle() -> None:
+    assert file_cycles(file_edges(_all_imports())) == []
+
+
+def test_a_circle_of_three_files_is_one_cycle() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
+    assert file_cycles(edges) == [["a", "b", "c"]]
+    assert file_cycles({"a": {"b"}, "b": {"d"}}) == []
+
+
+def test_no_file_in_src_is_over_the_size_limit() -> None:
+    long = {
+        str(path.relative_to(REPO)): lines
+        for path in MODULES.values()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}, f"split these by job: at most {MAX_LINES} lines a file"
+
+
+def test_a_private_name_is_private_to_its_package_even_inside_one_part() -> None:
+    importer = SRC / "adapters" / "deepagents.py"
+    source = "from hookproof.adapters.langchain.target import _helper\n"
+    found = imports_of("hookproof.adapters.deepagents", importer, source)
+    assert [why for _, why in private_violations(found)] == [
+        "imports hookproof.adapters.langchain.target._helper, private to "
+        "hookproof.adapters.langchain"
+    ]
+    inside = imports_of("hookproof.adapters.langchain.x", SRC / "x.py", source)
+    assert list(private_violations(inside)) == []
+
+
+# -- the README's layout table -------------------------------------------------------------
+
+
+def _layout_rows() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("### How the code is laid out", 1)[1].split("\n\n|", 1)[1]
+    return ("|" + section).split("\n\n", 1)[0].splitlines()[2:]
+
+
+def _named_in(rows: list[str]) -> set[str]:
+    return {name for row in rows for name in re.findall(r"`(hookproof(?:\.\w+)*)`", row)}
+
+
+def test_the_readme_layout_table_names_every_top_level_module_and_package() -> None:
+    top_level = {module for module in MODULES if module.count(".") == 1}
+    named = _named_in(_layout_rows())
+    assert sorted(top_level - named - {"hookproof.__main__"}) == []
+    assert sorted(named - set(MODULES)) == [], "the table names modules that do not exist"

@@ -21,7 +21,7 @@ def _loaded_after(code: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "statement", ["import hookproof", "import hookproof.runtime", "import hookproof.pytest_plugin"]
+    "statement", ["import hookproof", "import hookproof.runtime", "import hookproof.plugin"]
 )
 def test_import_loads_no_optional_dependency(statement: str) -> None:
     loaded = _loaded_after(statement)

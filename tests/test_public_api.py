@@ -28,56 +28,54 @@ EXPORTS: dict[str, set[str]] = {
         "__version__",
     },
     "hookproof.adapters.deepagents": {
+        "DEEPAGENTS_KIT",
         "DeepAgentsTarget",
     },
     "hookproof.adapters.langchain": {
-        "FalsyRecordingChatModel",
-        "LangChainTarget",
         "RecordingChatModel",
         "ScriptedChatModel",
+        "final_request",
+        "on_reference_engine",
+        "run",
+    },
+    "hookproof.adapters.langchain.bridge": {
+        "BRIDGE",
+        "on_reference_engine",
+    },
+    "hookproof.adapters.langchain.models": {
+        "FalsyRecordingChatModel",
+        "ModelCall",
+        "RecordingChatModel",
+        "ScriptedChatModel",
+        "models_for",
+        "tool_call_chunks",
+    },
+    "hookproof.adapters.langchain.target": {
+        "LANGCHAIN_KIT",
+        "LANGCHAIN_SAMPLER",
+        "LangChainTarget",
+    },
+    "hookproof.adapters.langchain.tracing": {
         "TraceHandler",
         "build_instrumented",
         "instrumented_builds",
-        "final_request",
-        "graph_tool_schemas",
-        "is_langchain_object",
-        "model_reply",
-        "models_for",
-        "mutation_findings",
-        "node_hook",
-        "node_samples",
-        "on_reference_engine",
-        "overridden",
-        "passed_on",
-        "portable_kwargs",
-        "run",
-        "run_agent",
-        "run_config",
-        "sample_messages",
-        "sample_model_request",
-        "sample_state",
-        "sample_system_message",
-        "sample_tool_call_request",
     },
-    "hookproof.check": {
+    "hookproof.cli": {
+        "main",
+    },
+    "hookproof.cli.check": {
         "CheckResult",
         "bundled_contracts",
         "format_summary",
         "run_check",
         "suite_environment",
     },
-    "hookproof.cli": {
-        "main",
-    },
     "hookproof.compat": {
         "ALIASES",
         "DIALECT_NAMES",
         "Alias",
         "deprecated_alias",
-    },
-    "hookproof.config": {
-        "HookproofOptions",
-        "resolve_options",
+        "deprecated_aliases",
     },
     "hookproof.conformance": {
         "EINO_SEMANTICS",
@@ -251,14 +249,44 @@ EXPORTS: dict[str, set[str]] = {
     },
     "hookproof.gate": {
         "DEFAULT_FAIL_ON",
+        "DEFAULT_FORMAT",
         "FileReport",
         "GateReport",
+        "ReportFormat",
         "compare_directories",
         "format_html",
         "format_json",
         "format_markdown",
         "format_text",
         "parse_fail_on",
+        "register_format",
+        "report_format",
+        "report_formats",
+        "unregister_format",
+    },
+    "hookproof.gate.review": {
+        "PENDING_SUFFIX",
+        "Decision",
+        "Pending",
+        "find_pending",
+        "review",
+    },
+    "hookproof.guard": {
+        "GuardHandle",
+        "GuardPolicy",
+        "RealModelBlocked",
+        "allow_model",
+        "allowed_host_problem",
+        "block_real_models",
+        "check_model",
+        "current_policy",
+        "expect_blocked",
+        "is_offline",
+        "swallowed_message",
+    },
+    "hookproof.guard.child": {
+        "leave_parent",
+        "start",
     },
     "hookproof.harness": {
         "GENERAL_PURPOSE",
@@ -300,6 +328,9 @@ EXPORTS: dict[str, set[str]] = {
     "hookproof.harness.hitl": {
         "HumanInTheLoopMiddleware",
     },
+    "hookproof.harness.memory": {"MemoryMiddleware"},
+    "hookproof.harness.patch_tool_calls": {"PatchToolCallsMiddleware"},
+    "hookproof.harness.profile_tools": {"HarnessProfileToolsMiddleware"},
     "hookproof.harness.profiles": {
         "REQUIRED_MIDDLEWARE",
         "GeneralPurposeSubagentProfile",
@@ -313,13 +344,8 @@ EXPORTS: dict[str, set[str]] = {
         "register_model_factory",
         "register_provider_profile",
     },
-    "hookproof.harness.small": {
-        "HarnessProfileToolsMiddleware",
-        "MemoryMiddleware",
-        "PatchToolCallsMiddleware",
-        "ProviderPromptCacheMiddleware",
-        "SkillsMiddleware",
-    },
+    "hookproof.harness.prompt_cache": {"ProviderPromptCacheMiddleware"},
+    "hookproof.harness.skills": {"SkillsMiddleware"},
     "hookproof.harness.subagents": {
         "GENERAL_PURPOSE",
         "SubAgent",
@@ -360,6 +386,16 @@ EXPORTS: dict[str, set[str]] = {
         "ScriptedModel",
         "Turn",
         "call",
+    },
+    "hookproof.plugin": {
+        "HookproofOptions",
+        "resolve_options",
+    },
+    "hookproof.plugin.fuzz": {
+        "DEADLINE_VARIABLE",
+        "FIRST_ROUND",
+        "LOG_VARIABLE",
+        "Round",
     },
     "hookproof.recording": {
         "FORMAT_VERSION",
@@ -440,6 +476,39 @@ EXPORTS: dict[str, set[str]] = {
         "render",
         "view",
     },
+    "hookproof.snapshot.collected": {
+        "collected_modules",
+        "record_module_collection",
+    },
+    "hookproof.snapshot.files": {
+        "BOM",
+        "DEFAULT_SNAPSHOT_DIR",
+        "HEADER",
+        "OUTSIDE_ROOTDIR_INI",
+        "PENDING_SUFFIX",
+        "SNAPSHOT_DIR_INI",
+        "SNAPSHOT_SUFFIX",
+        "check_inside_rootdir",
+        "has_snapshot_header",
+        "is_snapshot_name",
+        "read_regular_file",
+        "snapshot_root",
+    },
+    "hookproof.snapshot.findings": {
+        "LINE_CHARACTERS",
+        "RANK",
+        "Finding",
+        "Section",
+        "SideRow",
+        "cap",
+        "diff_lines",
+        "group_findings",
+        "plural",
+        "section_of",
+        "sections_for",
+        "side_by_side",
+        "unified",
+    },
     "hookproof.snapshot.extension": {
         "PENDING_SUFFIX",
         "HookproofSnapshotExtension",
@@ -449,21 +518,33 @@ EXPORTS: dict[str, set[str]] = {
     "hookproof.targets": {
         "DEFAULT_INPUT",
         "Build",
+        "ConformanceKit",
         "EinoTarget",
         "HarnessTarget",
+        "HookSampler",
         "IsolationRuns",
         "OnInterrupt",
         "ReferenceTarget",
+        "RunSettings",
+        "RunWithTarget",
         "Target",
         "TargetRun",
         "as_target",
+        "conformance_columns",
+        "conformance_kit",
+        "hook_sampler",
         "middleware_target",
         "register_target",
         "registered_targets",
         "target_class",
         "unregister_target",
     },
+    "hookproof.targets.authoring": {
+        "ConformanceKit",
+        "HarnessProfiles",
+    },
     "hookproof.targets.eino": {
+        "EINO_SAMPLER",
         "EinoTarget",
         "eino_ctx",
         "eino_input",
@@ -480,24 +561,35 @@ EXPORTS: dict[str, set[str]] = {
         "thread_id",
     },
     "hookproof.targets.reference": {
+        "HARNESS_KIT",
+        "REFERENCE_KIT",
+        "REFERENCE_SAMPLER",
         "HarnessTarget",
         "NativeTarget",
         "ReferenceTarget",
         "called",
         "joined",
+        "native_wrap_hook",
         "resumable",
     },
-    "hookproof.targets.samples": {
+    "hookproof.targets.sampler": {
+        "HookSampler",
         "NodeSamples",
         "PassedOn",
+        "hookproof_messages",
         "node_call",
+        "replaces_all",
+        "sync_call",
+        "written_messages",
+    },
+    "hookproof.targets.samples": {
         "sample_messages",
+        "sample_metadata",
         "sample_request",
         "sample_state",
         "sample_system_message",
+        "sample_tool_functions",
         "sample_tool_request",
-        "sync_call",
-        "written_messages",
     },
     "hookproof.templates": {
         "AgenticMessage",
@@ -570,7 +662,6 @@ WITHOUT_ALL = {
     "hookproof.harness.filesystem": "re-exported by hookproof.harness",
     "hookproof.harness.prompts": "the harness's prompt texts, read by its middleware",
     "hookproof.harness.todo": "re-exported by hookproof.harness",
-    "hookproof.pytest_plugin": "pytest's entry point: hooks and fixtures, nothing to import",
 }
 
 # shared/DESIGN.md "Public API": the names promised to users, a subset of EXPORTS.
@@ -635,8 +726,8 @@ PROMISED = {
 
 # Private exceptions that never leave the module that raises them (control flow only).
 PRIVATE_CONTROL_FLOW = {
-    "hookproof.contracts._tool_checks._CallFailed",
-    "hookproof.contracts._middleware_checks._Budget",
+    "hookproof.contracts._allowed_calls._CallFailed",
+    "hookproof.contracts._bounded_retry._Budget",
 }
 
 
@@ -853,13 +944,13 @@ HEAVY = ["langchain", "langchain_core", "langgraph", "hypothesis", "syrupy", "ji
     [
         "import hookproof",
         "import hookproof.compat",
-        "import hookproof.pytest_plugin",
+        "import hookproof.plugin",
         "import hookproof.runtime",
         "import hookproof.templates",
         "import hookproof.harness",
         "import hookproof.eino",
         "import hookproof.eino.toolsearch",
-        "from hookproof._guard import block_real_models\nwith block_real_models(): pass",
+        "from hookproof.guard import block_real_models\nwith block_real_models(): pass",
     ],
 )
 def test_import_loads_no_heavy_dependency(statement: str) -> None:
@@ -874,7 +965,9 @@ def test_import_hookproof_loads_only_its_errors() -> None:
     )
     # -E: not the guard's bootstrap, which loads hookproof in every child of a test first.
     loaded = subprocess.check_output([sys.executable, "-E", "-c", code], text=True).split()
-    assert sorted(loaded) == ["__future__", "hookproof", "hookproof.errors"]
+    errors = ["_agent", "_base", "_contracts", "_eino", "_files", "_templates"]  # one per area
+    expected = ["__future__", "hookproof", "hookproof.errors"]
+    assert sorted(loaded) == expected + [f"hookproof.errors.{area}" for area in errors]
 
 
 def test_import_hookproof_does_not_load_pydantic() -> None:

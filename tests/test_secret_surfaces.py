@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from hookproof import errors
-from hookproof._review import review
 from hookproof.contracts import check_metadata_preserved
+from hookproof.gate.review import review
 from hookproof.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
 from hookproof.models import FinalRequest, ScriptedModel, call
 from hookproof.runtime import AgentMiddleware, Command, ModelResponse, create_agent, tool
@@ -200,7 +200,7 @@ def test_review_shows_no_secret_of_a_file_written_before_it_was_redacted(
 
 
 def test_the_fuzz_summary_shows_no_secret_of_its_examples_or_database() -> None:
-    from hookproof._fuzz import Campaign, CheckTotals, Outcome, format_summary
+    from hookproof.cli._campaign import Campaign, CheckTotals, Outcome, format_summary
 
     database = f"redis://:{SECRETS['url_password_no_user']}@cache:6379/0"
     failure = ("gw0", [f"Falsifying example: test_x(context={EVERY_SECRET!r})"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
 from hookproof.errors import ImmutableError
@@ -10,17 +10,25 @@ from hookproof.errors import ImmutableError
 T = TypeVar("T")
 
 
+def _refusing(message: str) -> Callable[..., NoReturn]:
+    """A mutator that refuses every call with ImmutableError(message)."""
+
+    def refuse(self: object, *_args: object, **_kwargs: object) -> NoReturn:
+        raise ImmutableError(message)
+
+    return refuse
+
+
 class FrozenList(tuple[T, ...], Generic[T]):
     """A tuple that answers list mutators with ImmutableError instead of AttributeError."""
 
     __slots__ = ()
 
-    def _refuse(self, *_args: object, **_kwargs: object) -> NoReturn:
-        raise ImmutableError(
-            "hookproof: this sequence is immutable, so changing it in place would silently "
-            "change the request other layers see. Build a new list and pass it to "
-            "request.override(...) instead."
-        )
+    _refuse = _refusing(
+        "hookproof: this sequence is immutable, so changing it in place would silently "
+        "change the request other layers see. Build a new list and pass it to "
+        "request.override(...) instead."
+    )
 
     append = extend = insert = remove = pop = clear = sort = reverse = _refuse
     __setitem__ = __delitem__ = _refuse
@@ -44,12 +52,11 @@ class FrozenDict(dict[str, Any]):
 
     __slots__ = ()
 
-    def _refuse(self, *_args: object, **_kwargs: object) -> NoReturn:
-        raise ImmutableError(
-            "hookproof: this mapping is immutable, so changing it in place would silently "
-            "change what other layers see. Build a new dict ({**old, key: value}) and pass "
-            "it to override(...) or return it as a state update."
-        )
+    _refuse = _refusing(
+        "hookproof: this mapping is immutable, so changing it in place would silently "
+        "change what other layers see. Build a new dict ({**old, key: value}) and pass "
+        "it to override(...) or return it as a state update."
+    )
 
     __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refuse
     __ior__ = _refuse

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
-__all__ = ["ALIASES", "DIALECT_NAMES", "Alias", "deprecated_alias"]
+__all__ = ["ALIASES", "DIALECT_NAMES", "Alias", "deprecated_alias", "deprecated_aliases"]
 
 
 class Alias(NamedTuple):
@@ -84,6 +85,17 @@ def deprecated_alias(module: str, name: str) -> Any:
             )
             return _resolve(alias.canonical)
     raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
+def deprecated_aliases(module: str) -> Callable[[str], Any]:
+    """The ``__getattr__`` of ``module``: its old names, each with a DeprecationWarning."""
+
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):  # the import system probes dunders; no alias is one
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        return deprecated_alias(module, name)
+
+    return __getattr__
 
 
 def __getattr__(name: str) -> Any:

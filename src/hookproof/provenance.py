@@ -79,9 +79,57 @@ def runs(origins: Sequence[str]) -> Iterator[Section]:
             start = index
 
 
-# -- computing it from the engine's notes -----------------------------------------------------
+# -- computing it from what the engine reports ------------------------------------------------
 
 Edit = tuple[str, Any, Any]  # (layer owner, request it received, request it passed on)
+# A dialect's changes before its model layers, for a layer's value: (the request they started
+# from, or None for none; their edits, outermost first).
+PriorEdits = Callable[[Any], tuple[Any, Sequence[Edit]]]
+
+
+def _no_prior_edits(call: Any) -> tuple[Any, Sequence[Edit]]:
+    return None, ()
+
+
+class ProvenanceNotes:
+    """The observer of one run that records provenance: the engine reports each model layer
+    that handed its inner handler another request (``request_passed``) until that inner
+    call returns, and asks for the provenance of every request the model receives.
+
+    ``origins``: who registered each tool, by name (absent: AGENT); ``request_of``: the
+    request a layer's value holds, read without checks (None for a value that holds none);
+    ``system_origins``: the origin of each line of the agent's own system prompt, where not
+    all AGENT's; ``prior``: the dialect's own changes before its model layers."""
+
+    __slots__ = ("_edits", "_origins", "_prior", "_request_of", "_system_origins")
+
+    def __init__(
+        self,
+        origins: Mapping[str, str],
+        *,
+        request_of: Callable[[Any], Any],
+        system_origins: Sequence[str] = (),
+        prior: PriorEdits = _no_prior_edits,
+    ) -> None:
+        self._origins = origins
+        self._request_of = request_of
+        self._system_origins = system_origins
+        self._prior = prior
+        self._edits: list[Edit] = []
+
+    def request_passed(self, owner: str, received: Any, passed: Any) -> None:
+        self._edits.append((owner, received, passed))
+
+    def request_returned(self) -> None:
+        self._edits.pop()
+
+    def model_called(self, call: Any, request: Any) -> PendingProvenance:
+        start, prior = self._prior(call)
+        edits = self._edits
+        base = start if start is not None else edits[0][1] if edits else call
+        return PendingProvenance(
+            base, [*prior, *edits], request, self._origins, self._request_of, self._system_origins
+        )
 
 
 class PendingProvenance:

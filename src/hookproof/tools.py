@@ -19,16 +19,17 @@ from typing import Any, Self, TypeAlias, get_origin, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from hookproof._frozen import FrozenDict
+from hookproof._support.frozen_model import FrozenMap, ImmutableModel
 from hookproof.context import ToolRuntime
 from hookproof.errors import InjectedStateError, InvalidInputError, UsageError, safe_repr
-from hookproof.messages import FrozenMap, ToolMessage, _Immutable
+from hookproof.messages import ToolMessage
 
 __all__ = ["InjectedState", "InjectedToolCallId", "Tool", "ToolSchema", "tool"]
 
 ToolFunc: TypeAlias = Callable[..., Any]
 
 
-class ToolSchema(_Immutable):
+class ToolSchema(ImmutableModel):
     """What the model is shown of a tool: name, description and a JSON Schema.
 
     The name is checked first (``check_tool_name``), however the schema is made (pydantic

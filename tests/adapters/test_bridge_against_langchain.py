@@ -37,25 +37,24 @@ from langgraph.types import Command
 
 from hookproof import contracts
 from hookproof.adapters.langchain import (
-    LangChainTarget,
     RecordingChatModel,
     ScriptedChatModel,
     on_reference_engine,
 )
-from hookproof.messages import Message
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import Agent, InMemoryCheckpointer, create_agent
 from hookproof.targets import TargetRun
-from hookproof.targets.reference import ReferenceTarget
 from hookproof.vocabulary import FinalRequest
+from tests.adapters.engines import (
+    add,
+    assert_same_run,
+    comparable,
+    hooks_of,
+    run_on_both,
+    without_ids,
+)
 
 # -- tools -------------------------------------------------------------------------------------
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two numbers."""
-    return a + b
 
 
 @tool(return_direct=True)
@@ -124,51 +123,21 @@ def _run_both(
     given: dict[str, Any] = {"script": script}
     if input is not None:
         given["input"] = input
-    return LangChainTarget(langchain_build).run(**given), ReferenceTarget(reference_build).run(
-        **given
-    )
-
-
-def _without_ids(message: Message) -> Message:
-    return message.model_copy(update={"id": None})
-
-
-def _request(request: FinalRequest) -> FinalRequest:
-    return request.model_copy(update={"messages": tuple(map(_without_ids, request.messages))})
-
-
-def _hooks(run: TargetRun) -> list[tuple[str, str | None, str]]:
-    assert run.trace is not None
-    kinds = ("hook", "layer", "model", "tool")
-    return [(e.hook, e.middleware, e.phase) for e in run.trace.events if e.kind in kinds]
-
-
-def _same_run(langchain: TargetRun, reference: TargetRun) -> None:
-    assert langchain.error is None, langchain.error
-    assert reference.error is None, reference.error
-    assert list(map(_without_ids, reference.messages)) == list(
-        map(_without_ids, langchain.messages)
-    )
-    assert list(map(_request, reference.final_requests)) == list(
-        map(_request, langchain.final_requests)
-    )
-    assert _hooks(reference) == _hooks(langchain)
+    return run_on_both(langchain_build, reference_build, **given)
 
 
 def _recorded(reference: TargetRun) -> list[FinalRequest]:
     """The requests the reference run's own recording models saw (the target's models): what
     LangChainTarget reports as final_requests."""
-    return [_request(r) for model in reference.models.values() for r in model.requests]
+    return [comparable(r) for model in reference.models.values() for r in model.requests]
 
 
 def _same_outcome(langchain: TargetRun, reference: TargetRun) -> None:
     """Same messages and the same requests at the target's models; traces not compared."""
     assert langchain.error is None, langchain.error
     assert reference.error is None, reference.error
-    assert list(map(_without_ids, reference.messages)) == list(
-        map(_without_ids, langchain.messages)
-    )
-    assert _recorded(reference) == list(map(_request, langchain.final_requests))
+    assert list(map(without_ids, reference.messages)) == list(map(without_ids, langchain.messages))
+    assert _recorded(reference) == list(map(comparable, langchain.final_requests))
 
 
 def _same_error(langchain: TargetRun, reference: TargetRun, kind: type[Exception]) -> None:
@@ -201,7 +170,7 @@ def test_summarization_with_a_scripted_summary_model() -> None:
     "LangChain's trace and absent from the reference engine's",
 )
 def test_summarization_traces_the_same_hooks() -> None:
-    _same_run(*_run_both(_summarizing, _SUMMARIZED, [add]))
+    assert_same_run(*_run_both(_summarizing, _SUMMARIZED, [add]))
 
 
 def _falling_back() -> list[Any]:
@@ -211,7 +180,7 @@ def _falling_back() -> list[Any]:
 def test_model_fallback_after_the_primary_raises() -> None:
     langchain, reference = _run_both(_falling_back, [RuntimeError("primary down")], [add])
     _same_outcome(langchain, reference)
-    assert _hooks(reference) == _hooks(langchain)
+    assert hooks_of(reference) == hooks_of(langchain)
     assert reference.messages[-1].text == "from the fallback"
 
 
@@ -245,7 +214,7 @@ def test_llm_tool_selector_with_structured_output() -> None:
     "from the reference engine's (as for SummarizationMiddleware's summary model)",
 )
 def test_llm_tool_selector_traces_the_same_hooks() -> None:
-    _same_run(*_run_both(_selecting, ["ok"], [add, refuses, crashes]))
+    assert_same_run(*_run_both(_selecting, ["ok"], [add, refuses, crashes]))
 
 
 def test_tool_error_middleware_turns_a_defect_into_an_answer() -> None:
@@ -253,7 +222,7 @@ def test_tool_error_middleware_turns_a_defect_into_an_answer() -> None:
         return [ToolErrorMiddleware(lambda error, *_: f"caught {error}")]
 
     langchain, reference = _run_both(middleware, [call("crashes", {"x": "a"}), "ok"], [crashes])
-    _same_run(langchain, reference)
+    assert_same_run(langchain, reference)
     assert reference.messages[2].text == "caught bad value"
 
 
@@ -323,7 +292,7 @@ def test_both_engines_agree(name: str) -> None:
     if langchain.error is not None:
         _same_error(langchain, reference, type(langchain.error))
     else:
-        _same_run(langchain, reference)
+        assert_same_run(langchain, reference)
 
 
 def test_a_tool_defect_propagates_with_its_type_on_both() -> None:
@@ -355,7 +324,7 @@ def test_async_only_middleware_under_ainvoke() -> None:
     agent = create_agent(model, [add], middleware=[AsyncOnly()])
     reference = asyncio.run(agent.ainvoke({"messages": [("user", "hi")]}))
     assert _texts(reference.messages) == [m.text for m in langchain["messages"]]
-    assert list(map(_request, model.requests)) == list(map(_request, chat.requests))
+    assert list(map(comparable, model.requests)) == list(map(comparable, chat.requests))
 
 
 def test_a_thread_kept_by_the_native_checkpointer_as_by_langgraphs() -> None:
@@ -432,7 +401,7 @@ def test_invalid_arguments_and_an_unknown_tool_give_the_same_messages() -> None:
     for script in ([call("add", {"a": "x"}), "ok"], [call("nope", {}), "ok"]):
         langchain, reference = _run_both(list, script, [add])
         _same_outcome(langchain, reference)
-        assert list(map(_request, reference.final_requests)) == _recorded(reference)
+        assert list(map(comparable, reference.final_requests)) == _recorded(reference)
 
 
 @pytest.mark.xfail(
@@ -442,7 +411,7 @@ def test_invalid_arguments_and_an_unknown_tool_give_the_same_messages() -> None:
     "engine's has ('tool', None, 'exit')",
 )
 def test_invalid_arguments_trace_the_same() -> None:
-    _same_run(*_run_both(list, [call("add", {"a": "x"}), "ok"], [add]))
+    assert_same_run(*_run_both(list, [call("add", {"a": "x"}), "ok"], [add]))
 
 
 @pytest.mark.xfail(
@@ -451,7 +420,7 @@ def test_invalid_arguments_trace_the_same() -> None:
     "the reference engine traces ('tool', None, 'enter') and 'exit' for it",
 )
 def test_an_unknown_tool_traces_the_same() -> None:
-    _same_run(*_run_both(list, [call("nope", {}), "ok"], [add]))
+    assert_same_run(*_run_both(list, [call("nope", {}), "ok"], [add]))
 
 
 # -- discrepancies in control flow -------------------------------------------------------
@@ -553,7 +522,7 @@ def test_an_unwritten_reducer_key_reads_as_its_empty_value() -> None:
 def test_a_langchain_system_message_as_the_system_prompt() -> None:
     prompt = SystemMessage(content=[{"type": "text", "text": "You help."}])
     langchain, reference = _run_both(list, ["ok"], [add], system_prompt=prompt)
-    _same_run(langchain, reference)
+    assert_same_run(langchain, reference)
 
 
 def _app_with_a_langgraph_checkpointer(model: Any) -> Any:
@@ -621,7 +590,7 @@ class ModelFromAfterAgent(AgentMiddleware):
     "middleware", [ToolsFromBeforeAgent, ModelFromAfterAgent], ids=["before_agent", "after_agent"]
 )
 def test_declared_jumps_from_agent_hooks(middleware: Callable[[], AgentMiddleware]) -> None:
-    _same_run(*_run_both(lambda: [middleware()], ["a", "b"], [add]))
+    assert_same_run(*_run_both(lambda: [middleware()], ["a", "b"], [add]))
 
 
 @pytest.mark.xfail(
@@ -670,7 +639,7 @@ def test_langchain_messages_as_input() -> None:
     content = [{"type": "text", "text": "look"}, {"type": "image", "url": "https://x.test/y.png"}]
     given = {"messages": [HumanMessage(content=content, name="ada")]}
     langchain, reference = _run_both(list, ["ok"], [add], input=given)
-    _same_run(langchain, reference)
+    assert_same_run(langchain, reference)
 
 
 class SystemInMessages(AgentMiddleware):
@@ -688,7 +657,7 @@ class SystemInMessages(AgentMiddleware):
 )
 def test_a_system_message_inside_the_messages() -> None:
     langchain, reference = _run_both(lambda: [SystemInMessages()], ["ok"], [add])
-    assert _recorded(reference) == list(map(_request, langchain.final_requests))
+    assert _recorded(reference) == list(map(comparable, langchain.final_requests))
 
 
 @pytest.mark.xfail(

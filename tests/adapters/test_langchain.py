@@ -14,9 +14,9 @@ from langchain_core.language_models.chat_models import SimpleChatModel
 from langchain_core.tools import tool
 from pydantic import Field
 
-from hookproof._guard import block_real_models
 from hookproof.adapters.langchain import RecordingChatModel, ScriptedChatModel
 from hookproof.errors import RealModelBlocked, ScriptExhausted
+from hookproof.guard import block_real_models
 from hookproof.models import FinalRequest, call
 from hookproof.snapshot import diff, render
 
@@ -161,3 +161,51 @@ def test_invalid_tool_calls_stay_visible_in_the_final_request() -> None:
     )
     request = final_request([HumanMessage(content="hi"), broken], {}, model="m")
     assert request.messages[1].additional_kwargs["invalid_tool_calls"][0]["args"] == "{not json"
+
+
+def test_a_recording_subclass_answers_every_call_through_its_answering_methods() -> None:
+    """invoke and ainvoke reach _answer and _aanswer with the call as LangChain made it, and
+    stream and astream _answer_stream and _aanswer_stream (how a cassette replays)."""
+    import asyncio
+
+    from langchain_core.outputs import ChatResult
+
+    from hookproof.adapters.langchain.models import ModelCall
+
+    seen: list[tuple[str, list[Any], list[str] | None]] = []
+
+    class Noting(RecordingChatModel):
+        def _note(self, how: str, call: ModelCall) -> None:
+            seen.append((how, [message.content for message in call.messages], call.stop))
+
+        def _answer(self, call: ModelCall) -> ChatResult:
+            self._note("answer", call)
+            return super()._answer(call)
+
+        async def _aanswer(self, call: ModelCall) -> ChatResult:
+            self._note("aanswer", call)
+            return await super()._aanswer(call)
+
+        def _answer_stream(self, call: ModelCall) -> Any:
+            self._note("answer_stream", call)
+            return super()._answer_stream(call)
+
+        def _aanswer_stream(self, call: ModelCall) -> Any:
+            self._note("aanswer_stream", call)
+            return super()._aanswer_stream(call)
+
+    async def astreamed(text: str) -> str:
+        return "".join([str(chunk.content) async for chunk in model.astream(text)])
+
+    model = Noting(ScriptedChatModel(["one", "two", "three", "four"]))
+    assert model.invoke("a", stop=["END"]).content == "one"
+    assert asyncio.run(model.ainvoke("b")).content == "two"
+    assert "".join(str(chunk.content) for chunk in model.stream("c")) == "three"
+    assert asyncio.run(astreamed("d")) == "four"
+    assert seen == [
+        ("answer", ["a"], ["END"]),
+        ("aanswer", ["b"], None),
+        ("answer_stream", ["c"], None),
+        ("aanswer_stream", ["d"], None),
+    ]
+    assert [request.messages[0].text for request in model.requests] == ["a", "b", "c", "d"]

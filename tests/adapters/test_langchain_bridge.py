@@ -304,8 +304,8 @@ def test_a_real_langchain_model_is_still_blocked_by_the_guard() -> None:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.outputs import ChatGeneration, ChatResult
 
-    from hookproof._guard import block_real_models
     from hookproof.errors import RealModelBlocked
+    from hookproof.guard import block_real_models
 
     class Provider(BaseChatModel):
         """Stands for a provider's model: neither a LangChain fake nor declared offline."""

@@ -41,19 +41,12 @@ from langchain.agents.middleware import (
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
 
-from hookproof.adapters.langchain import LangChainTarget, ScriptedChatModel, on_reference_engine
-from hookproof.messages import Message
+from hookproof.adapters.langchain import ScriptedChatModel, on_reference_engine
 from hookproof.models import call
 from hookproof.runtime import create_agent
 from hookproof.targets import TargetRun
 from hookproof.targets.reference import ReferenceTarget
-from hookproof.vocabulary import FinalRequest
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two numbers."""
-    return a + b
+from tests.adapters.engines import add, assert_same_run, run_on_both
 
 
 @tool
@@ -283,40 +276,12 @@ def _run_both(case: Case) -> tuple[TargetRun, TargetRun]:
     options = {"script": case.script, "context": case.context}
     if case.input is not None:
         options["input"] = case.input
-    langchain = LangChainTarget(langchain_build).run(**options)
-    reference = ReferenceTarget(reference_build).run(**options)
-    return langchain, reference
-
-
-def _without_ids(message: Message) -> Message:
-    return message.model_copy(update={"id": None})
-
-
-def _request(request: FinalRequest) -> FinalRequest:
-    return request.model_copy(update={"messages": tuple(map(_without_ids, request.messages))})
-
-
-def _hooks(run: TargetRun) -> list[tuple[str, str | None, str]]:
-    assert run.trace is not None
-    kinds = ("hook", "layer", "model", "tool")
-    return [(e.hook, e.middleware, e.phase) for e in run.trace.events if e.kind in kinds]
-
-
-def _same_run(langchain: TargetRun, reference: TargetRun) -> None:
-    assert langchain.error is None, langchain.error
-    assert reference.error is None, reference.error
-    assert _hooks(reference) == _hooks(langchain)
-    assert list(map(_request, reference.final_requests)) == list(
-        map(_request, langchain.final_requests)
-    )
-    assert list(map(_without_ids, reference.messages)) == list(
-        map(_without_ids, langchain.messages)
-    )
+    return run_on_both(langchain_build, reference_build, **options)
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_langchain_middleware_runs_the_same_on_the_reference_engine(name: str) -> None:
-    _same_run(*_run_both(CASES[name]))
+    assert_same_run(*_run_both(CASES[name]))
 
 
 def test_conformance_covers_at_least_ten_middleware() -> None:

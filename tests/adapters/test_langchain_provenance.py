@@ -23,13 +23,13 @@ from langchain_core.messages import SystemMessage as LangChainSystemMessage
 from langchain_core.tools import tool as langchain_tool
 
 from hookproof.adapters.langchain import (
-    LangChainTarget,
     RecordingChatModel,
     ScriptedChatModel,
-    build_instrumented,
     on_reference_engine,
     run,
 )
+from hookproof.adapters.langchain.target import LangChainTarget
+from hookproof.adapters.langchain.tracing import build_instrumented
 from hookproof.models import call
 from hookproof.provenance import Provenance
 from hookproof.runtime import AgentMiddleware, create_agent

@@ -75,15 +75,21 @@ def build(model: Any) -> Any:
     )
 
 
-def test_every_agent_check_runs_on_the_application() -> None:
+def _every_agent_check(factory: Any) -> list[str]:
+    """Runs every agent check on the application ``factory`` builds, with a guest and an
+    admin; the tool calls the closure check executed for the admin."""
     guest, admin = Ctx("guest"), Ctx("admin")
-    contracts.check_fail_closed(build, Ctx("intruder"), least_privileged_context=guest)
-    report = contracts.check_exclusion_holds(build, ["delete_account"], context=guest)
+    contracts.check_fail_closed(factory, Ctx("intruder"), least_privileged_context=guest)
+    report = contracts.check_exclusion_holds(factory, ["delete_account"], context=guest)
     assert report.complete and report.interrupts_resumed == 1
-    closure = contracts.check_tool_closure(build, context=admin)
-    assert sorted(closure.tool_calls_executed) == ["delete_account", "lookup"]
-    contracts.check_injected_model_used(build, context=guest)
-    contracts.check_isolation(build, [guest, admin], modes=["threads"])
+    closure = contracts.check_tool_closure(factory, context=admin)
+    contracts.check_injected_model_used(factory, context=guest)
+    contracts.check_isolation(factory, [guest, admin], modes=["threads"])
+    return list(closure.tool_calls_executed)
+
+
+def test_every_agent_check_runs_on_the_application() -> None:
+    assert sorted(_every_agent_check(build)) == ["delete_account", "lookup"]
 
 
 def test_every_middleware_check_runs_with_a_context() -> None:
@@ -177,14 +183,9 @@ def build_deep(model: Any) -> Any:
 
 
 def test_every_agent_check_runs_on_the_deepagents_application() -> None:
-    guest, admin = Ctx("guest"), Ctx("admin")
-    contracts.check_fail_closed(build_deep, Ctx("intruder"), least_privileged_context=guest)
-    report = contracts.check_exclusion_holds(build_deep, ["delete_account"], context=guest)
-    assert report.complete and report.interrupts_resumed == 1
-    closure = contracts.check_tool_closure(build_deep, context=admin)
-    assert {"delete_account", "lookup", "ls", "task"} <= set(closure.tool_calls_executed)
-    contracts.check_injected_model_used(build_deep, context=guest)
-    contracts.check_isolation(build_deep, [guest, admin], modes=["threads"])
+    executed = _every_agent_check(build_deep)
+    assert {"delete_account", "lookup", "ls", "task"} <= set(executed)
+    admin = Ctx("admin")
     agent = build_deep(ScriptedChatModel(script=["hi"]))
     result = run(agent, {"messages": [("user", "x")]}, context=admin)
     assert result.text == "hi" and {"lookup", "task"} <= set(result.final_requests[0].tool_names)

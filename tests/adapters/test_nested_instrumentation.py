@@ -18,7 +18,7 @@ def test_build_instrumented_under_the_fixture_keeps_a_middlewares_tool(
         from langchain.agents import create_agent
         from langchain.agents.middleware import AgentMiddleware
         from langchain_core.tools import tool
-        from hookproof.adapters.langchain import build_instrumented
+        from hookproof.adapters.langchain.tracing import build_instrumented
         from hookproof.snapshot import render
 
         @tool

@@ -383,43 +383,30 @@ def test_exclusion_catches_execution_without_visibility() -> None:
 # -- hook order -----------------------------------------------------------------------------
 
 
-def _event(seq: int, kind: Any, hook: str, phase: Any, owner: str | None) -> TraceEvent:
-    return TraceEvent(seq, kind, hook, phase, owner)
+def _trace(*events: tuple[Any, str, Any, str | None]) -> Trace:
+    """A trace of (kind, hook, phase, middleware) events, numbered in order."""
+    return Trace(tuple(TraceEvent(seq, *event) for seq, event in enumerate(events)))
 
 
 def test_hook_order_catches_broken_nesting_and_reversed_after_hooks() -> None:
-    crossed = Trace(
-        tuple(
-            _event(i, *spec)
-            for i, spec in enumerate(
-                [
-                    ("layer", "wrap_model_call", "enter", "A"),
-                    ("layer", "wrap_model_call", "enter", "B"),
-                    ("layer", "wrap_model_call", "exit", "A"),
-                    ("layer", "wrap_model_call", "exit", "B"),
-                ]
-            )
-        )
+    crossed = _trace(
+        ("layer", "wrap_model_call", "enter", "A"),
+        ("layer", "wrap_model_call", "enter", "B"),
+        ("layer", "wrap_model_call", "exit", "A"),
+        ("layer", "wrap_model_call", "exit", "B"),
     )
     assert "closes B.wrap_model_call:enter: layers do not nest" in _violates(
         contracts.check_hook_order, crossed
     )
-    same_order = Trace(
-        tuple(
-            _event(i, *spec)
-            for i, spec in enumerate(
-                [
-                    ("hook", "before_model", "enter", "A"),
-                    ("hook", "before_model", "exit", "A"),
-                    ("hook", "before_model", "enter", "B"),
-                    ("hook", "before_model", "exit", "B"),
-                    ("hook", "after_model", "enter", "A"),
-                    ("hook", "after_model", "exit", "A"),
-                    ("hook", "after_model", "enter", "B"),
-                    ("hook", "after_model", "exit", "B"),
-                ]
-            )
-        )
+    same_order = _trace(
+        ("hook", "before_model", "enter", "A"),
+        ("hook", "before_model", "exit", "A"),
+        ("hook", "before_model", "enter", "B"),
+        ("hook", "before_model", "exit", "B"),
+        ("hook", "after_model", "enter", "A"),
+        ("hook", "after_model", "exit", "A"),
+        ("hook", "after_model", "enter", "B"),
+        ("hook", "after_model", "exit", "B"),
     )
     message = _violates(contracts.check_hook_order, same_order)
     assert (

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookproof import contracts, targets
+from hookproof.contracts._registry import check_names
 from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent
 from hookproof.errors import UnsupportedHypothesisError
 from hookproof.examples.dynamic_routing import BUSINESS_TOOLS, AgentContext, RequestRouter
@@ -160,7 +161,7 @@ def test_a_failing_check_with_a_slow_factory_reports_the_violation_in_every_phas
 
 # -- which entry points keep their time out, and what happens when they cannot ---------------
 
-CHECKS = sorted(name for name in contracts.__all__ if name.startswith("check_"))
+CHECKS = check_names()
 
 
 @pytest.mark.parametrize("name", CHECKS)

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 from hookproof import _exercised
-from hookproof.check import CheckResult, format_summary, run_check
+from hookproof.cli.check import CheckResult, format_summary, run_check
 
 pytest_plugins = ["pytester"]
 
@@ -119,7 +119,7 @@ def test_encoded_counts_read_back_and_ignore_noise() -> None:
 
 
 def test_hookproof_check_runs_the_suites_without_hypothesis_deadlines() -> None:
-    from hookproof.check import suite_environment
+    from hookproof.cli.check import suite_environment
 
     assert suite_environment({"PATH": "/bin"}) == {"PATH": "/bin", "HYPOTHESIS_PROFILE": "dev"}
     assert suite_environment({"CI": "true"}) == {"CI": "true"}  # CI selects the ci profile

@@ -342,12 +342,17 @@ def _langchain_twins() -> LangChainTwins:
     )
 
 
-@pytest.mark.parametrize("framework", ["langchain", "deepagents"])
-def test_preserved_on_langchain_and_deepagents(framework: str) -> None:
+def _on(framework: str) -> tuple[LangChainTwins, Any]:
+    """The twins, and the factory that builds them on ``framework``."""
     twins = _langchain_twins()
     if framework == "deepagents":
         pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
-    build = twins.create_agent if framework == "langchain" else twins.create_deep_agent
+    return twins, twins.create_agent if framework == "langchain" else twins.create_deep_agent
+
+
+@pytest.mark.parametrize("framework", ["langchain", "deepagents"])
+def test_preserved_on_langchain_and_deepagents(framework: str) -> None:
+    twins, build = _on(framework)
     with pytest.raises(ContractViolation) as error:
         contracts.check_tools_preserved(build, SUPPORT, middleware=twins.allow_list, owned=BUSINESS)
     gone = "search_docs" if framework == "langchain" else "ls"
@@ -361,10 +366,7 @@ def test_preserved_on_langchain_and_deepagents(framework: str) -> None:
 
 @pytest.mark.parametrize("framework", ["langchain", "deepagents"])
 def test_allowed_calls_on_langchain_and_deepagents(framework: str) -> None:
-    twins = _langchain_twins()
-    if framework == "deepagents":
-        pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
-    factory = twins.create_agent if framework == "langchain" else twins.create_deep_agent
+    twins, factory = _on(framework)
     skip = () if framework == "langchain" else DEEPAGENTS_SKIP
     buggy = lambda model: factory(model, [twins.customer_from_context])  # noqa: E731
     with pytest.raises(ContractViolation) as error:
@@ -451,7 +453,7 @@ def test_allowed_calls_on_eino() -> None:
 def test_allowed_calls_report_the_same_minimal_failure_on_every_ci_run() -> None:
     from hypothesis import settings
 
-    from hookproof._profiles import register_profiles
+    from hookproof.contracts.profiles import register_profiles
 
     register_profiles()
     previous = settings.get_current_profile_name()

@@ -19,47 +19,24 @@ from hookproof.harness import create_deep_agent
 from hookproof.messages import RemoveMessage, ToolMessage, UserMessage
 from hookproof.models import call
 from hookproof.runtime import AgentMiddleware, create_agent, hook_config, tool
+from tests.contracts.support_app import (
+    EXCLUDED,
+    FUNCTIONS,
+    GUEST_TOOLS,
+    REVIEW,
+    Ctx,
+    is_guest,
+)
 
-GUEST_TOOLS = {"public_search"}
-EXCLUDED = {"delete_customer", "export_data"}
-
-
-@dataclass(frozen=True)
-class Ctx:
-    role: str
-
-
-@tool
-def public_search(query: str) -> str:
-    """Search the public knowledge base."""
-    return f"public:{query}"
-
-
-@tool
-def delete_customer(customer_id: str) -> str:
-    """Delete a customer record."""
-    return f"deleted {customer_id}"
-
-
-@tool
-def export_data(table: str) -> str:
-    """Export a table."""
-    return f"exported {table}"
-
-
-TOOLS = [public_search, delete_customer, export_data]
-
-
-def _guest(runtime: Any) -> bool:
-    context = getattr(runtime, "context", None)
-    return getattr(context, "role", "guest") != "admin"
+TOOLS = [tool(function) for function in FUNCTIONS]
+public_search = TOOLS[0]
 
 
 class HidesOnly(AgentMiddleware):
     """Buggy twin: hides admin tools from a guest's model but runs a call to them anyway."""
 
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
-        if _guest(request.runtime):
+        if is_guest(request.runtime):
             request = request.override(tools=[t for t in request.tools if t.name in GUEST_TOOLS])
         return handler(request)
 
@@ -68,16 +45,13 @@ class HidesAndRefuses(HidesOnly):
     """Fixed twin: also refuses a guest's call to an admin tool."""
 
     def wrap_tool_call(self, request: Any, handler: Any) -> Any:
-        if _guest(request.runtime) and request.tool_call.name not in GUEST_TOOLS:
+        if is_guest(request.runtime) and request.tool_call.name not in GUEST_TOOLS:
             return ToolMessage(
                 content=f"{request.tool_call.name} is not available",
                 tool_call_id=request.tool_call.id or "",
                 status="error",
             )
         return handler(request)
-
-
-REVIEW = {"delete_customer": True, "export_data": True}
 
 
 def _harness(filter_: AgentMiddleware) -> Any:
@@ -422,13 +396,16 @@ def test_middleware_with_nothing_to_check_fails() -> None:
         assert check(Empty(), allow_untested=True).untested
 
 
-def test_a_node_hook_that_fails_on_the_sample_state_is_untested() -> None:
-    class NeedsRole(AgentMiddleware):
-        def before_model(self, state: Any, runtime: Any) -> Any:
-            return {"role": runtime.context.role}
+class ReadsRole(AgentMiddleware):
+    """A node hook that needs the runtime context's role."""
 
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        return {"role": runtime.context.role}
+
+
+def test_a_node_hook_that_fails_on_the_sample_state_is_untested() -> None:
     with pytest.raises(UntestedError, match="before_model raised AttributeError"):
-        contracts.check_request_not_mutated(NeedsRole())
+        contracts.check_request_not_mutated(ReadsRole())
 
 
 # -- the Eino dialect: an approval handler pauses every tool call ----------------------------
@@ -547,13 +524,9 @@ def test_metadata_preserved_needs_a_hook_that_edits_the_sample() -> None:
 
 
 def test_node_hooks_see_the_given_context() -> None:
-    class ByRole(AgentMiddleware):
-        def before_model(self, state: Any, runtime: Any) -> Any:
-            return {"role": runtime.context.role}
-
     with pytest.raises(UntestedError, match="pass context="):
-        contracts.check_request_not_mutated(ByRole())
-    assert contracts.check_request_not_mutated(ByRole(), context=Ctx("guest")).complete
+        contracts.check_request_not_mutated(ReadsRole())
+    assert contracts.check_request_not_mutated(ReadsRole(), context=Ctx("guest")).complete
 
 
 def test_a_wrap_hook_that_fails_on_the_sample_request_is_untested() -> None:
@@ -789,12 +762,12 @@ class AdminOnly(AgentMiddleware):
     """Hides and refuses the admin tools for anyone whose role is not exactly 'admin'."""
 
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
-        if _guest(request.runtime):
+        if is_guest(request.runtime):
             request = request.override(tools=[t for t in request.tools if t.name not in EXCLUDED])
         return handler(request)
 
     def wrap_tool_call(self, request: Any, handler: Any) -> Any:
-        if _guest(request.runtime) and request.tool_call.name in EXCLUDED:
+        if is_guest(request.runtime) and request.tool_call.name in EXCLUDED:
             return ToolMessage("no", tool_call_id=request.tool_call.id or "", status="error")
         return handler(request)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from hookproof.eino import (
@@ -12,6 +12,7 @@ from hookproof.eino import (
     RunContext,
     ToolArgument,
     ToolInfo,
+    ToolOutput,
     ToolResult,
 )
 from hookproof.messages import AssistantMessage, text_message
@@ -34,8 +35,37 @@ def lookup(q: str) -> str:
     return f"customer {q}"
 
 
-class Logger(BaseChatModelAgentMiddleware):
-    """Logs every hook and wrapper it takes part in, as ``name.step``."""
+class EveryHook(BaseChatModelAgentMiddleware):
+    """Takes part in the agent, state and model hooks, passing everything through, and calls
+    ``_at`` with the name of each hook as it runs: a subclass logs it, or raises."""
+
+    def _at(self, hook: str) -> None:
+        pass
+
+    def before_agent(self, ctx: RunContext, agent_ctx: Any) -> Any:
+        self._at("before_agent")
+        return ctx, agent_ctx
+
+    def after_agent(self, ctx: RunContext, state: Any) -> RunContext:
+        self._at("after_agent")
+        return ctx
+
+    def before_model_rewrite_state(self, ctx: RunContext, state: Any, model_ctx: Any) -> Any:
+        self._at("before_model_rewrite_state")
+        return ctx, state
+
+    def after_model_rewrite_state(self, ctx: RunContext, state: Any, model_ctx: Any) -> Any:
+        self._at("after_model_rewrite_state")
+        return ctx, state
+
+    def wrap_model(self, ctx: RunContext, model: Any, model_ctx: Any) -> Any:
+        self._at("wrap_model")
+        return model
+
+
+class Logger(EveryHook):
+    """Logs every hook and wrapper it takes part in, as ``name.step`` (the state hooks as
+    ``before_model`` and ``after_model``)."""
 
     def __init__(self, name: str, log: list[str]) -> None:
         self.name, self.log = name, log
@@ -43,24 +73,11 @@ class Logger(BaseChatModelAgentMiddleware):
     def _note(self, step: str) -> None:
         self.log.append(f"{self.name}.{step}")
 
-    def before_agent(self, ctx: RunContext, agent_ctx: Any) -> Any:
-        self._note("before_agent")
-        return ctx, agent_ctx
-
-    def after_agent(self, ctx: RunContext, state: Any) -> RunContext:
-        self._note("after_agent")
-        return ctx
-
-    def before_model_rewrite_state(self, ctx: RunContext, state: Any, model_ctx: Any) -> Any:
-        self._note("before_model")
-        return ctx, state
-
-    def after_model_rewrite_state(self, ctx: RunContext, state: Any, model_ctx: Any) -> Any:
-        self._note("after_model")
-        return ctx, state
+    def _at(self, hook: str) -> None:
+        self._note(hook.removesuffix("_rewrite_state"))
 
     def wrap_model(self, ctx: RunContext, model: Any, model_ctx: Any) -> Any:
-        self._note("wrap_model")
+        model = super().wrap_model(ctx, model, model_ctx)
         note = self._note
 
         class Wrapped(ModelWrapper):
@@ -102,6 +119,34 @@ class Logger(BaseChatModelAgentMiddleware):
         self, ctx: RunContext, endpoint: Any, tool_ctx: Any
     ) -> Any:
         return self._around("enhanced_streamable", endpoint)
+
+
+def tool_layer(
+    before: Callable[[Any], object], after: Callable[[], object] = lambda: None
+) -> Callable[[Any], Any]:
+    """A ToolMiddleware endpoint factory whose endpoint calls ``before(tool_input)``, the next
+    endpoint, then ``after()``."""
+
+    def factory(next_endpoint: Any) -> Any:
+        def endpoint(ctx: Any, tool_input: Any) -> ToolOutput:
+            before(tool_input)
+            output: ToolOutput = next_endpoint(ctx, tool_input)
+            after()
+            return output
+
+        return endpoint
+
+    return factory
+
+
+def wrapping_tools(hook: str, around: Callable[[Any, RunContext, Any], Any]) -> Any:
+    """A handler whose tool wrapper ``hook`` (``wrap_invokable_tool_call``, ...) answers each
+    call with ``around(endpoint, ctx, argument)``."""
+
+    def wrap(self: Any, ctx: RunContext, endpoint: Any, tool_ctx: Any) -> Any:
+        return lambda ctx, argument: around(endpoint, ctx, argument)
+
+    return type("Wrapping", (BaseChatModelAgentMiddleware,), {hook: wrap})()
 
 
 class _Info:

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import pytest
 
-from hookproof._guard import block_real_models
 from hookproof.eino import (
     AgentEvent,
     AgentMiddleware,
@@ -23,6 +22,7 @@ from hookproof.eino import (
     set_run_local_value,
 )
 from hookproof.errors import ImmutableError, UsageError
+from hookproof.guard import block_real_models
 from hookproof.messages import AssistantMessage, construct, text_message
 from hookproof.models import ScriptedModel, call
 from hookproof.templates import user_agentic_message

@@ -27,6 +27,7 @@ from hookproof.errors import EinoError, UsageError
 from hookproof.models import call
 from hookproof.tools import tool
 from tests.eino.helpers import (
+    EveryHook,
     Flaky,
     Logger,
     StreamableOnly,
@@ -36,35 +37,15 @@ from tests.eino.helpers import (
 )
 
 
-class Boom(BaseChatModelAgentMiddleware):
-    """Raises from the one method named ``where``."""
+class Boom(EveryHook):
+    """Raises from the one hook named ``where``."""
 
     def __init__(self, where: str) -> None:
         self.where = where
 
-    def _maybe(self, name: str) -> None:
-        if name == self.where:
-            raise RuntimeError(f"boom in {name}")
-
-    def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
-        self._maybe("before_agent")
-        return ctx, agent_ctx
-
-    def after_agent(self, ctx: Any, state: Any) -> Any:
-        self._maybe("after_agent")
-        return ctx
-
-    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        self._maybe("before_model_rewrite_state")
-        return ctx, state
-
-    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        self._maybe("after_model_rewrite_state")
-        return ctx, state
-
-    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
-        self._maybe("wrap_model")
-        return model
+    def _at(self, hook: str) -> None:
+        if hook == self.where:
+            raise RuntimeError(f"boom in {hook}")
 
 
 def test_before_agent_error_is_one_error_event_and_no_model_call() -> None:
@@ -337,3 +318,12 @@ def test_misspelled_and_incomplete_handlers_are_refused_at_construction() -> Non
 
     with pytest.raises(UsageError, match="lacks after_agent"):
         ChatModelAgent(model=scripted("x"), handlers=[Partial()])
+
+
+def test_a_built_agents_settings_cannot_be_reassigned() -> None:
+    agent = ChatModelAgent(model=scripted("done"), max_iterations=3)
+
+    with pytest.raises(UsageError, match=r"ChatModelAgent.max_iterations is fixed"):
+        agent.max_iterations = 5
+
+    assert agent.max_iterations == 3

@@ -36,7 +36,7 @@ def test_hooks_set_on_an_instance_run() -> None:
     assert seen == [1]
 
 
-def test_helpers_named_like_hooks_are_allowed_but_near_misses_are_not() -> None:
+def test_helpers_named_like_hooks_are_allowed() -> None:
     class Helpers(BaseChatModelAgentMiddleware):
         @staticmethod
         def wrap_text(text: str) -> str:
@@ -44,21 +44,30 @@ def test_helpers_named_like_hooks_are_allowed_but_near_misses_are_not() -> None:
 
     ChatModelAgent(model=scripted("x"), handlers=[Helpers()])
 
-    class Typo(BaseChatModelAgentMiddleware):
-        def after_agnet(self, ctx: Any, state: Any) -> Any:
-            return ctx
 
-    with pytest.raises(UsageError, match="Did you mean 'after_agent'"):
-        ChatModelAgent(model=scripted("x"), handlers=[Typo()])
+class Typo(BaseChatModelAgentMiddleware):
+    def after_agnet(self, ctx: Any, state: Any) -> Any:
+        return ctx
 
 
-def test_langchain_hook_names_point_to_the_eino_names() -> None:
-    class LangChainHabit(BaseChatModelAgentMiddleware):
-        def before_model(self, state: Any, runtime: Any) -> Any:
-            return None
+class LangChainHabit(BaseChatModelAgentMiddleware):
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        return None
 
-    with pytest.raises(UsageError, match="here it is before_model_rewrite_state"):
-        ChatModelAgent(model=scripted("x"), handlers=[LangChainHabit()])
+
+@pytest.mark.parametrize(
+    ("handler", "fix"),
+    [
+        (Typo, "Did you mean 'after_agent'"),
+        (LangChainHabit, "here it is before_model_rewrite_state"),
+    ],
+    ids=["near miss", "LangChain name"],
+)
+def test_a_misnamed_hook_is_refused_with_the_name_meant(
+    handler: type[BaseChatModelAgentMiddleware], fix: str
+) -> None:
+    with pytest.raises(UsageError, match=fix):
+        ChatModelAgent(model=scripted("x"), handlers=[handler()])
 
 
 def test_legacy_additional_tools_must_be_a_list() -> None:

@@ -17,7 +17,6 @@ from hookproof.eino import (
     ModelRetryConfig,
     ModelWrapper,
     ToolMiddleware,
-    ToolOutput,
     new_event_sender_model_wrapper,
     new_event_sender_tool_wrapper,
 )
@@ -34,6 +33,7 @@ from tests.eino.helpers import (
     lookup,
     scripted,
     search,
+    tool_layer,
     tool_layer_owners,
 )
 
@@ -106,16 +106,8 @@ def test_tool_call_layers_run_in_spec_order_outermost_first() -> None:
     log: list[str] = []
 
     def middleware(name: str) -> ToolMiddleware:
-        def invokable(next_endpoint: Any) -> Any:
-            def endpoint(ctx: Any, tool_input: Any) -> ToolOutput:
-                log.append(f"{name}>")
-                output: ToolOutput = next_endpoint(ctx, tool_input)
-                log.append(f"{name}<")
-                return output
-
-            return endpoint
-
-        return ToolMiddleware(invokable=invokable)
+        layer = tool_layer(lambda _: log.append(f"{name}>"), lambda: log.append(f"{name}<"))
+        return ToolMiddleware(invokable=layer)
 
     agent = agent_with(
         scripted(call("search", {"q": "x"}), "done"),

@@ -14,7 +14,6 @@ from hookproof.eino import (
     RunContext,
     ToolArgument,
     ToolMiddleware,
-    ToolOutput,
     ToolResult,
     select_endpoint,
 )
@@ -32,6 +31,8 @@ from tests.eino.helpers import (
     lookup,
     scripted,
     search,
+    tool_layer,
+    wrapping_tools,
 )
 
 SELECTION = [
@@ -116,14 +117,11 @@ def test_a_wrapper_is_called_once_per_tool_call_and_its_error_fails_that_call() 
 
 
 def test_wrappers_can_change_arguments_and_results() -> None:
-    class Rewrite(BaseChatModelAgentMiddleware):
-        def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
-            def wrapped(ctx: RunContext, arguments: str) -> str:
-                return str(endpoint(ctx, '{"q": "changed"}')).upper()
+    def rewrite(endpoint: Any, ctx: RunContext, arguments: str) -> str:
+        return str(endpoint(ctx, '{"q": "changed"}')).upper()
 
-            return wrapped
-
-    run = agent_with(scripted(call("search", {"q": "x"}), "ok"), handlers=[Rewrite()]).run(
+    handler = wrapping_tools("wrap_invokable_tool_call", rewrite)
+    run = agent_with(scripted(call("search", {"q": "x"}), "ok"), handlers=[handler]).run(
         [("user", "hi")]
     )
     assert run.events[1].message.text == "FOUND CHANGED"  # type: ignore[union-attr]
@@ -132,19 +130,15 @@ def test_wrappers_can_change_arguments_and_results() -> None:
 def test_enhanced_wrappers_receive_tool_arguments() -> None:
     seen: list[Any] = []
 
-    class Peek(BaseChatModelAgentMiddleware):
-        def wrap_enhanced_invokable_tool_call(self, ctx: Any, endpoint: Any, tc: Any) -> Any:
-            def wrapped(ctx: RunContext, argument: ToolArgument) -> ToolResult:
-                seen.append(argument)
-                result: ToolResult = endpoint(ctx, argument)
-                return ToolResult.of_text(result.text + "!")
-
-            return wrapped
+    def peek(endpoint: Any, ctx: RunContext, argument: ToolArgument) -> ToolResult:
+        seen.append(argument)
+        result: ToolResult = endpoint(ctx, argument)
+        return ToolResult.of_text(result.text + "!")
 
     agent = ChatModelAgent(
         model=scripted(call("kind_tool", {"q": "x"}), "done"),
         tools=[EnhancedInvokableOnly()],
-        handlers=[Peek()],
+        handlers=[wrapping_tools("wrap_enhanced_invokable_tool_call", peek)],
     )
     run = agent.run([("user", "hi")])
     assert seen == [ToolArgument(text='{"q":"x"}')]  # compact, like a model's own JSON
@@ -155,14 +149,9 @@ def test_tool_middlewares_wrap_only_their_endpoint_kinds() -> None:
     log: list[str] = []
 
     def only(kind: str) -> Any:
-        def factory(next_endpoint: Any) -> Any:
-            def endpoint(ctx: Any, tool_input: Any) -> ToolOutput:
-                log.append(f"{kind}:{tool_input.name}:{tool_input.call_id}")
-                return next_endpoint(ctx, tool_input)  # type: ignore[no-any-return]
-
-            return endpoint
-
-        return factory
+        return tool_layer(
+            lambda tool_input: log.append(f"{kind}:{tool_input.name}:{tool_input.call_id}")
+        )
 
     middleware = ToolMiddleware(invokable=only("invokable"), streamable=only("streamable"))
     agent = ChatModelAgent(
@@ -306,17 +295,13 @@ def test_a_function_tool_can_take_the_run_ctx() -> None:
 def test_tool_arguments_handler_rewrites_arguments_before_every_layer() -> None:
     seen: list[str] = []
 
-    class Peek(BaseChatModelAgentMiddleware):
-        def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
-            def peek(ctx: Any, arguments: str) -> Any:
-                seen.append(arguments)
-                return endpoint(ctx, arguments)
-
-            return peek
+    def peek(endpoint: Any, ctx: RunContext, arguments: str) -> Any:
+        seen.append(arguments)
+        return endpoint(ctx, arguments)
 
     agent = agent_with(
         scripted(call("search", {"query": "x"}), "ok"),
-        handlers=[Peek()],
+        handlers=[wrapping_tools("wrap_invokable_tool_call", peek)],
         tool_arguments_handler=lambda ctx, name, args: args.replace('"query"', '"q"'),
     )
     run = agent.run([("user", "x")])

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from hookproof._engine import (
-    AsyncExec,
     Dialect,
     Engine,
     InMemoryCheckpointer,
@@ -20,7 +19,6 @@ from hookproof._engine import (
     RunHandle,
     Stack,
     StateSpec,
-    SyncExec,
     drive,
     interrupt,
 )
@@ -36,7 +34,7 @@ class Tiny(Dialect):
 
     def __init__(self, model: Any, tools: dict[str, Any], stack: Stack, limit: int = 5) -> None:
         state = StateSpec([])
-        super().__init__(name="tiny", model=model, stack=stack, state=state, checkpointer=None)
+        super().__init__(name="tiny", model=model, stack=stack, state=state)
         self.tools, self.limit = tools, limit
 
     def before_model_call(self, run: RunHandle) -> None:
@@ -87,7 +85,7 @@ def _model() -> ScriptedModel:
 
 
 def _run(engine: Engine, **kwargs: Any) -> Any:
-    coroutine = engine.run({"messages": [UserMessage(content="go")]}, None, SyncExec(), **kwargs)
+    coroutine = engine.run({"messages": [UserMessage(content="go")]}, None, sync=True, **kwargs)
     return drive(coroutine)
 
 
@@ -121,7 +119,7 @@ def test_the_dialect_decides_the_model_call_limit() -> None:
 def test_async_runs_use_the_same_loop() -> None:
     engine = Engine(Tiny(_model(), {"echo": lambda text: text}, Stack()))
 
-    result = asyncio.run(engine.run({"messages": [UserMessage(content="go")]}, None, AsyncExec()))
+    result = asyncio.run(engine.run({"messages": [UserMessage(content="go")]}, None, sync=False))
 
     assert result.messages[-1].text == "done"
 
@@ -140,8 +138,63 @@ def test_checkpoints_and_interrupts_come_with_the_engine() -> None:
     paused = _run(engine, thread_id="t")
     assert [item.value for item in paused.interrupts] == ["may I?"]
 
-    resumed = drive(engine.run(None, None, SyncExec(), thread_id="t", resume="yes"))
+    resumed = drive(engine.run(None, None, sync=True, thread_id="t", resume="yes"))
     assert asked == ["yes"] and resumed.messages[-1].text == "done"
+
+
+class Watcher:
+    """An observer that writes down what the engine reports."""
+
+    def __init__(self, seen: list[Any]) -> None:
+        self.seen = seen
+
+    def request_passed(self, owner: str, received: Any, passed: Any) -> None:
+        self.seen.append(("passed", owner, len(received), len(passed)))
+
+    def request_returned(self) -> None:
+        self.seen.append(("returned",))
+
+    def model_called(self, call: Any, request: ModelRequest) -> Any:
+        self.seen.append(("model", len(request.messages)))
+        return None
+
+
+def _trim(value: tuple[Message, ...], handler: Any) -> Any:
+    return handler(value[-1:])
+
+
+def test_the_engine_tells_the_run_observer_what_the_model_layers_did() -> None:
+    seen: list[Any] = []
+    layers = (Layer("keep", "wrap", lambda v, h: h(v), None), Layer("trim", "wrap", _trim, None))
+    engine = Engine(
+        Tiny(_model(), {"echo": lambda text: text}, Stack(model_layers=layers)),
+        observe=lambda: Watcher(seen),
+    )
+
+    result = _run(engine)
+
+    assert seen == [
+        ("model", 1),  # one message: trim passed on what it received, so no change
+        ("passed", "trim", 3, 1),
+        ("model", 1),
+        ("returned",),
+    ]
+    assert all(request.provenance is None for request in result.final_requests)
+
+
+def test_each_run_gets_an_observer_of_its_own() -> None:
+    made: list[Watcher] = []
+
+    def observe() -> Watcher:
+        made.append(Watcher([]))
+        return made[-1]
+
+    engine = Engine(Tiny(ScriptedModel(["a", "b"]), {}, Stack()), observe=observe)
+    _run(engine)
+    _run(engine)
+
+    assert len(made) == 2 and made[0] is not made[1]
+    assert made[0].seen == made[1].seen == [("model", 1)]
 
 
 def test_phases_are_an_enum_in_loop_order() -> None:
@@ -162,4 +215,4 @@ def test_a_dialect_must_implement_the_whole_interface() -> None:
             return None
 
     with pytest.raises(TypeError, match="abstract"):
-        Half(name="half", model=None, stack=Stack(), state=StateSpec([]), checkpointer=None)  # type: ignore[abstract]
+        Half(name="half", model=None, stack=Stack(), state=StateSpec([]))  # type: ignore[abstract]

@@ -18,11 +18,11 @@ from hookproof.harness import (
     GeneralPurposeSubagentProfile,
     HarnessProfile,
     HarnessProfileConfig,
-    ProfileRegistry,
     create_deep_agent,
 )
 from hookproof.harness._config import CONFIG_KEYS
 from hookproof.models import RecordingModel, ScriptedModel
+from tests.helpers import registry_of
 
 # (config data, path of the bad field, words of the fix)
 BAD_CONFIGS: list[tuple[Any, str, str]] = [
@@ -140,9 +140,8 @@ def test_a_huge_or_deep_bad_value_gives_a_short_message() -> None:
 
 
 def _task_shown(config: HarnessProfileConfig) -> bool:
-    registry = ProfileRegistry()
-    registry.register_harness_profile("acme", config.to_profile())
     model = RecordingModel(ScriptedModel(["ok"], provider="acme"))
+    registry = registry_of(("acme", config.to_profile()))
     create_deep_agent(model, profiles=registry).invoke({"messages": [("user", "hi")]})
     return "task" in model.last.tool_names
 

@@ -20,6 +20,7 @@ from hookproof.harness import (
     register_harness_profile,
 )
 from hookproof.models import RecordingModel, ScriptedModel
+from tests.helpers import registry_of
 
 
 class Audit:
@@ -32,29 +33,23 @@ class Metrics:
 
 
 def test_harness_merge_table() -> None:
-    registry = ProfileRegistry()
-    registry.register_harness_profile(
-        "acme",
-        HarnessProfile(
-            base_system_prompt="BASE",
-            system_prompt_suffix="OLD",
-            tool_description_overrides={"ls": "List.", "grep": "Search."},
-            excluded_tools=frozenset({"execute"}),
-            extra_middleware=[Audit("old"), Metrics()],
-            general_purpose_subagent=GeneralPurposeSubagentProfile(enabled=True, description="D1"),
-        ),
+    old = HarnessProfile(
+        base_system_prompt="BASE",
+        system_prompt_suffix="OLD",
+        tool_description_overrides={"ls": "List.", "grep": "Search."},
+        excluded_tools=frozenset({"execute"}),
+        extra_middleware=[Audit("old"), Metrics()],
+        general_purpose_subagent=GeneralPurposeSubagentProfile(enabled=True, description="D1"),
     )
-    registry.register_harness_profile(
-        "acme",
-        HarnessProfile(
-            system_prompt_suffix="NEW",
-            tool_description_overrides={"ls": "List files."},
-            excluded_tools=frozenset({"grep"}),
-            excluded_middleware=frozenset({"TodoListMiddleware"}),
-            extra_middleware=[Audit("new")],
-            general_purpose_subagent=GeneralPurposeSubagentProfile(enabled=False),
-        ),
+    new = HarnessProfile(
+        system_prompt_suffix="NEW",
+        tool_description_overrides={"ls": "List files."},
+        excluded_tools=frozenset({"grep"}),
+        excluded_middleware=frozenset({"TodoListMiddleware"}),
+        extra_middleware=[Audit("new")],
+        general_purpose_subagent=GeneralPurposeSubagentProfile(enabled=False),
     )
+    registry = registry_of(("acme", old), ("acme", new))
     merged = registry.harness_profile("acme", None)
     assert merged.base_system_prompt == "BASE"
     assert merged.system_prompt_suffix == "NEW"
@@ -72,12 +67,9 @@ def test_harness_merge_table() -> None:
 
 
 def test_lookup_merges_provider_then_exact_model() -> None:
-    registry = ProfileRegistry()
-    registry.register_harness_profile(
-        "acme", HarnessProfile(system_prompt_suffix="P", excluded_tools=frozenset({"a"}))
-    )
-    registry.register_harness_profile(
-        "acme:big", HarnessProfile(system_prompt_suffix="M", excluded_tools=frozenset({"b"}))
+    registry = registry_of(
+        ("acme", HarnessProfile(system_prompt_suffix="P", excluded_tools=frozenset({"a"}))),
+        ("acme:big", HarnessProfile(system_prompt_suffix="M", excluded_tools=frozenset({"b"}))),
     )
     exact = registry.harness_profile("acme", "big")
     assert (exact.system_prompt_suffix, exact.excluded_tools) == ("M", {"a", "b"})
@@ -93,10 +85,11 @@ def test_extra_middleware_factory_runs_once_per_stack() -> None:
         calls.append(1)
         return [Audit()]
 
-    registry = ProfileRegistry()
-    registry.register_harness_profile("acme", HarnessProfile(extra_middleware=factory))
     general = GeneralPurposeSubagentProfile(enabled=False)
-    registry.register_harness_profile("acme", HarnessProfile(general_purpose_subagent=general))
+    registry = registry_of(
+        ("acme", HarnessProfile(extra_middleware=factory)),
+        ("acme", HarnessProfile(general_purpose_subagent=general)),
+    )
     first = create_deep_agent(ScriptedModel([], provider="acme"), profiles=registry)
     second = create_deep_agent(ScriptedModel([], provider="acme"), profiles=registry)
     assert len(calls) == 2

@@ -8,10 +8,10 @@ from datetime import date, datetime
 import pytest
 
 import hookproof.snapshot
-from hookproof.config import resolve_options
 from hookproof.errors import UsageError
 from hookproof.messages import SystemMessage, UserMessage
 from hookproof.models import FinalRequest
+from hookproof.plugin import resolve_options
 from hookproof.snapshot import DEFAULT_MATCHERS, dates, diff, render, view
 from hookproof.tools import ToolSchema
 

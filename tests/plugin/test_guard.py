@@ -23,14 +23,16 @@ from typing import Any, ClassVar
 
 import pytest
 
-from hookproof import _guard_langchain, _guard_socket
-from hookproof._guard import RealModelBlocked as PrivateRealModelBlocked
-from hookproof._guard import block_real_models, check_model, current_policy
-from hookproof.config import resolve_options
 from hookproof.errors import ConnectionBlocked, HookproofError, RealModelBlocked, UsageError
+from hookproof.guard import RealModelBlocked as GuardRealModelBlocked
+from hookproof.guard import _langchain as _guard_langchain
+from hookproof.guard import _socket as _guard_socket
+from hookproof.guard import block_real_models, check_model, current_policy
+from hookproof.plugin import resolve_options
 from tests.plugin import guard_calls
 from tests.plugin.guard_calls import CALLS, chat_openai, requirements, stay_on_this_machine
 from tests.plugin.openai_stub import REPLY, StubProvider, stub_provider
+from tests.plugin.provider_sources import LANGCHAIN_PROVIDER, PROVIDER_MODEL, indented
 
 TEST_NET = "192.0.2.1"  # reserved for documentation: never routed
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "OPENAI_PROXY")
@@ -179,26 +181,13 @@ def test_a_model_called_from_another_thread_is_refused(provider: StubProvider) -
 @pytest.mark.slow
 def test_langchain_imported_after_the_guard_is_on_is_guarded_too(pytester: pytest.Pytester) -> None:
     pytest.importorskip("langchain_core", reason="install hookproof[langchain] to run this")
-    pytester.makepyfile(
-        """
-import sys
-import pytest
-from hookproof.errors import RealModelBlocked
-
+    test_late_import = """
 def test_late_import():
     assert "langchain_core.language_models.chat_models" not in sys.modules
     from langchain_core.language_models.chat_models import SimpleChatModel
-
-    class Provider(SimpleChatModel):
-        def _call(self, *args, **kwargs):
-            return "live"
-        @property
-        def _llm_type(self):
-            return "provider"
-
-    Provider().invoke("hi")
 """
-    )
+    body = indented(LANGCHAIN_PROVIDER + '\nProvider().invoke("hi")\n')
+    pytester.makepyfile("import sys\n" + test_late_import + body)
     # In a process of its own: this one has imported langchain already.
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
@@ -242,7 +231,7 @@ def test_the_runtime_message_names_the_runtime_replacements() -> None:
 
 
 def test_real_model_blocked_is_public_and_one_class() -> None:
-    assert RealModelBlocked is PrivateRealModelBlocked
+    assert RealModelBlocked is GuardRealModelBlocked
     assert issubclass(RealModelBlocked, HookproofError)
 
 
@@ -576,7 +565,7 @@ def test_allow_hosts_from_the_ini_file_and_markers(pytester: pytest.Pytester) ->
         """
 import socket
 import pytest
-from hookproof._guard import current_policy
+from hookproof.guard import current_policy
 from hookproof.errors import ConnectionBlocked
 
 @pytest.fixture
@@ -624,17 +613,13 @@ def test_the_opt_out_turns_the_socket_line_off():
     )
 
 
-SCOPES = """
+SCOPES = (
+    """
 import unittest
 import pytest
-from hookproof.models import ScriptedModel
-from hookproof.runtime import create_agent
-
-class ProviderModel:
-    name = "provider"
-    def invoke(self, request):
-        return ScriptedModel(["live"]).invoke(request)
-
+"""
+    + PROVIDER_MODEL
+    + """
 def call_provider():
     create_agent(ProviderModel()).invoke({"messages": [("user", "hi")]})
 
@@ -669,6 +654,7 @@ class TestUnittest(unittest.TestCase):
     def test_unit(self):
         pass
 """
+)
 
 SETUP_MODULE = """
 from test_scopes import call_provider
@@ -707,19 +693,15 @@ def test_fixtures_of_every_scope_and_xunit_setups_are_guarded(
     opted_out.assert_outcomes(passed=5)
 
 
-SWALLOWED = """
+SWALLOWED = (
+    """
 import socket
 import pytest
 from langchain_core.language_models.chat_models import SimpleChatModel
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
-
-class Provider(SimpleChatModel):
-    def _call(self, *args, **kwargs):
-        return "live"
-    @property
-    def _llm_type(self):
-        return "provider"
-
+"""
+    + LANGCHAIN_PROVIDER
+    + """
 @pytest.fixture
 def no_traffic(monkeypatch):
     # The real connect is never reached, guard or no guard: nothing leaves the machine.
@@ -761,6 +743,7 @@ def test_failing_on_its_own():
         pass
     assert False, "its own failure"
 """
+)
 
 
 def test_a_refusal_the_code_under_test_caught_still_fails_the_test(
@@ -795,18 +778,14 @@ def test_a_refusal_the_code_under_test_caught_still_fails_the_test(
 
 
 def test_guard_follows_the_closest_marker_and_covers_threads(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        """
+    header = """
 import threading
 import pytest
-from hookproof.models import ScriptedModel
-from hookproof.runtime import create_agent
-
-class ProviderModel:
-    name = "provider"
-    def invoke(self, request):
-        return ScriptedModel(["live"]).invoke(request)
-
+"""
+    pytester.makepyfile(
+        header
+        + PROVIDER_MODEL
+        + """
 def run():
     return create_agent(ProviderModel()).invoke({"messages": [("user", "hi")]}).text
 

@@ -13,23 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from hookproof._guard import block_real_models
+from hookproof.guard import block_real_models
+from tests.plugin.provider_sources import PROVIDER_MODEL
 
-CALL = """
-from hookproof.models import ScriptedModel
-from hookproof.runtime import create_agent
-
-class ProviderModel:
-    name = "provider"
-    def invoke(self, request):
-        return ScriptedModel(["live"]).invoke(request)
-
+CALL = (
+    PROVIDER_MODEL
+    + """
 def call():
     try:
         return create_agent(ProviderModel()).invoke({"messages": [("user", "hi")]}).text
     except Exception as error:
         return type(error).__name__
 """
+)
 CHILD = CALL + "\nprint(call())\n"
 
 
@@ -102,7 +98,7 @@ def test_a_pool_worker_follows_the_guard_of_the_test_that_uses_it(
 # -- gaps the README lists ------------------------------------------------------------------
 
 
-LOADED = "import sys; print('hookproof._guard' in sys.modules)"
+LOADED = "import sys; print('hookproof.guard' in sys.modules)"
 
 
 @pytest.mark.parametrize("option", ["", "-I", "-E", "-S"])

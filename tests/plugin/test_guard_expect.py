@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import pytest
 
-APP = """
+from tests.plugin.provider_sources import PROVIDER_MODEL
+
+APP = (
+    """
 import subprocess
 import sys
 import pytest
 from hookproof.errors import RealModelBlocked
-from hookproof.models import ScriptedModel
-from hookproof.runtime import create_agent
-
-class ProviderModel:
-    name = "provider"
-    def invoke(self, request):
-        return ScriptedModel(["live"]).invoke(request)
-
+"""
+    + PROVIDER_MODEL
+    + """
 def app(model):
     return create_agent(model).invoke({"messages": [("user", "hi")]}).text
 
@@ -46,6 +44,7 @@ CHILD = (
     "print(swallowing_app(ProviderModel()))"
 )
 """
+)
 
 TESTS = """
 from test_app import *

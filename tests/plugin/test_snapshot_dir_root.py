@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hookproof._snapshot_files import OUTSIDE_ROOTDIR_INI, check_inside_rootdir, snapshot_root
 from hookproof.errors import InvalidInputError, UsageError
+from hookproof.snapshot.files import OUTSIDE_ROOTDIR_INI, check_inside_rootdir, snapshot_root
 
 ONE_SNAPSHOT = """
 import pytest

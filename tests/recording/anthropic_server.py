@@ -13,23 +13,11 @@ from __future__ import annotations
 
 import json
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from typing import Any
 
-from tests.recording.loopback import provider_server
+from tests.recording.loopback import Provider, provider_server
 
 MODEL = "claude-loopback"
-
-
-@dataclass
-class Provider:
-    port: int
-    bodies: list[dict[str, Any]] = field(default_factory=list)
-    api_keys: list[str] = field(default_factory=list)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
 
 def _text(content: Any) -> str:
@@ -122,9 +110,8 @@ def _events(number: int, body: dict[str, Any]) -> bytes:
 def anthropic_server() -> AbstractContextManager[Provider]:
     """A running server on a free loopback port; stopped (and its port closed) on exit."""
     return provider_server(
-        Provider,
         path="/v1/messages",
-        note=lambda provider, headers: provider.api_keys.append(headers.get("x-api-key", "")),
+        credential_header="x-api-key",
         answer=_message,
         events=_events,
     )

@@ -7,8 +7,9 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 # (path, headers, JSON body) -> (status, content type, payload)
 Respond = Callable[[str, Any, dict[str, Any]], tuple[int, str, bytes]]
@@ -52,33 +53,42 @@ def serving(make: Callable[[int], Respond]) -> Iterator[int]:
         thread.join()
 
 
-class Provider(Protocol):
+@dataclass
+class Provider:
+    """What a loopback provider was sent: each request body and each value of the header
+    that carries the credential, in order."""
+
     port: int
-    bodies: list[dict[str, Any]]
+    base_path: str = ""
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    credentials: list[str] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.base_path}"
 
 
-P = TypeVar("P", bound=Provider)
 Answer = Callable[[int, dict[str, Any]], Any]
 
 
 @contextmanager
 def provider_server(
-    new: Callable[[int], P],
     *,
     path: str,
-    note: Callable[[P, Any], None],
+    base_path: str = "",
+    credential_header: str,
     answer: Answer,
     events: Callable[[int, dict[str, Any]], bytes],
-) -> Iterator[P]:
-    """A server speaking one provider's API at ``path``: each body kept (and what ``note``
-    keeps of the headers), ``answer(n, body)`` as JSON or ``events(n, body)`` when the
+) -> Iterator[Provider]:
+    """A server speaking one provider's API at ``path`` below ``base_path``: each body and
+    ``credential_header`` kept, ``answer(n, body)`` as JSON or ``events(n, body)`` when the
     request asks for a stream, for the n-th request."""
-    providers: list[P] = []
+    providers: list[Provider] = []
 
     def respond(where: str, headers: Any, body: dict[str, Any]) -> tuple[int, str, bytes]:
         provider = providers[0]
         provider.bodies.append(body)
-        note(provider, headers)
+        provider.credentials.append(headers.get(credential_header, ""))
         number = len(provider.bodies)
         if where != path:
             return 404, "application/json", b"{}"
@@ -87,7 +97,7 @@ def provider_server(
         return 200, "application/json", json.dumps(answer(number, body)).encode()
 
     def make(port: int) -> Respond:
-        providers.append(new(port))
+        providers.append(Provider(port, base_path))
         return respond
 
     with serving(make):

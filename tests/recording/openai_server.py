@@ -13,23 +13,11 @@ from __future__ import annotations
 
 import json
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from typing import Any
 
-from tests.recording.loopback import provider_server
+from tests.recording.loopback import Provider, provider_server
 
 MODEL = "gpt-loopback"
-
-
-@dataclass
-class Provider:
-    port: int
-    bodies: list[dict[str, Any]] = field(default_factory=list)
-    authorizations: list[str] = field(default_factory=list)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -113,11 +101,9 @@ def _events(number: int, body: dict[str, Any]) -> bytes:
 def openai_server() -> AbstractContextManager[Provider]:
     """A running server on a free loopback port; stopped (and its port closed) on exit."""
     return provider_server(
-        Provider,
         path="/v1/chat/completions",
-        note=lambda provider, headers: provider.authorizations.append(
-            headers.get("Authorization", "")
-        ),
+        base_path="/v1",
+        credential_header="Authorization",
         answer=_completion,
         events=_events,
     )

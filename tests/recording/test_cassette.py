@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from hookproof._guard import block_real_models
 from hookproof.errors import (
     CassetteFormatError,
     FileAccessError,
@@ -17,6 +16,7 @@ from hookproof.errors import (
     StaleCassetteError,
     UsageError,
 )
+from hookproof.guard import block_real_models
 from hookproof.messages import UserMessage
 from hookproof.recording import FORMAT_VERSION, Cassette, RecordMode, cassette_path
 from hookproof.runtime import create_agent, tool

@@ -14,8 +14,8 @@ pytest.importorskip("langchain_openai", reason="install hookproof[providers] to 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 
-from hookproof._guard import block_real_models
 from hookproof.errors import StaleCassetteError
+from hookproof.guard import block_real_models
 from hookproof.recording import Cassette
 from hookproof.snapshot import ChangeClass
 from tests.recording.openai_server import openai_server
@@ -244,7 +244,7 @@ def test_no_secret_reaches_the_cassette(tmp_path: Path) -> None:
     leaked = [name for name, secret in SECRETS.items() if secret.split()[-1] in text]
     assert leaked == []
     assert FAKE_KEY not in text and "[REDACTED]" in text
-    assert provider.authorizations[0] == f"Bearer {FAKE_KEY}"  # sent, never written
+    assert provider.credentials[0] == f"Bearer {FAKE_KEY}"  # sent, never written
     # The live request carries the secrets again; redacted the same way, it still matches.
     replay = Cassette(path).wrap(_chat(GONE)).bind(user=SECRETS["openai"])
     assert "[REDACTED]" in str(replay.invoke([HumanMessage(leaky)]).content)

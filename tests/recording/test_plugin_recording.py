@@ -141,7 +141,7 @@ def test_an_unknown_record_mode_in_the_marker_errors_the_test(pytester: pytest.P
 GUARD_TEST = """
 import socket
 import pytest
-from hookproof._guard_socket import check_address
+from hookproof.guard._socket import check_address
 from hookproof.runtime import create_agent
 from tests.recording.models import EchoModel
 

@@ -354,6 +354,23 @@ def _composed(order: str, chat: Any, cassette: Cassette) -> tuple[Any, Recording
 ORDERS = ["recorder-outside", "cassette-outside"]
 
 
+RunAgent = Callable[[str, Cassette], tuple[list[Any], Any, Any]]
+
+
+def _record_then_replay(client: Client, tmp_path: Path, run_agent: RunAgent) -> tuple[Any, ...]:
+    """Runs ``run_agent`` (messages, outer model, recorder) against the loopback server while
+    recording a cassette, then with the server gone from the cassette: the provider must see
+    a tool call and the answer, the replay the recorded messages. Returns the replayed
+    messages, the recorded run's outer model and recorder, the replayed run's outer model."""
+    path = tmp_path / "cassette.json"
+    with client.server() as provider, Cassette(path, record_mode="once") as cassette:
+        recorded, outer, recorder = run_agent(provider.base_url, cassette)
+    assert len(provider.bodies) == 2  # a tool call, then the answer
+    replayed, replay_outer, _ = run_agent(client.gone, Cassette(path))
+    assert [m.content for m in replayed] == [m.content for m in recorded]
+    return replayed, outer, recorder, replay_outer
+
+
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_a_recorder_and_a_cassette_compose_inside_create_agent(
@@ -368,12 +385,7 @@ def test_a_recorder_and_a_cassette_compose_inside_create_agent(
         invoked = agent.invoke(prompt) if mode == "sync" else asyncio.run(agent.ainvoke(prompt))
         return invoked["messages"], model, recorder
 
-    path = tmp_path / "cassette.json"
-    with client.server() as provider, Cassette(path, record_mode="once") as cassette:
-        recorded, outer, recorder = run_agent(provider.base_url, cassette)
-    assert len(provider.bodies) == 2  # the tool call, then the answer
-    replayed, replay_outer, _ = run_agent(client.gone, Cassette(path))
-    assert [m.content for m in replayed] == [m.content for m in recorded]
+    replayed, outer, recorder, replay_outer = _record_then_replay(client, tmp_path, run_agent)
     assert replayed[-1].content == "echo: HELLO"
     for model in (recorder, outer, replay_outer):
         assert [r.tool_names for r in model.requests] == [["shout"], ["shout"]]
@@ -393,12 +405,7 @@ def test_a_recorder_and_a_cassette_compose_inside_a_deep_agent(
         agent = deepagents.create_deep_agent(model=model)
         return agent.invoke({"messages": [HumanMessage("/")]})["messages"], model, recorder
 
-    path = tmp_path / "cassette.json"
-    with client.server() as provider, Cassette(path, record_mode="once") as cassette:
-        recorded, outer, recorder = run_agent(provider.base_url, cassette)
-    assert len(provider.bodies) == 2  # a tool call, then the answer
-    replayed, replay_outer, _ = run_agent(client.gone, Cassette(path))
-    assert [m.content for m in replayed] == [m.content for m in recorded]
+    _, outer, recorder, replay_outer = _record_then_replay(client, tmp_path, run_agent)
     assert "read_file" in recorder.last.tool_names
     rendered = [render(request) for request in recorder.requests]
     assert [render(request) for request in outer.requests] == rendered

@@ -9,6 +9,7 @@ import pytest
 
 from hookproof import gate
 from hookproof.cli import main
+from hookproof.gate._markdown import PR_COMMENT_LIMIT
 from tests.review.helpers import DELETE, READ, request, tool, upgrade, write
 from tests.secret_corpus import SECRETS
 
@@ -148,7 +149,7 @@ def test_markdown_stays_within_a_pull_request_comment_and_says_so(tmp_path: Path
         write(old, f"s{index:03}.txt", request(prompt=prompt))
         write(new, f"s{index:03}.txt", request(prompt=prompt.upper(), tools=(READ, DELETE)))
     out = gate.format_markdown(gate.compare_directories(old, new))
-    assert len(out) <= gate.PR_COMMENT_LIMIT
+    assert len(out) <= PR_COMMENT_LIMIT
     assert "**Report cut** at 65,536 characters" in out
     assert "<b>SECURITY</b> tool delete: now visible to the model (in 120 snapshots)" in out
     shown = out.count("<details>")

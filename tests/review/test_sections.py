@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from hookproof._gate_sections import Section, side_by_side, unified
+from hookproof.snapshot.findings import Section, side_by_side, unified
 
 CASES = [
     ((), ("a", "b")),

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import AgentMiddleware, AssistantMessage, ModelResponse, create_agent
-from tests.helpers import Everything, hook_labels, lookup
+from tests.helpers import Everything, hook_labels, lookup, passing_through
 
 
 def _run(middleware: list[Any], turns: list[Any] | None = None) -> Any:
@@ -137,20 +137,8 @@ def test_async_trace_equals_sync_trace() -> None:
     assert async_.messages == sync.messages
 
 
-class SyncOnly(AgentMiddleware):
-    """Only sync hooks: they must still run under ainvoke, around async inner layers."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def before_model(self, state: Any, runtime: Any) -> None:
-        return None
-
-    def wrap_model_call(self, request: Any, handler: Any) -> Any:
-        return handler(request)
-
-    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
-        return handler(request)
+# Only sync hooks: they must still run under ainvoke, around async inner layers.
+SyncOnly = passing_through("SyncOnly", "before_model", "wrap_model_call", "wrap_tool_call")
 
 
 class SlowAsyncModel:
@@ -187,27 +175,8 @@ def test_sync_hooks_work_under_ainvoke_with_a_suspending_model() -> None:
     ]
 
 
-class NodeOnly(AgentMiddleware):
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def before_model(self, state: Any, runtime: Any) -> None:
-        return None
-
-    def after_model(self, state: Any, runtime: Any) -> None:
-        return None
-
-
-class AsyncWrapOnly(AgentMiddleware):
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
-        return await handler(request)
-
-    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
-        return await handler(request)
-
+NodeOnly = passing_through("NodeOnly", "before_model", "after_model")
+AsyncWrapOnly = passing_through("AsyncWrapOnly", "awrap_model_call", "awrap_tool_call")
 
 KINDS = {"everything": Everything, "sync": SyncOnly, "node": NodeOnly, "async": AsyncWrapOnly}
 

@@ -34,6 +34,7 @@ from hookproof.runtime import (
     create_agent,
     tool,
 )
+from tests.helpers import ALL_HOOKS, WRAP_HOOKS
 
 lc = pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
 lc_middleware = pytest.importorskip(
@@ -50,43 +51,31 @@ lc_messages = pytest.importorskip(
 HI = {"messages": [("user", "hi")]}
 
 
-def langchain_run(
+def run_on(
+    engine: str,
     middleware: list[Any],
     script: list[Any],
     tools: list[Any] | None = None,
     *,
     ainvoke: bool = False,
-) -> dict[str, Any]:
-    from hookproof.adapters.langchain import ScriptedChatModel
+) -> Any:
+    """Runs the middleware and script on LangChain's create_agent (engine "langchain", with a
+    scripted LangChain chat model) or on hookproof's (engine "hookproof")."""
+    if engine == "langchain":
+        from hookproof.adapters.langchain import ScriptedChatModel
 
-    agent = lc.create_agent(ScriptedChatModel(script=script), tools or [], middleware=middleware)
-    if ainvoke:
-        return asyncio.run(agent.ainvoke(HI))  # type: ignore[no-any-return]
-    return agent.invoke(HI)  # type: ignore[no-any-return]
+        agent = lc.create_agent(
+            ScriptedChatModel(script=script), tools or [], middleware=middleware
+        )
+    else:
+        agent = create_agent(ScriptedModel(script), tools or [], middleware=middleware)
+    return asyncio.run(agent.ainvoke(HI)) if ainvoke else agent.invoke(HI)
 
 
-def langchain_error(
-    middleware: list[Any],
-    script: list[Any],
-    tools: list[Any] | None = None,
-    *,
-    ainvoke: bool = False,
-) -> BaseException:
+def error_on(engine: str, *args: Any, **kwargs: Any) -> BaseException:
+    """What ``run_on(engine, *args, **kwargs)`` raises."""
     with pytest.raises(Exception) as caught:  # noqa: PT011 - the type is what is compared
-        langchain_run(middleware, script, tools, ainvoke=ainvoke)
-    return caught.value
-
-
-def hookproof_error(
-    middleware: list[Any],
-    script: list[Any],
-    tools: list[Any] | None = None,
-    *,
-    ainvoke: bool = False,
-) -> BaseException:
-    agent = create_agent(ScriptedModel(script), tools or [], middleware=middleware)
-    with pytest.raises(Exception) as caught:  # noqa: PT011 - the type is what is compared
-        asyncio.run(agent.ainvoke(HI)) if ainvoke else agent.invoke(HI)
+        run_on(engine, *args, **kwargs)
     return caught.value
 
 
@@ -130,22 +119,14 @@ async def _async_wrap(self: Any, request: Any, handler: Any) -> Any:
     return await handler(request)
 
 
-@pytest.mark.parametrize(
-    "hook",
-    [
-        "before_agent",
-        "before_model",
-        "after_model",
-        "after_agent",
-        "wrap_model_call",
-        "wrap_tool_call",
-    ],
-)
+@pytest.mark.parametrize("hook", ALL_HOOKS)
 def test_an_async_only_hook_under_invoke_raises_what_langchain_raises(hook: str) -> None:
-    function = _async_wrap if hook.startswith("wrap_") else _async_node
+    function = _async_wrap if hook in WRAP_HOOKS else _async_node
     on_langchain, on_hookproof = middleware_pair(**{f"a{hook}": function})
-    expected = langchain_error([on_langchain], [call("echo", {"text": "x"}), "done"], [lc_echo])
-    raised = hookproof_error([on_hookproof], [call("echo", {"text": "x"}), "done"], [hp_echo])
+    expected = error_on(
+        "langchain", [on_langchain], [call("echo", {"text": "x"}), "done"], [lc_echo]
+    )
+    raised = error_on("hookproof", [on_hookproof], [call("echo", {"text": "x"}), "done"], [hp_echo])
     assert isinstance(raised, MissingAsyncHookError)
     assert isinstance(raised, type(expected)), (type(expected), type(raised))
     assert f"defines only a{hook}" in str(raised)
@@ -172,8 +153,8 @@ def test_a_tool_nothing_can_execute_raises_what_langchain_raises() -> None:
         return wrap_model_call
 
     on_langchain, on_hookproof = wrap_pair("Probe", show(ghost), show(hp_ghost))
-    expected = langchain_error([on_langchain], ["answer"], [lc_echo])
-    raised = hookproof_error([on_hookproof], ["answer"], [hp_echo])
+    expected = error_on("langchain", [on_langchain], ["answer"], [lc_echo])
+    raised = error_on("hookproof", [on_hookproof], ["answer"], [hp_echo])
     assert isinstance(raised, UnexecutableToolError)
     assert isinstance(raised, type(expected)) and isinstance(raised, ValueError)
     assert "['ghost']" in str(expected) and "['ghost']" in str(raised)
@@ -216,8 +197,8 @@ def test_a_wrap_model_call_command_langchain_refuses_is_refused_alike(
     stacks = [wrap_pair("Probe", lc_hook, hp_hook)]
     if outer:
         stacks.insert(0, middleware_pair("Outer", wrap_model_call=_catching))
-    expected = langchain_error([lc_side for lc_side, _ in stacks], ["answer"])
-    raised = hookproof_error([hp_side for _, hp_side in stacks], ["answer"])
+    expected = error_on("langchain", [lc_side for lc_side, _ in stacks], ["answer"])
+    raised = error_on("hookproof", [hp_side for _, hp_side in stacks], ["answer"])
     assert isinstance(raised, UnsupportedCommandError)
     assert isinstance(raised, type(expected)) and isinstance(raised, NotImplementedError)
     assert f"Probe.wrap_model_call returned a Command with {shown}" in str(raised)
@@ -228,7 +209,7 @@ def test_a_falsy_resume_passes_as_on_langchain(resume: Any) -> None:
     lc_hook = _returning(lc_types.Command(resume=resume), lc_middleware.ExtendedModelResponse)
     hp_hook = _returning(Command(resume=resume), ExtendedModelResponse)
     on_langchain, on_hookproof = wrap_pair("Probe", lc_hook, hp_hook)
-    expected = [m.content for m in langchain_run([on_langchain], ["answer"])["messages"]]
+    expected = [m.content for m in run_on("langchain", [on_langchain], ["answer"])["messages"]]
     result = create_agent(ScriptedModel(["answer"]), middleware=[on_hookproof]).invoke(HI)
     assert [m.text for m in result.messages] == expected == ["hi", "answer"]
 
@@ -261,7 +242,7 @@ def test_a_structured_response_reaches_state_as_on_langchain(value: Any) -> None
     """Written when not None; a later response without one leaves it as it was."""
     script = [call("echo", {"text": "x"}), "done"]
     on_langchain, on_hookproof = _structured_pair("Probe", value)
-    expected = langchain_run([on_langchain], list(script), [lc_echo])
+    expected = run_on("langchain", [on_langchain], list(script), [lc_echo])
     result = create_agent(ScriptedModel(script), [hp_echo], middleware=[on_hookproof]).invoke(HI)
     assert ("structured_response" in result.state) is ("structured_response" in expected)
     assert result.state.get("structured_response") == expected.get("structured_response")
@@ -326,8 +307,8 @@ def test_two_tool_calls_writing_a_key_without_reducer_are_refused_alike(ainvoke:
     lc_write, hp_write = _writing_tools("note")
     script = [[call("write", {"value": "a"}), call("write", {"value": "b"})], "done"]
     on_langchain, on_hookproof = _with_schema(middleware_pair("Notes"))
-    expected = langchain_error([on_langchain], list(script), [lc_write], ainvoke=ainvoke)
-    raised = hookproof_error([on_hookproof], list(script), [hp_write], ainvoke=ainvoke)
+    expected = error_on("langchain", [on_langchain], list(script), [lc_write], ainvoke=ainvoke)
+    raised = error_on("hookproof", [on_hookproof], list(script), [hp_write], ainvoke=ainvoke)
     _assert_refused_alike(expected, raised, "note")
     assert "by tool 'write' (call 'call_0') and by tool 'write' (call 'call_1')" in str(raised)
 
@@ -336,7 +317,7 @@ def test_a_key_with_a_reducer_takes_every_write_of_a_step_alike() -> None:
     lc_write, hp_write = _writing_tools("count")
     script = [[call("write", {"value": 2}), call("write", {"value": 3})], "done"]
     on_langchain, on_hookproof = _with_schema(middleware_pair("Notes"))
-    expected = langchain_run([on_langchain], list(script), [lc_write])
+    expected = run_on("langchain", [on_langchain], list(script), [lc_write])
     agent = create_agent(ScriptedModel(script), [hp_write], middleware=[on_hookproof])
     assert agent.invoke(HI).state["count"] == expected["count"] == 5
 
@@ -359,8 +340,8 @@ def test_two_model_call_commands_writing_one_key_are_refused_alike() -> None:
     both in one step, and that is what runs."""
     outer = _with_schema(_command_pair("Outer", {"note": "outer"}))
     inner = _command_pair("Inner", {"note": "inner"})
-    expected = langchain_error([outer[0], inner[0]], ["answer"])
-    raised = hookproof_error([outer[1], inner[1]], ["answer"])
+    expected = error_on("langchain", [outer[0], inner[0]], ["answer"])
+    raised = error_on("hookproof", [outer[1], inner[1]], ["answer"])
     _assert_refused_alike(expected, raised, "note")
     assert "by Inner.wrap_model_call and by Outer.wrap_model_call" in str(raised)
 
@@ -368,8 +349,8 @@ def test_two_model_call_commands_writing_one_key_are_refused_alike() -> None:
 def test_a_command_and_the_model_s_structured_response_are_refused_alike() -> None:
     outer = _structured_pair("Outer", {"a": 1})
     inner = _command_pair("Inner", {"structured_response": {"b": 2}})
-    expected = langchain_error([outer[0], inner[0]], ["answer"])
-    raised = hookproof_error([outer[1], inner[1]], ["answer"])
+    expected = error_on("langchain", [outer[0], inner[0]], ["answer"])
+    raised = error_on("hookproof", [outer[1], inner[1]], ["answer"])
     _assert_refused_alike(expected, raised, "structured_response")
     assert "by the model's response and by Inner.wrap_model_call" in str(raised)
 
@@ -379,7 +360,7 @@ def test_one_write_per_step_passes_alike() -> None:
     lc_write, hp_write = _writing_tools("note")
     script = [call("write", {"value": "tool"}), "done"]
     later = _with_schema(_command_pair("Later", {"note": "model"}))
-    expected = langchain_run([later[0]], list(script), [lc_write])
+    expected = run_on("langchain", [later[0]], list(script), [lc_write])
     agent = create_agent(ScriptedModel(script), [hp_write], middleware=[later[1]])
     assert agent.invoke(HI).state["note"] == expected["note"] == "model"
 
@@ -455,7 +436,7 @@ def test_default_schemas_leave_the_agent_open_to_new_keys() -> None:
 
 def test_a_strict_agent_takes_a_structured_response_as_langchain() -> None:
     on_langchain, on_hookproof = _with_schema(_structured_pair("Probe", {"a": 1}))
-    expected = langchain_run([on_langchain], ["answer"])
+    expected = run_on("langchain", [on_langchain], ["answer"])
     result = create_agent(ScriptedModel(["answer"]), middleware=[on_hookproof]).invoke(HI)
     assert result.state["structured_response"] == expected["structured_response"] == {"a": 1}
 

@@ -7,7 +7,7 @@ import asyncio
 import copy
 import dataclasses
 import pickle
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, get_args, get_origin
 
 import pytest
@@ -318,22 +318,25 @@ def test_a_parent_command_error_survives_pickling() -> None:
 # -- 4. InjectedState and InjectedToolCallId ------------------------------------------------
 
 
-def _peek_body(q: str, state: Any, messages: Any, call_id: str) -> str:
-    return f"{q}|{sorted(state)}|{len(messages)}|{call_id}"
+def _peek_tool(decorate: Callable[[Any], Any], injected_state: Any, injected_call_id: Any) -> Any:
+    """The same peeking tool under either framework's decorator and injection markers."""
+
+    def peek(q: str, state: Any, messages: Any, call_id: str) -> str:
+        """Peek at the state."""
+        return f"{q}|{sorted(state)}|{len(messages)}|{call_id}"
+
+    peek.__annotations__ = {
+        "q": str,
+        "state": Annotated[dict[str, Any], injected_state],
+        "messages": Annotated[list[Any], injected_state("messages")],
+        "call_id": Annotated[str, injected_call_id],
+        "return": str,
+    }
+    return decorate(peek)
 
 
 def _hookproof_peek() -> Any:
-    @tool
-    def peek(
-        q: str,
-        state: Annotated[dict[str, Any], InjectedState],
-        messages: Annotated[list[Any], InjectedState("messages")],
-        call_id: Annotated[str, InjectedToolCallId],
-    ) -> str:
-        """Peek at the state."""
-        return _peek_body(q, state, messages, call_id)
-
-    return peek
+    return _peek_tool(tool, InjectedState, InjectedToolCallId)
 
 
 def _langchain_texts(tools: list[Any], script: list[Any], middleware: Any = ()) -> list[str]:
@@ -355,16 +358,7 @@ def test_injected_state_and_call_id_reach_the_tool_as_on_langchain() -> None:
     _langchain()
     from langchain_core.tools import tool as lc_tool
 
-    @lc_tool
-    def peek(
-        q: str,
-        state: Annotated[dict[str, Any], LCInjectedState],
-        messages: Annotated[list[Any], LCInjectedState("messages")],
-        call_id: Annotated[str, LCInjectedToolCallId],
-    ) -> str:
-        """Peek at the state."""
-        return _peek_body(q, state, messages, call_id)
-
+    peek = _peek_tool(lc_tool, LCInjectedState, LCInjectedToolCallId)
     script = [call("peek", {"q": "x"}), "done"]
     ours = _hookproof_peek()
     assert _texts([ours], script) == _langchain_texts([peek], script)
@@ -389,16 +383,7 @@ def test_an_async_tool_gets_its_injections_under_ainvoke() -> None:
 def test_langgraphs_markers_work_on_a_hookproof_tool() -> None:
     _langchain()
 
-    @tool
-    def peek(
-        q: str,
-        state: Annotated[dict[str, Any], LCInjectedState],
-        messages: Annotated[list[Any], LCInjectedState("messages")],
-        call_id: Annotated[str, LCInjectedToolCallId],
-    ) -> str:
-        """Peek at the state."""
-        return _peek_body(q, state, messages, call_id)
-
+    peek = _peek_tool(tool, LCInjectedState, LCInjectedToolCallId)
     assert list(peek.parameters["properties"]) == ["q"]
     assert _texts([peek], [call("peek", {"q": "x"}), "done"])[2] == "x|['messages']|2|call_0"
 

@@ -69,10 +69,18 @@ def test_messages_reducer_replaces_by_id_and_removes() -> None:
     assert [m.text for m in model.last.messages] == ["edited"]
 
 
-def test_jump_to_end_from_before_model_skips_the_model_but_runs_after_agent() -> None:
+def _ending_with(answer: str) -> Any:
+    """A before_model hook that answers and jumps to the end, so the model is never called."""
+
     @before_model(can_jump_to=["end"])
     def stop(state: Any, runtime: Any) -> Any:
-        return {"jump_to": "end", "messages": [("assistant", "blocked")]}
+        return {"jump_to": "end", "messages": [("assistant", answer)]}
+
+    return stop
+
+
+def test_jump_to_end_from_before_model_skips_the_model_but_runs_after_agent() -> None:
+    stop = _ending_with("blocked")
 
     @after_agent
     def finish(state: Any, runtime: Any) -> None:
@@ -198,9 +206,7 @@ def test_one_agent_serves_concurrent_runs_without_sharing_state() -> None:
 
 
 def test_a_jump_leaves_the_phase_before_later_hooks() -> None:
-    @before_model(can_jump_to=["end"])
-    def first(state: Any, runtime: Any) -> Any:
-        return {"jump_to": "end", "messages": [("assistant", "stopped")]}
+    first = _ending_with("stopped")
 
     @before_model
     def second(state: Any, runtime: Any) -> Any:
@@ -261,21 +267,28 @@ def test_a_tool_command_must_answer_its_call() -> None:
 # -- jumps a hook did not declare (LangChain ignores them) ---------------------------------
 
 
-class _Undeclared(AgentMiddleware):
-    def before_model(self, state: Any, runtime: Any) -> Any:
-        return {"jump_to": "end"}
+def _jumping_to_the_end(base: type, config: Any) -> tuple[type, type, type]:
+    """Middleware whose before_model jumps to the end: without declaring it, declaring it
+    with ``config`` (a framework's hook_config), and declaring it on the async hook."""
+
+    class Undeclared(base):  # type: ignore[misc, valid-type]
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            return {"jump_to": "end"}
+
+    class Declared(base):  # type: ignore[misc, valid-type]
+        @config(can_jump_to=["end"])
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            return {"jump_to": "end"}
+
+    class AsyncDeclared(base):  # type: ignore[misc, valid-type]
+        @config(can_jump_to=["end"])
+        async def abefore_model(self, state: Any, runtime: Any) -> Any:
+            return {"jump_to": "end"}
+
+    return Undeclared, Declared, AsyncDeclared
 
 
-class _Declared(AgentMiddleware):
-    @hook_config(can_jump_to=["end"])
-    def before_model(self, state: Any, runtime: Any) -> Any:
-        return {"jump_to": "end"}
-
-
-class _AsyncDeclared(AgentMiddleware):
-    @hook_config(can_jump_to=["end"])
-    async def abefore_model(self, state: Any, runtime: Any) -> Any:
-        return {"jump_to": "end"}
+_Undeclared, _Declared, _AsyncDeclared = _jumping_to_the_end(AgentMiddleware, hook_config)
 
 
 @pytest.mark.parametrize(
@@ -316,14 +329,7 @@ def test_the_same_jumps_follow_langchain() -> None:
 
     from hookproof.adapters.langchain import ScriptedChatModel
 
-    class Undeclared(LCMiddleware):
-        def before_model(self, state: Any, runtime: Any) -> Any:
-            return {"jump_to": "end"}
-
-    class Declared(LCMiddleware):
-        @lc_hook_config(can_jump_to=["end"])
-        def before_model(self, state: Any, runtime: Any) -> Any:
-            return {"jump_to": "end"}
+    Undeclared, Declared, _ = _jumping_to_the_end(LCMiddleware, lc_hook_config)
 
     def langchain_texts(middleware: Any) -> list[str]:
         agent = lc_create_agent(ScriptedChatModel(script=["answer"]), [], middleware=[middleware])

@@ -41,6 +41,18 @@ def _run(project: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, list[i
     return result, tried
 
 
+def _shared(
+    project: pytest.Pytester, profile: str, database: str, *more: str
+) -> tuple[pytest.RunResult, list[int]]:
+    """``_run`` under ``profile``, sharing examples through ``database``."""
+    return _run(
+        project,
+        f"--hypothesis-profile={profile}",
+        f"--hookproof-example-database={database}",
+        *more,
+    )
+
+
 def _keys(url: str) -> int:
     import redis
 
@@ -51,17 +63,13 @@ def _keys(url: str) -> int:
 def test_a_failure_found_in_one_process_replays_first_and_shrunk_in_another(
     project: pytest.Pytester, redis_url: str
 ) -> None:
-    found, _ = _run(
-        project, "--hypothesis-profile=dev", f"--hookproof-example-database={redis_url}"
-    )
+    found, _ = _shared(project, "dev", redis_url)
     found.assert_outcomes(failed=1)
     assert "n=777" in found.stdout.str()
     assert _keys(redis_url) > 0
     assert not (project.path / ".hypothesis" / "examples").exists()  # only Redis holds it
 
-    replayed, tried = _run(
-        project, "--hypothesis-profile=ci", f"--hookproof-example-database={redis_url}"
-    )
+    replayed, tried = _shared(project, "ci", redis_url)
     replayed.assert_outcomes(failed=1)
     assert tried[0] == 777
     assert f"example database {redis_url}" in replayed.stdout.str()
@@ -70,27 +78,20 @@ def test_a_failure_found_in_one_process_replays_first_and_shrunk_in_another(
 def test_without_the_shared_database_the_ci_run_starts_elsewhere(
     project: pytest.Pytester, redis_url: str
 ) -> None:
-    _run(project, "--hypothesis-profile=dev", f"--hookproof-example-database={redis_url}")
+    _shared(project, "dev", redis_url)
     other = redis_url.removesuffix("/0") + "/1"  # the same server, an empty database
-    _, tried = _run(project, "--hypothesis-profile=ci", f"--hookproof-example-database={other}")
+    _, tried = _shared(project, "ci", other)
     assert tried[0] != 777
 
 
 def test_the_ci_profile_only_reads_unless_told_to_write(
     project: pytest.Pytester, redis_url: str
 ) -> None:
-    read_only, _ = _run(
-        project, "--hypothesis-profile=ci", f"--hookproof-example-database={redis_url}"
-    )
+    read_only, _ = _shared(project, "ci", redis_url)
     read_only.assert_outcomes(failed=1)
     assert _keys(redis_url) == 0
 
-    _run(
-        project,
-        "--hypothesis-profile=ci",
-        f"--hookproof-example-database={redis_url}",
-        "--hookproof-example-database-write",
-    )
+    _shared(project, "ci", redis_url, "--hookproof-example-database-write")
     assert _keys(redis_url) > 0
 
 
@@ -150,7 +151,7 @@ def test_the_plugin_imports_neither_hypothesis_nor_redis_without_the_option(
     import subprocess
     import sys
 
-    code = "import hookproof.pytest_plugin, sys; print(sorted(sys.modules))"
+    code = "import hookproof.plugin, sys; print(sorted(sys.modules))"
     loaded = subprocess.check_output([sys.executable, "-c", code], text=True, cwd=tmp_path)
     assert "'redis'" not in loaded
     assert "'hypothesis'" not in loaded
@@ -165,6 +166,6 @@ def test_the_plugin_imports_neither_hypothesis_nor_redis_without_the_option(
     ],
 )
 def test_a_database_is_shown_without_its_credentials(spec: str, shown: str) -> None:
-    from hookproof._example_db import describe
+    from hookproof.plugin._example_db import describe
 
     assert describe(spec) == shown

@@ -51,6 +51,6 @@ def test_an_unreachable_redis_shows_no_password(pytester: pytest.Pytester) -> No
     ],
 )
 def test_every_form_of_setting_is_described_without_its_credentials(spec: str, shown: str) -> None:
-    from hookproof._example_db import describe
+    from hookproof.plugin._example_db import describe
 
     assert describe(spec) == shown

@@ -139,7 +139,7 @@ def test_the_hypofuzz_engine_gets_the_targets_and_the_database_then_a_replay_rep
 ) -> None:
     """HypoFuzz itself is not installed here: ``hypothesis fuzz`` is started all the same
     (and ends at once); what it was handed and the replay of the database are checked."""
-    from hookproof import _fuzz
+    from hookproof.cli import _campaign as _fuzz
 
     monkeypatch.setattr(_fuzz, "hypofuzz_installed", lambda: True)
     monkeypatch.chdir(project.path)
@@ -164,7 +164,7 @@ def test_a_database_that_cannot_work_stops_the_campaign_saying_why(
 
 def test_the_summary_shows_the_most_shrunk_of_the_workers_reports() -> None:
     """A worker that replays what another saved before shrinking reports it unshrunk."""
-    from hookproof._fuzz import Campaign, CheckTotals, Outcome, format_summary
+    from hookproof.cli._campaign import Campaign, CheckTotals, Outcome, format_summary
 
     check = CheckTotals("contracts/test_breaks.py::test_no_number_reaches_a_thousand")
     check.failures = [
@@ -185,7 +185,7 @@ def test_campaign_profiles_stay_random_where_ci_is_set() -> None:
 
     code = (
         "from hypothesis import settings\n"
-        "from hookproof._profiles import register_profiles\n"
+        "from hookproof.contracts.profiles import register_profiles\n"
         "register_profiles()\n"
         "print([settings.get_profile(n).derandomize for n in ('ci', 'dev', 'deep')])\n"
     )

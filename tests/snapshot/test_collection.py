@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hookproof._snapshot_files import has_snapshot_header, read_regular_file
+from hookproof.snapshot.files import has_snapshot_header, read_regular_file
 
 HEADER = b"hookproof final request, format 1\n"
 BOM = b"\xef\xbb\xbf"
@@ -91,7 +91,7 @@ def test_collection_imports_nothing_heavy(project: pytest.Pytester) -> None:
     project.makeconftest(
         "import sys\n"
         "def pytest_collection_finish(session):\n"
-        "    heavy = ('hookproof.snapshot', 'hookproof.runtime', 'syrupy')\n"
+        "    heavy = ('hookproof.snapshot._diff', 'hookproof.runtime', 'syrupy')\n"
         "    print('HEAVY', [name for name in heavy if name in sys.modules])\n"
     )
     project.makepyfile("def test_plain():\n    pass\n")

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookproof.snapshot import _diff, _match, diff
-from hookproof.snapshot._render import RequestView, ToolView
+from hookproof.snapshot._request_view import RequestView, ToolView
 
 # Few distinct lines, so runs repeat and tie often: the cases where matchers disagree.
 lines = st.lists(st.sampled_from(["<user>", "<assistant>", "|", "| a", "| b", "call x"]))

@@ -308,7 +308,7 @@ def test_a_file_that_cannot_be_opened_is_reported(
     def refuse(path: Path, limit: int = -1) -> bytes:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr("hookproof.gate.read_regular_file", refuse)
+    monkeypatch.setattr("hookproof.gate._load.read_regular_file", refuse)
     with pytest.raises(InvalidInputError) as caught:
         compare_directories(*dirs)
     assert f"{dirs[0] / GUEST}: cannot be read (Permission denied)" in str(caught.value)

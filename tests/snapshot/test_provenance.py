@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from hookproof._report_html import render_html
 from hookproof.errors import SnapshotFormatError
 from hookproof.gate import compare_directories, format_json, format_markdown, format_text
+from hookproof.gate import format_html as render_html
 from hookproof.harness import HarnessProfile, ProfileRegistry, create_deep_agent
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel, call
 from hookproof.provenance import AGENT, Provenance, ToolOrigin
@@ -22,6 +22,7 @@ from hookproof.runtime import AgentMiddleware, create_agent
 from hookproof.snapshot import diff, parse, render
 from hookproof.snapshot._render import without_provenance
 from hookproof.tools import tool
+from tests.helpers import registry_of
 
 
 @tool
@@ -221,15 +222,12 @@ def test_the_harness_names_its_layers_apart_from_the_teams_prompt() -> None:
 
 
 def test_a_harness_profile_is_an_origin_of_its_own() -> None:
-    registry = ProfileRegistry()
-    registry.register_harness_profile(
-        "acme",
-        HarnessProfile(
-            system_prompt_suffix="Answer in French.",
-            excluded_tools=frozenset({"glob"}),
-            tool_description_overrides={"ls": "List a directory."},
-        ),
+    profile = HarnessProfile(
+        system_prompt_suffix="Answer in French.",
+        excluded_tools=frozenset({"glob"}),
+        tool_description_overrides={"ls": "List a directory."},
     )
+    registry = registry_of(("acme", profile))
     final = _deep_final(registry)
     assert final.provenance is not None
     origins = [section.origin for section in final.provenance.sections]

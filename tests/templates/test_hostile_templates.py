@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-import subprocess
 import sys
 import types
 from collections.abc import Iterator
@@ -24,15 +22,10 @@ from hookproof.templates import (
     from_agentic_messages,
     user_agentic_message,
 )
+from tests.templates.helpers import outcomes_in_child, render
 
 FS, GO, J2 = FormatType.FSTRING, FormatType.GO_TEMPLATE, FormatType.JINJA2
 SECRET = "module-global-secret"
-
-
-def render(format_type: FormatType, template: str, variables: dict[str, Any]) -> str:
-    return (
-        from_agentic_messages(format_type, user_agentic_message(template)).format(variables)[0].text
-    )
 
 
 # -- Go subset: field access reaches only data --------------------------------------------
@@ -352,18 +345,8 @@ print(json.dumps(results))
 
 @pytest.fixture(scope="module")
 def hostile_outcomes() -> dict[str, tuple[str, str, float]]:
-    try:
-        child = subprocess.run(
-            [sys.executable, "-c", _CHILD],
-            input=json.dumps(HOSTILE),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("a hostile template ran for over 120 s: a budget no longer stops it")
-    return {case: tuple(result) for case, result in json.loads(child.stdout).items()}
+    outcomes = outcomes_in_child(_CHILD, HOSTILE, timeout=120)
+    return {case: tuple(result) for case, result in outcomes.items()}
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
@@ -531,21 +514,16 @@ def test_integer_too_long_for_python_to_print_is_a_security_error() -> None:
         budgeted(J2, "{{ 10**5000 }}", TemplateBudget(max_int_bits=20_000))
 
 
-@pytest.mark.parametrize(
-    ("template", "message"),
-    [
-        ("{{ 1/0 }}", "ZeroDivisionError: division by zero at line 1"),
-        ("first\n{{ '{}'.format() }}", "IndexError: tuple index out of range at line 2"),
-        ("{{ 'a' + 1 }}", "TypeError: can only concatenate str"),
-        ("{% for a, b in xs %}{% endfor %}", "TypeError: cannot unpack"),
-        ("{{ broken }}", "IndexError: tuple index out of range"),
-    ],
-)
-def test_jinja2_expression_errors_name_the_template_and_line(template: str, message: str) -> None:
-    with pytest.raises(TemplateRenderError, match=f"template #0 \\(user message\\): .*{message}"):
-        render(J2, template, {"xs": [1], "broken": BrokenText()})
-
-
+JINJA_EXPRESSION_ERRORS = {
+    "division by zero": ("{{ 1/0 }}", "ZeroDivisionError: division by zero at line 1"),
+    "format without its argument": (
+        "first\n{{ '{}'.format() }}",
+        "IndexError: tuple index out of range at line 2",
+    ),
+    "text plus a number": ("{{ 'a' + 1 }}", "TypeError: can only concatenate str"),
+    "unpacking a number": ("{% for a, b in xs %}{% endfor %}", "TypeError: cannot unpack"),
+    "a value whose text fails": ("{{ broken }}", "IndexError: tuple index out of range"),
+}
 JINJA_FILTER_FAILURES = {
     "truncate end longer than length": (
         "{{ 'x'|truncate(10, end='a'*100) }}",
@@ -577,12 +555,16 @@ JINJA_FILTER_FAILURES = {
 }
 
 
+JINJA_RENDER_ERRORS = {**JINJA_EXPRESSION_ERRORS, **JINJA_FILTER_FAILURES}
+
+
 @pytest.mark.parametrize(
-    ("template", "message"), JINJA_FILTER_FAILURES.values(), ids=JINJA_FILTER_FAILURES
+    ("template", "message"), JINJA_RENDER_ERRORS.values(), ids=JINJA_RENDER_ERRORS
 )
-def test_jinja2_filters_given_bad_arguments_are_render_errors(template: str, message: str) -> None:
+def test_jinja2_render_errors_name_the_template_and_line(template: str, message: str) -> None:
+    """Expressions that fail, and filters given bad arguments."""
     with pytest.raises(TemplateRenderError, match=f"template #0 \\(user message\\): .*{message}"):
-        render(J2, template, {})
+        render(J2, template, {"xs": [1], "broken": BrokenText()})
 
 
 @pytest.mark.parametrize(("format_type", "template"), [(FS, "{broken}"), (GO, "{{.broken}}")])

@@ -12,8 +12,6 @@ import dataclasses
 import datetime
 import decimal
 import enum
-import json
-import subprocess
 import sys
 import threading
 import weakref
@@ -24,19 +22,11 @@ from pydantic import BaseModel
 
 from hookproof.templates import (
     FormatType,
-    TemplateSecurityError,
     UnsupportedTemplateConstruct,
-    from_agentic_messages,
-    user_agentic_message,
 )
+from tests.templates.helpers import assert_refused, outcomes_in_child, render
 
 J2, GO = FormatType.JINJA2, FormatType.GO_TEMPLATE
-
-
-def render(format_type: FormatType, template: str, variables: dict[str, Any]) -> str:
-    return (
-        from_agentic_messages(format_type, user_agentic_message(template)).format(variables)[0].text
-    )
 
 
 # -- budgets: every filter, method and format path ------------------------------------------
@@ -118,15 +108,7 @@ print(json.dumps(results))
 
 @pytest.fixture(scope="module")
 def budget_outcomes() -> dict[str, list[Any]]:
-    child = subprocess.run(
-        [sys.executable, "-c", _CHILD],
-        input=json.dumps(BUDGET_ESCAPES),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
-    return dict(json.loads(child.stdout))
+    return outcomes_in_child(_CHILD, BUDGET_ESCAPES, timeout=600)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="forks, and reads peak memory from /proc")
@@ -175,6 +157,7 @@ class Colour(enum.Enum):
     RED = 1
 
 
+AN_ADDRESS = r"prints as a memory address"
 VARIABLES = {"x": Plain(), "o": OnlyStr(), "u": Unrepresented(), "h": Holder(len)}
 ADDRESS_ESCAPES = [
     "{{ x.method|string }}",
@@ -219,9 +202,7 @@ ADDRESS_ESCAPES = [
 
 @pytest.mark.parametrize("template", ADDRESS_ESCAPES)
 def test_jinja2_refuses_every_way_of_printing_machinery(template: str) -> None:
-    with pytest.raises(TemplateSecurityError, match=r"prints as a memory address") as caught:
-        render(J2, template, VARIABLES)
-    assert " at 0x" not in str(caught.value)
+    assert " at 0x" not in assert_refused(J2, template, VARIABLES, AN_ADDRESS)
 
 
 def _cyclic() -> list[Any]:
@@ -269,23 +250,20 @@ SELF_OR_ADDRESS_ESCAPES = [
 
 @pytest.mark.parametrize("template", SELF_OR_ADDRESS_ESCAPES)
 def test_jinja2_refuses_values_that_refer_to_themselves_or_show_an_address(template: str) -> None:
-    with pytest.raises(TemplateSecurityError, match=REFUSED_SELF_OR_ADDRESS) as caught:
-        render(J2, template, SELF_OR_ADDRESS)
-    assert " at 0x" not in str(caught.value) and "id=" not in str(caught.value)
+    message = assert_refused(J2, template, SELF_OR_ADDRESS, REFUSED_SELF_OR_ADDRESS)
+    assert " at 0x" not in message and "id=" not in message
 
 
 @pytest.mark.parametrize("name", ["cyclic", "held_cycle", "lock", "rlock", "semaphore", "view"])
 def test_fstring_refuses_values_that_refer_to_themselves_or_show_an_address(name: str) -> None:
-    with pytest.raises(TemplateSecurityError, match=REFUSED_SELF_OR_ADDRESS):
-        render(FormatType.FSTRING, f"{{{name}}}", SELF_OR_ADDRESS)
+    assert_refused(FormatType.FSTRING, f"{{{name}}}", SELF_OR_ADDRESS, REFUSED_SELF_OR_ADDRESS)
 
 
 @pytest.mark.parametrize(
     "template", ["{{.cyclic}}", "{{.held_cycle}}", "{{.lock}}", "{{.condition}}", "{{.view}}"]
 )
 def test_go_refuses_values_that_refer_to_themselves_or_show_an_address(template: str) -> None:
-    with pytest.raises(TemplateSecurityError, match=REFUSED_SELF_OR_ADDRESS):
-        render(GO, template, SELF_OR_ADDRESS)
+    assert_refused(GO, template, SELF_OR_ADDRESS, REFUSED_SELF_OR_ADDRESS)
 
 
 @pytest.mark.parametrize(
@@ -300,14 +278,12 @@ def test_go_refuses_values_that_refer_to_themselves_or_show_an_address(template:
 def test_go_refuses_objects_that_print_as_addresses(
     template: str, variables: dict[str, Any]
 ) -> None:
-    with pytest.raises(TemplateSecurityError, match=r"prints as a memory address"):
-        render(GO, template, variables)
+    assert_refused(GO, template, variables, AN_ADDRESS)
 
 
 @pytest.mark.parametrize("value", [Plain(), len, [Plain()], {"k": Holder(len)}])
 def test_fstring_refuses_objects_that_print_as_addresses(value: Any) -> None:
-    with pytest.raises(TemplateSecurityError, match=r"prints as a memory address"):
-        render(FormatType.FSTRING, "{x}", {"x": value})
+    assert_refused(FormatType.FSTRING, "{x}", {"x": value}, AN_ADDRESS)
 
 
 def test_go_has_no_printf_to_widen() -> None:

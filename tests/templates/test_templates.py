@@ -171,20 +171,6 @@ def test_fstring(template: str, expected: str) -> None:
     assert result[0].text == expected
 
 
-@pytest.mark.parametrize(
-    ("template", "error", "message"),
-    [
-        ("{missing}", TemplateVariableError, "could not find key: missing"),
-        ("a { b", TemplateSyntaxError, "Single '{' encountered in format string"),
-        ("a } b", TemplateSyntaxError, "Single '}' encountered in format string"),
-        ("{a.__class__}", TemplateSyntaxError, "not a plain variable name"),
-    ],
-)
-def test_fstring_errors_name_the_template(template: str, error: type, message: str) -> None:
-    with pytest.raises(error, match=f"template #0 \\(user message\\): .*{message}"):
-        from_agentic_messages(FS, user_agentic_message(template)).format({"a": 1})
-
-
 # -- GoTemplate: expected strings from Go's text/template documentation --------------------
 
 GO_CASES = [
@@ -224,22 +210,42 @@ def test_go_template_matches_go(template: str, variables: dict[str, Any], expect
     )
 
 
-@pytest.mark.parametrize(
-    ("template", "error", "message"),
-    [
-        ("{{.nope}}", TemplateVariableError, 'map has no entry for key "nope"'),
-        ('{{.x | printf "%q"}}', UnsupportedTemplateConstruct, "pipelines"),
-        ("{{len .x}}", UnsupportedTemplateConstruct, "functions and calls are not supported"),
-        ("{{$x := 1}}", UnsupportedTemplateConstruct, "variables"),
-        ("{{with .x}}a{{end}}", UnsupportedTemplateConstruct, "with"),
-        ("{{if .x}}a", TemplateSyntaxError, "missing {{end}}"),
-        ("{{end}}", TemplateSyntaxError, "unexpected {{end}}"),
-        ("{{.x", TemplateSyntaxError, "unclosed action"),
-    ],
-)
-def test_go_template_errors(template: str, error: type, message: str) -> None:
-    with pytest.raises(error, match=message.replace("{", "\\{").replace("|", "\\|")):
-        from_agentic_messages(GO, user_agentic_message(template)).format({"x": [1]})
+def _literally(message: str) -> str:
+    return message.replace("{", "\\{").replace("|", "\\|")
+
+
+NAMED = "template #0 \\(user message\\): .*"  # an f-string error names its template
+# (format, template, error, pattern of its message): f-strings, then Go's subset
+TEMPLATE_ERRORS = [
+    (FS, "{missing}", TemplateVariableError, NAMED + "could not find key: missing"),
+    (FS, "a { b", TemplateSyntaxError, NAMED + "Single '{' encountered in format string"),
+    (FS, "a } b", TemplateSyntaxError, NAMED + "Single '}' encountered in format string"),
+    (FS, "{a.__class__}", TemplateSyntaxError, NAMED + "not a plain variable name"),
+    (GO, "{{.nope}}", TemplateVariableError, _literally('map has no entry for key "nope"')),
+    (GO, '{{.x | printf "%q"}}', UnsupportedTemplateConstruct, _literally("pipelines")),
+    (
+        GO,
+        "{{len .x}}",
+        UnsupportedTemplateConstruct,
+        _literally("functions and calls are not supported"),
+    ),
+    (GO, "{{$x := 1}}", UnsupportedTemplateConstruct, _literally("variables")),
+    (GO, "{{with .x}}a{{end}}", UnsupportedTemplateConstruct, _literally("with")),
+    (GO, "{{if .x}}a", TemplateSyntaxError, _literally("missing {{end}}")),
+    (GO, "{{end}}", TemplateSyntaxError, _literally("unexpected {{end}}")),
+    (GO, "{{.x", TemplateSyntaxError, _literally("unclosed action")),
+]
+VARIABLES_OF = {FS: {"a": 1}, GO: {"x": [1]}}
+
+
+@pytest.mark.parametrize(("format_type", "template", "error", "pattern"), TEMPLATE_ERRORS)
+def test_fstring_and_go_template_errors(
+    format_type: FormatType, template: str, error: type, pattern: str
+) -> None:
+    with pytest.raises(error, match=pattern):
+        from_agentic_messages(format_type, user_agentic_message(template)).format(
+            VARIABLES_OF[format_type]
+        )
 
 
 # -- Jinja2 -------------------------------------------------------------------------------

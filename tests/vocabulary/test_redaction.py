@@ -54,62 +54,57 @@ def test_prose_and_hookproof_ids_are_unchanged(text: str) -> None:
     assert redact_text(text) == text
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("Authorization: Bearer abc.def123ghi", "Authorization: Bearer [REDACTED]"),
-        ("https://bob:hunter22@example.com/x", "https://[REDACTED]@example.com/x"),
-        ('"api_key": "abcdEFGH1234"', '"api_key": "[REDACTED]"'),
-        ("Cookie: a=b; c=d\nnext line", "Cookie: [REDACTED]\nnext line"),
-        (
-            "-----BEGIN PRIVATE KEY-----\nMIIEabc\n-----END PRIVATE KEY-----",
-            "-----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----",
-        ),
-        # A quoted value under a credential name is data, whatever it looks like.
-        (
-            "{'api_key': 'short', 'eos_token': '</s>'}",
-            "{'api_key': '[REDACTED]', 'eos_token': '</s>'}",
-        ),
-        ("Model(token='abc', max_tokens=5)", "Model(token='[REDACTED]', max_tokens=5)"),
-        ("{'credentials': 'abc'}", "{'credentials': '[REDACTED]'}"),
-        ('{\\"secret\\": \\"x y\\"}', '{\\"secret\\": \\"[REDACTED]\\"}'),
-        # An escaped line break (a repr, JSON) is a boundary, as a real one is.
-        (
-            "'a\\napi-key: 0123abcd0123abcd\\nCookie: a=b'",
-            "'a\\napi-key: [REDACTED]\\nCookie: [REDACTED]'",
-        ),
-    ],
-)
-def test_the_name_of_what_was_redacted_stays_readable(text: str, expected: str) -> None:
-    assert redact_text(text) == expected
+# The name of what was redacted stays readable.
+NAME_KEPT = [
+    ("Authorization: Bearer abc.def123ghi", "Authorization: Bearer [REDACTED]"),
+    ("https://bob:hunter22@example.com/x", "https://[REDACTED]@example.com/x"),
+    ('"api_key": "abcdEFGH1234"', '"api_key": "[REDACTED]"'),
+    ("Cookie: a=b; c=d\nnext line", "Cookie: [REDACTED]\nnext line"),
+    (
+        "-----BEGIN PRIVATE KEY-----\nMIIEabc\n-----END PRIVATE KEY-----",
+        "-----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----",
+    ),
+    # A quoted value under a credential name is data, whatever it looks like.
+    (
+        "{'api_key': 'short', 'eos_token': '</s>'}",
+        "{'api_key': '[REDACTED]', 'eos_token': '</s>'}",
+    ),
+    ("Model(token='abc', max_tokens=5)", "Model(token='[REDACTED]', max_tokens=5)"),
+    ("{'credentials': 'abc'}", "{'credentials': '[REDACTED]'}"),
+    ('{\\"secret\\": \\"x y\\"}', '{\\"secret\\": \\"[REDACTED]\\"}'),
+    # An escaped line break (a repr, JSON) is a boundary, as a real one is.
+    (
+        "'a\\napi-key: 0123abcd0123abcd\\nCookie: a=b'",
+        "'a\\napi-key: [REDACTED]\\nCookie: [REDACTED]'",
+    ),
+]
+# Credentials in every form of URL are redacted, and only they.
+URL_CREDENTIALS = [
+    ("redis://:hunter2pass@cache:6379/0", "redis://[REDACTED]@cache:6379/0"),
+    ("postgres://:pw@db", "postgres://[REDACTED]@db"),
+    ("postgres://u:p@ss@db/app?x=a@b", "postgres://[REDACTED]@db/app?x=a@b"),
+    ("http://u:pw@[::1]:8080/", "http://[REDACTED]@[::1]:8080/"),
+    ("//:pw@host/x", "//[REDACTED]@host/x"),
+    ("redis:\\/\\/:pw@cache", "redis:\\/\\/[REDACTED]@cache"),
+    ("x?to=https%3a%2f%2fu%3apw%40h%2Fp", "x?to=https%3a%2f%2f[REDACTED]%40h%2Fp"),
+    (
+        "https://h/p?key=a&sort=key&max_tokens=5",
+        "https://h/p?key=[REDACTED]&sort=key&max_tokens=5",
+    ),
+    ("https://h/?api_key=a&alt=json", "https://h/?api_key=[REDACTED]&alt=json"),
+    ("https://h/#access_token=a&state=b", "https://h/#access_token=[REDACTED]&state=b"),
+    # Not secrets: no password, a plain user name, a parameter that names no credential.
+    ("redis://user:@cache:6379", "redis://user:@cache:6379"),
+    ("ssh://git@github.example/org/repo", "ssh://git@github.example/org/repo"),
+    (
+        "GET /search?q=tokens&page=2&next_page_token=3",
+        "GET /search?q=tokens&page=2&next_page_token=3",
+    ),
+]
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("redis://:hunter2pass@cache:6379/0", "redis://[REDACTED]@cache:6379/0"),
-        ("postgres://:pw@db", "postgres://[REDACTED]@db"),
-        ("postgres://u:p@ss@db/app?x=a@b", "postgres://[REDACTED]@db/app?x=a@b"),
-        ("http://u:pw@[::1]:8080/", "http://[REDACTED]@[::1]:8080/"),
-        ("//:pw@host/x", "//[REDACTED]@host/x"),
-        ("redis:\\/\\/:pw@cache", "redis:\\/\\/[REDACTED]@cache"),
-        ("x?to=https%3a%2f%2fu%3apw%40h%2Fp", "x?to=https%3a%2f%2f[REDACTED]%40h%2Fp"),
-        (
-            "https://h/p?key=a&sort=key&max_tokens=5",
-            "https://h/p?key=[REDACTED]&sort=key&max_tokens=5",
-        ),
-        ("https://h/?api_key=a&alt=json", "https://h/?api_key=[REDACTED]&alt=json"),
-        ("https://h/#access_token=a&state=b", "https://h/#access_token=[REDACTED]&state=b"),
-        # Not secrets: no password, a plain user name, a parameter that names no credential.
-        ("redis://user:@cache:6379", "redis://user:@cache:6379"),
-        ("ssh://git@github.example/org/repo", "ssh://git@github.example/org/repo"),
-        (
-            "GET /search?q=tokens&page=2&next_page_token=3",
-            "GET /search?q=tokens&page=2&next_page_token=3",
-        ),
-    ],
-)
-def test_credentials_in_every_form_of_url_are_redacted(text: str, expected: str) -> None:
+@pytest.mark.parametrize(("text", "expected"), [*NAME_KEPT, *URL_CREDENTIALS])
+def test_only_the_secret_is_redacted_around_its_name_or_in_a_url(text: str, expected: str) -> None:
     assert redact_text(text) == expected
 
 

@@ -131,14 +131,25 @@ type filter struct {
 }
 
 func (f *filter) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
-	var kept []*schema.ToolInfo
-	for _, info := range state.ToolInfos {
-		if info.Name != f.tool {
-			kept = append(kept, info)
+	state.ToolInfos, _ = withoutNamed(state.ToolInfos, f.tool, func(info *schema.ToolInfo) (string, error) {
+		return info.Name, nil
+	})
+	return ctx, state, nil
+}
+
+// withoutNamed is items without those named drop, or the first error of naming one.
+func withoutNamed[Item any](items []Item, drop string, nameOf func(Item) (string, error)) ([]Item, error) {
+	var kept []Item
+	for _, item := range items {
+		name, err := nameOf(item)
+		if err != nil {
+			return nil, err
+		}
+		if name != drop {
+			kept = append(kept, item)
 		}
 	}
-	state.ToolInfos = kept
-	return ctx, state, nil
+	return kept, nil
 }
 
 // rewrite appends a user message naming the handler before every model call.
@@ -161,15 +172,15 @@ type agentContext struct {
 
 func (a *agentContext) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
 	runCtx.Instruction += "\n\nfrom " + a.name
-	var kept []tool.BaseTool
-	for _, item := range runCtx.Tools {
+	kept, err := withoutNamed(runCtx.Tools, a.tool, func(item tool.BaseTool) (string, error) {
 		info, err := item.Info(ctx)
 		if err != nil {
-			return ctx, runCtx, err
+			return "", err
 		}
-		if info.Name != a.tool {
-			kept = append(kept, item)
-		}
+		return info.Name, nil
+	})
+	if err != nil {
+		return ctx, runCtx, err
 	}
 	runCtx.Tools = kept
 	return ctx, runCtx, nil

@@ -1,4 +1,5 @@
-"""The one agent engine (internal): the loop, layer chaining, executors, checkpoints and state.
+"""The one agent engine (internal): the loop, layer chaining, executors, checkpoints, state
+and the run observer.
 
 Dialects implement its typed interface; nothing outside hookproof imports it.
 """
@@ -11,15 +12,15 @@ from hookproof._engine.checkpoint import (
     interrupt,
 )
 from hookproof._engine.dialect import Dialect
-from hookproof._engine.executors import AsyncExec, SyncExec, drive, run_tool
+from hookproof._engine.executors import drive, run_tool
 from hookproof._engine.loop import Engine
+from hookproof._engine.observer import RunObserver, Unobserved
 from hookproof._engine.run import RunHandle
 from hookproof._engine.state import StateSpec, UntrackedValue, add_messages, is_untracked
 from hookproof._engine.types import Layer, NodeHook, Phase, RunResult, Stack
 from hookproof._engine.workers import in_thread
 
 __all__ = [
-    "AsyncExec",
     "Checkpoint",
     "Dialect",
     "Engine",
@@ -30,10 +31,11 @@ __all__ = [
     "NodeHook",
     "Phase",
     "RunHandle",
+    "RunObserver",
     "RunResult",
     "Stack",
     "StateSpec",
-    "SyncExec",
+    "Unobserved",
     "UntrackedValue",
     "add_messages",
     "drive",

@@ -7,22 +7,18 @@ layer); the async chains await async twins and run a sync hook in a helper threa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run, error_data
 from hookproof._engine.types import Layer
 from hookproof._engine.workers import in_thread
-from hookproof._guard import check_model
 from hookproof.errors import UsageError
+from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage
-from hookproof.provenance import PendingProvenance
 from hookproof.vocabulary import Command, FinalRequest, ModelRequest, ModelResponse
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 __all__ = ["Chains"]
 
@@ -33,15 +29,16 @@ AsyncLink = Callable[[Run, Any], Coroutine[Any, Any, Any]]
 class Chains:
     """The model and tool chains of one agent, for invoke() and for ainvoke()."""
 
-    __slots__ = ("_tool_names", "async_model", "async_tool", "sync_model", "sync_tool")
+    __slots__ = ("_dialect", "_tool_names", "async_model", "async_tool", "sync_model", "sync_tool")
 
     def __init__(self, dialect: Dialect) -> None:
         stack = dialect.stack
+        self._dialect = dialect
         self._tool_names: tuple[Any, tuple[str, ...]] = (None, ())
-        self.sync_model = _sync_chain(stack.model_layers, self._model, notes=True)
-        self.async_model = _async_chain(stack.model_layers, self._amodel, notes=True)
-        self.sync_tool = _sync_chain(stack.tool_layers, _tool)
-        self.async_tool = _async_chain(stack.tool_layers, _atool)
+        self.sync_model = _sync_chain(stack.model_layers, self._model, observed=True)
+        self.async_model = _async_chain(stack.model_layers, self._amodel, observed=True)
+        self.sync_tool = _sync_chain(stack.tool_layers, self._tool)
+        self.async_tool = _async_chain(stack.tool_layers, self._atool)
 
     # -- the innermost model call -----------------------------------------------------------
 
@@ -55,7 +52,7 @@ class Chains:
         except BaseException as error:
             run.trace.record("model", "model", "error", None, error_data(error))
             raise
-        return run.dialect.model_answer(call, _model_exit(run, reply, final.model))
+        return self._dialect.model_answer(call, _model_exit(run, reply, final.model))
 
     async def _amodel(self, run: Run, call: Any) -> Any:
         request, final = self._model_enter(run, call)
@@ -69,25 +66,12 @@ class Chains:
         except BaseException as error:
             run.trace.record("model", "model", "error", None, error_data(error))
             raise
-        return run.dialect.model_answer(call, _model_exit(run, reply, final.model))
+        return self._dialect.model_answer(call, _model_exit(run, reply, final.model))
 
-    @staticmethod
-    def _model_enter(run: Run, call: Any) -> tuple[ModelRequest, FinalRequest]:
-        dialect = run.dialect
-        request = dialect.final_request(call)
+    def _model_enter(self, run: Run, call: Any) -> tuple[ModelRequest, FinalRequest]:
+        request = self._dialect.final_request(call)
         check_model(request.model)
-        edits = run.model_edits
-        start, prior = dialect.prior_edits(call)
-        base = start if start is not None else edits[0][1] if edits else call
-        provenance = PendingProvenance(
-            base,
-            [*prior, *edits],
-            request,
-            dialect.tool_origins,
-            dialect.request_of,
-            dialect.system_origins,
-        )
-        final = FinalRequest.from_request(request, provenance)
+        final = FinalRequest.from_request(request, run.observer.model_called(call, request))
         run.final_requests.append(final)
         return request, final
 
@@ -101,6 +85,37 @@ class Chains:
             names = tuple(sorted(item.name for item in request.tools))
             self._tool_names = (request.tools, names)
         return names
+
+    # -- the innermost tool call ------------------------------------------------------------
+
+    def _tool(self, run: Run, value: Any) -> Any:
+        data = self._tool_enter(run, value)
+        if run.probe is not None:
+            run.probe.reached(run.source)
+        run.trace.record("tool", "tool", "enter", None, data)
+        try:
+            result = self._dialect.execute_tool(value)
+        except BaseException as error:
+            run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
+            raise
+        return _tool_exit(run, data, result)
+
+    async def _atool(self, run: Run, value: Any) -> Any:
+        data = self._tool_enter(run, value)
+        if run.probe is not None:
+            await run.probe.areached(run.source)
+        run.trace.record("tool", "tool", "enter", None, data)
+        try:
+            result = await self._dialect.aexecute_tool(value)
+        except BaseException as error:
+            run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
+            raise
+        return _tool_exit(run, data, result)
+
+    def _tool_enter(self, run: Run, value: Any) -> dict[str, str]:
+        name, call_id = self._dialect.tool_called(value)
+        run.source = f"tool {name}"
+        return {"tool": name, "call_id": call_id}
 
 
 def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
@@ -122,77 +137,49 @@ def _as_model_response(reply: Any, model: str) -> ModelResponse:
     )
 
 
-# -- the innermost tool call --------------------------------------------------------------
-
-
-def _tool_enter(run: Run, value: Any) -> dict[str, str]:
-    name, call_id = run.dialect.tool_called(value)
-    run.source = f"tool {name}"
-    return {"tool": name, "call_id": call_id}
-
-
 def _tool_exit(run: Run, data: dict[str, str], result: Any) -> Any:
     status = "command" if isinstance(result, Command) else getattr(result, "status", "success")
     run.trace.record("tool", "tool", "exit", None, {**data, "status": status})
     return result
 
 
-def _tool(run: Run, value: Any) -> Any:
-    data = _tool_enter(run, value)
-    if run.probe is not None:
-        run.probe.reached(run.source)
-    run.trace.record("tool", "tool", "enter", None, data)
-    try:
-        result = run.dialect.execute_tool(value)
-    except BaseException as error:
-        run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
-        raise
-    return _tool_exit(run, data, result)
-
-
-async def _atool(run: Run, value: Any) -> Any:
-    data = _tool_enter(run, value)
-    if run.probe is not None:
-        await run.probe.areached(run.source)
-    run.trace.record("tool", "tool", "enter", None, data)
-    try:
-        result = await run.dialect.aexecute_tool(value)
-    except BaseException as error:
-        run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
-        raise
-    return _tool_exit(run, data, result)
-
-
 # -- chaining -----------------------------------------------------------------------------
 
 
-def _sync_chain(layers: Sequence[Layer], innermost: SyncLink, notes: bool = False) -> SyncLink:
+def _sync_chain(layers: Sequence[Layer], innermost: SyncLink, observed: bool = False) -> SyncLink:
     chain = innermost
     for layer in reversed(layers):
-        chain = _sync_link(layer, chain, notes)
+        chain = _sync_link(layer, chain, observed)
     return chain
 
 
-def _async_chain(layers: Sequence[Layer], innermost: AsyncLink, notes: bool = False) -> AsyncLink:
+def _async_chain(
+    layers: Sequence[Layer], innermost: AsyncLink, observed: bool = False
+) -> AsyncLink:
     chain = innermost
     for layer in reversed(layers):
-        chain = _async_link(layer, chain, notes)
+        chain = _async_link(layer, chain, observed)
     return chain
 
 
-# With ``notes`` (the model chain), a layer that hands its inner handler another request than
-# it received is noted in the run, (owner, received, passed on), while the inner call lasts:
-# the FinalRequest's provenance is read from these notes.
+# In an ``observed`` chain (the model chain), a layer that hands its inner handler another
+# value than it received is reported to the run's observer while the inner call lasts.
 
 
-def _note(run: Run, owner: str, received: Any, passed: Any) -> bool:
-    if passed is received:
+def _passing(run: Run, owner: str, received: Any, passed: Any, observed: bool) -> bool:
+    if not observed or passed is received:
         return False
-    run.model_edits.append((owner, received, passed))
+    run.observer.request_passed(owner, received, passed)
     return True
 
 
-def _sync_link(layer: Layer, inner: SyncLink, notes: bool) -> SyncLink:
+def _back(run: Run, label: str, passed: bool) -> None:
+    run.source = label  # back in this layer
+    if passed:
+        run.observer.request_returned()
+
+
+def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
     owner, hook, func, when = layer.owner, layer.hook, layer.sync, layer.when
     label = f"{owner}.{hook}"
 
@@ -205,14 +192,16 @@ def _sync_link(layer: Layer, inner: SyncLink, notes: bool) -> SyncLink:
         trace = run.trace
         trace.record("layer", hook, "enter", owner)
 
-        def handler(changed: Any) -> Any:
-            noted = notes and _note(run, owner, value, changed)
+        def handler(changed: Any) -> Any:  # _passing and _back inline: invoke()'s hot path
+            passed = observed and changed is not value
+            if passed:
+                run.observer.request_passed(owner, value, changed)
             try:
                 return inner(run, changed)
             finally:
                 run.source = label  # back in this layer
-                if noted:
-                    run.model_edits.pop()
+                if passed:
+                    run.observer.request_returned()
 
         try:
             if func is None:
@@ -227,10 +216,10 @@ def _sync_link(layer: Layer, inner: SyncLink, notes: bool) -> SyncLink:
     return link
 
 
-def _async_link(layer: Layer, inner: AsyncLink, notes: bool) -> AsyncLink:
+def _async_link(layer: Layer, inner: AsyncLink, observed: bool) -> AsyncLink:
     owner, hook, when = layer.owner, layer.hook, layer.when
     label = f"{owner}.{hook}"
-    call = _async_call(layer, inner, label, notes)
+    call = _async_call(layer, inner, label, observed)
 
     async def link(run: Run, value: Any) -> Any:
         if when is not None and not when(value):
@@ -251,27 +240,23 @@ def _async_link(layer: Layer, inner: AsyncLink, notes: bool) -> AsyncLink:
     return link
 
 
-def _async_call(layer: Layer, inner: AsyncLink, label: str, notes: bool) -> AsyncLink:
+def _async_call(layer: Layer, inner: AsyncLink, label: str, observed: bool) -> AsyncLink:
     """The layer's own call under ainvoke(): its async twin, or its sync hook in a thread."""
-    owner = layer.owner
-    if layer.async_ is not None:
-        func = layer.async_
+    owner, twin, sync = layer.owner, layer.async_, layer.sync
 
-        async def twin(run: Run, value: Any) -> Any:
-            async def handler(changed: Any) -> Any:
-                noted = notes and _note(run, owner, value, changed)
-                try:
-                    return await inner(run, changed)
-                finally:
-                    run.source = label
-                    if noted:
-                        run.model_edits.pop()
+    async def inner_call(run: Run, value: Any, changed: Any) -> Any:
+        passed = _passing(run, owner, value, changed, observed)
+        try:
+            return await inner(run, changed)
+        finally:
+            _back(run, label, passed)
 
-            return await func(value, handler)
+    async def awaited(run: Run, value: Any) -> Any:
+        async def handler(changed: Any) -> Any:
+            return await inner_call(run, value, changed)
 
-        return twin
-    sync = layer.sync
-    assert sync is not None
+        assert twin is not None
+        return await twin(value, handler)
 
     async def threaded(run: Run, value: Any) -> Any:
         import asyncio  # loaded already: only a running event loop gets here
@@ -279,14 +264,10 @@ def _async_call(layer: Layer, inner: AsyncLink, label: str, notes: bool) -> Asyn
         loop = asyncio.get_running_loop()
 
         def handler(changed: Any) -> Any:
-            noted = notes and _note(run, owner, value, changed)
-            try:
-                return asyncio.run_coroutine_threadsafe(inner(run, changed), loop).result()
-            finally:
-                run.source = label
-                if noted:
-                    run.model_edits.pop()
+            coroutine = inner_call(run, value, changed)
+            return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
 
+        assert sync is not None  # a layer has a sync hook, an async twin, or both
         return await in_thread(sync, value, handler)
 
-    return threaded
+    return awaited if twin is not None else threaded

@@ -1,55 +1,49 @@
 """The one interface a dialect implements to run on the engine.
 
 The engine owns the loop, the order of phases, layer chaining, state and reducers, the trace,
-checkpoints and the real-model guard. A dialect owns everything its framework decides
-differently: what the model layers receive and return, what the innermost model is given,
-which tool calls are still pending, how a tool runs and what its result does to the run, and
-the limit on model calls. ``hookproof.runtime`` (LangChain v1 semantics) and
-``hookproof.eino`` (CloudWeGo Eino semantics) are the two implementations.
+checkpoints, the real-model guard, and telling the run's observer (provenance) what happened.
+A dialect owns everything its framework decides differently: what the model layers receive
+and return, what the innermost model is given, which tool calls are still pending, how a
+tool runs and what its result does to the run, and the limit on model calls.
+``hookproof.runtime`` (LangChain v1 semantics) and ``hookproof.eino`` (CloudWeGo Eino
+semantics) are the two implementations.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
+from hookproof._engine.run import RunHandle
 from hookproof._engine.state import StateSpec
 from hookproof._engine.types import Stack
 from hookproof._frozen import FrozenDict
 from hookproof.messages import Message, ToolCall
 from hookproof.vocabulary import Command, ModelRequest, ModelResponse
 
-if TYPE_CHECKING:
-    from hookproof._engine.run import RunHandle
-
 __all__ = ["Dialect"]
 
 
 class Dialect(ABC):
     """A framework's rules, compiled once per agent: its hooks and layers (``stack``), its
-    state keys and reducers (``state``), and the answers below.
+    state keys and reducers (``state``), and the answers below. Everything is given when
+    it is built; nothing is set on it later.
 
     Each method runs on every call of its step, so it must be cheap and must keep no
     per-run data on ``self`` (one agent serves concurrent runs): per-run data belongs in the
     run's context or state, reached through the RunHandle.
     """
 
-    def __init__(
-        self, *, name: str, model: Any, stack: Stack, state: StateSpec, checkpointer: Any
-    ) -> None:
+    # A failing tool call stops the turn at once (LangChain, one call after another), or
+    # every call of the turn runs first and the first failure is raised after (Eino).
+    runs_whole_tool_turn: ClassVar[bool] = False
+
+    def __init__(self, *, name: str, model: Any, stack: Stack, state: StateSpec) -> None:
         self.name = name
         self.model = model
         self.stack = stack
         self.state = state
-        self.checkpointer = checkpointer
-        # Who registered each tool, by name (absent: the agent's own tools=), for provenance.
-        self.tool_origins: Mapping[str, str] = {}
-        # The origin of each line of the agent's own system prompt, where not all the agent's.
-        self.system_origins: tuple[str, ...] = ()
-        # A failing tool call stops the turn at once (LangChain, one call after another), or
-        # every call of the turn runs first and the first failure is raised after (Eino).
-        self.runs_whole_tool_turn = False
 
     # -- the model step ---------------------------------------------------------------------
 
@@ -64,17 +58,6 @@ class Dialect(ABC):
     @abstractmethod
     def final_request(self, call: Any) -> ModelRequest:
         """What the innermost model receives for ``call`` (recorded as the FinalRequest)."""
-
-    def request_of(self, call: Any) -> ModelRequest | None:
-        """The request a model layer's value holds, read without checks (for provenance);
-        None for a value that holds none."""
-        return call if isinstance(call, ModelRequest) else None
-
-    def prior_edits(self, call: Any) -> tuple[Any, Sequence[Any]]:
-        """For provenance, changes the dialect's own steps made before the model layers
-        (Eino's state rewrites): the request they started from (None: none) and the notes,
-        (owner, before, after), outermost first."""
-        return None, ()
 
     @abstractmethod
     def model_answer(self, call: Any, response: ModelResponse) -> Any:

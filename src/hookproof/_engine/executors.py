@@ -1,7 +1,8 @@
 """How each step is called: synchronously under invoke(), awaited under ainvoke().
 
-Under invoke() everything is a plain call: the layer chains are plain functions and the one
-coroutine of the loop never suspends, so ``drive`` runs it without an event loop. Under
+Under invoke() (the loop's ``sync`` mode) everything is a plain call: the layer chains are
+plain functions and the one coroutine of the loop never suspends, so ``drive`` runs it
+without an event loop. Under
 ainvoke() async twins are awaited first; a sync wrap hook runs in a helper thread (workers.py)
 whose handler hands the inner layers back to the event loop, so sync and async hooks mix.
 """
@@ -9,16 +10,12 @@ whose handler hands the inner layers back to the event loop, so sync and async h
 from __future__ import annotations
 
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
-from hookproof._engine.types import NodeHook
 from hookproof.errors import MissingAsyncHookError
 from hookproof.tools import Tool
 
-if TYPE_CHECKING:
-    from hookproof._engine.run import Run
-
-__all__ = ["AsyncExec", "SyncExec", "drive", "missing_sync", "run_tool"]
+__all__ = ["drive", "missing_sync", "run_tool"]
 
 
 def drive(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -49,29 +46,3 @@ def run_tool(tool: Tool, kwargs: dict[str, Any]) -> Any:
     import asyncio  # only for an async-only tool: invoke() itself never needs asyncio
 
     return asyncio.run(cast(Coroutine[Any, Any, Any], tool.coroutine(**kwargs)))
-
-
-class SyncExec:
-    """Steps for invoke(): everything is called directly, nothing suspends."""
-
-    async def node(self, hook: NodeHook, run: Run) -> Any:
-        if hook.sync is None:
-            raise missing_sync(hook.owner, hook.hook)
-        return hook.sync(run.snapshot(), run.runtime)
-
-    async def pause(self, run: Run, label: str) -> None:
-        assert run.probe is not None
-        run.probe.reached(label)
-
-
-class AsyncExec(SyncExec):
-    """Steps for ainvoke(): async twins first, sync hooks still honoured."""
-
-    async def node(self, hook: NodeHook, run: Run) -> Any:
-        if hook.async_ is not None:
-            return await hook.async_(run.snapshot(), run.runtime)
-        return hook.sync(run.snapshot(), run.runtime)  # type: ignore[misc]
-
-    async def pause(self, run: Run, label: str) -> None:
-        assert run.probe is not None
-        await run.probe.areached(label)

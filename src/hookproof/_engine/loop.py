@@ -9,14 +9,14 @@ order the model gave them, so the trace is the same on every run.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from hookproof._engine.chain import Chains
 from hookproof._engine.checkpoint import RESUME, Checkpoint, InterruptRaised, ResumeValues
 from hookproof._engine.dialect import Dialect
-from hookproof._engine.executors import AsyncExec, SyncExec
+from hookproof._engine.executors import missing_sync
+from hookproof._engine.observer import RunObserver, Unobserved
 from hookproof._engine.run import Run, RunHandle, error_data
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._frozen import FrozenDict
@@ -28,47 +28,63 @@ from hookproof.vocabulary import NO_RESUME
 
 __all__ = ["Engine"]
 
+D = TypeVar("D", bound=Dialect)
 
-class Engine:
-    """Runs one dialect's agent: compiled once, shared by every run."""
 
-    def __init__(self, dialect: Dialect) -> None:
+class Engine(Generic[D]):
+    """Runs one dialect's agent: compiled once, shared by every run. ``checkpointer`` keeps
+    the threads (None: runs are not saved and cannot pause); ``observe`` makes each run's
+    observer (the agents observe provenance; by default nothing is observed)."""
+
+    def __init__(
+        self,
+        dialect: D,
+        *,
+        checkpointer: Any = None,
+        observe: Callable[[], RunObserver] = Unobserved,
+    ) -> None:
         self.dialect = dialect
+        self.checkpointer = checkpointer
+        self.observe = observe
         self.chains = Chains(dialect)
 
-    def with_checkpointer(self, checkpointer: Any) -> Engine:
-        dialect = copy.copy(self.dialect)
-        dialect.checkpointer = checkpointer
-        return Engine(dialect)
+    def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
+        return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
 
     @untimed
     async def run(
         self,
         initial: dict[str, Any] | None,
         context: Any,
-        executor: SyncExec,
         *,
+        sync: bool,
         thread_id: str | None = None,
         resume: Any = NO_RESUME,
         fresh: bool = False,
         bind: Callable[[RunHandle], None] | None = None,
     ) -> RunResult:
-        """Run from ``initial`` input, or resume a paused thread with ``resume``.
+        """Run from ``initial`` input, or resume a paused thread with ``resume``; ``sync``
+        (invoke()) calls every step directly, so ``drive`` runs the coroutine without an
+        event loop; otherwise (ainvoke()) async twins are awaited.
 
         ``fresh`` starts from ``initial`` alone even when the thread has a checkpoint (its next
         save replaces it). ``bind`` receives the RunHandle before anything runs, so a dialect
         can keep per-run data in the run's context.
         """
-        run = Run(self.dialect, executor, Runtime(context=context, agent_name=self.dialect.name))
-        run.chains = self.chains
-        run.thread_id = thread_id
+        run = Run(
+            spec=self.dialect.state,
+            checkpointer=self.checkpointer,
+            runtime=Runtime(context=context, agent_name=self.dialect.name),
+            observer=self.observe(),
+            thread_id=thread_id,
+        )
         if bind is not None:
             bind(run.handle)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = _start(run, initial, resume, fresh)
         token = RESUME.set(run.resume_values)
         try:
-            await _Loop(run).go(phase, index)
+            await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
         finally:
             RESUME.reset(token)
         if not run.interrupts:
@@ -105,7 +121,7 @@ def _start(run: Run, initial: dict[str, Any] | None, resume: Any, fresh: bool) -
 
 
 def _checkpoint(run: Run) -> Checkpoint | None:
-    checkpointer = run.dialect.checkpointer
+    checkpointer = run.checkpointer
     if run.thread_id is None or checkpointer is None:
         return None
     return checkpointer.get(run.thread_id)  # type: ignore[no-any-return]
@@ -116,12 +132,12 @@ class _Loop:
 
     __slots__ = ("chains", "dialect", "run", "stack", "sync")
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, dialect: Dialect, chains: Chains, sync: bool) -> None:
         self.run = run
-        self.dialect = run.dialect
-        self.stack = run.dialect.stack
-        self.chains = run.chains
-        self.sync = not isinstance(run.executor, AsyncExec)  # plain calls, no coroutines
+        self.dialect = dialect
+        self.stack = dialect.stack
+        self.chains = chains
+        self.sync = sync  # plain calls, no coroutines
 
     async def go(self, phase: Phase, index: int) -> None:
         run = self.run
@@ -183,18 +199,28 @@ class _Loop:
         run = self.run
         run.source = f"{hook.owner}.{hook.hook}"
         if run.probe is not None:
-            await run.executor.pause(run, run.source)
+            await self._pause(run.source)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
         try:
-            if self.sync and hook.sync is not None:
+            if self.sync or hook.async_ is None:  # under ainvoke(), a sync hook still runs
+                if hook.sync is None:
+                    raise missing_sync(hook.owner, hook.hook)
                 outcome = hook.sync(run.snapshot(), run.runtime)
             else:
-                outcome = await run.executor.node(hook, run)
+                outcome = await hook.async_(run.snapshot(), run.runtime)
         except BaseException as error:
             run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
             raise
         run.trace.record("hook", hook.hook, "exit", hook.owner)
         return run.apply_node_outcome(outcome, hook)
+
+    async def _pause(self, label: str) -> None:
+        probe = self.run.probe
+        assert probe is not None
+        if self.sync:
+            probe.reached(label)
+        else:
+            await probe.areached(label)
 
     # -- the model and the tools ------------------------------------------------------------
 

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hookproof._engine.checkpoint import Checkpoint, Interrupt, ResumeValues
-from hookproof._engine.dialect import Dialect
+from hookproof._engine.observer import RunObserver
 from hookproof._engine.probe import PROBE
+from hookproof._engine.state import StateSpec
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof.context import Runtime
 from hookproof.errors import ParentCommandError, UsageError
 from hookproof.trace import TraceRecorder
 from hookproof.vocabulary import Command, FinalRequest
-
-if TYPE_CHECKING:
-    from hookproof._engine.chain import Chains
-    from hookproof._engine.executors import SyncExec
 
 __all__ = ["Run", "RunHandle", "error_data"]
 
@@ -27,18 +24,27 @@ def error_data(error: BaseException) -> dict[str, str]:
 
 
 class Run:
-    """The state of one invocation (an agent is shared; a run is not)."""
+    """The state of one invocation (an agent is shared; a run is not): ``spec`` its state
+    keys, ``checkpointer`` where it saves (None: nowhere), ``observer`` told what happens."""
 
-    def __init__(self, dialect: Dialect, executor: SyncExec, runtime: Runtime[Any]) -> None:
-        self.dialect = dialect
-        self.executor = executor
+    def __init__(
+        self,
+        *,
+        spec: StateSpec,
+        checkpointer: Any,
+        runtime: Runtime[Any],
+        observer: RunObserver,
+        thread_id: str | None = None,
+    ) -> None:
+        self.spec = spec
+        self.checkpointer = checkpointer
         self.runtime = runtime
+        self.observer = observer
         self.trace = TraceRecorder()
         self.values: dict[str, Any] = {"messages": FrozenList()}
         self._snapshot: FrozenDict | None = None
         self.final_requests: list[FinalRequest] = []
-        self.model_edits: list[tuple[str, Any, Any]] = []  # see chain._note
-        self.thread_id: str | None = None
+        self.thread_id = thread_id
         self.phase, self.hook_index, self.model_calls = Phase.BEFORE_AGENT, 0, 0
         self.source = "agent"
         self.interrupts: tuple[Interrupt, ...] = ()
@@ -47,13 +53,12 @@ class Run:
         self.resume_step: tuple[Phase, int] | None = None
         self.probe = PROBE.get()
         self.handle = RunHandle(self)
-        self.chains: Chains  # set by the engine that starts the run
 
     # -- state ------------------------------------------------------------------------------
 
     def update(self, update: Mapping[str, Any], *, source: str, owner: str | None = None) -> None:
         where = f"{owner}.{source}" if owner else source
-        keys = self.dialect.state.apply(self.values, update, where)
+        keys = self.spec.apply(self.values, update, where)
         self._snapshot = None
         self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
 
@@ -104,7 +109,7 @@ class Run:
 
     @property
     def can_pause(self) -> bool:
-        return self.thread_id is not None and self.dialect.checkpointer is not None
+        return self.thread_id is not None and self.checkpointer is not None
 
     def pause(self, value: Any) -> None:
         self.interrupts = (Interrupt(value=value, source=self.source),)
@@ -115,14 +120,14 @@ class Run:
         if not self.can_pause:
             return
         checkpoint = Checkpoint(
-            values=self.dialect.state.tracked(self.snapshot()),  # run-scoped keys stay behind
+            values=self.spec.tracked(self.snapshot()),  # run-scoped keys stay behind
             phase=phase.value,
             hook_index=index,
             model_calls=self.model_calls,
             interrupts=self.interrupts,
             extra=self._pause_extra() if self.interrupts else FrozenDict(),
         )
-        self.dialect.checkpointer.put(self.thread_id, checkpoint)
+        self.checkpointer.put(self.thread_id, checkpoint)
 
     def _pause_extra(self) -> FrozenDict:
         answered = self.resume_values.values[: self.resume_values.used]
@@ -139,7 +144,7 @@ class Run:
 
     def record_failure(self, error: BaseException) -> None:
         """A failed run still closes its trace, so a dialect can report it whole."""
-        data = {"agent": self.dialect.name, **error_data(error)}
+        data = {"agent": self.runtime.agent_name, **error_data(error)}
         self.trace.record("agent", "run", "error", None, data)
 
     def result(self) -> RunResult:

@@ -1,37 +1,40 @@
-"""The deepagents target: LangChain graphs built by ``deepagents.create_deep_agent``.
+"""The deepagents roles: LangChain graphs built by ``deepagents.create_deep_agent``.
 
-Checks run deepagents graphs through ``LangChainTarget`` (a deep agent is a LangChain graph);
-this target adds how a deep agent is authored, for the conformance probes: its
-``create_deep_agent`` and its harness profiles. Importing it imports deepagents.
+Checks run deepagents graphs through ``LangChainTarget`` (a deep agent is a LangChain graph)
+and call deepagents middleware with LangChain's hook sampler; this module adds how a deep
+agent is authored, for the conformance probes: ``DEEPAGENTS_KIT``, LangChain's kit with
+deepagents' own ``create_deep_agent`` and harness profiles. Importing it imports deepagents.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any
 
 from deepagents import HarnessProfile, create_deep_agent, register_harness_profile
 
-from hookproof.adapters.langchain import LangChainTarget
+from hookproof.adapters.langchain.target import LANGCHAIN_KIT, LangChainTarget
 
-__all__ = ["DeepAgentsTarget"]
+__all__ = ["DEEPAGENTS_KIT", "DeepAgentsTarget"]
 
 
 class DeepAgentsTarget(LangChainTarget):
-    """Authors deep agents with deepagents' own create_deep_agent and profiles."""
+    """The LangChain target registered as ``deepagents``, whose kit authors deep agents."""
 
-    has_harness_profiles: ClassVar[bool] = True
 
-    @classmethod
-    def create_agent(
-        cls, model: Any, tools: Sequence[Any] = (), middleware: Sequence[Any] = ()
-    ) -> Any:
-        return create_deep_agent(model=model, tools=list(tools), middleware=list(middleware))
+def _create_agent(model: Any, tools: Sequence[Any], middleware: Sequence[Any]) -> Any:
+    return create_deep_agent(model=model, tools=list(tools), middleware=list(middleware))
 
-    @classmethod
-    @contextmanager
-    def harness_profiles(cls) -> Iterator[Callable[..., None]]:
-        """deepagents keeps one process-wide registry: profiles stay registered after the
-        block, so use keys of your own."""
-        yield lambda key, **fields: register_harness_profile(key, HarnessProfile(**fields))
+
+@contextmanager
+def _harness_profiles() -> Iterator[Callable[..., None]]:
+    """deepagents keeps one process-wide registry: profiles stay registered after the
+    block, so use keys of your own."""
+    yield lambda key, **fields: register_harness_profile(key, HarnessProfile(**fields))
+
+
+DEEPAGENTS_KIT = replace(
+    LANGCHAIN_KIT, create_agent=_create_agent, harness_profiles=_harness_profiles
+)

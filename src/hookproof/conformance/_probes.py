@@ -1,4 +1,4 @@
-"""The conformance probes, written once against the Target's authoring methods.
+"""The conformance probes, written once against a framework's ConformanceKit.
 
 Each probe builds a tiny scripted agent in the target's framework and says what it observed
 in a short line; the reference runtime's line is the baseline the other targets are judged by.
@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hookproof.models import call
-from hookproof.targets import Target
+from hookproof.targets import ConformanceKit
+from hookproof.targets.authoring import HarnessProfiles
 
 __all__ = ["CORE_PROBES", "HARNESS_PROBES", "outcome", "probes_of"]
 
@@ -40,12 +41,12 @@ def outcome(action: Callable[[], Any]) -> str:
         return f"raises {type(error).__name__}: {first}"
 
 
-def probes_of(target: type[Target]) -> Probes:
-    """The probes that apply to ``target``: the core ones, and the harness ones when it is a
-    deep-agent harness with profiles."""
-    found = _Core(target).probes()
-    if target.has_harness_profiles:
-        found.update(_harness(target))
+def probes_of(kit: ConformanceKit) -> Probes:
+    """The probes that apply to ``kit``'s framework: the core ones, and the harness ones when
+    it is a deep-agent harness with profiles."""
+    found = _Core(kit).probes()
+    if kit.harness_profiles is not None:
+        found.update(_harness(kit, kit.harness_profiles))
     return found
 
 
@@ -73,7 +74,7 @@ def lookup(query: str) -> str:
 class _Core:
     """The core probes on one target; each says what it observed."""
 
-    def __init__(self, t: type[Target]) -> None:
+    def __init__(self, t: ConformanceKit) -> None:
         self.t = t
         self.events: list[str] = []
         self.echo, self.boom = t.tool(echo), t.tool(boom)
@@ -146,10 +147,10 @@ class _Core:
         return outcome(lambda: asyncio.run(self.t.ainvoke(wrapped, _HI))[-1].text)
 
 
-def _override_depth(t: type[Target]) -> str:
+def _override_depth(t: ConformanceKit) -> str:
     """Whether ``request.override(...)`` copies deeply: an in-place change to the copy's
     messages must not reach the original."""
-    request = t.sample_model_request()
+    request = t.model_request()
     size = len(request.messages)
     changed = request.override(tools=[])
     try:
@@ -159,7 +160,7 @@ def _override_depth(t: type[Target]) -> str:
     return "shallow (original changed)" if len(request.messages) != size else "deep"
 
 
-def _harness(t: type[Target]) -> Probes:
+def _harness(t: ConformanceKit, profiles: HarnessProfiles) -> Probes:
     lookup_tool = t.tool(lookup)
 
     def re_adds(model: Any = None) -> Any:
@@ -170,14 +171,14 @@ def _harness(t: type[Target]) -> Probes:
         return t.wrap_model_layer("ReAdd", wrap)
 
     def exclusion() -> str:
-        with t.harness_profiles() as register:
+        with profiles() as register:
             register(f"{_PROVIDER}:excluding", excluded_tools=frozenset({"lookup"}))
             model = t.scripted_model("ok", name="excluding", provider=_PROVIDER)
             t.invoke(t.create_agent(model, [lookup_tool], [re_adds()]), _HI)
         return "excluded" if "lookup" not in model.last.tool_names else "visible"
 
     def resolution() -> str:
-        with t.harness_profiles() as register:
+        with profiles() as register:
             register(f"{_PROVIDER}:first", system_prompt_suffix="[FIRST]")
             register(f"{_PROVIDER}:second", system_prompt_suffix="[SECOND]")
             first = t.scripted_model(name="first", provider=_PROVIDER)

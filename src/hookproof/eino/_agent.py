@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof._engine import Engine, Phase, RunResult, Stack, SyncExec, drive, in_thread
+from hookproof._engine import Engine, Phase, RunResult, Stack, drive, in_thread
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
 from hookproof._untimed import untimed
@@ -27,21 +27,17 @@ from hookproof.eino._hooks import (
     start_hooks,
 )
 from hookproof.eino._model_layers import model_layers
-from hookproof.eino._records import AgentEvent, ChatModelAgentContext, return_directly_flags
-from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, SystemClock
+from hookproof.eino._records import AgentEvent
+from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig
 from hookproof.eino._run import AgentRun, EinoRun
+from hookproof.eino._settings import DEFAULT_EINO_MAX_ITERATIONS, AgentSettings, Setting
 from hookproof.eino._tool_layers import tool_layers
-from hookproof.eino._tools import as_eino_tool, index_tools
 from hookproof.errors import EinoError, InvalidInputError, UsageError, safe_repr
 from hookproof.messages import Message, coerce_messages
 from hookproof.vocabulary import NO_RESUME
 
 __all__ = ["DEFAULT_EINO_MAX_ITERATIONS", "ChatModelAgent"]
 
-# ChatModelAgent's bound, Eino's default: model calls per run; the next one ends the run with
-# an ExceedMaxIterationsError event, and max_iterations of 0 or less means this value.
-DEFAULT_EINO_MAX_ITERATIONS = 20
-_TOOLS_WHERE = "ChatModelAgent(tools=...) with the middlewares' tools"
 _NODE_PATHS = {
     Phase.BEFORE_MODEL: "ChatModel",
     Phase.MODEL: "ChatModel",
@@ -96,6 +92,18 @@ class ChatModelAgent:
         clock: where retry backoff sleeps; ManualClock() in tests.
     """
 
+    name: Setting[str] = Setting()
+    instruction: Setting[str] = Setting()
+    tools: Setting[tuple[Any, ...]] = Setting()
+    return_directly: Setting[FrozenDict] = Setting()
+    max_iterations: Setting[int] = Setting()
+    model_retry_config: Setting[ModelRetryConfig | None] = Setting()
+    model_failover_config: Setting[ModelFailoverConfig | None] = Setting()
+    unknown_tools_handler: Setting[Any] = Setting()
+    tool_arguments_handler: Setting[Any] = Setting()
+    callbacks: Setting[tuple[Any, ...]] = Setting()
+    clock: Setting[Clock] = Setting()
+
     @untimed
     def __init__(
         self,
@@ -119,8 +127,7 @@ class ChatModelAgent:
         description: str = "",
     ) -> None:
         _check_model(model)
-        _check_configs(model_retry_config, model_failover_config)
-        self.name, self.description, self.model = name, description, model
+        self.description, self.model = description, model
         self.handlers = tuple(handlers)
         for index, handler in enumerate(self.handlers):
             check_handler(handler, index)
@@ -129,30 +136,43 @@ class ChatModelAgent:
             check_tool_middleware(m, f"tool_call_middlewares[{i}]")
             for i, m in enumerate(tool_call_middlewares)
         )
-        self.instruction = _instruction(instruction, self.middlewares)
-        self.tools = _tools(tools, self.middlewares)
-        # what each run uses unless before_agent changes the tools (checked once, here)
-        self._tool_index = index_tools(self.tools, "tools[{index}]", _TOOLS_WHERE)
-        self.return_directly = return_directly_flags(return_directly)
-        self.max_iterations = _iterations(max_iterations)
-        self.model_retry_config = model_retry_config
-        self.model_failover_config = model_failover_config
-        self.unknown_tools_handler = unknown_tools_handler
-        self.tool_arguments_handler = tool_arguments_handler
-        self.callbacks = tuple(callbacks)
-        self.checkpointer = checkpointer
-        self.clock: Clock = clock or SystemClock()
-        self._engine = self._build_engine()
+        self._settings = AgentSettings.checked(
+            name=name,
+            instruction=instruction,
+            tools=tools,
+            middlewares=self.middlewares,
+            return_directly=return_directly,
+            max_iterations=max_iterations,
+            model_retry_config=model_retry_config,
+            model_failover_config=model_failover_config,
+            unknown_tools_handler=unknown_tools_handler,
+            tool_arguments_handler=tool_arguments_handler,
+            callbacks=callbacks,
+            clock=clock,
+        )
+        self._engine = Engine(
+            self._dialect(), checkpointer=checkpointer, observe=EinoDialect.provenance_notes
+        )
+
+    @property
+    def checkpointer(self) -> Any:
+        return self._engine.checkpointer
+
+    @checkpointer.setter
+    def checkpointer(self, value: Any) -> None:
+        raise UsageError(
+            "hookproof: ChatModelAgent.checkpointer is fixed when the agent is built. Use "
+            "agent.with_checkpointer(checkpointer), which returns the agent saving there."
+        )
 
     def with_checkpointer(self, checkpointer: Any) -> ChatModelAgent:
         """The same agent saving its runs in ``checkpointer`` (so a run that pauses at an
         interrupt can be resumed); this agent is left as it is."""
         clone = copy.copy(self)
-        clone.checkpointer = checkpointer
-        clone._engine = clone._build_engine()
+        clone._engine = self._engine.with_checkpointer(checkpointer)
         return clone
 
-    def _build_engine(self) -> Engine:
+    def _dialect(self) -> EinoDialect:
         handlers = list(zip(_owners(self.handlers), self.handlers, strict=True))
         legacy = list(
             zip(_owners(self.middlewares, "AgentMiddleware"), self.middlewares, strict=True)
@@ -165,24 +185,10 @@ class ChatModelAgent:
             before_model=before_model_hooks(handlers, legacy),
             after_model=after_model_hooks(handlers, legacy),
             after_agent=after_agent_hooks(handlers),
-            model_layers=model_layers(handlers, self),
-            tool_layers=tool_layers(handlers, configured, wrappers, self),
+            model_layers=model_layers(handlers, self._settings),
+            tool_layers=tool_layers(handlers, configured, wrappers, self._settings),
         )
-        dialect = EinoDialect(
-            name=self.name, model=self.model, stack=stack, checkpointer=self.checkpointer
-        )
-        return Engine(dialect)
-
-    def _run_config(self) -> ChatModelAgentContext:
-        """What before_agent receives: the agent's instruction, tools and return_directly."""
-        values: dict[str, Any] = {
-            "instruction": self.instruction,
-            "tools": self.tools,
-            "return_directly": self.return_directly,
-        }
-        if type(self.tools) is tuple and isinstance(self.return_directly, FrozenDict):
-            return ChatModelAgentContext.trusted(**values)  # as checked in __init__
-        return ChatModelAgentContext(**values)
+        return EinoDialect(name=self._settings.name, model=self.model, stack=stack)
 
     # -- running --------------------------------------------------------------------------
 
@@ -300,11 +306,13 @@ class ChatModelAgent:
                 f"hookproof: ctx must be a hookproof.eino.RunContext (or a dict of its values), "
                 f"got {type(ctx).__name__}."
             )
-        run = EinoRun(self, ctx or RunContext(), streaming=streaming, input_messages=input_messages)
+        run = EinoRun(
+            self._settings, ctx or RunContext(), streaming=streaming, input_messages=input_messages
+        )
         coroutine = self._engine.run(
             None,
             run,
-            SyncExec(),
+            sync=True,
             thread_id=checkpoint_id,
             resume=resume,
             fresh=input_messages is not None,
@@ -370,35 +378,3 @@ def _check_model(model: object) -> None:
             "hookproof.models, or one written Eino's way with generate(ctx, messages, "
             "**options) / stream(...)."
         )
-
-
-def _check_configs(retry: object, failover: object) -> None:
-    if retry is not None and not isinstance(retry, ModelRetryConfig):
-        raise UsageError("hookproof: model_retry_config must be a hookproof.eino.ModelRetryConfig.")
-    if failover is not None and not isinstance(failover, ModelFailoverConfig):
-        raise UsageError(
-            "hookproof: model_failover_config must be a hookproof.eino.ModelFailoverConfig."
-        )
-
-
-def _instruction(instruction: str, middlewares: Sequence[AgentMiddleware]) -> str:
-    if not isinstance(instruction, str):
-        raise UsageError(f"hookproof: instruction must be a str, got {type(instruction).__name__}.")
-    parts = [instruction, *(m.additional_instruction for m in middlewares)]
-    return "\n\n".join(part for part in parts if part)
-
-
-def _tools(tools: Sequence[Any], middlewares: Sequence[AgentMiddleware]) -> tuple[Any, ...]:
-    collected = [as_eino_tool(item, f"tools[{i}]") for i, item in enumerate(tools)]
-    for index, middleware in enumerate(middlewares):
-        collected += [
-            as_eino_tool(item, f"middlewares[{index}].additional_tools[{j}]")
-            for j, item in enumerate(middleware.additional_tools)
-        ]
-    return tuple(collected)
-
-
-def _iterations(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"hookproof: max_iterations must be an int, got {value!r}.")
-    return value if value > 0 else DEFAULT_EINO_MAX_ITERATIONS

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hookproof._frozen import FrozenDict
-from hookproof.errors import (
-    ImmutableError,
-    UsageError,
-)
-
-if TYPE_CHECKING:
-    from hookproof.eino._runlocal import RunExec
-
+from hookproof.eino._exec import RunExec
+from hookproof.errors import ImmutableError, UsageError
 
 __all__ = ["RunContext"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._frozen import FrozenDict
@@ -13,6 +13,7 @@ from hookproof.eino._run import EinoRun, eino_messages
 from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from hookproof.provenance import Edit, ProvenanceNotes
 from hookproof.vocabulary import ModelRequest, ModelResponse
 
 __all__ = ["EinoDialect"]
@@ -27,12 +28,17 @@ class EinoDialect(Dialect):
     message (only tool messages after it answer a call: providers may reuse ids across
     turns); return-directly is decided by the ToolsNode itself."""
 
-    def __init__(self, *, name: str, model: Any, stack: Stack, checkpointer: Any) -> None:
+    runs_whole_tool_turn: ClassVar[bool] = True  # the ToolsNode runs every call, then fails
+
+    def __init__(self, *, name: str, model: Any, stack: Stack) -> None:
         state = StateSpec([], messages_reducer=eino_messages)
-        super().__init__(
-            name=name, model=model, stack=stack, state=state, checkpointer=checkpointer
-        )
-        self.runs_whole_tool_turn = True  # the ToolsNode runs every call, then fails
+        super().__init__(name=name, model=model, stack=stack, state=state)
+
+    @staticmethod
+    def provenance_notes() -> ProvenanceNotes:
+        """The provenance observer of one run: the tools are all the agent's, and the
+        handlers' state rewrites before the model layers count as changes."""
+        return ProvenanceNotes({}, request_of=_request_of, prior=_prior_edits)
 
     def before_model_call(self, run: RunHandle) -> None:
         """Eino checks max_iterations before the model hooks run (the ``eino:prepare`` step
@@ -43,16 +49,6 @@ class EinoDialect(Dialect):
 
     def final_request(self, call: Any) -> ModelRequest:
         return model_request(call)
-
-    def request_of(self, call: Any) -> Any:
-        if isinstance(call, RequestShape):  # a handler's state rewrite, noted by the run
-            return call
-        return model_request(call) if isinstance(call, ModelCall) else None
-
-    def prior_edits(self, call: Any) -> tuple[Any, Sequence[Any]]:
-        if not isinstance(call, ModelCall) or call.run.provenance_base is None:
-            return None, ()
-        return call.run.provenance_base, tuple(call.run.provenance_edits)
 
     def model_answer(self, call: Any, response: ModelResponse) -> Any:
         return model_answer(call, response)
@@ -93,6 +89,18 @@ class EinoDialect(Dialect):
 
     def ends_run(self, calls: Sequence[ToolCall]) -> bool:
         return False  # the ToolsNode ends the run with Command(goto="end") itself
+
+
+def _request_of(call: Any) -> Any:
+    if isinstance(call, RequestShape):  # a handler's state rewrite, noted by the run
+        return call
+    return model_request(call) if isinstance(call, ModelCall) else None
+
+
+def _prior_edits(call: Any) -> tuple[Any, Sequence[Edit]]:
+    if not isinstance(call, ModelCall) or call.run.provenance_base is None:
+        return None, ()
+    return call.run.provenance_base, tuple(call.run.provenance_edits)
 
 
 def _eino_run(run: RunHandle) -> EinoRun:

@@ -90,7 +90,7 @@ def _pair(returned: Any, second: type, method: str) -> tuple[RunContext, Any]:
 def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """After before_agent: the run's tools and, on a fresh run, the initial state."""
     run = _run(runtime)
-    index = run.agent._tool_index
+    index = run.agent.tool_index
     if run.agent_ctx.tools is not index.source:  # before_agent changed them
         index = index_tools(
             run.agent_ctx.tools,
@@ -100,7 +100,7 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     if not index.infos:
         # Eino hands the run's tools to the model and the ToolsNode only when there are
         # some: with every tool removed by before_agent, the agent's own tools stay
-        index = run.agent._tool_index
+        index = run.agent.tool_index
     run.tools, run.tool_infos, run.tool_kinds = index.by_name, index.infos, index.kinds
     _note_start(run)
     # On resume the chains continue from what the hooks before the pause had added.
@@ -118,7 +118,7 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
 def _note_start(run: EinoRun) -> None:
     """The agent's own tools and instruction, and what before_agent made of them."""
     agent = run.agent
-    run.provenance_base = shape(agent._tool_index.infos, _system(agent.instruction))
+    run.provenance_base = shape(agent.tool_index.infos, _system(agent.instruction))
     if run.agent_changers:
         now = shape(run.tool_infos, _system(run.agent_ctx.instruction))
         run.provenance_edits.append((", ".join(run.agent_changers), run.provenance_base, now))

@@ -3,17 +3,17 @@ and its boundary with the engine (the request the model receives, the answer han
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._frozen import FrozenDict, FrozenList
-from hookproof._guard import check_model
 from hookproof.eino._context import RunContext
 from hookproof.eino._run import EinoRun
 from hookproof.eino._streams import collect, concat_messages
 from hookproof.errors import UsageError
+from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage, Message, SystemMessage
 from hookproof.vocabulary import ModelRequest, ModelResponse, model_name
 
@@ -23,6 +23,7 @@ __all__ = [
     "Inner",
     "ModelCall",
     "callbacks_enabled",
+    "callbacks_layers",
     "message_of",
     "model_answer",
     "model_request",
@@ -187,3 +188,22 @@ def message_of(result: Any, streaming: bool, what: str) -> AssistantMessage:
 def callbacks_enabled(component: Any) -> bool:
     check = getattr(component, "is_callbacks_enabled", None)
     return bool(check()) if callable(check) else False
+
+
+def callbacks_layers(
+    callbacks: Sequence[Any],
+    run_callbacks: Callable[[Any, Inner], Any],
+    component: Callable[[Any], Any],
+) -> list[Layer]:
+    """The callbacks layer, when the agent has callbacks: ``run_callbacks`` around each call
+    whose ``component(call)`` (its model or tool) does not run them itself."""
+    if not callbacks:
+        return []
+    return [
+        sync_layer(
+            "eino:callbacks",
+            "callbacks",
+            run_callbacks,
+            when=lambda call: not callbacks_enabled(component(call)),
+        )
+    ]

@@ -11,19 +11,21 @@ from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._frozen import FrozenDict, freeze, freeze_list
+from hookproof.eino._callbacks import RunInfo, around
 from hookproof.eino._context import RunContext
-from hookproof.eino._handlers import overrides
+from hookproof.eino._handlers import EventSenderModelWrapper, overrides
 from hookproof.eino._model_call import (
     ChatModelInput,
     Inner,
     ModelCall,
-    callbacks_enabled,
+    callbacks_layers,
     message_of,
     sync_layer,
 )
 from hookproof.eino._model_retry import failover, retry
 from hookproof.eino._records import AgentEvent
 from hookproof.eino._run import EinoRun
+from hookproof.eino._settings import AgentSettings
 from hookproof.eino._streams import collect, concat_messages, replay
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, construct
@@ -153,8 +155,6 @@ def _with_id(message: AssistantMessage, msg_id: str) -> AssistantMessage:
 
 
 def _callbacks(call: ModelCall, inner: Inner) -> Any:
-    from hookproof.eino._callbacks import RunInfo, around
-
     info = RunInfo(
         name=model_name(call.model), type=type(call.model).__name__, component="ChatModel"
     )
@@ -167,10 +167,8 @@ def _callbacks(call: ModelCall, inner: Inner) -> Any:
     )
 
 
-def model_layers(handlers: Sequence[tuple[str, Any]], agent: Any) -> tuple[Layer, ...]:
+def model_layers(handlers: Sequence[tuple[str, Any]], agent: AgentSettings) -> tuple[Layer, ...]:
     """The model layers of an agent, outermost first (spec section 3, steps 5 to 10)."""
-    from hookproof.eino._handlers import EventSenderModelWrapper
-
     layers = [sync_layer("eino:chat_model", "chat_model", _chat_model)]
     if agent.model_failover_config is not None:
         layers.append(sync_layer("eino:failover", "failover", failover))
@@ -185,13 +183,5 @@ def model_layers(handlers: Sequence[tuple[str, Any]], agent: Any) -> tuple[Layer
         elif overrides(handler, "wrap_model"):
             layers.append(_wrap_model_layer(handler, owner))
     layers.append(sync_layer("eino:message_id", "message_id", _message_id))
-    if agent.callbacks:
-        layers.append(
-            sync_layer(
-                "eino:callbacks",
-                "callbacks",
-                _callbacks,
-                when=lambda c: not callbacks_enabled(c.model),
-            )
-        )
+    layers += callbacks_layers(agent.callbacks, _callbacks, lambda call: call.model)
     return tuple(layers)

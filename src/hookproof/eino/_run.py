@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from hookproof._engine import RunResult
 from hookproof._frozen import FrozenDict, FrozenList
 from hookproof.eino._context import RunContext
+from hookproof.eino._exec import RUN_LOCAL_KEY, RunExec
 from hookproof.eino._records import (
     AgentAction,
     AgentEvent,
@@ -16,12 +17,11 @@ from hookproof.eino._records import (
     ModelContext,
     ToolInfo,
 )
-from hookproof.eino._runlocal import RUN_LOCAL_KEY, RunExec
+from hookproof.eino._settings import AgentSettings
 from hookproof.errors import safe_repr
 from hookproof.messages import AssistantMessage, Message, ToolMessage
 
 if TYPE_CHECKING:
-    from hookproof.eino._agent import ChatModelAgent
     from hookproof.eino._tools import EndpointKind
 
 __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
@@ -53,7 +53,7 @@ class EinoRun:
 
     def __init__(
         self,
-        agent: ChatModelAgent,
+        agent: AgentSettings,
         ctx: RunContext,
         *,
         streaming: bool,
@@ -66,7 +66,7 @@ class EinoRun:
         self.after_ctx = self.ctx
         self.streaming = streaming
         self.input_messages = input_messages
-        self.agent_ctx = agent._run_config()
+        self.agent_ctx = agent.run_config()
         self.tools: dict[str, Any] = {}
         self.tool_kinds: dict[str, frozenset[EndpointKind]] = {}
         self.tool_infos: tuple[ToolInfo, ...] = ()

@@ -1,4 +1,4 @@
-"""One run's execution context, run-local values and send_event.
+"""Run-local values and send_event.
 
 Run-local values live in the engine's state under one private key, encoded by the checkpoint
 serializer, so a checkpoint carries them through interrupt and resume with nothing extra.
@@ -8,58 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookproof._engine import RunHandle
-from hookproof._frozen import FrozenDict
 from hookproof.eino._context import RunContext
+from hookproof.eino._exec import RunExec
 from hookproof.eino._records import AgentEvent
 from hookproof.eino._serial import decode, encode
 from hookproof.errors import RunContextError, UsageError
 
 __all__ = [
-    "RUN_LOCAL_KEY",
-    "RunExec",
     "delete_run_local_value",
     "get_run_local_value",
     "send_event",
     "set_run_local_value",
 ]
 
-RUN_LOCAL_KEY = "_eino_run_local"
 _OUTSIDE = "must be called within a ChatModelAgent Run() or Resume() execution context"
-
-
-class RunExec:
-    """What a ctx bound to a run points at: the live run, its events and its phase."""
-
-    def __init__(self, agent_name: str) -> None:
-        self.agent_name = agent_name
-        self.handle: RunHandle | None = None
-        self.events: list[AgentEvent] = []
-        self.state_ready = False  # false during before_agent: Eino's graph state is not there
-        self.finished = False
-        self.hold_depth = 0  # > 0 while a retry or failover decides on a model attempt
-        self.held_event: AgentEvent | None = None
-
-    def bind(self, handle: RunHandle) -> None:
-        self.handle = handle
-
-    def emit(self, event: AgentEvent, owner: str | None = None) -> None:
-        if not event.agent_name:
-            event = event.override(agent_name=self.agent_name)
-        self.events.append(event)
-        if self.handle is not None:
-            data: dict[str, str] = {"kind": event.kind}
-            if event.tool_name:
-                data["tool"] = event.tool_name
-            self.handle.record("agent_event", owner, data)
-
-    def run_local(self) -> FrozenDict:
-        assert self.handle is not None
-        return self.handle.state.get(RUN_LOCAL_KEY, FrozenDict())  # type: ignore[no-any-return]
-
-    def write_run_local(self, values: dict[str, str], source: str) -> None:
-        assert self.handle is not None
-        self.handle.update({RUN_LOCAL_KEY: values}, source=source)
 
 
 _EINO_NAMES = {

@@ -15,11 +15,13 @@ from typing import Any
 from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._frozen import FrozenDict
+from hookproof.eino._callbacks import RunInfo, around
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderToolWrapper, ToolMiddleware, overrides
-from hookproof.eino._model_call import Inner, callbacks_enabled, sync_layer
+from hookproof.eino._model_call import Inner, callbacks_layers, sync_layer
 from hookproof.eino._records import AgentEvent, ToolArgument, ToolContext, ToolInput, ToolOutput
 from hookproof.eino._run import HELD_KEY, EinoRun
+from hookproof.eino._settings import AgentSettings
 from hookproof.eino._streams import replay
 from hookproof.eino._tools import (
     ToolCall,
@@ -216,7 +218,7 @@ def _chunk_messages(call: ToolCall, chunks: tuple[Any, ...]) -> tuple[Message, .
     )
 
 
-def _tool_middlewaresync_layer(middleware: ToolMiddleware, owner: str) -> Layer:
+def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> Layer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
         def endpoint(ctx: RunContext, tool_input: ToolInput) -> ToolOutput:
             if not isinstance(tool_input, ToolInput):
@@ -278,8 +280,6 @@ def _handler_tool_layer(handler: Any, owner: str) -> Layer:
 
 
 def _callbacks(call: ToolCall, inner: Inner) -> Any:
-    from hookproof.eino._callbacks import RunInfo, around
-
     info = RunInfo(name=call.name, type=type(call.tool).__name__, component="Tool")
     return around(
         call.run.agent.callbacks,
@@ -300,12 +300,12 @@ def tool_layers(
     handlers: Sequence[tuple[str, Any]],
     tool_middlewares: Sequence[tuple[str, ToolMiddleware]],
     legacy: Sequence[tuple[str, ToolMiddleware]],
-    agent: Any,
+    agent: AgentSettings,
 ) -> tuple[Layer, ...]:
     layers = [sync_layer("eino:tools_node", "tools_node", _tools_node)]
     if not any(isinstance(h, EventSenderToolWrapper) for _, h in handlers):
         layers.append(sync_layer("eino:event_sender", "event_sender", _event_sender))
-    layers += [_tool_middlewaresync_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
+    layers += [_tool_middleware_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
     layers.append(
         sync_layer(
             "eino:cancel_monitor",
@@ -319,13 +319,5 @@ def tool_layers(
             layers.append(sync_layer(owner, "event_sender", _event_sender))
         elif any(overrides(handler, method) for method in WRAP_METHODS.values()):
             layers.append(_handler_tool_layer(handler, owner))
-    if agent.callbacks:
-        layers.append(
-            sync_layer(
-                "eino:callbacks",
-                "callbacks",
-                _callbacks,
-                when=lambda call: not callbacks_enabled(call.tool),
-            )
-        )
+    layers += callbacks_layers(agent.callbacks, _callbacks, lambda call: call.tool)
     return tuple(layers)

@@ -8,9 +8,9 @@ protected tools that re-check the role, and a tool registered at run time with b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from hookproof.runtime import (
     Agent,
@@ -35,40 +35,46 @@ class AgentContext:
     model_tier: ModelTier = "fast"
 
 
-def _role_of(context: object) -> str:
+def role_of(context: object) -> str:
+    """The role a trusted context carries; anything else is a guest."""
     return context.role if isinstance(context, AgentContext) else "guest"
 
 
-def _require_role(runtime: ToolRuntime[AgentContext], allowed: set[str]) -> None:
-    role = _role_of(runtime.context)
+def require_role(runtime: object, allowed: set[str]) -> None:
+    """Protected tools re-check the role from their tool runtime's context (a hookproof or a
+    LangChain ``ToolRuntime``)."""
+    role = role_of(getattr(runtime, "context", None))
     if role not in allowed:
         raise PermissionError(f"role {role!r} may not call this tool")
 
 
-@tool
-def public_search(query: str) -> str:
+# The application's own functions; each framework registers them as its tools.
+def search_public_knowledge(query: str) -> str:
     """Search the public knowledge base."""
     return f"public:{query}"
+
+
+def tip_for(amount: float, percentage: float = 15.0) -> str:
+    """Calculate a tip from a bill amount and a percentage."""
+    return f"{amount * percentage / 100:.2f}"
+
+
+public_search = tool("public_search")(search_public_knowledge)
+calculate_tip = tool("calculate_tip")(tip_for)
 
 
 @tool
 def internal_lookup(customer_id: str, runtime: ToolRuntime[AgentContext]) -> str:
     """Look up a customer record (analysts and admins only)."""
-    _require_role(runtime, {"analyst", "admin"})
+    require_role(runtime, {"analyst", "admin"})
     return f"internal:{customer_id}"
 
 
 @tool
 def export_customer_report(customer_id: str, runtime: ToolRuntime[AgentContext]) -> str:
     """Export a full customer report (admins only)."""
-    _require_role(runtime, {"admin"})
+    require_role(runtime, {"admin"})
     return f"report:{customer_id}"
-
-
-@tool
-def calculate_tip(amount: float, percentage: float = 15.0) -> str:
-    """Calculate a tip from a bill amount and a percentage."""
-    return f"{amount * percentage / 100:.2f}"
 
 
 SYSTEM_PROMPT = "You are a support agent. Use tools to answer; cite the tool you used."
@@ -86,7 +92,7 @@ def visible_business_tools(role: str) -> frozenset[str]:
     return ROLE_TOOL_NAMES.get(role, ROLE_TOOL_NAMES["guest"])
 
 
-def _trusted(context: object, models: Mapping[str, Any]) -> bool:
+def _trusted(context: object, models: Mapping[str, Any]) -> TypeGuard[AgentContext]:
     """A context is trusted only when every field is one the application issues."""
     return (
         isinstance(context, AgentContext)
@@ -95,28 +101,38 @@ def _trusted(context: object, models: Mapping[str, Any]) -> bool:
     )
 
 
+def model_pool(models: Mapping[str, Any]) -> dict[str, Any]:
+    """The router's models by tier; both tiers are required."""
+    if "fast" not in models or "reasoning" not in models:
+        raise ValueError("models must contain both 'fast' and 'reasoning'")
+    return dict(models)
+
+
+def route(
+    context: object, models: Mapping[str, Any], tools: Sequence[Any]
+) -> tuple[Any, list[Any]]:
+    """The model and the tools a request gets: the tier and the business tools of a trusted
+    context's role, the guest's on the fast tier for anything else (fail closed)."""
+    if _trusted(context, models):
+        model, role = models[context.model_tier], context.role
+    else:
+        model, role = models["fast"], "guest"
+    allowed = visible_business_tools(role)
+    return model, [t for t in tools if t.name not in BUSINESS_TOOL_NAMES or t.name in allowed]
+
+
 class RequestRouter(AgentMiddleware):
     """Choose the model tier and the visible business tools from the trusted context."""
 
     def __init__(self, models: Mapping[str, Any]) -> None:
-        if "fast" not in models or "reasoning" not in models:
-            raise ValueError("models must contain both 'fast' and 'reasoning'")
-        self.models = dict(models)
+        self.models = model_pool(models)
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse:
         runtime = request.runtime
         context = runtime.context if runtime is not None else None
-        trusted = _trusted(context, self.models)
-        tier = context.model_tier if trusted else "fast"  # type: ignore[union-attr]
-        allowed = visible_business_tools(context.role if trusted else "guest")  # type: ignore[union-attr]
-        tools = [
-            item
-            for item in request.tools
-            if item.name not in BUSINESS_TOOL_NAMES or item.name in allowed
-        ]
-        model = self.models.get(tier, self.models["fast"])
+        model, tools = route(context, self.models, request.tools)
         return handler(request.override(model=model, tools=tools))
 
 

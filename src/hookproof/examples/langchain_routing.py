@@ -17,11 +17,12 @@ from langchain.tools import ToolRuntime
 from langchain_core.tools import tool
 
 from hookproof.examples.dynamic_routing import (
-    BUSINESS_TOOL_NAMES,
-    ROLE_TOOL_NAMES,
     SYSTEM_PROMPT,
-    AgentContext,
-    visible_business_tools,
+    model_pool,
+    require_role,
+    route,
+    search_public_knowledge,
+    tip_for,
 )
 
 __all__ = [
@@ -34,41 +35,22 @@ __all__ = [
 ]
 
 
-def _role(runtime: Any) -> str:
-    context = getattr(runtime, "context", None)
-    return context.role if isinstance(context, AgentContext) else "guest"
-
-
-def _require(runtime: Any, allowed: set[str]) -> None:
-    role = _role(runtime)
-    if role not in allowed:
-        raise PermissionError(f"role {role!r} may not call this tool")
-
-
-@tool
-def public_search(query: str) -> str:
-    """Search the public knowledge base."""
-    return f"public:{query}"
+public_search = tool("public_search")(search_public_knowledge)
+calculate_tip = tool("calculate_tip")(tip_for)
 
 
 @tool
 def internal_lookup(customer_id: str, runtime: ToolRuntime) -> str:
     """Look up a customer record (analysts and admins only)."""
-    _require(runtime, {"analyst", "admin"})
+    require_role(runtime, {"analyst", "admin"})
     return f"internal:{customer_id}"
 
 
 @tool
 def export_customer_report(customer_id: str, runtime: ToolRuntime) -> str:
     """Export a full customer report (admins only)."""
-    _require(runtime, {"admin"})
+    require_role(runtime, {"admin"})
     return f"report:{customer_id}"
-
-
-@tool
-def calculate_tip(amount: float, percentage: float = 15.0) -> str:
-    """Calculate a tip from a bill amount and a percentage."""
-    return f"{amount * percentage / 100:.2f}"
 
 
 LANGCHAIN_BUSINESS_TOOLS = [public_search, internal_lookup, export_customer_report]
@@ -79,21 +61,12 @@ class LangChainRouter(AgentMiddleware):
 
     def __init__(self, models: Mapping[str, Any]) -> None:
         super().__init__()
-        if "fast" not in models or "reasoning" not in models:
-            raise ValueError("models must contain both 'fast' and 'reasoning'")
-        self.models = dict(models)
+        self.models = model_pool(models)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         runtime = request.runtime
         context = runtime.context if runtime is not None else None
-        trusted = (
-            isinstance(context, AgentContext)
-            and context.role in ROLE_TOOL_NAMES
-            and context.model_tier in self.models
-        )
-        allowed = visible_business_tools(context.role if trusted else "guest")  # type: ignore[union-attr]
-        tools = [t for t in request.tools if t.name not in BUSINESS_TOOL_NAMES or t.name in allowed]
-        model = self.models[context.model_tier if trusted else "fast"]  # type: ignore[union-attr]
+        model, tools = route(context, self.models, request.tools)
         return handler(request.override(model=model, tools=tools))
 
 

@@ -4,6 +4,9 @@ from hookproof.harness.agent import create_deep_agent, model_identity
 from hookproof.harness.backend import StateBackend
 from hookproof.harness.filesystem import FilesystemMiddleware
 from hookproof.harness.hitl import HumanInTheLoopMiddleware
+from hookproof.harness.memory import MemoryMiddleware
+from hookproof.harness.patch_tool_calls import PatchToolCallsMiddleware
+from hookproof.harness.profile_tools import HarnessProfileToolsMiddleware
 from hookproof.harness.profiles import (
     REQUIRED_MIDDLEWARE,
     GeneralPurposeSubagentProfile,
@@ -17,13 +20,8 @@ from hookproof.harness.profiles import (
     register_model_factory,
     register_provider_profile,
 )
-from hookproof.harness.small import (
-    HarnessProfileToolsMiddleware,
-    MemoryMiddleware,
-    PatchToolCallsMiddleware,
-    ProviderPromptCacheMiddleware,
-    SkillsMiddleware,
-)
+from hookproof.harness.prompt_cache import ProviderPromptCacheMiddleware
+from hookproof.harness.skills import SkillsMiddleware
 from hookproof.harness.subagents import GENERAL_PURPOSE, SubAgent, SubAgentMiddleware
 from hookproof.harness.summarization import SummarizationMiddleware, estimate_tokens
 from hookproof.harness.todo import TodoListMiddleware

@@ -31,19 +31,17 @@ from hookproof._untimed import untimed
 from hookproof.harness.backend import StateBackend
 from hookproof.harness.filesystem import FilesystemMiddleware
 from hookproof.harness.hitl import HumanInTheLoopMiddleware
+from hookproof.harness.memory import MemoryMiddleware
+from hookproof.harness.patch_tool_calls import PatchToolCallsMiddleware
+from hookproof.harness.profile_tools import HarnessProfileToolsMiddleware
 from hookproof.harness.profiles import HarnessProfile, ProfileRegistry, current_registry
+from hookproof.harness.prompt_cache import ProviderPromptCacheMiddleware
 from hookproof.harness.prompts import (
     BASE_PROMPT,
     GENERAL_PURPOSE_DESCRIPTION,
     GENERAL_PURPOSE_PROMPT,
 )
-from hookproof.harness.small import (
-    HarnessProfileToolsMiddleware,
-    MemoryMiddleware,
-    PatchToolCallsMiddleware,
-    ProviderPromptCacheMiddleware,
-    SkillsMiddleware,
-)
+from hookproof.harness.skills import SkillsMiddleware
 from hookproof.harness.subagents import GENERAL_PURPOSE, SubAgent, SubAgentMiddleware
 from hookproof.harness.summarization import SummarizationMiddleware
 from hookproof.harness.todo import TodoListMiddleware

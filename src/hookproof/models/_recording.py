@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from hookproof._guard import check_model
 from hookproof.errors import InvalidInputError, UsageError
+from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage
 from hookproof.redaction import redact_text
 from hookproof.vocabulary import FinalRequest, model_name

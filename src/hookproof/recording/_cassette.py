@@ -6,11 +6,10 @@ import difflib
 import json
 import os
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
 from hookproof.errors import (
     CassetteError,
@@ -20,27 +19,15 @@ from hookproof.errors import (
 )
 from hookproof.recording._format import Exchange, dumps, read, write
 from hookproof.recording._modes import RecordMode, record_mode
+from hookproof.recording._player import Decode, Player, Slot
+from hookproof.recording._wrap import wrap
 from hookproof.snapshot import DEFAULT_MATCHERS, Matcher, SnapshotDiff, diff, render
 from hookproof.vocabulary import FinalRequest
 
-__all__ = ["Cassette", "Slot"]
-
-T = TypeVar("T")
-Encode = Callable[[Any], Mapping[str, Any]]
-Decode = Callable[[Mapping[str, Any]], Any]
+__all__ = ["Cassette"]
 
 
-@dataclass(frozen=True)
-class Slot:
-    """One call's place: its number (from 1), its request as recorded text, and the
-    exchange it replays (None when it is to be recorded)."""
-
-    number: int
-    request: str
-    exchange: Exchange | None
-
-
-class Cassette:
+class Cassette(Player):
     """The recorded exchanges of one test, in the file at ``path``.
 
     Calls are matched by their request (rendered as a snapshot, after ``matchers``, then
@@ -118,8 +105,6 @@ class Cassette:
     def wrap(self, model: Any) -> Any:
         """``model`` behind this cassette: a LangChain chat model, a hookproof ChatModel
         (``invoke(FinalRequest)``) or an Eino-style model (``generate`` / ``stream``)."""
-        from hookproof.recording._wrap import wrap
-
         return wrap(self, model)
 
     def save(self) -> bool:
@@ -137,40 +122,7 @@ class Cassette:
     def _kept(self) -> list[Exchange]:
         return [] if self.record_mode is RecordMode.ALL else list(self._recorded)
 
-    # -- the protocol of the model wrappers ------------------------------------------------
-
-    def play_or_record(
-        self,
-        request: FinalRequest,
-        kind: str,
-        call: Callable[[], T],
-        encode: Encode,
-        decode: Decode,
-    ) -> T:
-        """The recorded answer to ``request``, decoded; or ``call()``'s, recorded."""
-        slot = self.lookup(request, kind)
-        if slot.exchange is not None:
-            answer: T = self.decode_answer(slot, decode)
-            return answer
-        live = call()
-        self.record(slot, kind, encode(live))
-        return live
-
-    async def aplay_or_record(
-        self,
-        request: FinalRequest,
-        kind: str,
-        call: Callable[[], Awaitable[T]],
-        encode: Encode,
-        decode: Decode,
-    ) -> T:
-        slot = self.lookup(request, kind)
-        if slot.exchange is not None:
-            answer: T = self.decode_answer(slot, decode)
-            return answer
-        live = await call()
-        self.record(slot, kind, encode(live))
-        return live
+    # -- as a Player: what the models behind the cassette call -----------------------------
 
     def decode_answer(self, slot: Slot, decode: Decode) -> Any:
         """The answer ``slot`` replays, as ``decode`` turns it into the model's; an answer

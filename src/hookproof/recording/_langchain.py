@@ -6,24 +6,20 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from typing import Any, ClassVar
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForLLMRun,
-    CallbackManagerForLLMRun,
-)
 from langchain_core.language_models.chat_models import generate_from_stream
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
-    BaseMessage,
     message_to_dict,
     messages_from_dict,
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
-from hookproof._guard import allow_model
 from hookproof.adapters.langchain import RecordingChatModel, final_request
-from hookproof.recording._cassette import Cassette
+from hookproof.adapters.langchain.models import ModelCall, tool_call_chunks
+from hookproof.guard import allow_model
+from hookproof.recording._player import Player, Slot
 from hookproof.vocabulary import FinalRequest
 
 __all__ = ["LANGCHAIN", "CassetteChatModel"]
@@ -39,93 +35,80 @@ class CassetteChatModel(RecordingChatModel):
 
     __test__: ClassVar[bool] = False
     hookproof_offline: ClassVar[bool] = True
-    cassette: Cassette = Field(exclude=True, repr=False)
+    cassette: Player = Field(exclude=True, repr=False)
 
     @property
     def _llm_type(self) -> str:
         return "hookproof-cassette"
 
-    def _request(
-        self, messages: list[BaseMessage], kwargs: Mapping[str, Any], stop: Any
-    ) -> FinalRequest:
-        params = self._record(messages, kwargs, stop)
-        return final_request(messages, params, model=self.model_name, stop=stop)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        def call() -> ChatResult:
+    def _answer(self, call: ModelCall) -> ChatResult:
+        def live() -> ChatResult:
             with _allowed(self.inner):  # the cassette records: its inner model may run
-                return self._inner_generate(messages, stop, run_manager, kwargs)
+                return self._inner_generate(call)
 
-        request = self._request(messages, kwargs, stop)
-        return self.cassette.play_or_record(request, LANGCHAIN, call, _dump_result, _load_result)
+        request = self._request(call)
+        return self.cassette.play_or_record(request, LANGCHAIN, live, _dump_result, _load_result)
 
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        async def call() -> ChatResult:
+    async def _aanswer(self, call: ModelCall) -> ChatResult:
+        async def live() -> ChatResult:
             with _allowed(self.inner):
-                return await self._inner_agenerate(messages, stop, run_manager, kwargs)
+                return await self._inner_agenerate(call)
 
-        request = self._request(messages, kwargs, stop)
+        request = self._request(call)
         return await self.cassette.aplay_or_record(
-            request, LANGCHAIN, call, _dump_result, _load_result
+            request, LANGCHAIN, live, _dump_result, _load_result
         )
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        slot = self.cassette.lookup(self._request(messages, kwargs, stop), LANGCHAIN)
+    def _answer_stream(self, call: ModelCall) -> Iterator[ChatGenerationChunk]:
+        slot = self._slot(call)
         if slot.exchange is not None:
             for chunk in self.cassette.decode_answer(slot, _load_chunks):
-                if run_manager is not None:
-                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                if call.run_manager is not None:
+                    call.run_manager.on_llm_new_token(chunk.text, chunk=chunk)
                 yield chunk
             return
-        chunks = []
-        forward = self._forwarded(kwargs)
+        recorded = _Chunks(self.cassette, slot)
         with _allowed(self.inner):  # while the stream is read: it calls on each chunk
-            stream = self.inner._stream(messages, stop=stop, run_manager=run_manager, **forward)
-            for chunk in stream:
-                chunks.append(_dump_chunk(chunk))  # now: the caller may change the chunk later
-                yield chunk
-        self.cassette.record(slot, LANGCHAIN, {"chunks": chunks})
+            for chunk in self.inner._stream(call.messages, **self._inner_arguments(call)):
+                yield recorded.kept(chunk)
+        recorded.save()
 
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        slot = self.cassette.lookup(self._request(messages, kwargs, stop), LANGCHAIN)
+    async def _aanswer_stream(self, call: ModelCall) -> AsyncIterator[ChatGenerationChunk]:
+        slot = self._slot(call)
         if slot.exchange is not None:
             for chunk in self.cassette.decode_answer(slot, _load_chunks):
-                if run_manager is not None:
-                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                if call.run_manager is not None:
+                    await call.run_manager.on_llm_new_token(chunk.text, chunk=chunk)
                 yield chunk
             return
-        chunks = []
-        forward = self._forwarded(kwargs)
+        recorded = _Chunks(self.cassette, slot)
         with _allowed(self.inner):
-            astream = self.inner._astream(messages, stop=stop, run_manager=run_manager, **forward)
-            async for chunk in astream:
-                chunks.append(_dump_chunk(chunk))
-                yield chunk
-        self.cassette.record(slot, LANGCHAIN, {"chunks": chunks})
+            async for chunk in self.inner._astream(call.messages, **self._inner_arguments(call)):
+                yield recorded.kept(chunk)
+        recorded.save()
+
+    def _request(self, call: ModelCall) -> FinalRequest:
+        params = self._record(call)
+        return final_request(call.messages, params, model=self.model_name, stop=call.stop)
+
+    def _slot(self, call: ModelCall) -> Slot:
+        return self.cassette.lookup(self._request(call), LANGCHAIN)
+
+
+class _Chunks:
+    """A stream's chunks as they pass, dumped when they do (the caller may change a chunk
+    later), recorded as the slot's answer once the stream is over."""
+
+    def __init__(self, cassette: Player, slot: Slot) -> None:
+        self.cassette, self.slot = cassette, slot
+        self.dumped: list[dict[str, Any]] = []
+
+    def kept(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
+        self.dumped.append(_dump_chunk(chunk))
+        return chunk
+
+    def save(self) -> None:
+        self.cassette.record(self.slot, LANGCHAIN, {"chunks": self.dumped})
 
 
 @contextmanager
@@ -233,15 +216,8 @@ def _message(item: Mapping[str, Any]) -> AIMessage:
 
 
 def _as_chunk(message: AIMessage) -> AIMessageChunk:
-    import json
-
     if isinstance(message, AIMessageChunk):
         return message
-
-    calls = [
-        {"name": call["name"], "args": json.dumps(call["args"]), "id": call["id"], "index": i}
-        for i, call in enumerate(message.tool_calls)
-    ]
     return AIMessageChunk(
         content=message.content,
         additional_kwargs=message.additional_kwargs,
@@ -249,5 +225,5 @@ def _as_chunk(message: AIMessage) -> AIMessageChunk:
         usage_metadata=message.usage_metadata,
         id=message.id,
         name=message.name,
-        tool_call_chunks=calls,
+        tool_call_chunks=tool_call_chunks(message),
     )

@@ -4,15 +4,13 @@ models in ``_langchain``, imported only when one is wrapped)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hookproof.errors import UsageError, safe_repr
 from hookproof.messages import AssistantMessage, Message, SystemMessage, TextBlock
+from hookproof.recording._player import Player
 from hookproof.tools import schema_of
 from hookproof.vocabulary import FinalRequest, model_name
-
-if TYPE_CHECKING:
-    from hookproof.recording._cassette import Cassette
 
 __all__ = ["CassetteEinoModel", "CassetteModel", "wrap"]
 
@@ -21,8 +19,9 @@ EINO = "eino"
 _CHAT_MODEL_BASE = ("langchain_core.language_models.chat_models", "BaseChatModel")
 
 
-def wrap(cassette: Cassette, model: Any) -> Any:
+def wrap(cassette: Player, model: Any) -> Any:
     if _is_langchain_chat_model(model):
+        # Imported only now: it imports LangChain.
         from hookproof.recording._langchain import CassetteChatModel
 
         return CassetteChatModel(inner=model, cassette=cassette)
@@ -111,7 +110,7 @@ class CassetteModel:
     __test__ = False
     hookproof_offline = True  # it calls inner only while its cassette records
 
-    def __init__(self, inner: Any, cassette: Cassette) -> None:
+    def __init__(self, inner: Any, cassette: Player) -> None:
         self.inner = inner
         self.cassette = cassette
         self.name = model_name(inner)
@@ -153,7 +152,7 @@ class CassetteEinoModel:
     __test__ = False
     hookproof_offline = True
 
-    def __init__(self, inner: Any, cassette: Cassette) -> None:
+    def __init__(self, inner: Any, cassette: Player) -> None:
         self.inner = inner
         self.cassette = cassette
         self.name = model_name(inner)

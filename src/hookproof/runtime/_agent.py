@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
 
-from hookproof._engine import AsyncExec, Engine, RunResult, StateSpec, SyncExec, drive
+from hookproof._engine import Engine, RunResult, StateSpec, drive
 from hookproof._untimed import untimed
 from hookproof.errors import (
     DuplicateToolError,
@@ -43,9 +44,15 @@ class Agent:
     """A built agent. ``invoke`` and ``ainvoke`` return a RunResult; the agent keeps no
     per-run data, so one agent can serve concurrent runs."""
 
-    def __init__(self, engine: Engine, *, middleware: tuple[object, ...], context_schema: Any):
+    def __init__(
+        self,
+        engine: Engine[LangChainDialect],
+        *,
+        middleware: tuple[object, ...],
+        context_schema: Any,
+    ):
         self._engine = engine
-        self._dialect: LangChainDialect = engine.dialect  # type: ignore[assignment]
+        self._dialect = engine.dialect
         self.middleware = middleware
         self.context_schema = context_schema
 
@@ -64,16 +71,24 @@ class Agent:
 
     @property
     def system_message(self) -> SystemMessage | None:
-        return self._dialect.system_message  # type: ignore[no-any-return]
+        return self._dialect.system_message
 
     @property
     def checkpointer(self) -> Any:
-        return self._dialect.checkpointer
+        return self._engine.checkpointer
 
     def with_checkpointer(self, checkpointer: Any) -> Agent:
         """The same agent saving its threads in ``checkpointer`` (so a run that pauses at an
         interrupt can be resumed); this agent is left as it is."""
         engine = self._engine.with_checkpointer(native_checkpointer(checkpointer))
+        return Agent(engine, middleware=self.middleware, context_schema=self.context_schema)
+
+    def with_system_origins(self, origins: Sequence[str]) -> Agent:
+        """The same agent whose FinalRequests' provenance names ``origins[i]`` as the author
+        of line ``i`` of its system prompt (a harness that builds the prompt from parts names
+        each part's author); this agent is left as it is."""
+        observe = partial(self._dialect.provenance_notes, tuple(origins))
+        engine = Engine(self._dialect, checkpointer=self.checkpointer, observe=observe)
         return Agent(engine, middleware=self.middleware, context_schema=self.context_schema)
 
     def invoke(
@@ -92,7 +107,7 @@ class Agent:
         run = self._engine.run(
             initial,
             _coerced(self.context_schema, context),
-            SyncExec(),
+            sync=True,
             thread_id=thread_id,
             resume=_resume_of(input),
         )
@@ -110,7 +125,7 @@ class Agent:
         return await self._engine.run(
             initial,
             _coerced(self.context_schema, context),
-            AsyncExec(),
+            sync=False,
             thread_id=thread_id,
             resume=_resume_of(input),
         )
@@ -270,10 +285,12 @@ def create_agent(
         model=model,
         stack=stack,
         state=_state_spec(schemas, bridged=native != middleware),
-        checkpointer=native_checkpointer(checkpointer),
         tools=tuple(tool for tool, _ in collected),
         system_message=as_system_message(native_message(system_prompt), "system_prompt"),
         max_iterations=max_iterations,
+        tool_origins={tool.name: owner for tool, owner in collected if owner != AGENT},
     )
-    dialect.tool_origins = {tool.name: owner for tool, owner in collected if owner != AGENT}
-    return Agent(Engine(dialect), middleware=middleware, context_schema=context_schema)
+    engine = Engine(
+        dialect, checkpointer=native_checkpointer(checkpointer), observe=dialect.provenance_notes
+    )
+    return Agent(engine, middleware=middleware, context_schema=context_schema)

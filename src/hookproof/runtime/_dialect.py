@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,7 +18,15 @@ from hookproof.errors import (
     UnexecutableToolError,
     ordinal,
 )
-from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, text_message
+from hookproof.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    text_message,
+)
+from hookproof.provenance import ProvenanceNotes
 from hookproof.runtime._foreign import native_model
 from hookproof.runtime._layers import Answer, check_commands
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
@@ -33,7 +41,11 @@ class LangChainDialect(Dialect):
     """create_agent's semantics: the model sees the registered tools; a call of the last
     assistant message is pending until a ToolMessage after that message answers its id; a
     tool marked ``return_direct`` ends the run when every tool of the turn is one;
-    ``max_iterations`` bounds the model calls."""
+    ``max_iterations`` bounds the model calls.
+
+    For provenance, ``tool_origins`` names who registered each tool (absent: the agent's
+    own ``tools=``) and ``system_origins`` the origin of each line of the system prompt,
+    where not all the agent's (a harness's base prompt)."""
 
     def __init__(
         self,
@@ -42,19 +54,26 @@ class LangChainDialect(Dialect):
         model: Any,
         stack: Stack,
         state: StateSpec,
-        checkpointer: Any,
         tools: tuple[Tool, ...],
-        system_message: Any,
+        system_message: SystemMessage | None,
         max_iterations: int,
+        tool_origins: Mapping[str, str],
+        system_origins: tuple[str, ...] = (),
     ) -> None:
-        super().__init__(
-            name=name, model=model, stack=stack, state=state, checkpointer=checkpointer
-        )
+        super().__init__(name=name, model=model, stack=stack, state=state)
         self.tools = tools
         self.tools_by_name = {item.name: item for item in tools}
         self.request_tools: FrozenList[Tool | ToolSchema] = FrozenList(tools)
         self.system_message = system_message
         self.max_iterations = max_iterations
+        self.tool_origins = tool_origins
+        self.system_origins = system_origins
+
+    def provenance_notes(self, system_origins: tuple[str, ...] | None = None) -> ProvenanceNotes:
+        """The provenance observer of one run (the engine makes one per run); ``system_origins``
+        replaces the dialect's own."""
+        origins = self.system_origins if system_origins is None else system_origins
+        return ProvenanceNotes(self.tool_origins, request_of=_request_of, system_origins=origins)
 
     # -- the model step ---------------------------------------------------------------------
 
@@ -237,6 +256,10 @@ def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message])
                 "already answer them or end that turn. Give each model response its own "
                 "message id (or none)."
             )
+
+
+def _request_of(value: Any) -> ModelRequest | None:
+    return value if isinstance(value, ModelRequest) else None
 
 
 def _last_turn(messages: Sequence[Message]) -> tuple[AssistantMessage | None, set[str]]:

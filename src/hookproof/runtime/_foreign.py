@@ -1,18 +1,19 @@
 """Middleware, tools and chat models written for another framework, run on the reference
 runtime through that framework's bridge.
 
-A bridge is found by the modules of an object's classes and imported on first sight of one
-of its objects, so hookproof's own objects never import a framework. The bridge translates
+A bridge is named by the framework's entry in ``hookproof._frameworks`` (the one list of
+frameworks), found by the packages of an object's classes and imported on first sight of
+one of its objects, so hookproof's own objects never import a framework. The bridge translates
 once, when the agent is built (middleware, tools) or when the model is called (chat models):
 afterwards the engine sees only hookproof-shaped objects.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Protocol
 
 from hookproof._engine import add_messages
+from hookproof._frameworks import bridge_of
 from hookproof.messages import Message, coerce_message, construct
 from hookproof.tools import Tool
 
@@ -45,31 +46,9 @@ class Bridge(Protocol):
         """The runtime's checkpointer standing for the framework's (or a clear error)."""
 
 
-# module prefixes of a framework's classes -> the module whose BRIDGE runs its objects
-_BRIDGES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (
-        ("langchain.", "langchain_core.", "langgraph.", "deepagents."),
-        "hookproof.adapters.langchain._bridge",
-    ),
-)
-_BY_TYPE: dict[type, Bridge | None] = {}
-
-
 def bridge_for(value: object) -> Bridge | None:
     """The bridge that runs ``value``, or None for anything that is not a framework's."""
-    cls = type(value)
-    try:
-        return _BY_TYPE[cls]
-    except KeyError:
-        pass
-    modules = [getattr(item, "__module__", None) or "" for item in cls.__mro__]
-    found: Bridge | None = None
-    for prefixes, module in _BRIDGES:
-        if any(name.startswith(prefixes) for name in modules):
-            found = importlib.import_module(module).BRIDGE
-            break
-    _BY_TYPE[cls] = found
-    return found
+    return bridge_of(type(value))  # type: ignore[return-value]
 
 
 def native_middleware(middleware: object) -> object:

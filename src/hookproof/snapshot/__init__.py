@@ -4,20 +4,31 @@
 back; ``diff(old, new)`` classifies what changed (BREAKING, SECURITY, REVIEW, COSMETIC).
 The syrupy extension behind the ``hookproof_snapshot`` fixture lives in
 ``hookproof.snapshot.extension`` and is imported only by the pytest plugin.
+
+Two modules serve the plugin and the gate: ``hookproof.snapshot.files`` (where snapshot files
+live, how to recognise one; standard library only) and ``hookproof.snapshot.collected`` (the
+test modules a session collected). ``hookproof.snapshot.findings`` turns a change into the
+lines of the section it touched, for every report. The names below load on first use
+(``hookproof._lazy``), so the plugin importing ``hookproof.snapshot.files`` while pytest
+collects costs no more than that module.
 """
 
-from hookproof.snapshot._diff import Change, ChangeClass, SnapshotDiff, diff
-from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, dates, regex
-from hookproof.snapshot._render import (
-    FORMAT_VERSION,
-    RequestView,
-    SnapshotFormatError,
-    ToolView,
-    content_hash,
-    parse,
-    render,
-    view,
-)
+from __future__ import annotations
+
+from hookproof._lazy import load as _load
+from hookproof._lazy import origins as _origins
+
+TYPE_CHECKING = False  # typing itself costs an import several ms; mypy sees True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from hookproof.errors import SnapshotFormatError
+    from hookproof.snapshot._diff import Change, ChangeClass, SnapshotDiff, diff
+    from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, dates, regex
+    from hookproof.snapshot._parse import parse
+    from hookproof.snapshot._render import content_hash, render
+    from hookproof.snapshot._request_view import FORMAT_VERSION, RequestView, ToolView
+    from hookproof.snapshot._view import view
 
 __all__ = [
     "DEFAULT_MATCHERS",
@@ -37,3 +48,26 @@ __all__ = [
     "render",
     "view",
 ]
+
+_ORIGINS = _origins(
+    {
+        "hookproof.snapshot._diff": ("Change", "ChangeClass", "SnapshotDiff", "diff"),
+        "hookproof.snapshot._normalise": ("DEFAULT_MATCHERS", "Matcher", "dates", "regex"),
+        "hookproof.errors": ("SnapshotFormatError",),
+        "hookproof.snapshot._parse": ("parse",),
+        "hookproof.snapshot._render": ("content_hash", "render"),
+        "hookproof.snapshot._request_view": ("FORMAT_VERSION", "RequestView", "ToolView"),
+        "hookproof.snapshot._view": ("view",),
+    }
+)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_ORIGINS})
+
+
+def __getattr__(name: str) -> Any:
+    module = _ORIGINS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _load(globals(), module, name)

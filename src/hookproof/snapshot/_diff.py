@@ -29,10 +29,12 @@ from hookproof.errors import UsageError
 from hookproof.snapshot._change import Change, ChangeClass, SnapshotDiff
 from hookproof.snapshot._change import short as _short
 from hookproof.snapshot._match import LineMatcher
+from hookproof.snapshot._parse import parse
 from hookproof.snapshot._provenance_diff import provenance_changes
-from hookproof.snapshot._render import RequestView, ToolView, parse, view
+from hookproof.snapshot._request_view import RequestView, ToolView
 from hookproof.snapshot._undescribed import SCALARS, text_changes, undescribed
 from hookproof.snapshot._undescribed import first_by_name as _by_name
+from hookproof.snapshot._view import view
 from hookproof.vocabulary import FinalRequest
 
 __all__ = ["Change", "ChangeClass", "SnapshotDiff", "diff"]

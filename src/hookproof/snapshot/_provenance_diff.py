@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 
 from hookproof.snapshot._change import Change, ChangeClass
 from hookproof.snapshot._match import LineMatcher
-from hookproof.snapshot._render import RequestView
+from hookproof.snapshot._request_view import RequestView
 
 __all__ = ["provenance_changes"]
 

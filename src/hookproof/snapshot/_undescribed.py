@@ -10,7 +10,7 @@ from typing import Any
 
 from hookproof.snapshot._change import Change, ChangeClass
 from hookproof.snapshot._change import short as _short
-from hookproof.snapshot._render import RequestView, ToolView
+from hookproof.snapshot._request_view import RequestView, ToolView
 
 __all__ = ["SCALARS", "first_by_name", "text_changes", "undescribed"]
 

@@ -29,22 +29,17 @@ from syrupy.data import SnapshotCollections
 from syrupy.exceptions import TaintedSnapshotError
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from hookproof._collected_modules import collected_modules
-from hookproof._gate_sections import diff_lines, group_findings, sections_for
 from hookproof._safe_files import read_text, remove_file, write_text
-from hookproof._snapshot_files import HEADER, snapshot_root
-from hookproof.errors import UsageError
+from hookproof.errors import SnapshotFormatError, UsageError
 from hookproof.redaction import redact_file_name, redact_text
 from hookproof.snapshot._diff import diff
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
-from hookproof.snapshot._render import (
-    RequestView,
-    SnapshotFormatError,
-    check_version,
-    parse,
-    render,
-    without_provenance,
-)
+from hookproof.snapshot._parse import check_version, parse
+from hookproof.snapshot._render import render, without_provenance
+from hookproof.snapshot._request_view import RequestView
+from hookproof.snapshot.collected import collected_modules
+from hookproof.snapshot.files import HEADER, snapshot_root
+from hookproof.snapshot.findings import diff_lines, group_findings, sections_for
 from hookproof.vocabulary import FinalRequest
 
 if TYPE_CHECKING:

@@ -6,29 +6,34 @@ router that chooses among model tiers is checked. A Target turns that factory in
 report messages, the trace, the final requests and which models were called.
 
 What differs between frameworks is a method or a class attribute here, never a test of a
-class name: how to build and run, which rules its tool answers follow, how its middleware
-hooks are called on sample requests, and how conformance probes author a tiny agent in it.
+class name: how to build and run, and which rules its tool answers follow. How a framework's
+middleware hooks are called on sample requests (``HookSampler``) and how the conformance
+probes author a tiny agent in it (``ConformanceKit``) are roles of their own.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from hookproof._untimed import untimed
 from hookproof.errors import UsageError
 from hookproof.messages import Message
 from hookproof.models import FinalRequest
+from hookproof.targets.interrupts import OnInterrupt, check_on_interrupt
 from hookproof.trace import Trace
 
-if TYPE_CHECKING:
-    from hookproof.targets.interrupts import OnInterrupt
-    from hookproof.targets.samples import NodeSamples, PassedOn
-
-__all__ = ["DEFAULT_INPUT", "Build", "IsolationRuns", "Target", "TargetRun"]
+__all__ = [
+    "DEFAULT_INPUT",
+    "Build",
+    "IsolationRuns",
+    "RunSettings",
+    "RunWithTarget",
+    "Target",
+    "TargetRun",
+]
 
 DEFAULT_INPUT: Mapping[str, Any] = {"messages": [("user", "Please help with my request.")]}
 Build = Callable[[Any], Any]
@@ -58,6 +63,17 @@ class TargetRun:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """What one run is given besides its models: the runtime context, the input, the
+    (checked) answer to interrupts and the run config."""
+
+    context: Any
+    input: Mapping[str, Any]
+    on_interrupt: OnInterrupt
+    config: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
 class IsolationRuns:
     """How check_isolation makes one run of ONE shared agent: ``sync(context, probe)`` and,
     where the framework runs on asyncio, ``async_(context, probe)``; each returns the run
@@ -82,8 +98,6 @@ class Target(ABC):
     #: Modules where the framework's tool classes keep their plumbing: code there is not a
     #: tool's own function (which checks watch to see that a tool really ran).
     tool_library_modules: ClassVar[tuple[str, ...]] = ("pydantic",)
-    #: The framework is a deep-agent harness with profiles (see ``harness_profiles``).
-    has_harness_profiles: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -130,7 +144,7 @@ class Target(ABC):
         config: Mapping[str, Any] | None = None,
     ) -> TargetRun:
         """One run, resuming every interrupt with ``on_interrupt``'s answer; a crash is
-        reported in ``TargetRun.error``, not raised."""
+        reported in ``TargetRun.error``, not raised (``RunWithTarget`` does the common part)."""
 
     @abstractmethod
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
@@ -151,111 +165,41 @@ class Target(ABC):
         framework silently keeps one tool per name ([] when it refuses duplicates itself)."""
         return []
 
-    # -- one middleware's hooks, called on sample requests -------------------------------
-
-    @classmethod
-    def wrap_hook(cls, middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
-        """The middleware's own wrap hook ``name`` as a plain ``(request, handler)`` call."""
-        raise _unsupported(cls, "wrap_hook")
-
-    @classmethod
-    def node_samples(cls, context: Any = None) -> NodeSamples:
-        """What this framework's node hooks are run on, with ``context`` in their runtime."""
-        raise _unsupported(cls, "node_samples")
-
-    @classmethod
-    def sample_model_request(cls, context: Any = None) -> Any:
-        """A rich model request of this framework (messages of every role, tools, state)."""
-        raise _unsupported(cls, "sample_model_request")
-
-    @classmethod
-    def sample_tool_request(cls, context: Any = None) -> Any:
-        """A tool-call request of this framework for one sample_search call."""
-        raise _unsupported(cls, "sample_tool_request")
-
-    @classmethod
-    def mutation_findings(
-        cls, middleware: object, request: Any = None, context: Any = None
-    ) -> list[str] | None:
-        """In-place changes the wrap hooks make, found the framework's own way; None lets
-        the check compare deep copies of the sample requests itself."""
-        return None
-
-    @classmethod
-    def passed_on(
-        cls, middleware: object, system_message: Any = None, context: Any = None
-    ) -> PassedOn | None:
-        """What the middleware's wrap_model_call passes on for a sample request, as hookproof
-        messages (None: it never called its handler)."""
-        raise _unsupported(cls, "passed_on")
-
-    # -- authoring a tiny agent (the conformance probes) -------------------------------
-
-    @classmethod
-    def create_agent(
-        cls, model: Any, tools: Sequence[Any] = (), middleware: Sequence[Any] = ()
-    ) -> Any:
-        """An agent of this framework."""
-        raise _unsupported(cls, "create_agent")
-
-    @classmethod
-    def tool(cls, function: Callable[..., Any]) -> Any:
-        """A tool of this framework from a typed, documented function."""
-        raise _unsupported(cls, "tool")
-
-    @classmethod
-    def scripted_model(
-        cls, *turns: Any, name: str = "scripted", provider: str | None = None
-    ) -> Any:
-        """A model of this framework playing ``turns``, recording what it receives
-        (``.last`` is a FinalRequest)."""
-        raise _unsupported(cls, "scripted_model")
-
-    @classmethod
-    def wrap_model_layer(cls, name: str, wrap: Callable[[Any, Any], Any]) -> Any:
-        """A middleware named ``name`` whose wrap_model_call is ``wrap(request, handler)``."""
-        raise _unsupported(cls, "wrap_model_layer")
-
-    @classmethod
-    def after_model_hook(cls, name: str, hook: Callable[[Any, Any], Any]) -> Any:
-        """A middleware named ``name`` whose after_model hook is ``hook(state, runtime)``."""
-        raise _unsupported(cls, "after_model_hook")
-
-    @classmethod
-    def invoke(cls, agent: Any, input: Mapping[str, Any]) -> list[Message]:
-        """Invoke the agent once; its final messages as hookproof messages."""
-        raise _unsupported(cls, "invoke")
-
-    @classmethod
-    async def ainvoke(cls, agent: Any, input: Mapping[str, Any]) -> list[Message]:
-        """The same, through the framework's asynchronous entry point."""
-        raise _unsupported(cls, "ainvoke")
-
-    @classmethod
-    @contextmanager
-    def harness_profiles(cls) -> Iterator[Callable[..., None]]:
-        """For deep-agent harnesses: a scope in which ``register(key, **profile_fields)``
-        registers a harness profile. Plain agents have none."""
-        raise _unsupported(cls, "harness_profiles")
-        yield  # pragma: no cover - a generator, so the decorator accepts it
-
-
-_RUNS = ("run", "invoke", "ainvoke")
-
 
 def _untime_runs(cls: type) -> None:
     """A target runs the user's agent for a check, often inside a ``@given`` example: that run
     time is hookproof's, so it stays out of hypothesis' deadline (see hookproof._untimed)."""
-    for name in _RUNS:
+    for name in ("run", "run_with"):
         member = cls.__dict__.get(name)
-        if isinstance(member, classmethod):
-            setattr(cls, name, classmethod(untimed(member.__func__)))
-        elif callable(member):
+        if callable(member):
             setattr(cls, name, untimed(member))
 
 
-def _unsupported(cls: type, what: str) -> NotImplementedError:
+def _unsupported(owner: type, what: str) -> NotImplementedError:
     return NotImplementedError(
-        f"hookproof: the {cls.__name__} target does not implement {what}(), so this check or "
-        f"probe cannot run on it. Implement {cls.__name__}.{what} to support it."
+        f"hookproof: the {owner.__name__} target does not implement {what}(), so this check or "
+        f"probe cannot run on it. Implement {owner.__name__}.{what} to support it."
     )
+
+
+class RunWithTarget(Target):
+    """A Target whose ``run`` checks the answer to interrupts, makes fresh models unless it is
+    given some, and hands them to ``run_with``: what every built-in target shares."""
+
+    def run(
+        self,
+        *,
+        context: Any = None,
+        script: Any = None,
+        input: Mapping[str, Any] | None = None,
+        models: Mapping[str, Any] | None = None,
+        on_interrupt: OnInterrupt = "approve",
+        config: Mapping[str, Any] | None = None,
+    ) -> TargetRun:
+        answer = check_on_interrupt(on_interrupt)
+        chosen = dict(models) if models is not None else self.models(script)
+        return self.run_with(chosen, RunSettings(context, input or DEFAULT_INPUT, answer, config))
+
+    @abstractmethod
+    def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:
+        """One run of the agent built with ``models``."""

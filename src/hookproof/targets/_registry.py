@@ -1,41 +1,22 @@
-"""The registry of targets: which framework runs a factory, and which owns a middleware.
+"""The registry of targets: which framework runs a factory, owns a middleware, authors probes.
 
-An entry names its Target class, or the ``"module:Class"`` path of one, so a framework that
-is not installed (or not used) is never imported: its module is loaded the first time a
-factory or middleware reaches its entry. A new framework is one module that calls
-``register_target`` when imported.
+An entry (kept in ``hookproof._frameworks``, the one list of frameworks) names its Target
+class and its other parts, or the ``"module:Name"`` paths of them, so a framework that is not
+installed (or not used) is never imported: its module is loaded the first time a factory,
+middleware or probe reaches its entry. A new framework is one module plus one
+``register_target`` call.
 """
 
 from __future__ import annotations
 
-import difflib
-import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from hookproof import _frameworks
+from hookproof._frameworks import Framework
 from hookproof.errors import UsageError
 from hookproof.targets._base import Build, Target
-
-__all__ = [
-    "as_target",
-    "middleware_target",
-    "register_target",
-    "registered_targets",
-    "target_class",
-    "unregister_target",
-]
-
-
-@dataclass
-class _Entry:
-    target: type[Target] | str
-    modules: tuple[str, ...]  # module prefixes of the framework's middleware classes
-    detects: bool  # as_target tries it on factories
-    last: bool  # tried after every other entry (it accepts any agent with invoke())
-
-
-_ENTRIES: dict[str, _Entry] = {}
-_ORDER: list[str] = []  # the names as_target tries, in order (kept in step with _ENTRIES)
+from hookproof.targets.authoring import ConformanceKit
+from hookproof.targets.sampler import HookSampler
 
 
 def register_target(
@@ -43,53 +24,81 @@ def register_target(
     target: type[Target] | str,
     *,
     middleware_modules: Sequence[str] = (),
+    sampler: HookSampler | str | None = None,
+    kit: ConformanceKit | str | None = None,
+    conformance: str | None = None,
+    requires: str | None = None,
+    bridge: str | None = None,
     detect: bool = True,
     last: bool = False,
 ) -> None:
     """Register a framework's Target class (or its ``"module:Class"`` path, loaded on first
     use). ``as_target`` tries registered targets in order on a factory (``last`` ones after
     the rest; ``detect=False`` ones never) and keeps the first whose ``agent()`` accepts what
-    the factory builds. Middleware whose class (or a base) lives in a module starting with
-    one of ``middleware_modules`` is checked with this target's hooks and samples."""
-    if not isinstance(target, str) and not (
-        isinstance(target, type) and issubclass(target, Target)
-    ):
+    the factory builds. Middleware whose class (or a base) comes from one of the packages
+    ``middleware_modules`` is checked with the ``sampler`` (a HookSampler), and run on the
+    reference runtime through ``bridge`` (``"module:NAME"``) when one is given. A ``kit``
+    (a ConformanceKit) puts the probes of ``hookproof conformance`` in the report's column
+    ``conformance`` (the target's name by default) when the module ``requires`` is
+    installed."""
+    _check(name, "target", target, isinstance(target, type) and issubclass(target, Target))
+    _check(name, "sampler", sampler, sampler is None or isinstance(sampler, HookSampler))
+    _check(name, "kit", kit, kit is None or isinstance(kit, ConformanceKit))
+    framework = Framework(
+        name,
+        target,
+        packages=tuple(middleware_modules),
+        sampler=sampler,
+        kit=kit,
+        column=conformance or (name if kit is not None else None),
+        requires=requires,
+        bridge=bridge,
+        detect=detect,
+        last=last,
+    )
+    _frameworks.add(framework)
+
+
+_EXPECTED = {
+    "target": "a hookproof.targets.Target subclass",
+    "sampler": "a hookproof.targets.HookSampler",
+    "kit": "a hookproof.targets.ConformanceKit",
+}
+
+
+def _check(name: str, part: str, value: object, fits: bool) -> None:
+    if not fits and not isinstance(value, str):
         raise UsageError(
-            f"hookproof: register_target({name!r}, ...) takes a hookproof.targets.Target "
-            f"subclass or a 'module:Class' path, got {target!r}."
+            f"hookproof: register_target({name!r}, ...) takes as its {part} "
+            f"{_EXPECTED[part]} or a 'module:Name' path, got {value!r}."
         )
-    _ENTRIES[name] = _Entry(target, tuple(middleware_modules), detect, last)
-    _reorder()
 
 
 def unregister_target(name: str) -> None:
     """Forget a registered target (for tests that register one of their own)."""
-    _ENTRIES.pop(_known(name), None)
-    _reorder()
+    _frameworks.remove(name)
 
 
 def registered_targets() -> tuple[str, ...]:
-    return tuple(_ENTRIES)
+    return tuple(framework.name for framework in _frameworks.frameworks())
 
 
 def target_class(name: str) -> type[Target]:
     """The Target class registered as ``name``, importing its module if needed (an
     ImportError when its framework is not installed)."""
-    entry = _ENTRIES[_known(name)]
-    if isinstance(entry.target, str):
-        module, _, attribute = entry.target.partition(":")
-        entry.target = getattr(importlib.import_module(module), attribute)
-    return entry.target  # type: ignore[return-value]
+    return _frameworks.load(_frameworks.entry(name).target)  # type: ignore[return-value]
 
 
-def _known(name: str) -> str:
-    if name in _ENTRIES:
-        return name
-    close = difflib.get_close_matches(name, _ENTRIES, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise UsageError(
-        f"hookproof: no target is registered as {name!r}.{hint} Registered: {', '.join(_ENTRIES)}."
-    )
+def conformance_columns() -> tuple[str, ...]:
+    """Every column of the conformance report, in the registry's order, installed or not:
+    the choices of ``hookproof conformance --target``."""
+    return _frameworks.columns()
+
+
+def conformance_kit(name: str) -> ConformanceKit | None:
+    """The conformance kit registered with target ``name`` (None: it has none)."""
+    kit = _frameworks.entry(name).kit
+    return None if kit is None else _frameworks.load(kit)  # type: ignore[return-value]
 
 
 def _installed(name: str) -> type[Target] | None:
@@ -107,15 +116,15 @@ def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Targ
     if isinstance(build, Target) or not callable(build):
         return build  # a Target, or an object that runs like one
     first: Exception | None = None
-    for name in _ORDER:
-        cls = _installed(name)
+    for framework in _detection_order():
+        cls = _installed(framework.name)
         if cls is None:
             continue
         target = cls(build, tiers=tiers)
         try:
             agent = target.agent(target.models())
         except Exception as error:
-            if first is not None and _ENTRIES[name].last:
+            if first is not None and framework.last:
                 raise error from first
             first = first or error
             continue
@@ -125,37 +134,28 @@ def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Targ
     raise first
 
 
-def _reorder() -> None:
-    detected = [(entry.last, name) for name, entry in _ENTRIES.items() if entry.detects]
-    _ORDER[:] = [name for _, name in sorted(detected, key=lambda pair: pair[0])]
+def _detection_order() -> list[Framework]:
+    detected = [framework for framework in _frameworks.frameworks() if framework.detect]
+    return sorted(detected, key=lambda framework: framework.last)
 
 
 def middleware_target(middleware: object) -> type[Target]:
     """The target whose framework owns ``middleware`` (by the modules of its classes, so no
     framework is imported for it); hookproof's runtime for anything else."""
-    modules = [getattr(cls, "__module__", "") for cls in type(middleware).__mro__]
-    for name, entry in _ENTRIES.items():
-        if entry.modules and any(m.startswith(entry.modules) for m in modules):
-            found = _installed(name)
-            if found is not None:
-                return found
+    for framework in _frameworks.owners(type(middleware)):
+        found = _installed(framework.name)
+        if found is not None:
+            return found
     return target_class("reference")
 
 
-def _register_builtins() -> None:
-    register_target("reference", "hookproof.targets.reference:ReferenceTarget")
-    register_target("harness", "hookproof.targets.reference:HarnessTarget", detect=False)
-    register_target(
-        "eino", "hookproof.targets.eino:EinoTarget", middleware_modules=("hookproof.eino",)
-    )
-    register_target(
-        "langchain",
-        "hookproof.adapters.langchain:LangChainTarget",
-        middleware_modules=("langchain", "langgraph", "deepagents"),
-        last=True,
-    )
-    # LangChainTarget runs deepagents graphs too; this one authors deep agents (conformance).
-    register_target("deepagents", "hookproof.adapters.deepagents:DeepAgentsTarget", detect=False)
-
-
-_register_builtins()
+def hook_sampler(middleware: object) -> HookSampler:
+    """How the framework that owns ``middleware`` calls its hooks on sample requests (by the
+    modules of its classes); the reference runtime's sampler for anything else."""
+    owners = [f for f in _frameworks.owners(type(middleware)) if f.sampler is not None]
+    for framework in [*owners, _frameworks.entry("reference")]:
+        try:
+            return _frameworks.load(framework.sampler)  # type: ignore[return-value]
+        except ImportError:
+            continue
+    raise AssertionError("the reference runtime's sampler is always importable")

@@ -1,4 +1,5 @@
-"""The Eino target: factories whose agents are Eino-dialect ChatModelAgents.
+"""The Eino dialect's roles: its target runs factories whose agents are Eino-dialect
+ChatModelAgents; its hook sampler runs a handler's state rewrites as node hooks.
 
 A check's context is the run's ctx: a RunContext, a dict of its values, or None. An Eino tool
 answers with text only, so a refusal cannot carry an error status; Eino runs are synchronous
@@ -8,24 +9,19 @@ answers with text only, so a refusal cannot carry an error status; Eino runs are
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from hookproof._engine.probe import PROBE
 from hookproof.errors import UsageError
-from hookproof.targets._base import DEFAULT_INPUT, IsolationRuns, TargetRun
-from hookproof.targets.interrupts import (
-    OnInterrupt,
-    check_config,
-    check_on_interrupt,
-    resume_loop,
-    resume_value,
-    thread_id,
-)
-from hookproof.targets.reference import NativeTarget, called, joined, resumable
-from hookproof.targets.samples import NodeSamples, hookproof_messages, sample_messages
+from hookproof.targets._base import DEFAULT_INPUT, IsolationRuns, RunSettings, TargetRun
+from hookproof.targets.interrupts import check_config, resume_loop, resume_value, thread_id
+from hookproof.targets.reference import REFERENCE_SAMPLER, NativeTarget, called, joined, resumable
+from hookproof.targets.sampler import NodeSamples, hookproof_messages
+from hookproof.targets.samples import sample_messages
 from hookproof.tools import ToolSchema
 
-__all__ = ["EinoTarget", "eino_ctx", "eino_input"]
+__all__ = ["EINO_SAMPLER", "EinoTarget", "eino_ctx", "eino_input"]
 
 # The Eino handler methods that rewrite the state, run as node hooks.
 _STATE_REWRITES = {
@@ -55,24 +51,13 @@ class EinoTarget(NativeTarget):
         infos = [_info(item) for item in self.agent(self.models()).tools]
         return {info.name: info.parameters for info in infos}
 
-    def run(
-        self,
-        *,
-        context: Any = None,
-        script: Any = None,
-        input: Mapping[str, Any] | None = None,
-        models: Mapping[str, Any] | None = None,
-        on_interrupt: OnInterrupt = "approve",
-        config: Mapping[str, Any] | None = None,
-    ) -> TargetRun:
-        answer = check_on_interrupt(on_interrupt)
-        check_config(config, "a check on an Eino-dialect agent")
-        models = dict(models) if models is not None else self.models(script)
-        agent, ctx = resumable(self.agent(models)), eino_ctx(context)
-        checkpoint = thread_id(config)
+    def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:
+        check_config(settings.config, "a check on an Eino-dialect agent")
+        agent, ctx = resumable(self.agent(models)), eino_ctx(settings.context)
+        checkpoint, answer = thread_id(settings.config), settings.on_interrupt
         runs: list[Any] = []
         paused = resume_loop(
-            lambda: agent.run(eino_input(input), ctx, checkpoint_id=checkpoint),
+            lambda: agent.run(eino_input(settings.input), ctx, checkpoint_id=checkpoint),
             lambda last: agent.resume(
                 checkpoint, resume_value(last.result.interrupts[0].value, answer), ctx
             ),
@@ -107,29 +92,32 @@ class EinoTarget(NativeTarget):
 
         return IsolationRuns(sync)
 
-    @classmethod
-    def node_samples(cls, context: Any = None) -> NodeSamples:
-        """An Eino handler's state rewrites, run as node hooks: the state is a
-        ChatModelAgentState, the "runtime" the run's ctx, and a rewrite replaces the
-        messages."""
-        from hookproof.eino import ChatModelAgentState, RunContext
 
-        def ctx() -> Any:
-            return context if isinstance(context, RunContext) else RunContext(dict(context or {}))
+def _node_samples(context: Any = None) -> NodeSamples:
+    """An Eino handler's state rewrites, run as node hooks: the state is a
+    ChatModelAgentState, the "runtime" the run's ctx, and a rewrite replaces the messages."""
+    from hookproof.eino import ChatModelAgentState, RunContext
 
-        def written(outcome: Any, given: Any) -> list[Any] | None:
-            messages = getattr(outcome, "messages", None)
-            return None if messages is None or messages == given.messages else list(messages)
+    def ctx() -> Any:
+        return context if isinstance(context, RunContext) else RunContext(dict(context or {}))
 
-        return NodeSamples(
-            hook=_state_rewrite,
-            state=lambda: ChatModelAgentState(messages=tuple(sample_messages())),
-            runtime=ctx,
-            messages=hookproof_messages,
-            replaces_all=lambda _items: True,
-            written=written,
-            state_messages=lambda state: state.messages,
-        )
+    def written(outcome: Any, given: Any) -> list[Any] | None:
+        messages = getattr(outcome, "messages", None)
+        return None if messages is None or messages == given.messages else list(messages)
+
+    return NodeSamples(
+        hook=_state_rewrite,
+        state=lambda: ChatModelAgentState(messages=tuple(sample_messages())),
+        runtime=ctx,
+        messages=hookproof_messages,
+        replaces_all=lambda _items: True,
+        written=written,
+        state_messages=lambda state: state.messages,
+    )
+
+
+# Eino middleware's wrap hooks are called as the runtime's; its node hooks are state rewrites.
+EINO_SAMPLER = replace(REFERENCE_SAMPLER, node_samples=_node_samples)
 
 
 def _state_rewrite(middleware: object, name: str) -> Callable[[Any, Any], Any] | None:

@@ -1,13 +1,17 @@
-"""The reference target: factories whose agents are hookproof runtime (or harness) agents."""
+"""The reference runtime's roles: its target runs factories whose agents are hookproof
+runtime (or harness) agents; its hook sampler calls hookproof middleware on hookproof's
+sample requests; its conformance kits author runtime and harness agents."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from hookproof._engine.probe import PROBE
 from hookproof.errors import UsageError
+from hookproof.harness import HarnessProfile, create_deep_agent, isolated_profiles
 from hookproof.messages import AssistantMessage, Message
 from hookproof.models import RecordingModel, ScriptedModel
 from hookproof.runtime import (
@@ -22,35 +26,43 @@ from hookproof.runtime import (
     tool,
     wrap_model_call,
 )
-from hookproof.targets._base import DEFAULT_INPUT, IsolationRuns, Target, TargetRun
-from hookproof.targets.interrupts import (
-    OnInterrupt,
-    check_config,
-    check_on_interrupt,
-    resume_loop,
-    resume_value,
-    thread_id,
-)
-from hookproof.targets.samples import (
+from hookproof.targets._base import IsolationRuns, RunSettings, RunWithTarget, TargetRun
+from hookproof.targets.authoring import ConformanceKit
+from hookproof.targets.interrupts import check_config, resume_loop, resume_value, thread_id
+from hookproof.targets.sampler import (
+    HookSampler,
     NodeSamples,
     PassedOn,
     hookproof_messages,
     node_call,
     replaces_all,
+    sync_call,
+)
+from hookproof.targets.samples import (
     sample_request,
     sample_state,
     sample_system_message,
     sample_tool_request,
-    sync_call,
 )
 from hookproof.trace import Trace, TraceEvent
 
-__all__ = ["HarnessTarget", "NativeTarget", "ReferenceTarget", "called", "joined", "resumable"]
+__all__ = [
+    "HARNESS_KIT",
+    "REFERENCE_KIT",
+    "REFERENCE_SAMPLER",
+    "HarnessTarget",
+    "NativeTarget",
+    "ReferenceTarget",
+    "called",
+    "joined",
+    "native_wrap_hook",
+    "resumable",
+]
 
 
-class NativeTarget(Target):
-    """What hookproof's own dialects (the runtime and Eino) share: scripted recording models,
-    their tools, and middleware hooks called on hookproof's sample requests."""
+class NativeTarget(RunWithTarget):
+    """What hookproof's own dialects (the runtime and Eino) share: scripted recording models
+    and their tools."""
 
     unexecutable_tool_markers: ClassVar[tuple[str, ...]] = ("UnexecutableToolError",)
     tool_library_modules: ClassVar[tuple[str, ...]] = (
@@ -75,40 +87,6 @@ class NativeTarget(Target):
             found.setdefault(_tool_name(item), []).append(item)
         return found
 
-    @classmethod
-    def wrap_hook(cls, middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
-        sync = getattr(middleware, name, None)
-        if callable(sync):
-            return sync  # type: ignore[no-any-return]
-        async_ = getattr(middleware, f"a{name}", None)
-        return sync_call(async_) if callable(async_) else None
-
-    @classmethod
-    def sample_model_request(cls, context: Any = None) -> Any:
-        return sample_request(context=context)
-
-    @classmethod
-    def sample_tool_request(cls, context: Any = None) -> Any:
-        return sample_tool_request(context)
-
-    @classmethod
-    def passed_on(
-        cls, middleware: object, system_message: Any = None, context: Any = None
-    ) -> PassedOn | None:
-        original = system_message if system_message is not None else sample_system_message()
-        request = sample_request(context=context).override(system_message=original)
-        seen: list[ModelRequest] = []
-
-        def handler(changed: ModelRequest) -> ModelResponse:
-            seen.append(changed)
-            return ModelResponse(result=(AssistantMessage(content="ok"),))
-
-        cls.wrap_hook(middleware, "wrap_model_call")(request, handler)  # type: ignore[misc]
-        if not seen:
-            return None
-        passed = seen[-1]
-        return PassedOn(original, passed.system_message, request.messages, passed.messages)
-
 
 class ReferenceTarget(NativeTarget):
     """Runs a factory whose agents are hookproof runtime (or harness) agents."""
@@ -128,21 +106,10 @@ class ReferenceTarget(NativeTarget):
         agent = self.agent(self.models())
         return {item.name: item.parameters for item in agent.tools}
 
-    def run(
-        self,
-        *,
-        context: Any = None,
-        script: Any = None,
-        input: Mapping[str, Any] | None = None,
-        models: Mapping[str, Any] | None = None,
-        on_interrupt: OnInterrupt = "approve",
-        config: Mapping[str, Any] | None = None,
-    ) -> TargetRun:
-        answer = check_on_interrupt(on_interrupt)
-        check_config(config, "a check on a hookproof runtime agent")
-        models = dict(models) if models is not None else self.models(script)
-        agent, thread = resumable(self.agent(models)), thread_id(config)
-        payload = dict(input or DEFAULT_INPUT)
+    def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:
+        check_config(settings.config, "a check on a hookproof runtime agent")
+        agent, thread = resumable(self.agent(models)), thread_id(settings.config)
+        payload, context, answer = dict(settings.input), settings.context, settings.on_interrupt
         parts: list[Any] = []
         probe = _Reached()
         token = PROBE.set(probe)
@@ -206,78 +173,10 @@ class ReferenceTarget(NativeTarget):
 
         return IsolationRuns(sync, async_)
 
-    # -- one middleware's hooks ----------------------------------------------------------
-
-    @classmethod
-    def node_samples(cls, context: Any = None) -> NodeSamples:
-        return NodeSamples(
-            hook=lambda middleware, name: node_call(
-                getattr(middleware, name, None), getattr(middleware, f"a{name}", None)
-            ),
-            state=sample_state,
-            runtime=lambda: Runtime(context=context),
-            messages=hookproof_messages,
-            replaces_all=replaces_all,
-        )
-
-    # -- authoring ---------------------------------------------------------------------
-
-    @classmethod
-    def create_agent(
-        cls, model: Any, tools: Sequence[Any] = (), middleware: Sequence[Any] = ()
-    ) -> Any:
-        return create_agent(model, list(tools), middleware=list(middleware))
-
-    @classmethod
-    def tool(cls, function: Callable[..., Any]) -> Any:
-        return tool(function)
-
-    @classmethod
-    def scripted_model(
-        cls, *turns: Any, name: str = "scripted", provider: str | None = None
-    ) -> Any:
-        return RecordingModel(ScriptedModel(list(turns), name=name, provider=provider))
-
-    @classmethod
-    def wrap_model_layer(cls, name: str, wrap: Callable[[Any, Any], Any]) -> Any:
-        return wrap_model_call(name=name)(wrap)
-
-    @classmethod
-    def after_model_hook(cls, name: str, hook: Callable[[Any, Any], Any]) -> Any:
-        return after_model(name=name)(hook)
-
-    @classmethod
-    def invoke(cls, agent: Any, input: Mapping[str, Any]) -> list[Message]:
-        return list(agent.invoke(dict(input)).messages)
-
-    @classmethod
-    async def ainvoke(cls, agent: Any, input: Mapping[str, Any]) -> list[Message]:
-        return list((await agent.ainvoke(dict(input))).messages)
-
 
 class HarnessTarget(ReferenceTarget):
-    """The reference target authoring deep agents: the harness's create_deep_agent, with
-    harness profiles registered in a registry of their own."""
-
-    has_harness_profiles: ClassVar[bool] = True
-
-    @classmethod
-    def create_agent(
-        cls, model: Any, tools: Sequence[Any] = (), middleware: Sequence[Any] = ()
-    ) -> Any:
-        from hookproof.harness import create_deep_agent
-
-        return create_deep_agent(model, list(tools), middleware=list(middleware))
-
-    @classmethod
-    @contextmanager
-    def harness_profiles(cls) -> Iterator[Callable[..., None]]:
-        from hookproof.harness import HarnessProfile, isolated_profiles
-
-        with isolated_profiles() as profiles:
-            yield lambda key, **fields: profiles.register_harness_profile(
-                key, HarnessProfile(**fields)
-            )
+    """The reference target registered for authoring deep agents (``HARNESS_KIT``): checks
+    run harness agents through ``ReferenceTarget`` as well."""
 
 
 class _FalsyModel(RecordingModel):
@@ -329,3 +228,99 @@ def _tool_name(item: Any) -> str:
     if name is None and callable(getattr(item, "info", None)):
         name = item.info().name
     return str(name)
+
+
+# -- hook sampling: hookproof middleware on hookproof's sample requests ------------------
+
+
+def native_wrap_hook(middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
+    """The middleware's wrap hook ``name`` as a plain call (an async-only one on its loop)."""
+    sync = getattr(middleware, name, None)
+    if callable(sync):
+        return sync  # type: ignore[no-any-return]
+    async_ = getattr(middleware, f"a{name}", None)
+    return sync_call(async_) if callable(async_) else None
+
+
+def _passed_on(
+    middleware: object, system_message: Any = None, context: Any = None
+) -> PassedOn | None:
+    original = system_message if system_message is not None else sample_system_message()
+    request = sample_request(context=context).override(system_message=original)
+    seen: list[ModelRequest] = []
+
+    def handler(changed: ModelRequest) -> ModelResponse:
+        seen.append(changed)
+        return ModelResponse(result=(AssistantMessage(content="ok"),))
+
+    native_wrap_hook(middleware, "wrap_model_call")(request, handler)  # type: ignore[misc]
+    if not seen:
+        return None
+    passed = seen[-1]
+    return PassedOn(original, passed.system_message, request.messages, passed.messages)
+
+
+def _node_samples(context: Any = None) -> NodeSamples:
+    return NodeSamples(
+        hook=lambda middleware, name: node_call(
+            getattr(middleware, name, None), getattr(middleware, f"a{name}", None)
+        ),
+        state=sample_state,
+        runtime=lambda: Runtime(context=context),
+        messages=hookproof_messages,
+        replaces_all=replaces_all,
+    )
+
+
+REFERENCE_SAMPLER = HookSampler(
+    wrap_hook=native_wrap_hook,
+    node_samples=_node_samples,
+    sample_model_request=sample_request,
+    sample_tool_request=sample_tool_request,
+    passed_on=_passed_on,
+)
+
+
+# -- conformance authoring: runtime and harness agents ------------------------------------
+
+
+def _scripted_model(*turns: Any, name: str = "scripted", provider: str | None = None) -> Any:
+    return RecordingModel(ScriptedModel(list(turns), name=name, provider=provider))
+
+
+def _invoke(agent: Any, input: Mapping[str, Any]) -> list[Message]:
+    return list(agent.invoke(dict(input)).messages)
+
+
+async def _ainvoke(agent: Any, input: Mapping[str, Any]) -> list[Message]:
+    return list((await agent.ainvoke(dict(input))).messages)
+
+
+REFERENCE_KIT = ConformanceKit(
+    create_agent=lambda model, tools, middleware: create_agent(
+        model, list(tools), middleware=list(middleware)
+    ),
+    tool=tool,
+    scripted_model=_scripted_model,
+    wrap_model_layer=lambda name, wrap: wrap_model_call(name=name)(wrap),
+    after_model_hook=lambda name, hook: after_model(name=name)(hook),
+    invoke=_invoke,
+    ainvoke=_ainvoke,
+    model_request=sample_request,
+)
+
+
+@contextmanager
+def _harness_profiles() -> Iterator[Callable[..., None]]:
+    """Harness profiles registered in a registry of their own, for the block."""
+    with isolated_profiles() as profiles:
+        yield lambda key, **fields: profiles.register_harness_profile(key, HarnessProfile(**fields))
+
+
+HARNESS_KIT = replace(
+    REFERENCE_KIT,
+    create_agent=lambda model, tools, middleware: create_deep_agent(
+        model, list(tools), middleware=list(middleware)
+    ),
+    harness_profiles=_harness_profiles,
+)

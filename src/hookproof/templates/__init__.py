@@ -4,8 +4,17 @@ Formatting renders only user-input blocks (text; URL, base64 data and file name 
 and copies every other block unchanged; the messages passed in are never modified.
 """
 
-from hookproof.templates._blocks import (
-    AgenticMessage,
+from hookproof.errors import (
+    TemplateError,
+    TemplateRenderError,
+    TemplateSecurityError,
+    TemplateSyntaxError,
+    TemplateVariableError,
+    UnsupportedTemplateConstruct,
+)
+from hookproof.templates._agentic_message import AgenticMessage, to_message
+from hookproof.templates._budget import TemplateBudget
+from hookproof.templates._content_blocks import (
     AssistantGenText,
     ContentBlock,
     FunctionToolCall,
@@ -22,16 +31,6 @@ from hookproof.templates._blocks import (
     UserInputText,
     UserInputVideo,
     new_content_block,
-)
-from hookproof.templates._budget import TemplateBudget
-from hookproof.templates._convert import to_message
-from hookproof.templates._errors import (
-    TemplateError,
-    TemplateRenderError,
-    TemplateSecurityError,
-    TemplateSyntaxError,
-    TemplateVariableError,
-    UnsupportedTemplateConstruct,
 )
 from hookproof.templates._format import (
     AgenticMessagesTemplate,

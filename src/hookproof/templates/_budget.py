@@ -12,8 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hookproof.errors import UsageError
-from hookproof.templates._errors import TemplateSecurityError
+from hookproof.errors import TemplateSecurityError, UsageError
 from hookproof.templates._printable import address_problem, refusal, unprintable
 
 __all__ = ["DEFAULT_BUDGET", "Meter", "TemplateBudget", "weight"]

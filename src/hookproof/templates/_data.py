@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from hookproof.templates._errors import TemplateSecurityError, TemplateVariableError
+from hookproof.errors import TemplateSecurityError, TemplateVariableError
 
 __all__ = ["machinery_kind", "read_field"]
 

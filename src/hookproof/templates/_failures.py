@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-from hookproof.errors import HookproofError
+from hookproof.errors import HookproofError, TemplateRenderError, TemplateSecurityError
 from hookproof.templates._budget import TemplateBudget
-from hookproof.templates._errors import TemplateRenderError, TemplateSecurityError
 
 __all__ = ["render_guarded", "variable_text"]
 

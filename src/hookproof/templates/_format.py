@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
-from hookproof.errors import UsageError
-from hookproof.templates._blocks import (
-    AgenticMessage,
+from hookproof._support.signatures import takes_positional
+from hookproof.errors import TemplateVariableError, UsageError
+from hookproof.templates._agentic_message import AgenticMessage
+from hookproof.templates._budget import DEFAULT_BUDGET, TemplateBudget
+from hookproof.templates._content_blocks import (
     ContentBlock,
     UserInputFile,
     UserInputText,
     _Media,
     new_content_block,
 )
-from hookproof.templates._budget import DEFAULT_BUDGET, TemplateBudget
-from hookproof.templates._errors import TemplateVariableError
 from hookproof.templates._failures import render_guarded
 from hookproof.templates._fstring import render_fstring
 from hookproof.templates._gotemplate import render_go_template
@@ -193,12 +192,7 @@ def _format_part(
 
 def _takes_format_type(method: Callable[..., Any]) -> bool:
     """Custom templates may define format(variables) or format(variables, format_type)."""
-    try:
-        parameters = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
+    return takes_positional(method, 2) or False
 
 
 def _call(callbacks: Any, hook: str, *args: Any) -> None:

@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from hookproof.errors import TemplateSyntaxError, TemplateVariableError
 from hookproof.templates._budget import Meter, TemplateBudget
-from hookproof.templates._errors import TemplateSyntaxError, TemplateVariableError
 from hookproof.templates._failures import variable_text
 
 __all__ = ["render_fstring"]

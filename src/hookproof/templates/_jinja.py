@@ -8,14 +8,14 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from hookproof.templates._budget import Meter, TemplateBudget
-from hookproof.templates._errors import (
+from hookproof.errors import (
     TemplateError,
     TemplateSecurityError,
     TemplateSyntaxError,
     TemplateVariableError,
     UnsupportedTemplateConstruct,
 )
+from hookproof.templates._budget import Meter, TemplateBudget
 
 __all__ = ["render_jinja2"]
 

@@ -17,17 +17,13 @@ import dataclasses
 import re
 from collections import deque
 from collections.abc import ItemsView, KeysView, Mapping, ValuesView
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
 from hookproof.templates._data import machinery_kind
-from hookproof.templates._errors import TemplateSecurityError
 
-if TYPE_CHECKING:
-    from hookproof.templates._budget import Meter
-
-__all__ = ["address_problem", "check_go_printable", "check_go_text", "refusal", "unprintable"]
+__all__ = ["address_problem", "refusal", "unprintable"]
 
 _SCALARS = (str, bytes, int, float, complex, type(None))
 _COLLECTIONS = (list, tuple, set, frozenset, KeysView, ValuesView, ItemsView, deque)
@@ -135,26 +131,3 @@ def unprintable(
         pending.append(id(item))
         pending.extend((part, parts_by_repr) for part in parts if type(part) not in _PLAIN)
     return None, looked
-
-
-def check_go_printable(value: Any, expression: str, meter: Meter) -> None:
-    """Refuse printing machinery in the Go subset, also inside lists, maps and data."""
-    limit = meter.budget.max_output_chars
-    problem, looked = unprintable(value, limit=limit, items_by_repr=False)
-    if looked > limit:
-        raise meter.refuse("max_output_chars", f"a printed value of over {limit:,} parts")
-    if problem:
-        raise go_refusal(problem, expression, meter)
-
-
-def check_go_text(value: Any, text: str, expression: str, meter: Meter) -> str:
-    """``text``, made from ``value``, if it shows no memory address."""
-    if problem := address_problem(value, text):
-        raise go_refusal(problem, expression, meter)
-    return text
-
-
-def go_refusal(problem: str, expression: str, meter: Meter) -> TemplateSecurityError:
-    return TemplateSecurityError(
-        meter.template, f"executing at <{expression}>: the value {refusal(problem)}"
-    )

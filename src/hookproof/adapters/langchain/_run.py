@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookproof.adapters.langchain._convert import to_message
-from hookproof.adapters.langchain._models import RecordingChatModel
-from hookproof.adapters.langchain._tracing import TRACER, TraceHandler, built_origins
+from hookproof.adapters.langchain._notes import TRACER, built_origins
+from hookproof.adapters.langchain.models import RecordingChatModel
+from hookproof.adapters.langchain.tracing import TraceHandler
 from hookproof.errors import UsageError
 from hookproof.models import FinalRequest
 from hookproof.runtime import Interrupt

@@ -1,5 +1,5 @@
-"""Sample LangChain requests and states, and the middleware's own hooks as plain calls: what
-the contract checks run a LangChain middleware's hooks on."""
+"""LangChain's hook sampler: sample LangChain requests and states, and the middleware's own
+hooks as plain calls, which the middleware checks run a LangChain middleware's hooks on."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from hookproof.adapters.langchain._convert import to_message
-from hookproof.adapters.langchain._models import ScriptedChatModel
+from hookproof.adapters.langchain.models import ScriptedChatModel
 from hookproof.messages import Message
-from hookproof.targets.samples import NodeSamples, PassedOn, node_call, sync_call
+from hookproof.targets.sampler import HookSampler, NodeSamples, PassedOn, node_call, sync_call
+from hookproof.targets.samples import sample_metadata, sample_tool_functions
 
 __all__ = [
+    "LANGCHAIN_SAMPLER",
     "model_reply",
     "mutation_findings",
     "node_hook",
@@ -31,17 +33,7 @@ __all__ = [
 def _sample_tools() -> list[Any]:
     from langchain_core.tools import tool
 
-    @tool
-    def sample_search(query: str, limit: int = 5) -> str:
-        """Search the sample knowledge base."""
-        return f"results for {query}"
-
-    @tool
-    def sample_export(customer_id: str) -> str:
-        """Export a sample report."""
-        return f"report {customer_id}"
-
-    return [sample_search, sample_export]
+    return [tool(function) for function in sample_tool_functions()]
 
 
 def sample_system_message() -> Any:
@@ -56,10 +48,7 @@ def sample_system_message() -> Any:
             },
             {"type": "text", "text": "Cite your sources."},
         ],
-        id="system-1",
-        name="base-prompt",
-        additional_kwargs={"tenant": "t-1", "tags": ["a", "b"]},
-        response_metadata={"revision": 7},
+        **sample_metadata("system"),
     )
 
 
@@ -79,23 +68,14 @@ def sample_messages() -> list[Any]:
                 },
                 {"type": "text", "text": "My card ends in 4242.", "id": "u1-b1"},
             ],
-            id="u1",
-            name="customer",
-            additional_kwargs={"channel": "web"},
+            **sample_metadata("user"),
         ),
         LCAIMessage(
             content="",
             tool_calls=[{"name": "sample_search", "args": {"query": "refund"}, "id": "c1"}],
-            id="a1",
-            response_metadata={"model": "sample-model", "finish_reason": "tool_calls"},
+            **sample_metadata("assistant"),
         ),
-        LCToolMessage(
-            content="results for refund",
-            tool_call_id="c1",
-            name="sample_search",
-            id="t1",
-            additional_kwargs={"source": "kb"},
-        ),
+        LCToolMessage(**sample_metadata("tool")),
     ]
 
 
@@ -273,3 +253,13 @@ def passed_on(
     after = seen[-1]
     system = None if after.system_message is None else to_message(after.system_message)
     return PassedOn(to_message(original), system, before, _converted(after.messages))  # type: ignore[arg-type]
+
+
+LANGCHAIN_SAMPLER = HookSampler(
+    wrap_hook=overridden,
+    node_samples=node_samples,
+    sample_model_request=sample_model_request,
+    sample_tool_request=sample_tool_call_request,
+    passed_on=passed_on,
+    mutation_findings=mutation_findings,
+)

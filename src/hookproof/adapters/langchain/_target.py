@@ -1,5 +1,5 @@
-"""The LangChain target: factories whose agents are LangChain ``create_agent`` or deepagents
-graphs."""
+"""LangChain's target (factories whose agents are LangChain ``create_agent`` or deepagents
+graphs) and its conformance kit (tiny LangChain agents for the probes)."""
 
 from __future__ import annotations
 
@@ -9,28 +9,19 @@ from typing import Any, ClassVar
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof.adapters.langchain._convert import to_message
-from hookproof.adapters.langchain._models import (
+from hookproof.adapters.langchain._run import run_agent
+from hookproof.adapters.langchain._samples import sample_model_request
+from hookproof.adapters.langchain.models import (
     FalsyRecordingChatModel,
     RecordingChatModel,
     ScriptedChatModel,
     models_for,
 )
-from hookproof.adapters.langchain._run import run_agent
-from hookproof.adapters.langchain._samples import (
-    mutation_findings,
-    node_samples,
-    overridden,
-    passed_on,
-    sample_model_request,
-    sample_tool_call_request,
-)
-from hookproof.adapters.langchain._tracing import build_instrumented
+from hookproof.adapters.langchain.tracing import build_instrumented
 from hookproof.messages import Message
-from hookproof.targets import DEFAULT_INPUT, IsolationRuns, OnInterrupt, Target, TargetRun
-from hookproof.targets.interrupts import check_on_interrupt
-from hookproof.targets.samples import NodeSamples, PassedOn
+from hookproof.targets import ConformanceKit, IsolationRuns, RunSettings, RunWithTarget, TargetRun
 
-__all__ = ["LangChainTarget", "graph_tool_schemas"]
+__all__ = ["LANGCHAIN_KIT", "LangChainTarget", "graph_tool_schemas"]
 
 
 def graph_tool_schemas(agent: Any) -> dict[str, Any]:
@@ -42,7 +33,7 @@ def graph_tool_schemas(agent: Any) -> dict[str, Any]:
     }
 
 
-class LangChainTarget(Target):
+class LangChainTarget(RunWithTarget):
     """Runs a factory whose agents are LangChain ``create_agent`` or deepagents graphs."""
 
     unexecutable_tool_markers: ClassVar[tuple[str, ...]] = ("doesn't know how to execute",)
@@ -84,26 +75,20 @@ class LangChainTarget(Target):
         )
         return lists
 
-    def run(
-        self,
-        *,
-        context: Any = None,
-        script: Any = None,
-        input: Mapping[str, Any] | None = None,
-        models: Mapping[str, Any] | None = None,
-        on_interrupt: OnInterrupt = "approve",
-        config: Mapping[str, Any] | None = None,
-    ) -> TargetRun:
-        answer = check_on_interrupt(on_interrupt)
-        chosen = dict(models) if models is not None else self.models(script)
-        if any(not isinstance(m, RecordingChatModel) for m in chosen.values()):
-            chosen = {
+    def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:
+        if any(not isinstance(m, RecordingChatModel) for m in models.values()):
+            models = {
                 name: RecordingChatModel(inner=ScriptedChatModel(script=["done"], model_name=name))
-                for name in chosen
+                for name in models
             }
-        agent = self.agent(chosen)
-        payload = input or DEFAULT_INPUT
-        return run_agent(agent, chosen, context, payload, on_interrupt=answer, config=config)
+        return run_agent(
+            self.agent(models),
+            models,
+            settings.context,
+            settings.input,
+            on_interrupt=settings.on_interrupt,
+            config=settings.config,
+        )
 
     def isolation_runs(
         self, script: Any, input: Mapping[str, Any], config: Mapping[str, Any] | None
@@ -115,77 +100,47 @@ class LangChainTarget(Target):
             lambda context, probe: run_agent(agent, models, context, input, probe, config=config)
         )
 
-    # -- one middleware's hooks ----------------------------------------------------------
 
-    @classmethod
-    def wrap_hook(cls, middleware: object, name: str) -> Callable[[Any, Any], Any] | None:
-        return overridden(middleware, name)  # type: ignore[no-any-return]
+def _create_agent(model: Any, tools: Sequence[Any], middleware: Sequence[Any]) -> Any:
+    from langchain.agents import create_agent
 
-    @classmethod
-    def node_samples(cls, context: Any = None) -> NodeSamples:
-        return node_samples(context)
+    return create_agent(model, list(tools), middleware=list(middleware))
 
-    @classmethod
-    def sample_model_request(cls, context: Any = None) -> Any:
-        return sample_model_request(context=context)
 
-    @classmethod
-    def sample_tool_request(cls, context: Any = None) -> Any:
-        return sample_tool_call_request(context)
+def _tool(function: Callable[..., Any]) -> Any:
+    from langchain_core.tools import tool
 
-    @classmethod
-    def mutation_findings(
-        cls, middleware: object, request: Any = None, context: Any = None
-    ) -> list[str] | None:
-        return mutation_findings(middleware, request, context)
+    return tool(function)
 
-    @classmethod
-    def passed_on(
-        cls, middleware: object, system_message: Any = None, context: Any = None
-    ) -> PassedOn | None:
-        return passed_on(middleware, system_message, context)
 
-    # -- authoring -----------------------------------------------------------------------
+def _scripted_model(*turns: Any, name: str = "scripted", provider: str | None = None) -> Any:
+    return RecordingChatModel(
+        inner=ScriptedChatModel(script=list(turns), model_name=name, provider=provider)
+    )
 
-    @classmethod
-    def create_agent(
-        cls, model: Any, tools: Sequence[Any] = (), middleware: Sequence[Any] = ()
-    ) -> Any:
-        from langchain.agents import create_agent
 
-        return create_agent(model, list(tools), middleware=list(middleware))
+def _invoke(agent: Any, input: Mapping[str, Any]) -> list[Message]:
+    return _messages(agent.invoke(dict(input)))
 
-    @classmethod
-    def tool(cls, function: Callable[..., Any]) -> Any:
-        from langchain_core.tools import tool
 
-        return tool(function)
+async def _ainvoke(agent: Any, input: Mapping[str, Any]) -> list[Message]:
+    return _messages(await agent.ainvoke(dict(input)))
 
-    @classmethod
-    def scripted_model(
-        cls, *turns: Any, name: str = "scripted", provider: str | None = None
-    ) -> Any:
-        return RecordingChatModel(
-            inner=ScriptedChatModel(script=list(turns), model_name=name, provider=provider)
-        )
 
-    @classmethod
-    def wrap_model_layer(cls, name: str, wrap: Callable[[Any, Any], Any]) -> Any:
-        return _middleware(
-            name, "wrap_model_call", lambda _self, request, handler: wrap(request, handler)
-        )
-
-    @classmethod
-    def after_model_hook(cls, name: str, hook: Callable[[Any, Any], Any]) -> Any:
-        return _middleware(name, "after_model", lambda _self, state, runtime: hook(state, runtime))
-
-    @classmethod
-    def invoke(cls, agent: Any, input: Mapping[str, Any]) -> list[Message]:
-        return _messages(agent.invoke(dict(input)))
-
-    @classmethod
-    async def ainvoke(cls, agent: Any, input: Mapping[str, Any]) -> list[Message]:
-        return _messages(await agent.ainvoke(dict(input)))
+LANGCHAIN_KIT = ConformanceKit(
+    create_agent=_create_agent,
+    tool=_tool,
+    scripted_model=_scripted_model,
+    wrap_model_layer=lambda name, wrap: _middleware(
+        name, "wrap_model_call", lambda _self, request, handler: wrap(request, handler)
+    ),
+    after_model_hook=lambda name, hook: _middleware(
+        name, "after_model", lambda _self, state, runtime: hook(state, runtime)
+    ),
+    invoke=_invoke,
+    ainvoke=_ainvoke,
+    model_request=sample_model_request,
+)
 
 
 def _middleware(name: str, hook: str, method: Callable[..., Any]) -> Any:

@@ -1,0 +1,206 @@
+"""LangChain middleware, tools and chat models on the reference runtime, unchanged.
+
+``hookproof.runtime.create_agent`` hands each LangChain object it meets to ``BRIDGE`` (found
+through the target registry). A LangChain middleware becomes an object with
+hookproof-shaped hooks: each one gives the LangChain hook LangChain's types (views of the
+engine's values, see ``_views``) and turns what the hook returns back into hookproof values.
+The engine, its order of hooks, its checks and its trace stay the same for both kinds.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
+
+from hookproof.adapters.langchain.bridge._model import ChatModelCaller
+from hookproof.adapters.langchain.bridge._requests import (
+    Crossing,
+    hp_command,
+    lc_runtime,
+    model_request_crossing,
+    tool_request_crossing,
+)
+from hookproof.adapters.langchain.bridge._tools import explained, hp_tool, state_schema_of
+from hookproof.adapters.langchain.bridge._views import (
+    hp_message,
+    hp_update,
+    keep,
+    kept_view,
+    lc_state,
+)
+from hookproof.errors import UsageError
+from hookproof.tools import Tool
+
+__all__ = ["BRIDGE", "LangChainBridge"]
+
+_NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+_JUMPS = "__can_jump_to__"
+
+
+class TranslatedMiddleware:
+    """A LangChain middleware as the reference runtime compiles it (hooks set per instance)."""
+
+    def __init__(self, original: Any, tools: tuple[Tool, ...], state_schema: Any) -> None:
+        self.name: str = str(original.name)
+        self.original = original
+        self.tools = tools
+        self.state_schema = state_schema
+
+    def __repr__(self) -> str:
+        return f"<LangChain middleware {self.name!r} on the reference runtime>"
+
+
+def _overridden(middleware: Any, hook: str) -> Any:
+    """The bound hook when the middleware's class defines it (LangChain's own test)."""
+    if getattr(type(middleware), hook, None) is getattr(LCAgentMiddleware, hook, None):
+        return None
+    found = getattr(middleware, hook, None)
+    return found if callable(found) else None
+
+
+def _takes_runtime(method: Callable[..., Any]) -> bool:
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in parameters)
+
+
+def _declare_jumps(target: Any, method: Any) -> Any:
+    jumps = getattr(method, _JUMPS, None)
+    if jumps:
+        setattr(target, _JUMPS, list(jumps))
+    return target
+
+
+def _node_result(outcome: Any, where: str) -> Any:
+    if outcome is None:
+        return None
+    if isinstance(outcome, dict):
+        return hp_update(outcome, where)
+    if hasattr(outcome, "goto") and hasattr(outcome, "update"):
+        return hp_command(outcome, where)
+    return outcome  # the engine refuses it with its own message
+
+
+def _sync_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
+    with_runtime, where = _takes_runtime(method), f"{name}.{hook}"
+
+    def run(state: Any, runtime: Any) -> Any:
+        view = lc_state(state)
+        with explained(where):
+            outcome = method(view, lc_runtime(runtime)) if with_runtime else method(view)
+        return _node_result(outcome, where)
+
+    return _declare_jumps(run, method)  # type: ignore[no-any-return]
+
+
+def _async_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
+    with_runtime, where = _takes_runtime(method), f"{name}.{hook}"
+
+    async def run(state: Any, runtime: Any) -> Any:
+        view = lc_state(state)
+        with explained(where):
+            outcome = await (method(view, lc_runtime(runtime)) if with_runtime else method(view))
+        return _node_result(outcome, where)
+
+    return _declare_jumps(run, method)  # type: ignore[no-any-return]
+
+
+def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) -> Any:
+    def run(request: Any, handler: Callable[[Any], Any]) -> Any:
+        crossing = crossing_of(request)
+
+        def lc_handler(changed: Any) -> Any:
+            return crossing.outward(handler(crossing.inward(changed)))
+
+        with explained(where):
+            return crossing.result(method(crossing.view, lc_handler))
+
+    return run
+
+
+def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) -> Any:
+    async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
+        crossing = crossing_of(request)
+
+        async def lc_handler(changed: Any) -> Any:
+            return crossing.outward(await handler(crossing.inward(changed)))
+
+        with explained(where):
+            return crossing.result(await method(crossing.view, lc_handler))
+
+    return run
+
+
+_CROSSINGS: dict[str, Callable[[Any], Crossing]] = {
+    "wrap_model_call": model_request_crossing,
+    "wrap_tool_call": tool_request_crossing,
+}
+
+
+def translate_middleware(middleware: Any) -> TranslatedMiddleware:
+    name = str(middleware.name)
+    tools = tuple(
+        hp_tool(item, f"middleware {name!r}") for item in getattr(middleware, "tools", ()) or ()
+    )
+    translated = TranslatedMiddleware(middleware, tools, state_schema_of(middleware))
+    for hook in _NODE_HOOKS:
+        sync, async_ = _overridden(middleware, hook), _overridden(middleware, f"a{hook}")
+        if sync is not None:
+            setattr(translated, hook, _sync_node(name, hook, sync))
+        if async_ is not None:
+            setattr(translated, f"a{hook}", _async_node(name, hook, async_))
+    for hook, crossing_of in _CROSSINGS.items():
+        sync, async_ = _overridden(middleware, hook), _overridden(middleware, f"a{hook}")
+        if sync is not None:
+            setattr(translated, hook, _sync_wrap(crossing_of, sync, f"{name}.{hook}"))
+        if async_ is not None:
+            setattr(translated, f"a{hook}", _async_wrap(crossing_of, async_, f"{name}.a{hook}"))
+    return translated
+
+
+class LangChainBridge:
+    """What ``hookproof.runtime`` calls for LangChain objects (see runtime._foreign)."""
+
+    def middleware(self, middleware: object) -> object:
+        if not isinstance(middleware, LCAgentMiddleware):
+            return middleware  # another LangChain object: the runtime's own checks answer
+        return translate_middleware(middleware)
+
+    def tool(self, tool: object, source: str) -> Tool:
+        return hp_tool(tool, source)
+
+    def model(self, model: object) -> Any:
+        return ChatModelCaller.of(model)
+
+    def message(self, message: object) -> Any:
+        return hp_message(message, "a LangChain message")
+
+    def checkpointer(self, checkpointer: object) -> Any:
+        return runtime_checkpointer(checkpointer)
+
+
+def runtime_checkpointer(checkpointer: Any) -> Any:
+    """LangGraph's in-memory saver stands as the runtime's in-memory checkpointer (one per
+    saver, so agents sharing a saver share threads); another saver cannot be read here."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from hookproof.runtime import InMemoryCheckpointer
+
+    if not isinstance(checkpointer, InMemorySaver):
+        raise UsageError(
+            f"hookproof: the reference runtime cannot keep threads in LangGraph's "
+            f"{type(checkpointer).__name__}: it keeps them in its own checkpointers. Pass "
+            "hookproof.runtime.InMemoryCheckpointer() (or LangGraph's InMemorySaver(), which "
+            "stands for one), or test this agent on LangChain's create_agent."
+        )
+    known = kept_view(checkpointer)
+    return known if known is not None else keep(checkpointer, InMemoryCheckpointer())
+
+
+BRIDGE = LangChainBridge()

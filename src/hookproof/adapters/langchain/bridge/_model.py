@@ -1,0 +1,87 @@
+"""A LangChain chat model as the reference runtime's innermost model.
+
+The runtime hands the innermost model a FinalRequest; this caller sends it to the LangChain
+model the way LangChain's create_agent does (tools bound with ``bind_tools``, the model
+settings as bound keywords, the system message first) and returns the answer as a hookproof
+message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from langchain_core.messages import BaseMessage
+
+from hookproof._frozen import thaw
+from hookproof.adapters.langchain._convert import to_message
+from hookproof.adapters.langchain.bridge._views import keep, kept_view, lc_message
+from hookproof.errors import UsageError
+from hookproof.messages import AssistantMessage
+from hookproof.vocabulary import FinalRequest
+
+__all__ = ["ChatModelCaller", "chat_model_name"]
+
+
+def chat_model_name(model: Any) -> str:
+    """A LangChain model's name as hookproof's LangChain recorders name it."""
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    return str(name) if isinstance(name, str) and name else type(model).__name__
+
+
+class ChatModelCaller:
+    """Calls one LangChain chat model with FinalRequests (one caller per model)."""
+
+    # The caller never leaves the process; the LangChain model it calls meets hookproof's
+    # guard in front of every LangChain chat model, which judges that model itself.
+    hookproof_offline: ClassVar[bool] = True
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.name = chat_model_name(model)
+
+    @classmethod
+    def of(cls, model: Any) -> ChatModelCaller:
+        known = kept_view(model)
+        if isinstance(known, cls):
+            return known
+        return keep(model, cls(model))  # type: ignore[no-any-return]
+
+    def invoke(self, request: FinalRequest) -> AssistantMessage:
+        bound, messages = self._prepared(request)
+        return self._answer(bound.invoke(messages))
+
+    async def ainvoke(self, request: FinalRequest) -> AssistantMessage:
+        bound, messages = self._prepared(request)
+        return self._answer(await bound.ainvoke(messages))
+
+    def _prepared(self, request: FinalRequest) -> tuple[Any, list[BaseMessage]]:
+        system = [] if request.system_message is None else [request.system_message]
+        messages = [lc_message(item) for item in (*system, *request.messages)]
+        settings = thaw(request.model_settings)
+        tools = [_openai_format(item) for item in request.tools]
+        if tools:
+            if request.tool_choice is not None:
+                settings["tool_choice"] = thaw(request.tool_choice)
+            return self.model.bind_tools(tools, **settings), messages
+        return (self.model.bind(**settings) if settings else self.model), messages
+
+    def _answer(self, reply: Any) -> AssistantMessage:
+        message = to_message(reply) if isinstance(reply, BaseMessage) else reply
+        if not isinstance(message, AssistantMessage):
+            raise UsageError(
+                f"hookproof: LangChain model {self.name!r} answered with "
+                f"{type(reply).__name__}; a chat model must answer with an AIMessage."
+            )
+        return message
+
+    def __repr__(self) -> str:
+        return f"<LangChain model {self.name!r} on the reference runtime>"
+
+
+def _openai_format(schema: Any) -> dict[str, Any]:
+    function = {
+        "name": schema.name,
+        "description": schema.description,
+        "parameters": thaw(schema.parameters),
+    }
+    return {"type": "function", "function": function}

@@ -1,0 +1,269 @@
+"""Requests, responses and Commands crossing between the engine and a LangChain hook.
+
+A crossing gives the hook a locked LangChain view of the engine's request and turns the
+request the hook passes on back into a hookproof request: fields the hook left alone keep the
+engine's values as they were (same objects), changed fields are converted once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from langchain.agents.middleware import ExtendedModelResponse as LCExtendedModelResponse
+from langchain.agents.middleware import ModelRequest as LCModelRequest
+from langchain.agents.middleware import ModelResponse as LCModelResponse
+from langchain_core.messages import BaseMessage
+from langgraph.prebuilt.tool_node import ToolCallRequest as LCToolCallRequest
+from langgraph.runtime import Runtime as LCRuntime
+from langgraph.types import Command as LCCommand
+
+from hookproof._frozen import FrozenDict
+from hookproof.adapters.langchain.bridge._commands import hp_command, lc_command
+from hookproof.adapters.langchain.bridge._tools import (
+    hp_tool_or_schema,
+    lc_tool,
+    lc_tool_runtime,
+    noop_writer,
+)
+from hookproof.adapters.langchain.bridge._views import (
+    LockedList,
+    hp_message,
+    hp_messages,
+    hp_state,
+    keep,
+    kept_view,
+    lc_message,
+    lc_messages,
+    lc_state,
+    lock,
+    refuse_edit,
+)
+from hookproof.messages import Message, ToolCall
+from hookproof.vocabulary import (
+    Command,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+)
+
+__all__ = [
+    "Crossing",
+    "hp_command",
+    "hp_model_result",
+    "hp_tool_result",
+    "lc_command",
+    "lc_runtime",
+    "lc_tool_result",
+    "model_request_crossing",
+    "tool_request_crossing",
+]
+
+
+def _set_once(self: object, name: str, value: Any) -> None:
+    if name in self.__dict__:
+        refuse_edit(self)
+    object.__setattr__(self, name, value)
+
+
+class LockedModelRequest(LCModelRequest):
+    """LangChain's ModelRequest whose fields cannot be reassigned (override() still works:
+    LangChain's constructor sets fields without __setattr__)."""
+
+    __setattr__ = refuse_edit
+    __delattr__ = refuse_edit
+
+
+class LockedToolCallRequest(LCToolCallRequest):
+    """LangChain's ToolCallRequest whose fields cannot be reassigned after it is built."""
+
+    __setattr__ = _set_once
+    __delattr__ = refuse_edit
+
+
+def lc_runtime(runtime: Any) -> LCRuntime[Any]:
+    """The LangChain runtime a node hook or a model request sees (context only: no store)."""
+    view = kept_view(runtime)
+    if view is None:
+        context = getattr(runtime, "context", None)
+        view = keep(runtime, LCRuntime(context=context, stream_writer=noop_writer))
+    return view  # type: ignore[no-any-return]
+
+
+# -- model requests --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Crossing:
+    """One request crossing into a LangChain wrap hook and back: the hook sees ``view``;
+    ``inward`` gives the hookproof request for what it passes its handler, ``outward`` the
+    handler's answer as LangChain's, ``result`` what the hook returns as the engine's."""
+
+    lc_request: ClassVar[type]
+    original: Any
+    view: Any
+
+    def inward(self, changed: Any) -> Any:
+        if changed is self.view:
+            return self.original
+        if not isinstance(changed, self.lc_request):
+            return changed
+        changes = self.changes(changed)
+        return self.original.override(**changes) if changes else self.original
+
+    def changes(self, changed: Any) -> dict[str, Any]:
+        """The hookproof values of the fields the hook changed."""
+        raise NotImplementedError
+
+    def outward(self, answer: Any) -> Any:
+        raise NotImplementedError
+
+    def result(self, outcome: Any) -> Any:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCrossing(Crossing):
+    lc_request: ClassVar[type] = LCModelRequest
+
+    def changes(self, changed: Any) -> dict[str, Any]:
+        return {
+            name: convert(getattr(changed, name))
+            for name, convert in _MODEL_FIELDS.items()
+            if getattr(changed, name) is not getattr(self.view, name)
+        }
+
+    def outward(self, answer: Any) -> Any:
+        if not isinstance(answer, ModelResponse):
+            return answer
+        messages = LockedList(lc_message(item) for item in answer.result)
+        return LCModelResponse(result=messages, structured_response=answer.structured_response)
+
+    def result(self, outcome: Any) -> Any:
+        return hp_model_result(outcome)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _system(value: Any) -> Any:
+    return None if value is None else hp_message(value, "request.system_message")
+
+
+_MODEL_FIELDS = {
+    "model": _same,
+    "messages": lambda value: hp_messages(value, "request.messages"),
+    "system_message": _system,
+    "tool_choice": _same,
+    "tools": lambda values: [hp_tool_or_schema(item) for item in values],
+    "response_format": _same,
+    "state": hp_state,
+    "model_settings": _same,
+}
+
+
+def model_request_crossing(request: ModelRequest) -> ModelCrossing:
+    system = request.system_message
+    view = LockedModelRequest(
+        model=request.model,
+        messages=lc_messages(request.messages),
+        system_message=None if system is None else lc_message(system),  # type: ignore[arg-type]
+        tool_choice=request.tool_choice,
+        tools=_lc_tools(request.tools),
+        response_format=request.response_format,
+        state=lc_state(request.state),  # type: ignore[arg-type]
+        runtime=None if request.runtime is None else lc_runtime(request.runtime),
+        model_settings=lock(request.model_settings),
+    )
+    return ModelCrossing(request, view)
+
+
+def _lc_tools(tools: Any) -> LockedList:
+    view = kept_view(tools)
+    if view is None:
+        view = keep(tools, LockedList(lc_tool(item) for item in tools))
+    return view  # type: ignore[no-any-return]
+
+
+def hp_model_result(outcome: Any) -> Any:
+    """What a LangChain wrap_model_call returned, as the runtime's layers expect it."""
+    if isinstance(outcome, LCModelResponse):
+        return _hp_response(outcome)
+    if isinstance(outcome, BaseMessage):
+        return hp_message(outcome, "the wrap_model_call result")
+    if isinstance(outcome, LCExtendedModelResponse):
+        command = None if outcome.command is None else hp_command(outcome.command, "command")
+        return ExtendedModelResponse(_hp_response(outcome.model_response), command)
+    return outcome  # the runtime refuses it with its own message
+
+
+def _hp_response(response: Any) -> Any:
+    if not isinstance(response, LCModelResponse):
+        return response
+    result = tuple(hp_message(item, "response.result") for item in response.result)
+    return ModelResponse(result=result, structured_response=response.structured_response)  # type: ignore[arg-type]
+
+
+# -- tool requests ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCrossing(Crossing):
+    lc_request: ClassVar[type] = LCToolCallRequest
+
+    def changes(self, changed: Any) -> dict[str, Any]:
+        changes: dict[str, Any] = {}
+        if changed.tool_call is not self.view.tool_call:
+            call = changed.tool_call
+            changes["tool_call"] = ToolCall(
+                name=call["name"], args=dict(call.get("args") or {}), id=call.get("id")
+            )
+        if changed.tool is not self.view.tool:
+            changes["tool"] = None if changed.tool is None else hp_tool_or_schema(changed.tool)
+        if changed.state is not self.view.state:
+            changes["state"] = hp_state(changed.state)
+        return changes
+
+    def outward(self, answer: Any) -> Any:
+        return lc_tool_result(answer)
+
+    def result(self, outcome: Any) -> Any:
+        return hp_tool_result(outcome)
+
+
+def _lc_call(call: ToolCall) -> FrozenDict:
+    return FrozenDict(
+        {"name": call.name, "args": lock(call.args), "id": call.id, "type": "tool_call"}
+    )
+
+
+def tool_request_crossing(request: ToolCallRequest) -> ToolCrossing:
+    state = lc_state(request.state)
+    runtime = request.runtime
+    view = LockedToolCallRequest(
+        tool_call=_lc_call(request.tool_call),  # type: ignore[arg-type]
+        tool=None if request.tool is None else lc_tool(request.tool),
+        state=state,
+        runtime=lc_tool_runtime(
+            state, None if runtime is None else runtime.context, request.tool_call.id
+        ),
+    )
+    return ToolCrossing(request, view)
+
+
+def lc_tool_result(result: Any) -> Any:
+    if isinstance(result, Message):
+        return lc_message(result)
+    if isinstance(result, Command):
+        return lc_command(result)
+    return result
+
+
+def hp_tool_result(outcome: Any) -> Any:
+    if isinstance(outcome, BaseMessage):
+        return hp_message(outcome, "the wrap_tool_call result")
+    if isinstance(outcome, LCCommand):
+        return hp_command(outcome, "the wrap_tool_call Command")
+    return outcome

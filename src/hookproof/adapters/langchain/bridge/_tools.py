@@ -1,0 +1,355 @@
+"""LangChain tools as hookproof Tools on the reference runtime, hookproof tools as LangChain
+tools in a LangChain hook's request, and LangChain state schemas as the runtime's.
+
+A LangChain tool keeps its own schema (as LangChain shows it to the model) and runs through
+its own ``invoke`` with a tool call, with what LangChain's tool node injects: the state
+(``InjectedState``), the tool runtime (``ToolRuntime``) and the call id; no store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any, get_origin
+
+from langchain_core.messages import ToolMessage as LCToolMessage
+from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.prebuilt import InjectedState, InjectedStore
+from langgraph.prebuilt.tool_node import ToolInvocationError, msg_content_output
+from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
+from pydantic import ValidationError
+
+from hookproof._engine import UntrackedValue, is_untracked
+from hookproof._frozen import thaw
+from hookproof.adapters.langchain._convert import schema_of_tool
+from hookproof.adapters.langchain.bridge._commands import hp_command
+from hookproof.adapters.langchain.bridge._views import (
+    hp_message,
+    keep,
+    kept_original,
+    kept_view,
+    lc_state,
+)
+from hookproof.context import ToolRuntime
+from hookproof.errors import NeedsGraphError, UsageError, safe_repr
+from hookproof.messages import ToolMessage
+from hookproof.tools import Tool, ToolSchema
+from hookproof.vocabulary import Command
+
+__all__ = [
+    "explained",
+    "hp_tool",
+    "hp_tool_or_schema",
+    "lc_tool",
+    "lc_tool_runtime",
+    "noop_writer",
+    "state_schema_of",
+]
+
+_RUNTIME = "__hookproof_runtime__"
+
+
+def noop_writer(_chunk: Any) -> None:
+    """Stream writes go nowhere: the reference runtime has no stream channel."""
+
+
+def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToolRuntime[Any, Any]:
+    return LCToolRuntime(
+        state=state_view,
+        context=context,
+        config={},
+        stream_writer=noop_writer,
+        tool_call_id=call_id,
+        store=None,
+    )
+
+
+_NEEDS_GRAPH = "outside of a runnable context"
+
+
+@contextlib.contextmanager
+def explained(where: str) -> Iterator[None]:
+    """LangGraph's interrupt() and get_config() fail outside a graph with a bare
+    RuntimeError; say what it means here."""
+    try:
+        yield
+    except RuntimeError as error:
+        if _NEEDS_GRAPH not in str(error) or isinstance(error, NeedsGraphError):
+            raise
+        raise NeedsGraphError(
+            f"hookproof: {where} called LangGraph's interrupt() or get_config(), which only "
+            "a LangGraph graph provides (HumanInTheLoopMiddleware does, for one). The "
+            "reference runtime cannot pause a LangChain hook. Test this middleware on "
+            "LangChain's create_agent (the LangChain target), or pause with "
+            "hookproof.runtime.interrupt in hookproof middleware."
+        ) from error
+
+
+# -- LangChain tools on the runtime -----------------------------------------------------------
+
+
+def _injections(tool: BaseTool) -> dict[str, tuple[str, str | None]]:
+    """Arguments the model never sees, by name: ("state", key), ("store", None) or
+    ("runtime", None). The call id LangChain's own ``invoke`` injects."""
+    shown = _fields_of(tool.tool_call_schema)
+    found: dict[str, tuple[str, str | None]] = {}
+    for name, info in _fields_of(tool.get_input_schema()).items():
+        kind = None if name in shown else _injection_kind(info.annotation, info.metadata)
+        if kind is not None:
+            found[name] = kind
+    for name, hint in _function_hints(tool).items():  # a schema given apart may omit them
+        kind = None if name in shown else _injection_kind(*_split(hint))
+        if kind is not None:
+            found.setdefault(name, kind)
+    return found
+
+
+def _function_hints(tool: BaseTool) -> dict[str, Any]:
+    function = getattr(tool, "func", None) or getattr(tool, "coroutine", None)
+    if function is None:
+        return {}
+    try:
+        return typing.get_type_hints(function, include_extras=True)
+    except (NameError, TypeError):  # unresolvable annotations: only the schema speaks
+        return {}
+
+
+def _split(hint: Any) -> tuple[Any, list[Any]]:
+    metadata = list(getattr(hint, "__metadata__", ()))
+    return (hint.__origin__ if metadata else hint), metadata
+
+
+def _fields_of(schema: object) -> dict[str, Any]:
+    """A pydantic schema's fields; none for a tool whose schema is a JSON Schema dict."""
+    fields = getattr(schema, "model_fields", None)
+    return dict(fields) if isinstance(fields, Mapping) else {}
+
+
+def _injection_kind(annotation: Any, metadata: list[Any]) -> tuple[str, str | None] | None:
+    if annotation is LCToolRuntime or get_origin(annotation) is LCToolRuntime:
+        return ("runtime", None)
+    for item in metadata:
+        if item is InjectedState or isinstance(item, InjectedState):
+            return ("state", getattr(item, "field", None))
+        if item is InjectedStore or isinstance(item, InjectedStore):
+            return ("store", None)
+    return None
+
+
+def _injected_values(
+    injections: Mapping[str, tuple[str, str | None]], runtime: ToolRuntime[Any]
+) -> dict[str, Any]:
+    if not injections:
+        return {}
+    view = lc_state(runtime.state)
+    values: dict[str, Any] = {}
+    for name, (kind, key) in injections.items():
+        if kind == "state":
+            values[name] = view if key is None else view.get(key)
+        elif kind == "runtime":
+            values[name] = lc_tool_runtime(view, runtime.context, runtime.tool_call_id)
+        else:
+            values[name] = None
+    return values
+
+
+class _LangChainToolRun:
+    """Runs one LangChain tool for the runtime: the call as LangChain's tool node makes it."""
+
+    def __init__(self, tool: BaseTool, name: str) -> None:
+        self.tool, self.name = tool, name
+        self.injections = _injections(tool)
+
+    def call(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], ToolRuntime[Any]]:
+        runtime: ToolRuntime[Any] = kwargs.pop(_RUNTIME)
+        args = {**thaw(kwargs), **_injected_values(self.injections, runtime)}
+        return {
+            "name": self.name,
+            "args": args,
+            "id": runtime.tool_call_id,
+            "type": "tool_call",
+        }, runtime
+
+    def __call__(self, **kwargs: Any) -> Any:
+        call, runtime = self.call(kwargs)
+        try:
+            with explained(f"tool {self.name!r}"):
+                return self.result(self.tool.invoke(call))
+        except ValidationError as error:
+            return self.invalid(error, kwargs, runtime)
+
+    async def arun(self, **kwargs: Any) -> Any:
+        call, runtime = self.call(kwargs)
+        try:
+            with explained(f"tool {self.name!r}"):
+                return self.result(await self.tool.ainvoke(call))
+        except ValidationError as error:
+            return self.invalid(error, kwargs, runtime)
+
+    def result(self, value: Any) -> Any:
+        if hasattr(value, "goto") and hasattr(value, "update"):
+            return self.named(hp_command(value, f"tool {self.name!r}"))
+        if isinstance(value, LCToolMessage):
+            # what LangChain's tool node does to a tool's content: a list that is not all
+            # content blocks, or any other value, is sent as JSON
+            content = msg_content_output(value.content)
+            if content is not value.content:
+                value = value.model_copy(update={"content": content})
+        if hasattr(value, "type") and hasattr(value, "content"):
+            return hp_message(value, f"the result of tool {self.name!r}")
+        return value
+
+    def named(self, command: Command) -> Command:
+        """LangChain's tool node names the ToolMessages of a tool's Command after the tool."""
+        messages = (command.update or {}).get("messages")
+        if not isinstance(messages, list):
+            return command
+        named = [
+            item.model_copy(update={"name": self.name})
+            if isinstance(item, ToolMessage) and item.name is None
+            else item
+            for item in messages
+        ]
+        return replace(command, update={**(command.update or {}), "messages": named})
+
+    def invalid(
+        self, error: ValidationError, kwargs: dict[str, Any], runtime: ToolRuntime[Any]
+    ) -> ToolMessage:
+        """The error message LangChain's tool node gives the model for invalid arguments."""
+        shown = [e for e in error.errors() if not e["loc"] or e["loc"][0] not in self.injections]
+        text = ToolInvocationError(self.name, error, thaw(kwargs), shown).message
+        return ToolMessage(
+            content=text, tool_call_id=runtime.tool_call_id or "", name=self.name, status="error"
+        )
+
+
+def hp_tool(tool: Any, source: str) -> Tool:
+    """The hookproof Tool that shows and runs a LangChain tool (made once per tool)."""
+    if isinstance(tool, Tool):
+        return tool
+    known = kept_view(tool)
+    if isinstance(known, Tool):
+        return known
+    if not isinstance(tool, BaseTool):
+        raise UsageError(
+            f"hookproof: {source} contains {safe_repr(tool, 80)} ({type(tool).__name__}), "
+            "which the "
+            "reference runtime cannot run: pass LangChain tools (BaseTool, @tool functions) "
+            "or hookproof tools."
+        )
+    schema = schema_of_tool(tool)
+    run = _LangChainToolRun(tool, schema.name)
+    converted = Tool(
+        schema=schema,
+        func=run,
+        coroutine=run.arun,
+        runtime_params=(_RUNTIME,),
+        return_direct=bool(tool.return_direct),
+    )
+    keep(tool, converted)
+    return converted
+
+
+def hp_tool_or_schema(value: Any) -> Tool | ToolSchema:
+    """A tool a LangChain hook put in a request, as the runtime's request holds it."""
+    if isinstance(value, Tool | ToolSchema):
+        return value
+    original = kept_original(value)
+    if isinstance(original, Tool | ToolSchema):
+        return original
+    if isinstance(value, Mapping):
+        return schema_of_tool(value)
+    return hp_tool(value, "request.tools")
+
+
+# -- hookproof tools in a LangChain hook's request ---------------------------------------------
+
+
+def lc_tool(item: Tool | ToolSchema) -> Any:
+    """What a LangChain hook sees for a tool of the runtime's request."""
+    original = kept_original(item)
+    if original is not None:
+        return original  # the LangChain tool it was made from
+    view = kept_view(item)
+    if view is None:
+        view = keep(item, _lc_view(item))
+    return view
+
+
+def _lc_view(item: Tool | ToolSchema) -> Any:
+    schema = item.schema if isinstance(item, Tool) else item
+    parameters = thaw(schema.parameters)
+    if not isinstance(item, Tool):
+        described = {"name": schema.name, "description": schema.description}
+        return {"type": "function", "function": {**described, "parameters": parameters}}
+
+    def run(**kwargs: Any) -> Any:
+        return item.run(kwargs, ToolRuntime(state={}))
+
+    async def arun(**kwargs: Any) -> Any:
+        return await item.arun(kwargs, ToolRuntime(state={}))
+
+    return StructuredTool(
+        name=schema.name,
+        description=schema.description,
+        args_schema=parameters,
+        func=run,
+        coroutine=arun,
+        return_direct=item.return_direct,
+    )
+
+
+# -- state schemas -----------------------------------------------------------------------------
+
+_ENGINE_KEYS = frozenset({"messages", "jump_to"})
+
+
+def state_schema_of(middleware: Any) -> type | None:
+    """The runtime's state schema for a LangChain middleware's: the same keys, with the
+    reducers given as functions in ``Annotated`` metadata (markers like LangGraph's
+    EphemeralValue are not reducers; UntrackedValue keeps its key out of checkpoints);
+    messages and jump_to are the engine's own. One per LangChain schema, so the runtime's
+    per-schema caches stay small."""
+    schema = getattr(middleware, "state_schema", None)
+    if schema is None:
+        return None
+    found = _SCHEMAS.get(schema)
+    if found is None:
+        found = _SCHEMAS[schema] = _translated_schema(schema, middleware)
+    return found
+
+
+_SCHEMAS: dict[Any, type] = {}
+
+
+def _translated_schema(schema: Any, middleware: Any) -> type:
+    try:
+        hints = typing.get_type_hints(schema, include_extras=True)
+    except (NameError, TypeError) as error:
+        raise UsageError(
+            f"hookproof: cannot read the state schema {schema!r} of middleware "
+            f"{getattr(middleware, 'name', middleware)!r}: {error}. Define it at module level."
+        ) from error
+    annotations: dict[str, Any] = {}
+    for key, hint in hints.items():
+        if key in _ENGINE_KEYS:
+            continue
+        metadata = getattr(_required_removed(hint), "__metadata__", ())
+        reducers = [item for item in metadata if _is_reducer(item)]
+        scope = [UntrackedValue] if any(map(is_untracked, metadata)) else []
+        kept = [*reducers[:1], *scope]
+        annotations[key] = typing.Annotated[(Any, *kept)] if kept else Any
+    return type(f"{getattr(schema, '__name__', 'State')}", (), {"__annotations__": annotations})
+
+
+def _required_removed(hint: Any) -> Any:
+    """``NotRequired[Annotated[...]]`` is the ``Annotated[...]`` inside."""
+    while typing.get_origin(hint) in (typing.Required, typing.NotRequired):
+        hint = typing.get_args(hint)[0]
+    return hint
+
+
+def _is_reducer(value: Any) -> bool:
+    return callable(value) and not isinstance(value, type)

@@ -1,0 +1,151 @@
+"""check_fail_closed: an untrusted, unknown, malformed or missing context gets no more than
+the least-privileged trusted one (no extra tool, no other model, no crash), in the main
+agent and through each subagent its ``task`` tool offers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hookproof._untimed import untimed
+from hookproof.contracts._outcome import crash, tiers_arg
+from hookproof.contracts._report import CheckReport, Exercise
+from hookproof.contracts._runner import Runner
+from hookproof.contracts._subagents import Delegating, subagent_requests, subagents_of
+from hookproof.contracts._violation import violation
+from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
+
+__all__ = ["check_fail_closed"]
+
+
+@untimed
+def check_fail_closed(
+    build: Build | Target,
+    context: Any,
+    *,
+    least_privileged_context: Any,
+    tiers: Sequence[str] | None = None,
+    script: Any = None,
+    on_interrupt: OnInterrupt = "approve",
+    config: Mapping[str, Any] | None = None,
+    allow_untested: bool = False,
+) -> CheckReport:
+    """An untrusted, unknown, malformed or missing context never gets more tools, or another
+    model, than the least-privileged trusted context; a crash is a violation too. The
+    least-privileged run must reach the model, or there is nothing to compare with."""
+    __tracebackhide__ = True
+    exercise = Exercise("check_fail_closed", allow_untested=allow_untested)
+    target = as_target(build, tiers)
+    least = _Baselines(build, Runner(target, least_privileged_context, on_interrupt, config), tiers)
+    baseline = least.run(script, exercise)
+    exercise.context(least_privileged_context)
+    if baseline.error is not None:
+        raise exercise.failed(_baseline_crashed(least_privileged_context, baseline))
+    if not baseline.final_requests:
+        exercise.not_tried(
+            "the least-privileged run never called the model, so there are no tools or "
+            "models to compare the untrusted run with"
+            + (f" ({baseline.paused})" if baseline.paused else "")
+        )
+    untrusted = Runner(target, context, on_interrupt, config)
+    run = untrusted.run(script)
+    exercise.context(context)
+    exercise.observe(run)
+    if run.paused is not None:
+        exercise.not_tried(f"the run for context={context!r} {run.paused.removeprefix('the run ')}")
+    found = _privilege_gain(baseline, run)
+    for subagent in [] if found else subagents_of(run):
+        delegate = Delegating(subagent, "done")
+        least_through = least.run(delegate, exercise)
+        through = untrusted.run(delegate)
+        exercise.observe(through)
+        found += _gain_through(subagent, least_through, through)
+    if found:
+        raise exercise.failed(
+            violation(
+                "check_fail_closed",
+                invariant="an untrusted or missing context degrades to least privilege: no "
+                "extra tool, no other model, no crash",
+                counterexample=f"context={context!r}",
+                found=found,
+                fix="resolve identity only from a trusted context type, fall back to the least "
+                "privileged role and model for anything else, and handle runtime/context None",
+                trace=run.trace,
+                replay=(
+                    f"check_fail_closed(build, {context!r}, least_privileged_context="
+                    f"{least_privileged_context!r}{tiers_arg(tiers)})"
+                ),
+            )
+        )
+    return exercise.passed(
+        counterexample=f"least_privileged_context={least_privileged_context!r}",
+        fix="make the least-privileged context reach the model (check the input and the "
+        "script), or pass a script that does",
+    )
+
+
+def _baseline_crashed(least_privileged_context: Any, baseline: TargetRun) -> Any:
+    return violation(
+        "check_fail_closed",
+        invariant="the least-privileged trusted context runs without error",
+        counterexample=f"least_privileged_context={least_privileged_context!r}",
+        found=[f"the baseline run raised {crash(baseline)}"],
+        fix="make the agent run for its least-privileged context first",
+    )
+
+
+_BASELINES: dict[tuple[Any, ...], tuple[Any, TargetRun]] = {}  # build, baseline run
+
+
+class _Baselines:
+    """The least-privileged runs, computed once per (factory, context, tiers, script,
+    answer): a property test calls the check hundreds of times with the same baseline."""
+
+    def __init__(self, build: Any, runner: Runner, tiers: Sequence[str] | None) -> None:
+        self.build, self.runner, self.tiers = build, runner, tuple(tiers or ())
+
+    def run(self, script: Any, exercise: Exercise) -> TargetRun:
+        """The baseline run for ``script``; counted in ``exercise`` when it ran now."""
+        runner = self.runner
+        options = (runner.context, self.tiers, script, runner.on_interrupt, runner.config)
+        key = (id(self.build), repr(options))
+        cached = _BASELINES.get(key)
+        if cached is not None and cached[0] is self.build:
+            return cached[1]
+        run = runner.run(script)
+        exercise.observe(run)
+        if len(_BASELINES) >= 64:
+            _BASELINES.clear()
+        _BASELINES[key] = (self.build, run)
+        return run
+
+
+def _gain_through(subagent: str, baseline: TargetRun, run: TargetRun) -> list[str]:
+    """Tools the untrusted context's run of ``subagent`` showed beyond the baseline's."""
+
+    def shown(which: TargetRun) -> set[str]:
+        return {name for request in subagent_requests(which) for name in request.tool_names}
+
+    extra = sorted(shown(run) - shown(baseline))
+    if run.error is not None:
+        return [
+            f"through subagent {subagent!r}: the run crashed instead of degrading: {crash(run)}"
+        ]
+    return (
+        [f"through subagent {subagent!r}: tools beyond the least-privileged set: {extra}"]
+        if extra
+        else []
+    )
+
+
+def _privilege_gain(baseline: TargetRun, run: TargetRun) -> list[str]:
+    if run.error is not None:
+        return [f"the run crashed instead of degrading: {crash(run)}"]
+    found = []
+    extra_tools = sorted(run.visible_tools - baseline.visible_tools)
+    if extra_tools:
+        found.append(f"tools beyond the least-privileged set: {extra_tools}")
+    other_models = sorted(set(run.called) - set(baseline.called))
+    if other_models:
+        found.append(f"model(s) {other_models} instead of {sorted(baseline.called)}")
+    return found

@@ -1,0 +1,25 @@
+"""Requests and responses that flow through wrap layers, and the FinalRequest a model receives.
+
+ModelRequest and ToolCallRequest are deeply immutable: ``override(**changes)`` returns a new
+request and the original stays equal to what it was; assignment or in-place list edits raise
+ImmutableError with the fix in the message.
+"""
+
+from hookproof.vocabulary._final import ChatModel, FinalRequest, model_name
+from hookproof.vocabulary._requests import ModelRequest, ToolCallRequest
+
+# For the engine and the dialects: importable from here, not part of __all__.
+from hookproof.vocabulary._requests import as_system_message as as_system_message
+from hookproof.vocabulary._responses import NO_RESUME as NO_RESUME
+from hookproof.vocabulary._responses import Command, ExtendedModelResponse, ModelResponse
+
+__all__ = [
+    "ChatModel",
+    "Command",
+    "ExtendedModelResponse",
+    "FinalRequest",
+    "ModelRequest",
+    "ModelResponse",
+    "ToolCallRequest",
+    "model_name",
+]
