@@ -126,8 +126,8 @@ def _history(size: int, edited: set[int]) -> list[Any]:
 
 def diff_messages(size: int) -> Timed:
     from hookproof.messages import UserMessage
+    from hookproof.requests import FinalRequest
     from hookproof.snapshot import diff, view
-    from hookproof.vocabulary import FinalRequest
 
     edited = set(range(0, size, 100))
     old = _history(size, set())
@@ -162,8 +162,8 @@ def _tools(names: Sequence[str], edited: set[str]) -> tuple[Any, ...]:
 
 
 def diff_tools(size: int) -> Timed:
+    from hookproof.requests import FinalRequest
     from hookproof.snapshot import diff, view
-    from hookproof.vocabulary import FinalRequest
 
     names = [f"tool_{index:06d}" for index in range(size)]
     step = 100

@@ -28,7 +28,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 if SRC.is_dir() and str(SRC) not in sys.path:
     sys.path.insert(0, str(SRC))  # benchmark the working tree even when not pip-installed
 
-from hookproof._frozen import FrozenDict, FrozenList, freeze  # noqa: E402
+from hookproof._support.frozen import FrozenDict, FrozenList, freeze  # noqa: E402
 from hookproof.context import Runtime, ToolRuntime  # noqa: E402
 from hookproof.messages import (  # noqa: E402
     AssistantMessage,
@@ -39,8 +39,8 @@ from hookproof.messages import (  # noqa: E402
     construct,
     text_message,
 )
+from hookproof.requests import FinalRequest, ModelRequest, ToolCallRequest  # noqa: E402
 from hookproof.tools import tool  # noqa: E402
-from hookproof.vocabulary import FinalRequest, ModelRequest, ToolCallRequest  # noqa: E402
 
 
 class _Model:

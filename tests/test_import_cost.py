@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import hookproof.runtime
-from hookproof._lazy import origins
+from hookproof._support.lazy import origins
 
 NEVER_AT_IMPORT = ("langchain", "langchain_core", "hypothesis", "syrupy")
 

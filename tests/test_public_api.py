@@ -264,6 +264,14 @@ EXPORTS: dict[str, set[str]] = {
         "report_formats",
         "unregister_format",
     },
+    "hookproof.gate.formats": {
+        "DEFAULT_FORMAT",
+        "ReportFormat",
+        "register_format",
+        "report_format",
+        "report_formats",
+        "unregister_format",
+    },
     "hookproof.gate.review": {
         "PENDING_SUFFIX",
         "Decision",
@@ -644,7 +652,7 @@ EXPORTS: dict[str, set[str]] = {
         "Trace",
         "TraceEvent",
     },
-    "hookproof.vocabulary": {
+    "hookproof.requests": {
         "ChatModel",
         "Command",
         "ExtendedModelResponse",

@@ -18,7 +18,7 @@ from typing import Any, Self, TypeAlias, get_origin, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof._support.frozen_model import FrozenMap, ImmutableModel
 from hookproof.context import ToolRuntime
 from hookproof.errors import InjectedStateError, InvalidInputError, UsageError, safe_repr

@@ -15,9 +15,9 @@ from langchain_core.tools import tool
 
 from hookproof.adapters.langchain.target import LangChainTarget
 from hookproof.messages import Message
+from hookproof.requests import FinalRequest
 from hookproof.targets import TargetRun
 from hookproof.targets.reference import ReferenceTarget
-from hookproof.vocabulary import FinalRequest
 
 
 @tool

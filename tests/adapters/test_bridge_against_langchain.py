@@ -42,9 +42,9 @@ from hookproof.adapters.langchain import (
     on_reference_engine,
 )
 from hookproof.models import RecordingModel, ScriptedModel, call
+from hookproof.requests import FinalRequest
 from hookproof.runtime import Agent, InMemoryCheckpointer, create_agent
 from hookproof.targets import TargetRun
-from hookproof.vocabulary import FinalRequest
 from tests.adapters.engines import (
     add,
     assert_same_run,

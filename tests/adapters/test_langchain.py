@@ -209,3 +209,20 @@ def test_a_recording_subclass_answers_every_call_through_its_answering_methods()
         ("aanswer_stream", ["d"], None),
     ]
     assert [request.messages[0].text for request in model.requests] == ["a", "b", "c", "d"]
+
+
+def test_importing_the_chat_models_leaves_langchain_agents_unimported() -> None:
+    """The adapter needs langchain-core; the bridge (langchain.agents, langgraph) loads only
+    when a LangChain object meets the reference runtime, as before the split by role."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "import hookproof.adapters.langchain\n"
+        "print(sorted(m for m in ('langchain', 'langchain.agents', 'langgraph') if m in sys.modules))\n"
+        "from hookproof.adapters.langchain.bridge import BRIDGE\n"
+        "print(type(BRIDGE).__name__, 'langchain.agents' in sys.modules)\n"
+    )
+    output = subprocess.check_output([sys.executable, "-c", script], text=True)
+    assert output.splitlines() == ["[]", "LangChainBridge True"]

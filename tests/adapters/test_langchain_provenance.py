@@ -32,10 +32,10 @@ from hookproof.adapters.langchain.target import LangChainTarget
 from hookproof.adapters.langchain.tracing import build_instrumented
 from hookproof.models import call
 from hookproof.provenance import Provenance
+from hookproof.requests import FinalRequest
 from hookproof.runtime import AgentMiddleware, create_agent
 from hookproof.targets.reference import ReferenceTarget
 from hookproof.tools import tool
-from hookproof.vocabulary import FinalRequest
 
 DEEPAGENTS = pytest.mark.skipif(
     importlib.util.find_spec("deepagents") is None, reason="install hookproof[deepagents]"

@@ -60,7 +60,7 @@ def registered(name: str, origin: str) -> Iterator[None]:
 
 
 TOY_CHECK = '''
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.contracts._report import CheckReport, Exercise
 
 

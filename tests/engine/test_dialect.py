@@ -22,10 +22,10 @@ from hookproof._engine import (
     drive,
     interrupt,
 )
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from hookproof.models import ScriptedModel, call
-from hookproof.vocabulary import ModelRequest, ModelResponse
+from hookproof.requests import ModelRequest, ModelResponse
 
 
 class Tiny(Dialect):

@@ -21,9 +21,9 @@ from hookproof.eino._provenance import RequestShape
 from hookproof.messages import SystemMessage, coerce_message
 from hookproof.provenance import Provenance, ToolOrigin, compute
 from hookproof.redaction import Redaction, redact_text
+from hookproof.requests import FinalRequest
 from hookproof.snapshot import render
 from hookproof.tools import ToolSchema
-from hookproof.vocabulary import FinalRequest
 from tests.secret_corpus import IN_TEXT, PROSE, SECRETS
 
 ROOT = Path(__file__).resolve().parents[2]

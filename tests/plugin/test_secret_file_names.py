@@ -18,7 +18,7 @@ GITHUB = "ghp_" + "Ab1" * 12
 SNAPSHOT_TEST = f"""
 import pytest
 from hookproof.messages import UserMessage
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 
 DSNS = ["redis://:{FIRST}@cache:6379/0", "redis://:{SECOND}@cache:6379/0", "{GITHUB}", "plain"]
 
@@ -30,7 +30,7 @@ def test_dsn(dsn, hookproof_snapshot):
 CASSETTE_TEST = f"""
 import pytest
 from hookproof.messages import UserMessage
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 from tests.recording.models import EchoModel
 
 @pytest.mark.parametrize("dsn", ["redis://:{FIRST}@cache/0", "redis://:{SECOND}@cache/0"])

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hookproof.messages import AssistantMessage, Message, ToolCall
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 
 
 def _last_text(messages: Any) -> str:

@@ -19,9 +19,9 @@ from hookproof.errors import (
 from hookproof.guard import block_real_models
 from hookproof.messages import UserMessage
 from hookproof.recording import FORMAT_VERSION, Cassette, RecordMode, cassette_path
+from hookproof.requests import FinalRequest
 from hookproof.runtime import create_agent, tool
 from hookproof.snapshot import ChangeClass
-from hookproof.vocabulary import FinalRequest
 from tests.recording.models import EchoModel, EinoEchoModel
 
 
@@ -191,7 +191,7 @@ def test_a_failed_write_leaves_the_old_cassette_whole(
     def fail(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("hookproof._safe_files.os.replace", fail)
+    monkeypatch.setattr("hookproof._support.safe_files.os.replace", fail)
     with pytest.raises(FileAccessError, match="disk full"):
         _record(path, "b", mode="all")
     assert path.read_bytes() == before

@@ -22,7 +22,7 @@ from hookproof.errors import (
 )
 from hookproof.messages import UserMessage
 from hookproof.recording import Cassette, cassette_path
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 from tests.recording.models import EchoModel, EinoEchoModel
 
 REQUEST = FinalRequest(model="echo-model", messages=(UserMessage("hi"),))
@@ -479,7 +479,7 @@ def test_a_module_named_by_dots_gets_a_folder_of_its_own(tmp_path: Path) -> None
 
 ECHO_TEST = """
 from hookproof.messages import UserMessage
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 from tests.recording.models import EchoModel
 
 def test_echo(hookproof_cassette):

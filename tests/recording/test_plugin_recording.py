@@ -12,7 +12,7 @@ from tests.recording.openai_server import openai_server
 ECHO_TEST = """
 import pytest
 from hookproof.messages import UserMessage
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 from tests.recording.models import EchoModel
 
 {marker}

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from hookproof.errors import HookproofError, InvalidInputError, UsageError
 from hookproof.messages import ToolCall, ToolMessage, coerce_message
 from hookproof.models import ScriptedModel, call
+from hookproof.requests import ModelRequest
 from hookproof.runtime import Command, ToolRuntime, before_model, create_agent, tool
 from hookproof.tools import ToolSchema
-from hookproof.vocabulary import ModelRequest
 
 # (a bad message, words the error must hold)
 BAD_MESSAGES: list[tuple[Any, str]] = [

@@ -12,7 +12,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 import pytest
 
-from hookproof._frozen import freeze
+from hookproof._support.frozen import freeze
 from hookproof.errors import (
     HookproofError,
     ImmutableError,

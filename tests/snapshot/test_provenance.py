@@ -461,7 +461,7 @@ def test_a_layer_doing_the_same_again_on_a_later_call_is_one_event() -> None:
     """Eino gives each model call of a run the run's tools afresh: a filter removes the same
     tool on every call, which is one origin, not several."""
     from hookproof.provenance import compute
-    from hookproof.vocabulary import ModelRequest
+    from hookproof.requests import ModelRequest
 
     full = ModelRequest(model=None, tools=[search, delete])
     filtered = full.override(tools=[delete])

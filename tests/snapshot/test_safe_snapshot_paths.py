@@ -18,9 +18,9 @@ from hookproof.cli import main
 from hookproof.errors import SnapshotFormatError
 from hookproof.messages import SystemMessage, UserMessage
 from hookproof.provenance import Provenance, ToolOrigin
+from hookproof.requests import FinalRequest
 from hookproof.snapshot import diff, parse, render
 from hookproof.tools import ToolSchema
-from hookproof.vocabulary import FinalRequest
 
 PROJECT_TEST = """
 from pathlib import Path

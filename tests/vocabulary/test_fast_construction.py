@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.errors import ImmutableError
 from hookproof.messages import (
     AssistantMessage,
@@ -18,8 +18,8 @@ from hookproof.messages import (
     construct,
     text_message,
 )
+from hookproof.requests import FinalRequest, ModelRequest, ToolCallRequest
 from hookproof.tools import ToolSchema
-from hookproof.vocabulary import FinalRequest, ModelRequest, ToolCallRequest
 from tests.helpers import add, lookup
 
 CALL_ARGS = FrozenDict({"query": "x"})

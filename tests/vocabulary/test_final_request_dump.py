@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hookproof.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 
 
 def test_model_dump_keeps_each_messages_own_fields() -> None:

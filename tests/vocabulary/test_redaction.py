@@ -261,6 +261,13 @@ def test_configure_redaction_installs_extras_for_the_module_functions() -> None:
     assert redact_text(IN_TEXT["groq"]) == f"GROQ_API_KEY: {REDACTED}"  # built-ins stay on
 
 
+@pytest.mark.usefixtures("restore_redaction")
+def test_errors_redact_their_messages_with_the_installed_redaction() -> None:
+    configure_redaction(Redaction(patterns=(r"PIN\d{4}",)))
+    error = InvalidInputError("hookproof: the request holds PIN1234 and " + IN_TEXT["groq"])
+    assert str(error) == f"hookproof: the request holds {REDACTED} and GROQ_API_KEY: {REDACTED}"
+
+
 _FILLER = "\n" + "Answer politely and cite the sources you used. " * 12
 
 

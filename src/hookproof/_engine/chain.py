@@ -18,7 +18,7 @@ from hookproof._engine.workers import in_thread
 from hookproof.errors import UsageError
 from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage
-from hookproof.vocabulary import Command, FinalRequest, ModelRequest, ModelResponse
+from hookproof.requests import Command, FinalRequest, ModelRequest, ModelResponse
 
 __all__ = ["Chains"]
 

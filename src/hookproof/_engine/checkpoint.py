@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.errors import InterruptRaised
 
 __all__ = ["Checkpoint", "InMemoryCheckpointer", "Interrupt", "InterruptRaised", "interrupt"]

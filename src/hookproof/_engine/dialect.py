@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 from hookproof._engine.run import RunHandle
 from hookproof._engine.state import StateSpec
 from hookproof._engine.types import Stack
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.messages import Message, ToolCall
-from hookproof.vocabulary import Command, ModelRequest, ModelResponse
+from hookproof.requests import Command, ModelRequest, ModelResponse
 
 __all__ = ["Dialect"]
 

@@ -19,12 +19,12 @@ from hookproof._engine.executors import missing_sync
 from hookproof._engine.observer import RunObserver, Unobserved
 from hookproof._engine.run import Run, RunHandle, error_data
 from hookproof._engine.types import NodeHook, Phase, RunResult
-from hookproof._frozen import FrozenDict
-from hookproof._untimed import untimed
+from hookproof._support.frozen import FrozenDict
+from hookproof._support.untimed import untimed
 from hookproof.context import Runtime
 from hookproof.errors import InvalidInputError
 from hookproof.messages import ToolCall
-from hookproof.vocabulary import NO_RESUME
+from hookproof.requests import NO_RESUME
 
 __all__ = ["Engine"]
 

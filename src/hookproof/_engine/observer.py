@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from hookproof.vocabulary import ModelRequest
+from hookproof.requests import ModelRequest
 
 __all__ = ["RunObserver", "Unobserved"]
 

@@ -10,11 +10,11 @@ from hookproof._engine.observer import RunObserver
 from hookproof._engine.probe import PROBE
 from hookproof._engine.state import StateSpec
 from hookproof._engine.types import NodeHook, Phase, RunResult
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.context import Runtime
 from hookproof.errors import ParentCommandError, UsageError
+from hookproof.requests import Command, FinalRequest
 from hookproof.trace import TraceRecorder
-from hookproof.vocabulary import Command, FinalRequest
 
 __all__ = ["Run", "RunHandle", "error_data"]
 

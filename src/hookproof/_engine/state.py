@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hookproof._frozen import FrozenDict, FrozenList, freeze
+from hookproof._support.frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
 from hookproof.messages import Message, RemoveMessage, coerce_message
 

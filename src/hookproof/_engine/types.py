@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookproof._engine.checkpoint import Interrupt
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.errors import safe_repr
 from hookproof.messages import Message
+from hookproof.requests import FinalRequest
 from hookproof.trace import Trace, TraceRecorder
-from hookproof.vocabulary import FinalRequest
 
 __all__ = ["Layer", "NodeHook", "Phase", "RunResult", "Stack"]
 

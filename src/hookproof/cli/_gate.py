@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hookproof._safe_files import write_text
+from hookproof._support.safe_files import write_text
 from hookproof.cli._command import Command
 from hookproof.errors import FileAccessError, InvalidInputError
 from hookproof.gate.formats import DEFAULT_FORMAT, report_format, report_formats

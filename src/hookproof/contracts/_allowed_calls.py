@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.contracts._outcome import crash, rejected, rejection, shown_tools, tiers_arg, untried
 from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
 from hookproof.contracts._runner import Runner

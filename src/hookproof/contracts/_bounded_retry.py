@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.contracts import _middleware_hooks as hooks
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.targets import hook_sampler

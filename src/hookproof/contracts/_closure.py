@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.contracts._args import example_args
 from hookproof.contracts._outcome import crash, never_tried, rejected, rejection, tiers_arg, unknown
 from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools

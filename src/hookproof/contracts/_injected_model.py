@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.contracts._outcome import crash, tiers_arg
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._violation import violation

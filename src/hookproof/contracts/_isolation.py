@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError, safe_repr

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from hookproof._untimed import untimed_section
+from hookproof._support.untimed import untimed_section
 from hookproof.errors import InvalidInputError
 
 __all__ = ["CHECKS", "check_names", "load_check"]

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.contracts import _middleware_hooks as hooks
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.errors import ImmutableError

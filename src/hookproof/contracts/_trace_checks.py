@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.contracts._report import CheckReport, Exercise, hook_labels
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError

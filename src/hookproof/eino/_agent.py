@@ -9,8 +9,8 @@ from typing import Any
 
 from hookproof._engine import Engine, Phase, RunResult, Stack, drive, in_thread
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._frozen import FrozenDict
-from hookproof._untimed import untimed
+from hookproof._support.frozen import FrozenDict
+from hookproof._support.untimed import untimed
 from hookproof.eino._context import RunContext
 from hookproof.eino._dialect import EinoDialect
 from hookproof.eino._handlers import (
@@ -34,7 +34,7 @@ from hookproof.eino._settings import DEFAULT_EINO_MAX_ITERATIONS, AgentSettings,
 from hookproof.eino._tool_layers import tool_layers
 from hookproof.errors import EinoError, InvalidInputError, UsageError, safe_repr
 from hookproof.messages import Message, coerce_messages
-from hookproof.vocabulary import NO_RESUME
+from hookproof.requests import NO_RESUME
 
 __all__ = ["DEFAULT_EINO_MAX_ITERATIONS", "ChatModelAgent"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.eino._exec import RunExec
 from hookproof.errors import ImmutableError, UsageError
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, cast
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.eino._model_call import ChatModelInput, ModelCall, model_answer, model_request
 from hookproof.eino._provenance import RequestShape
 from hookproof.eino._run import EinoRun, eino_messages
@@ -14,7 +14,7 @@ from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execu
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
 from hookproof.provenance import Edit, ProvenanceNotes
-from hookproof.vocabulary import ModelRequest, ModelResponse
+from hookproof.requests import ModelRequest, ModelResponse
 
 __all__ = ["EinoDialect"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hookproof._engine import RunHandle
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.eino._records import AgentEvent
 
 __all__ = ["RUN_LOCAL_KEY", "RunExec"]

@@ -8,7 +8,7 @@ from typing import Any
 
 from hookproof._engine import NodeHook
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import AgentMiddleware, overrides
 from hookproof.eino._provenance import note_agent_change, note_state_change, shape

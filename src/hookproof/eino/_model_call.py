@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookproof._engine import Layer
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.eino._context import RunContext
 from hookproof.eino._run import EinoRun
 from hookproof.eino._streams import collect, concat_messages
 from hookproof.errors import UsageError
 from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage, Message, SystemMessage
-from hookproof.vocabulary import ModelRequest, ModelResponse, model_name
+from hookproof.requests import ModelRequest, ModelResponse, model_name
 
 __all__ = [
     "ChatModelInput",

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookproof._engine import Layer
-from hookproof._frozen import FrozenDict, freeze, freeze_list
+from hookproof._support.frozen import FrozenDict, freeze, freeze_list
 from hookproof.eino._callbacks import RunInfo, around
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderModelWrapper, overrides
@@ -29,7 +29,7 @@ from hookproof.eino._settings import AgentSettings
 from hookproof.eino._streams import collect, concat_messages, replay
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, construct
-from hookproof.vocabulary import model_name
+from hookproof.requests import model_name
 
 __all__ = ["model_layers"]
 

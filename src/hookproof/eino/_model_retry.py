@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.eino._model_call import Inner, ModelCall, message_of
 from hookproof.eino._retry import (
     FailoverContext,
@@ -19,7 +19,7 @@ from hookproof.eino._run import EinoRun, ReplaceMessages
 from hookproof.eino._streams import collect, concat_messages, partial_chunks, replay
 from hookproof.errors import EinoError, UsageError
 from hookproof.messages import AssistantMessage, Message
-from hookproof.vocabulary import model_name
+from hookproof.requests import model_name
 
 __all__ = ["failover", "retry"]
 

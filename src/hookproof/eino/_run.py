@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookproof._engine import RunResult
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.eino._context import RunContext
 from hookproof.eino._exec import RUN_LOCAL_KEY, RunExec
 from hookproof.eino._records import (

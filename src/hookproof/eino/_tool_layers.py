@@ -14,7 +14,7 @@ from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._engine.checkpoint import InterruptRaised
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.eino._callbacks import RunInfo, around
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderToolWrapper, ToolMiddleware, overrides
@@ -35,7 +35,7 @@ from hookproof.eino._tools import (
 from hookproof.errors import ToolCallError, ToolNotFoundError, UsageError
 from hookproof.messages import AssistantMessage, Message, TextBlock, ToolMessage, construct
 from hookproof.messages import ToolCall as MessageToolCall
-from hookproof.vocabulary import Command
+from hookproof.requests import Command
 
 __all__ = ["ToolsNodeInput", "check_known_tools", "execute_tool", "tool_layers"]
 

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
-from hookproof._frozen import FrozenDict, thaw
+from hookproof._support.frozen import FrozenDict, thaw
 from hookproof.context import ToolRuntime
 from hookproof.eino._context import RunContext
 from hookproof.eino._records import ToolArgument, ToolInfo, ToolResult

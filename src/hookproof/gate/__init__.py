@@ -35,8 +35,8 @@ The names below load on first use, so ``hookproof --help`` reads the registry of
 
 from __future__ import annotations
 
-from hookproof._lazy import load as _load_name
-from hookproof._lazy import origins as _origins
+from hookproof._support.lazy import load as _load_name
+from hookproof._support.lazy import origins as _origins
 
 TYPE_CHECKING = False  # typing itself costs an import several ms; mypy sees True
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookproof._safe_files import MAX_FILE_BYTES, check_inside, kind_of
+from hookproof._support.safe_files import MAX_FILE_BYTES, check_inside, kind_of
 from hookproof.errors import InvalidInputError, SnapshotFormatError, UnsafePathError
 from hookproof.snapshot import RequestView, parse
 from hookproof.snapshot.files import BOM, is_snapshot_name, read_regular_file

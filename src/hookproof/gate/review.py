@@ -5,7 +5,7 @@ comparison failed. Review shows each one's semantic diff with its classes and th
 lines (as the gate does), then asks. Accepting moves the pending file over the reviewed one
 with ``os.replace`` (atomic: a reader sees the old file or the new one, never half of
 either); rejecting deletes it; skipping leaves it for later. A pending file that is not a
-readable snapshot is never accepted. Every file is read through ``hookproof._safe_files``
+readable snapshot is never accepted. Every file is read through ``hookproof._support.safe_files``
 and must stay inside the reviewed directory: a pending name that is a FIFO, a directory or
 a link out of it is listed and refused, never opened, followed or silently passed over.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from hookproof._safe_files import check_inside, kind_of, read_text, remove_file
+from hookproof._support.safe_files import check_inside, kind_of, read_text, remove_file
 from hookproof.errors import FileAccessError, InvalidInputError, SnapshotFormatError
 from hookproof.gate._compare import compare_snapshots
 from hookproof.gate._text import TEXT_DIFF_LINES

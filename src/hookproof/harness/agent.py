@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.harness.backend import StateBackend
 from hookproof.harness.filesystem import FilesystemMiddleware
 from hookproof.harness.hitl import HumanInTheLoopMiddleware
@@ -213,5 +213,4 @@ def create_deep_agent(
         checkpointer=checkpointer,
         name=name or "deep-agent",
     )
-    agent._dialect.system_origins = _system_origins(_system_parts(system_prompt, profile))
-    return agent
+    return agent.with_system_origins(_system_origins(_system_parts(system_prompt, profile)))

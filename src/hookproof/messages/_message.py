@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
 
 from pydantic import Field, ValidationError, field_validator
 
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof._support.frozen_model import FrozenMap, ImmutableModel, construct
 from hookproof.errors import InvalidInputError
 from hookproof.messages._blocks import ContentBlock, TextBlock

@@ -3,7 +3,7 @@
 from hookproof.errors import ScriptExhausted
 from hookproof.models._recording import RecordingModel
 from hookproof.models._scripted import ScriptedCall, ScriptedModel, Turn, call
-from hookproof.vocabulary import ChatModel, FinalRequest
+from hookproof.requests import ChatModel, FinalRequest
 
 __all__ = [
     "ChatModel",

@@ -9,7 +9,7 @@ from hookproof.errors import InvalidInputError, UsageError
 from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage
 from hookproof.redaction import redact_text
-from hookproof.vocabulary import FinalRequest, model_name
+from hookproof.requests import FinalRequest, model_name
 
 __all__ = ["RecordingModel"]
 

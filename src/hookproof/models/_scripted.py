@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from hookproof._frozen import FrozenDict, FrozenList, freeze
+from hookproof._support.frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import ScriptExhausted, UsageError, ordinal, safe_repr
 from hookproof.messages import AssistantMessage, ToolCall, construct, text_message
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 
 __all__ = ["ScriptedCall", "ScriptedModel", "Turn", "call"]
 

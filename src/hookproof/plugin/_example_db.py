@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from hookproof._safe_files import check_inside
+from hookproof._support.safe_files import check_inside
 from hookproof.contracts.profiles import PROFILES, register_profiles
 from hookproof.errors import InvalidInputError, UnsafePathError
 from hookproof.redaction import redact_text

@@ -21,8 +21,8 @@ from hookproof.recording._format import Exchange, dumps, read, write
 from hookproof.recording._modes import RecordMode, record_mode
 from hookproof.recording._player import Decode, Player, Slot
 from hookproof.recording._wrap import wrap
+from hookproof.requests import FinalRequest
 from hookproof.snapshot import DEFAULT_MATCHERS, Matcher, SnapshotDiff, diff, render
-from hookproof.vocabulary import FinalRequest
 
 __all__ = ["Cassette"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookproof._safe_files import load_json, read_text, write_text
+from hookproof._support.safe_files import load_json, read_text, write_text
 from hookproof.errors import CassetteFormatError, FileAccessError, UnsafePathError
 
 __all__ = ["FORMAT_VERSION", "Exchange", "dumps", "loads", "read", "request_sha256", "write"]

@@ -20,7 +20,7 @@ from hookproof.adapters.langchain import RecordingChatModel, final_request
 from hookproof.adapters.langchain.models import ModelCall, tool_call_chunks
 from hookproof.guard import allow_model
 from hookproof.recording._player import Player, Slot
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 
 __all__ = ["LANGCHAIN", "CassetteChatModel"]
 

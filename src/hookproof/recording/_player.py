@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hookproof.recording._format import Exchange
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 
 __all__ = ["Decode", "Encode", "Player", "Slot"]
 

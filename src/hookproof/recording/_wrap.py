@@ -9,8 +9,8 @@ from typing import Any
 from hookproof.errors import UsageError, safe_repr
 from hookproof.messages import AssistantMessage, Message, SystemMessage, TextBlock
 from hookproof.recording._player import Player
+from hookproof.requests import FinalRequest, model_name
 from hookproof.tools import schema_of
-from hookproof.vocabulary import FinalRequest, model_name
 
 __all__ = ["CassetteEinoModel", "CassetteModel", "wrap"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hookproof._lazy import load as _load
-from hookproof._lazy import origins as _origins
+from hookproof._support.lazy import load as _load
+from hookproof._support.lazy import origins as _origins
 
 TYPE_CHECKING = False  # typing itself costs the import several ms; mypy sees True
 if TYPE_CHECKING:
@@ -27,6 +27,15 @@ if TYPE_CHECKING:
         ToolMessage,
         UserMessage,
     )
+    from hookproof.requests import (
+        ChatModel,
+        Command,
+        ExtendedModelResponse,
+        FinalRequest,
+        ModelRequest,
+        ModelResponse,
+        ToolCallRequest,
+    )
     from hookproof.runtime._agent import DEFAULT_RUNTIME_MAX_ITERATIONS, Agent, create_agent
     from hookproof.runtime._middleware import (
         AgentMiddleware,
@@ -41,15 +50,6 @@ if TYPE_CHECKING:
     )
     from hookproof.runtime._state import AgentState
     from hookproof.tools import InjectedState, InjectedToolCallId, Tool, ToolSchema, tool
-    from hookproof.vocabulary import (
-        ChatModel,
-        Command,
-        ExtendedModelResponse,
-        FinalRequest,
-        ModelRequest,
-        ModelResponse,
-        ToolCallRequest,
-    )
 
 __all__ = [
     "DEFAULT_RUNTIME_MAX_ITERATIONS",
@@ -131,7 +131,7 @@ _ORIGINS = _origins(
         ),
         "hookproof.runtime._state": ("AgentState",),
         "hookproof.tools": ("InjectedState", "InjectedToolCallId", "Tool", "ToolSchema", "tool"),
-        "hookproof.vocabulary": (
+        "hookproof.requests": (
             "ChatModel",
             "Command",
             "ExtendedModelResponse",

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hookproof._engine import Engine, RunResult, StateSpec, drive
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.errors import (
     DuplicateToolError,
     InvalidInputError,
@@ -20,6 +20,7 @@ from hookproof.errors import (
 )
 from hookproof.messages import SystemMessage, coerce_messages
 from hookproof.provenance import AGENT
+from hookproof.requests import NO_RESUME, Command, as_system_message
 from hookproof.runtime._dialect import LangChainDialect
 from hookproof.runtime._foreign import (
     identified_messages,
@@ -31,7 +32,6 @@ from hookproof.runtime._foreign import (
 from hookproof.runtime._middleware import _name_of, compile_middleware
 from hookproof.runtime._state import AgentState
 from hookproof.tools import Tool, as_tool
-from hookproof.vocabulary import NO_RESUME, Command, as_system_message
 
 __all__ = ["DEFAULT_RUNTIME_MAX_ITERATIONS", "Agent", "create_agent"]
 

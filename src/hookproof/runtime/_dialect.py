@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec, run_tool
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.context import ToolRuntime
 from hookproof.errors import (
     InvalidInputError,
@@ -27,10 +27,10 @@ from hookproof.messages import (
     text_message,
 )
 from hookproof.provenance import ProvenanceNotes
+from hookproof.requests import Command, ModelRequest, ModelResponse, ToolCallRequest
 from hookproof.runtime._foreign import native_model
 from hookproof.runtime._layers import Answer, check_commands
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
-from hookproof.vocabulary import Command, ModelRequest, ModelResponse, ToolCallRequest
 
 __all__ = ["LangChainDialect"]
 

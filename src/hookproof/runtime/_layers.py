@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from hookproof._engine import Layer
 from hookproof.errors import UnsupportedCommandError, UsageError
 from hookproof.messages import AssistantMessage, ToolMessage
-from hookproof.vocabulary import (
+from hookproof.requests import (
     NO_RESUME,
     Command,
     ExtendedModelResponse,

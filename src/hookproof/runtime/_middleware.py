@@ -16,10 +16,10 @@ from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults be
 from hookproof._engine import Layer, NodeHook, Stack
 from hookproof.errors import DuplicateMiddlewareError, UsageError, did_you_mean
 from hookproof.messages import SystemMessage
+from hookproof.requests import ModelRequest
 from hookproof.runtime._layers import model_layer, tool_layer
 from hookproof.runtime._state import AgentState, DefaultMiddlewareState
 from hookproof.tools import Tool
-from hookproof.vocabulary import ModelRequest
 
 __all__ = [
     "AgentMiddleware",

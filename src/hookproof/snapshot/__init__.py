@@ -9,14 +9,14 @@ Two modules serve the plugin and the gate: ``hookproof.snapshot.files`` (where s
 live, how to recognise one; standard library only) and ``hookproof.snapshot.collected`` (the
 test modules a session collected). ``hookproof.snapshot.findings`` turns a change into the
 lines of the section it touched, for every report. The names below load on first use
-(``hookproof._lazy``), so the plugin importing ``hookproof.snapshot.files`` while pytest
+(``hookproof._support.lazy``), so the plugin importing ``hookproof.snapshot.files`` while pytest
 collects costs no more than that module.
 """
 
 from __future__ import annotations
 
-from hookproof._lazy import load as _load
-from hookproof._lazy import origins as _origins
+from hookproof._support.lazy import load as _load
+from hookproof._support.lazy import origins as _origins
 
 TYPE_CHECKING = False  # typing itself costs an import several ms; mypy sees True
 if TYPE_CHECKING:

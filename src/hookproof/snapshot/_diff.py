@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from hookproof.errors import UsageError
+from hookproof.requests import FinalRequest
 from hookproof.snapshot._change import Change, ChangeClass, SnapshotDiff
 from hookproof.snapshot._change import short as _short
 from hookproof.snapshot._match import LineMatcher
@@ -35,7 +36,6 @@ from hookproof.snapshot._request_view import RequestView, ToolView
 from hookproof.snapshot._undescribed import SCALARS, text_changes, undescribed
 from hookproof.snapshot._undescribed import first_by_name as _by_name
 from hookproof.snapshot._view import view
-from hookproof.vocabulary import FinalRequest
 
 __all__ = ["Change", "ChangeClass", "SnapshotDiff", "diff"]
 

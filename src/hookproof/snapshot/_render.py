@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from hookproof._frozen import thaw
+from hookproof._support.frozen import thaw
 from hookproof.provenance import runs
+from hookproof.requests import FinalRequest
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
 from hookproof.snapshot._request_view import (
     FORMAT_VERSION,
@@ -31,7 +32,6 @@ from hookproof.snapshot._request_view import (
 )
 from hookproof.snapshot._view import view
 from hookproof.snapshot.files import HEADER
-from hookproof.vocabulary import FinalRequest
 
 __all__ = ["content_hash", "render", "render_view", "without_provenance"]
 

@@ -7,11 +7,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof._frozen import thaw
+from hookproof._support.frozen import thaw
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, ContentBlock, Message, TextBlock, ToolMessage
 from hookproof.provenance import AGENT, map_lines
 from hookproof.redaction import REDACTED, is_sensitive_field, redact_text
+from hookproof.requests import FinalRequest
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, Normaliser
 from hookproof.snapshot._request_view import (
     EMPTY_SYSTEM,
@@ -22,7 +23,6 @@ from hookproof.snapshot._request_view import (
     one_line,
     tool_name,
 )
-from hookproof.vocabulary import FinalRequest
 
 __all__ = ["view"]
 

@@ -29,9 +29,10 @@ from syrupy.data import SnapshotCollections
 from syrupy.exceptions import TaintedSnapshotError
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from hookproof._safe_files import read_text, remove_file, write_text
+from hookproof._support.safe_files import read_text, remove_file, write_text
 from hookproof.errors import SnapshotFormatError, UsageError
 from hookproof.redaction import redact_file_name, redact_text
+from hookproof.requests import FinalRequest
 from hookproof.snapshot._diff import diff
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
 from hookproof.snapshot._parse import check_version, parse
@@ -40,7 +41,6 @@ from hookproof.snapshot._request_view import RequestView
 from hookproof.snapshot.collected import collected_modules
 from hookproof.snapshot.files import HEADER, snapshot_root
 from hookproof.snapshot.findings import diff_lines, group_findings, sections_for
-from hookproof.vocabulary import FinalRequest
 
 if TYPE_CHECKING:
     from syrupy.data import SnapshotCollection
@@ -148,7 +148,7 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
     def read_snapshot_data_from_location(
         self, *, snapshot_location: str, snapshot_name: str, session_id: str
     ) -> SerializableData | None:
-        """The file's text (None when there is none), read as ``hookproof._safe_files``
+        """The file's text (None when there is none), read as ``hookproof._support.safe_files``
         reads: a FIFO, device, directory or a link out of the project is an error, not a
         hang; line endings as a text-mode read gives them."""
         path = Path(snapshot_location)

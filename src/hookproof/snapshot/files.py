@@ -3,7 +3,7 @@
 Used by the pytest plugin while pytest collects (for every ``*.txt`` path it meets), by the
 snapshot extension and by the gate, so it imports nothing beyond the standard library;
 ``hookproof.snapshot`` loads its names on first use, so importing this module stays cheap.
-Only regular files are ever opened (``hookproof._safe_files``): a FIFO, socket or device
+Only regular files are ever opened (``hookproof._support.safe_files``): a FIFO, socket or device
 named ``*.txt`` would block a read or have side effects, so those are recognised from
 ``stat`` alone.
 """
@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hookproof._safe_files import read_regular_file
+from hookproof._support.safe_files import read_regular_file
 
 __all__ = [
     "BOM",

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.errors import UsageError
 from hookproof.messages import Message
 from hookproof.models import FinalRequest
@@ -168,7 +168,8 @@ class Target(ABC):
 
 def _untime_runs(cls: type) -> None:
     """A target runs the user's agent for a check, often inside a ``@given`` example: that run
-    time is hookproof's, so it stays out of hypothesis' deadline (see hookproof._untimed)."""
+    time is hookproof's, so it stays out of hypothesis' deadline (see
+    hookproof._support.untimed)."""
     for name in ("run", "run_with"):
         member = cls.__dict__.get(name)
         if callable(member):

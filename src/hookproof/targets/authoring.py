@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from hookproof._untimed import untimed
+from hookproof._support.untimed import untimed
 from hookproof.messages import Message
 
 __all__ = ["ConformanceKit", "HarnessProfiles"]

@@ -11,7 +11,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from hookproof._frozen import FrozenDict, FrozenList, freeze
+from hookproof._support.frozen import FrozenDict, FrozenList, freeze
 from hookproof.messages import (
     AssistantMessage,
     ImageBlock,

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from hookproof._frozen import thaw
+from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._settings import provider_settings
 from hookproof.errors import InvalidInputError
 from hookproof.messages import (

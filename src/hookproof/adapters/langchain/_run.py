@@ -83,7 +83,7 @@ def run(
     ``.text``; ``.interrupts`` when the run paused. ``input`` is what ``agent.invoke`` takes
     (a dict with "messages", or a LangGraph ``Command(resume=...)``); ``config`` is merged into
     the run config (its callbacks kept; a fresh thread id unless it names one)."""
-    from hookproof._frozen import FrozenDict, freeze
+    from hookproof._support.frozen import FrozenDict, freeze
     from hookproof.runtime import RunResult
 
     if not callable(getattr(agent, "invoke", None)):

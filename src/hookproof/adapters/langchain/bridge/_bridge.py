@@ -9,12 +9,12 @@ The engine, its order of hooks, its checks and its trace stay the same for both 
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
 
+from hookproof._support.signatures import takes_positional
 from hookproof.adapters.langchain.bridge._model import ChatModelCaller
 from hookproof.adapters.langchain.bridge._requests import (
     Crossing,
@@ -62,12 +62,7 @@ def _overridden(middleware: Any, hook: str) -> Any:
 
 
 def _takes_runtime(method: Callable[..., Any]) -> bool:
-    try:
-        parameters = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):
-        return True
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in parameters)
+    return takes_positional(method, 2) is not False  # an unreadable signature: pass it
 
 
 def _declare_jumps(target: Any, method: Any) -> Any:

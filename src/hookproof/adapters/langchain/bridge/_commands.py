@@ -10,7 +10,7 @@ from langgraph.types import Command as LCCommand
 
 from hookproof.adapters.langchain.bridge._views import hp_update, lc_message
 from hookproof.messages import Message
-from hookproof.vocabulary import NO_RESUME, Command
+from hookproof.requests import NO_RESUME, Command
 
 __all__ = ["hp_command", "lc_command"]
 

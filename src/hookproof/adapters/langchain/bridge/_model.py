@@ -12,12 +12,12 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import BaseMessage
 
-from hookproof._frozen import thaw
+from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import to_message
 from hookproof.adapters.langchain.bridge._views import keep, kept_view, lc_message
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage
-from hookproof.vocabulary import FinalRequest
+from hookproof.requests import FinalRequest
 
 __all__ = ["ChatModelCaller", "chat_model_name"]
 

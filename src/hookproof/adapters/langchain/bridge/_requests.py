@@ -18,7 +18,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest as LCToolCallRequest
 from langgraph.runtime import Runtime as LCRuntime
 from langgraph.types import Command as LCCommand
 
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain.bridge._commands import hp_command, lc_command
 from hookproof.adapters.langchain.bridge._tools import (
     hp_tool_or_schema,
@@ -40,7 +40,7 @@ from hookproof.adapters.langchain.bridge._views import (
     refuse_edit,
 )
 from hookproof.messages import Message, ToolCall
-from hookproof.vocabulary import (
+from hookproof.requests import (
     Command,
     ExtendedModelResponse,
     ModelRequest,

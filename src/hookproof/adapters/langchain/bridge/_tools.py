@@ -22,7 +22,7 @@ from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
 from pydantic import ValidationError
 
 from hookproof._engine import UntrackedValue, is_untracked
-from hookproof._frozen import thaw
+from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
 from hookproof.adapters.langchain.bridge._commands import hp_command
 from hookproof.adapters.langchain.bridge._views import (
@@ -35,8 +35,8 @@ from hookproof.adapters.langchain.bridge._views import (
 from hookproof.context import ToolRuntime
 from hookproof.errors import NeedsGraphError, UsageError, safe_repr
 from hookproof.messages import ToolMessage
+from hookproof.requests import Command
 from hookproof.tools import Tool, ToolSchema
-from hookproof.vocabulary import Command
 
 __all__ = [
     "explained",

@@ -24,7 +24,7 @@ from langchain_core.messages import SystemMessage as LCSystemMessage
 from langchain_core.messages import ToolMessage as LCToolMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from hookproof._frozen import FrozenDict
+from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain._convert import to_message
 from hookproof.errors import ImmutableError
 from hookproof.messages import (

@@ -9,13 +9,13 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults before 3.13
 
-from hookproof._frozen import FrozenDict, FrozenList, freeze
+from hookproof._support.frozen import FrozenDict, FrozenList, freeze
 from hookproof.context import Runtime, ToolRuntime
 from hookproof.errors import InvalidInputError, UsageError, safe_repr
 from hookproof.messages import Message, SystemMessage, ToolCall, coerce_message
 from hookproof.redaction import redacted_repr
+from hookproof.requests._immutability import check_override_keys, immutable, replaced
 from hookproof.tools import Tool, ToolSchema
-from hookproof.vocabulary._immutability import check_override_keys, immutable, replaced
 
 __all__ = ["ModelRequest", "ToolCallRequest", "as_system_message"]
 

@@ -7,13 +7,13 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import Field, SerializeAsAny
 
-from hookproof._frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof._support.frozen_model import FrozenMap, ImmutableModel, construct, set_private
 from hookproof.messages import AssistantMessage, Message, SystemMessage
 from hookproof.provenance import Provenance
 from hookproof.redaction import redact_text
+from hookproof.requests._requests import ModelRequest
 from hookproof.tools import Tool, ToolSchema, schema_of
-from hookproof.vocabulary._requests import ModelRequest
 
 __all__ = ["ChatModel", "FinalRequest", "model_name"]
 

@@ -5,13 +5,13 @@ request and the original stays equal to what it was; assignment or in-place list
 ImmutableError with the fix in the message.
 """
 
-from hookproof.vocabulary._final import ChatModel, FinalRequest, model_name
-from hookproof.vocabulary._requests import ModelRequest, ToolCallRequest
+from hookproof.requests._final import ChatModel, FinalRequest, model_name
+from hookproof.requests._requests import ModelRequest, ToolCallRequest
 
 # For the engine and the dialects: importable from here, not part of __all__.
-from hookproof.vocabulary._requests import as_system_message as as_system_message
-from hookproof.vocabulary._responses import NO_RESUME as NO_RESUME
-from hookproof.vocabulary._responses import Command, ExtendedModelResponse, ModelResponse
+from hookproof.requests._requests import as_system_message as as_system_message
+from hookproof.requests._responses import NO_RESUME as NO_RESUME
+from hookproof.requests._responses import Command, ExtendedModelResponse, ModelResponse
 
 __all__ = [
     "ChatModel",

@@ -11,7 +11,7 @@ from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults be
 
 from hookproof.messages import AssistantMessage, Message
 from hookproof.redaction import redacted_repr
-from hookproof.vocabulary._immutability import frozen_response
+from hookproof.requests._immutability import frozen_response
 
 __all__ = ["NO_RESUME", "Command", "ExtendedModelResponse", "ModelResponse"]
 
