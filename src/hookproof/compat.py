@@ -72,16 +72,18 @@ def _resolve(dotted: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def deprecated_alias(module: str, name: str) -> Any:
+def deprecated_alias(module: str, name: str, *, callers: int = 1) -> Any:
     """The object an old name of ``module`` stands for, with a DeprecationWarning; for the
-    ``__getattr__`` of the modules the aliases used to live in."""
+    ``__getattr__`` of the modules the aliases used to live in (``callers``: the frames
+    between this call and the user's attribute access, so the warning names the user's
+    line)."""
     for alias in ALIASES:
         if alias.module == module and alias.name == name:
             warnings.warn(
                 f"hookproof: {module}.{name} is a deprecated alias ({alias.why}); use "
                 f"{alias.canonical} instead. Every alias is listed in hookproof.compat.",
                 DeprecationWarning,
-                stacklevel=3,
+                stacklevel=2 + callers,
             )
             return _resolve(alias.canonical)
     raise AttributeError(f"module {module!r} has no attribute {name!r}")

@@ -220,7 +220,8 @@ def test_importing_the_chat_models_leaves_langchain_agents_unimported() -> None:
     script = (
         "import sys\n"
         "import hookproof.adapters.langchain\n"
-        "print(sorted(m for m in ('langchain', 'langchain.agents', 'langgraph') if m in sys.modules))\n"
+        "names = ('langchain', 'langchain.agents', 'langgraph')\n"
+        "print(sorted(m for m in names if m in sys.modules))\n"
         "from hookproof.adapters.langchain.bridge import BRIDGE\n"
         "print(type(BRIDGE).__name__, 'langchain.agents' in sys.modules)\n"
     )

@@ -84,3 +84,28 @@ def test_the_registry_refuses_a_taken_name_and_names_the_known_ones() -> None:
     with pytest.raises(UsageError, match="letters, digits and _"):
         register_format("two words", toy, help="not a name")
     assert report_format("text").name == "text"
+
+
+@pytest.mark.parametrize(
+    ("renderer", "message"),
+    [
+        ("tests.cli.no_such_module:toy", "which cannot be loaded"),
+        ("tests.cli.test_gate_formats:no_such_function", "which cannot be loaded"),
+        ("tests.cli.test_gate_formats:__doc__", "not a function of a GateReport"),
+        ("tests.cli.test_gate_formats:not_text", "returned a dict, not text"),
+    ],
+)
+def test_a_format_that_cannot_render_is_bad_input_not_a_failing_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], renderer: str, message: str
+) -> None:
+    old, new = upgrade(tmp_path)
+    register_format("broken", renderer, help="a broken format")
+    try:
+        assert main(["gate", str(old), str(new), "--format", "broken"]) == 2
+    finally:
+        unregister_format("broken")
+    assert message in capsys.readouterr().err
+
+
+def not_text(report: GateReport) -> dict[str, int]:
+    return {"findings": len(report.findings)}

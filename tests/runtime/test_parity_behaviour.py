@@ -51,6 +51,23 @@ lc_messages = pytest.importorskip(
 HI = {"messages": [("user", "hi")]}
 
 
+def build_on(
+    engine: str, middleware: list[Any], script: list[Any], tools: list[Any] | None = None
+) -> Any:
+    """The agent of the middleware and script on LangChain's create_agent (engine
+    "langchain", with a scripted LangChain chat model) or on hookproof's ("hookproof")."""
+    if engine == "langchain":
+        from hookproof.adapters.langchain import ScriptedChatModel
+
+        model = ScriptedChatModel(script=script)
+        return lc.create_agent(model, tools or [], middleware=middleware)
+    return create_agent(ScriptedModel(script), tools or [], middleware=middleware)
+
+
+def _invoke(agent: Any, ainvoke: bool) -> Any:
+    return asyncio.run(agent.ainvoke(HI)) if ainvoke else agent.invoke(HI)
+
+
 def run_on(
     engine: str,
     middleware: list[Any],
@@ -59,23 +76,28 @@ def run_on(
     *,
     ainvoke: bool = False,
 ) -> Any:
-    """Runs the middleware and script on LangChain's create_agent (engine "langchain", with a
-    scripted LangChain chat model) or on hookproof's (engine "hookproof")."""
-    if engine == "langchain":
-        from hookproof.adapters.langchain import ScriptedChatModel
-
-        agent = lc.create_agent(
-            ScriptedChatModel(script=script), tools or [], middleware=middleware
-        )
-    else:
-        agent = create_agent(ScriptedModel(script), tools or [], middleware=middleware)
-    return asyncio.run(agent.ainvoke(HI)) if ainvoke else agent.invoke(HI)
+    """Runs the middleware and script on ``engine`` (see build_on)."""
+    return _invoke(build_on(engine, middleware, script, tools), ainvoke)
 
 
-def error_on(engine: str, *args: Any, **kwargs: Any) -> BaseException:
-    """What ``run_on(engine, *args, **kwargs)`` raises."""
+def error_on(
+    engine: str,
+    middleware: list[Any],
+    script: list[Any],
+    tools: list[Any] | None = None,
+    *,
+    ainvoke: bool = False,
+) -> BaseException:
+    """What running the middleware and script on ``engine`` raises. hookproof's agent is
+    built outside ``pytest.raises``, so an error that moved from the run to the build fails
+    the test (LangChain's agent is built inside it, as the comparison always did)."""
+    if engine == "hookproof":
+        agent = build_on(engine, middleware, script, tools)
+        with pytest.raises(Exception) as caught:  # noqa: PT011 - the type is what is compared
+            _invoke(agent, ainvoke)
+        return caught.value
     with pytest.raises(Exception) as caught:  # noqa: PT011 - the type is what is compared
-        run_on(engine, *args, **kwargs)
+        run_on(engine, middleware, script, tools, ainvoke=ainvoke)
     return caught.value
 
 

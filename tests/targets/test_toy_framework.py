@@ -113,3 +113,32 @@ def test_an_entry_refuses_parts_that_are_not_their_role() -> None:
     with pytest.raises(UsageError, match=r"as its kit a hookproof\.targets\.ConformanceKit"):
         register_target("bad", ToyTarget, kit=TOY_SAMPLER)  # type: ignore[arg-type]
     assert "bad" not in registered_targets()
+
+
+def test_a_taken_name_is_refused_and_the_built_in_entry_stays_whole() -> None:
+    """Registering over a name would drop the entry's parts (its sampler, column, packages)
+    and its unregister would then remove the framework for every later test."""
+    before = (registered_targets(), conformance_columns())
+    with pytest.raises(UsageError, match=r"'eino' is already registered.*unregister_target"):
+        register_target("eino", ToyTarget)
+    _register_toy()
+    try:
+        with pytest.raises(UsageError, match="'toy' is already registered"):
+            _register_toy()
+    finally:
+        unregister_target("toy")
+    assert (registered_targets(), conformance_columns()) == before
+    assert "eino" in conformance_columns() and target_class("eino").__name__ == "EinoTarget"
+
+
+def test_a_framework_without_a_sampler_never_gets_the_reference_runtimes() -> None:
+    """Its middleware's hooks cannot be called its own way: the check fails and says so,
+    rather than driving them with the reference runtime's requests."""
+    register_target("toy", f"{TOY}:ToyTarget", middleware_modules=(TOY,))
+    try:
+        with pytest.raises(NotImplementedError, match="the toy target has no hook sampler"):
+            hook_sampler(ToyMiddleware())
+        with pytest.raises(NotImplementedError, match=r"sampler=HookSampler"):
+            contracts.check_request_not_mutated(ToyMiddleware())
+    finally:
+        unregister_target("toy")

@@ -13,7 +13,14 @@ from hookproof._support.frozen import FrozenDict, FrozenList, freeze
 from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
 from hookproof.messages import Message, RemoveMessage, coerce_message
 
-__all__ = ["Reducer", "StateSpec", "UntrackedValue", "add_messages", "is_untracked"]
+__all__ = [
+    "Reducer",
+    "StateSpec",
+    "UntrackedValue",
+    "add_messages",
+    "annotations_of",
+    "is_untracked",
+]
 
 Reducer = Callable[[Any, Any], Any]
 
@@ -201,14 +208,21 @@ def _keys_of(schema: type | None) -> _Keys:
     return dict(known[0]), known[1]
 
 
-def _read_keys(schema: type) -> _Keys:
+def annotations_of(schema: Any, what: str, fix: str) -> dict[str, Any]:
+    """The resolved annotations of a state schema (``what`` names it in the error, ``fix``
+    says how to make them readable)."""
     try:
-        hints = typing.get_type_hints(schema, include_extras=True)
+        return typing.get_type_hints(schema, include_extras=True)
     except (NameError, TypeError) as error:
-        raise UsageError(
-            f"hookproof: cannot read the annotations of state schema {schema.__name__}: "
-            f"{error}. Define it at module level with resolvable types."
-        ) from error
+        raise UsageError(f"hookproof: cannot read {what}: {error}. {fix}") from error
+
+
+def _read_keys(schema: type) -> _Keys:
+    hints = annotations_of(
+        schema,
+        f"the annotations of state schema {schema.__name__}",
+        "Define it at module level with resolvable types.",
+    )
     reducers = {key: _reducer_of(hint) for key, hint in hints.items()}
     untracked = frozenset(key for key, hint in hints.items() if _is_untracked_key(hint))
     return reducers, untracked

@@ -12,7 +12,7 @@ import importlib
 
 TYPE_CHECKING = False  # typing itself costs a package's import several ms; mypy sees True
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 
@@ -32,3 +32,26 @@ def load(namespace: dict[str, Any], module: str, name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     namespace[name] = value
     return value
+
+
+def exports(
+    namespace: dict[str, Any],
+    table: Mapping[str, str],
+    otherwise: Callable[[str], Any] | None = None,
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The ``__getattr__`` and ``__dir__`` of a package whose names (``table``, from
+    ``origins``) load on first use; a name it does not export goes to ``otherwise`` (an old
+    name's warning, say) or is an AttributeError."""
+
+    def __getattr__(name: str) -> Any:
+        module = table.get(name)
+        if module is not None:
+            return load(namespace, module, name)
+        if otherwise is None or name.startswith("__"):  # the import system probes dunders
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        return otherwise(name)
+
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *table})
+
+    return __getattr__, __dir__

@@ -9,6 +9,7 @@ from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._support.frozen import FrozenDict, FrozenList
+from hookproof._support.plain import plain_setting
 from hookproof.eino._context import RunContext
 from hookproof.eino._run import EinoRun
 from hookproof.eino._streams import collect, concat_messages
@@ -118,7 +119,9 @@ def model_request(call: ModelCall) -> ModelRequest:
     options = call.options
     tools = call.run.request_tools(options.get("tools") or ())
     settings = {
-        key: _plain(value) for key, value in options.items() if value is not None and key != "tools"
+        key: plain_setting(value)
+        for key, value in options.items()
+        if value is not None and key != "tools"
     }
     model = call.model
     if not callable(getattr(model, "invoke", None)):
@@ -164,14 +167,6 @@ class EinoStyleModel:
         return message_of(
             inner.generate(call.ctx, call.messages, **call.options), False, "generate()"
         )
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
 
 
 def message_of(result: Any, streaming: bool, what: str) -> AssistantMessage:

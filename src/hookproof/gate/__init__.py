@@ -35,13 +35,10 @@ The names below load on first use, so ``hookproof --help`` reads the registry of
 
 from __future__ import annotations
 
-from hookproof._support.lazy import load as _load_name
-from hookproof._support.lazy import origins as _origins
+from hookproof._support import lazy as _lazy
 
 TYPE_CHECKING = False  # typing itself costs an import several ms; mypy sees True
 if TYPE_CHECKING:
-    from typing import Any
-
     from hookproof.gate._compare import compare_directories
     from hookproof.gate._html import format_html
     from hookproof.gate._json import format_json
@@ -75,13 +72,18 @@ __all__ = [
     "unregister_format",
 ]
 
-_ORIGINS = _origins(
+_ORIGINS = _lazy.origins(
     {
         "hookproof.gate._compare": ("compare_directories",),
         "hookproof.gate._html": ("format_html",),
         "hookproof.gate._json": ("format_json",),
         "hookproof.gate._markdown": ("format_markdown",),
-        "hookproof.gate._report": ("DEFAULT_FAIL_ON", "FileReport", "GateReport", "parse_fail_on"),
+        "hookproof.gate._report": (
+            "DEFAULT_FAIL_ON",
+            "FileReport",
+            "GateReport",
+            "parse_fail_on",
+        ),
         "hookproof.gate._text": ("format_text",),
         "hookproof.gate.formats": (
             "DEFAULT_FORMAT",
@@ -91,16 +93,8 @@ _ORIGINS = _origins(
             "report_formats",
             "unregister_format",
         ),
-    }
+    },
 )
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_ORIGINS})
-
-
-def __getattr__(name: str) -> Any:
-    module = _ORIGINS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return _load_name(globals(), module, name)
+if not TYPE_CHECKING:  # mypy reads the imports above
+    __getattr__, __dir__ = _lazy.exports(globals(), _ORIGINS)

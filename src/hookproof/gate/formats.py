@@ -44,13 +44,32 @@ class ReportFormat:
     help: str
 
     def render(self, report: GateReport) -> str:
-        return self._function()(report)
+        text = self._function()(report)
+        if not isinstance(text, str):
+            raise UsageError(
+                f"hookproof: report format {self.name!r} returned a {type(text).__name__}, "
+                "not text. A format's function takes a GateReport and returns a str."
+            )
+        return text
 
     def _function(self) -> Renderer:
         if not isinstance(self.renderer, str):
             return self.renderer
         module, _, function = self.renderer.partition(":")
-        return cast("Renderer", getattr(importlib.import_module(module), function))
+        try:
+            found = getattr(importlib.import_module(module), function)
+        except (ImportError, AttributeError) as error:
+            raise UsageError(
+                f"hookproof: report format {self.name!r} names {self.renderer!r}, which cannot "
+                f"be loaded ({error}). Register it with an importable 'module:function' path "
+                "or the function itself."
+            ) from error
+        if not callable(found):
+            raise UsageError(
+                f"hookproof: report format {self.name!r} names {self.renderer!r}, which is a "
+                f"{type(found).__name__}, not a function of a GateReport."
+            )
+        return cast("Renderer", found)
 
 
 _FORMATS: dict[str, ReportFormat] = {}

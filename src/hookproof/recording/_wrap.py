@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from hookproof._support.plain import plain_setting
 from hookproof.errors import UsageError, safe_repr
 from hookproof.messages import AssistantMessage, Message, SystemMessage, TextBlock
 from hookproof.recording._player import Player
@@ -182,7 +183,7 @@ class CassetteEinoModel:
         """The FinalRequest the Eino dialect records for these messages and options."""
         system = messages[0] if messages and isinstance(messages[0], SystemMessage) else None
         settings = {
-            key: _plain(value)
+            key: plain_setting(value)
             for key, value in options.items()
             if value is not None and key != "tools"
         }
@@ -193,14 +194,6 @@ class CassetteEinoModel:
             tools=tuple(schema_of(item) for item in options.get("tools") or ()),
             model_settings=settings,
         )
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
 
 
 def _eino_chunks(answer: Mapping[str, Any]) -> tuple[AssistantMessage, ...]:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from hookproof._support.lazy import load as _load
-from hookproof._support.lazy import origins as _origins
+from hookproof._support import lazy as _lazy
 
 TYPE_CHECKING = False  # typing itself costs the import several ms; mypy sees True
 if TYPE_CHECKING:
@@ -97,7 +96,13 @@ __all__ = [
 
 # Loaded on first use: the package imports in a millisecond, and pydantic and the engine load
 # with the first name that needs them.
-_ORIGINS = _origins(
+def _old_name(name: str) -> Any:  # an old name warns, naming the new one
+    from hookproof.compat import deprecated_alias
+
+    return deprecated_alias(__name__, name, callers=2)
+
+
+_ORIGINS = _lazy.origins(
     {
         "hookproof._engine": (
             "Checkpoint",
@@ -130,7 +135,13 @@ _ORIGINS = _origins(
             "wrap_tool_call",
         ),
         "hookproof.runtime._state": ("AgentState",),
-        "hookproof.tools": ("InjectedState", "InjectedToolCallId", "Tool", "ToolSchema", "tool"),
+        "hookproof.tools": (
+            "InjectedState",
+            "InjectedToolCallId",
+            "Tool",
+            "ToolSchema",
+            "tool",
+        ),
         "hookproof.requests": (
             "ChatModel",
             "Command",
@@ -143,19 +154,5 @@ _ORIGINS = _origins(
     }
 )
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_ORIGINS})
-
-
 if not TYPE_CHECKING:  # the old names warn at run time; mypy reports them as missing
-
-    def __getattr__(name: str) -> Any:
-        module = _ORIGINS.get(name)
-        if module is not None:
-            return _load(globals(), module, name)
-        if name.startswith("__"):  # the import system probes dunders; no alias is one
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from hookproof.compat import deprecated_alias
-
-        return deprecated_alias(__name__, name)
+    __getattr__, __dir__ = _lazy.exports(globals(), _ORIGINS, _old_name)

@@ -15,13 +15,10 @@ collects costs no more than that module.
 
 from __future__ import annotations
 
-from hookproof._support.lazy import load as _load
-from hookproof._support.lazy import origins as _origins
+from hookproof._support import lazy as _lazy
 
 TYPE_CHECKING = False  # typing itself costs an import several ms; mypy sees True
 if TYPE_CHECKING:
-    from typing import Any
-
     from hookproof.errors import SnapshotFormatError
     from hookproof.snapshot._diff import Change, ChangeClass, SnapshotDiff, diff
     from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, dates, regex
@@ -49,7 +46,7 @@ __all__ = [
     "view",
 ]
 
-_ORIGINS = _origins(
+_ORIGINS = _lazy.origins(
     {
         "hookproof.snapshot._diff": ("Change", "ChangeClass", "SnapshotDiff", "diff"),
         "hookproof.snapshot._normalise": ("DEFAULT_MATCHERS", "Matcher", "dates", "regex"),
@@ -58,16 +55,8 @@ _ORIGINS = _origins(
         "hookproof.snapshot._render": ("content_hash", "render"),
         "hookproof.snapshot._request_view": ("FORMAT_VERSION", "RequestView", "ToolView"),
         "hookproof.snapshot._view": ("view",),
-    }
+    },
 )
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_ORIGINS})
-
-
-def __getattr__(name: str) -> Any:
-    module = _ORIGINS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return _load(globals(), module, name)
+if not TYPE_CHECKING:  # mypy reads the imports above
+    __getattr__, __dir__ = _lazy.exports(globals(), _ORIGINS)

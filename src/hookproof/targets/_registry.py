@@ -40,7 +40,13 @@ def register_target(
     reference runtime through ``bridge`` (``"module:NAME"``) when one is given. A ``kit``
     (a ConformanceKit) puts the probes of ``hookproof conformance`` in the report's column
     ``conformance`` (the target's name by default) when the module ``requires`` is
-    installed."""
+    installed. A taken name is refused: ``unregister_target`` it first (replacing an entry in
+    place would lose its parts, and unregistering the replacement the framework itself)."""
+    if name in registered_targets():
+        raise UsageError(
+            f"hookproof: a target named {name!r} is already registered. Pick another name, "
+            f"or unregister_target({name!r}) first."
+        )
     _check(name, "target", target, isinstance(target, type) and issubclass(target, Target))
     _check(name, "sampler", sampler, sampler is None or isinstance(sampler, HookSampler))
     _check(name, "kit", kit, kit is None or isinstance(kit, ConformanceKit))
@@ -151,11 +157,17 @@ def middleware_target(middleware: object) -> type[Target]:
 
 def hook_sampler(middleware: object) -> HookSampler:
     """How the framework that owns ``middleware`` calls its hooks on sample requests (by the
-    modules of its classes); the reference runtime's sampler for anything else."""
-    owners = [f for f in _frameworks.owners(type(middleware)) if f.sampler is not None]
-    for framework in [*owners, _frameworks.entry("reference")]:
-        try:
-            return _frameworks.load(framework.sampler)  # type: ignore[return-value]
-        except ImportError:
-            continue
-    raise AssertionError("the reference runtime's sampler is always importable")
+    modules of its classes); the reference runtime's sampler for middleware no registered
+    framework owns (hookproof's own). A framework registered without a sampler cannot have
+    its middleware's hooks called: that is an error, never the reference runtime's way."""
+    owners = _frameworks.owners(type(middleware))
+    sampler = next((f.sampler for f in owners if f.sampler is not None), None)
+    if owners and sampler is None:
+        name = owners[0].name
+        raise NotImplementedError(
+            f"hookproof: the {name} target has no hook sampler, so this check cannot call the "
+            f"hooks of {type(middleware).__name__}. Register it with "
+            f"register_target({name!r}, ..., sampler=HookSampler(...))."
+        )
+    found = _frameworks.entry("reference").sampler if sampler is None else sampler
+    return _frameworks.load(found)  # type: ignore[return-value]

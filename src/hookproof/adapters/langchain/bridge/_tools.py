@@ -22,6 +22,7 @@ from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
 from pydantic import ValidationError
 
 from hookproof._engine import UntrackedValue, is_untracked
+from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
 from hookproof.adapters.langchain.bridge._commands import hp_command
@@ -325,13 +326,11 @@ _SCHEMAS: dict[Any, type] = {}
 
 
 def _translated_schema(schema: Any, middleware: Any) -> type:
-    try:
-        hints = typing.get_type_hints(schema, include_extras=True)
-    except (NameError, TypeError) as error:
-        raise UsageError(
-            f"hookproof: cannot read the state schema {schema!r} of middleware "
-            f"{getattr(middleware, 'name', middleware)!r}: {error}. Define it at module level."
-        ) from error
+    hints = annotations_of(
+        schema,
+        f"the state schema {schema!r} of middleware {getattr(middleware, 'name', middleware)!r}",
+        "Define it at module level.",
+    )
     annotations: dict[str, Any] = {}
     for key, hint in hints.items():
         if key in _ENGINE_KEYS:
