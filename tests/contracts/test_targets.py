@@ -13,8 +13,7 @@ import pytest
 
 from hookproof import contracts
 from hookproof.errors import ContractViolation, UsageError
-from hookproof.messages import UserMessage
-from hookproof.models import FinalRequest, RecordingModel, ScriptedModel
+from hookproof.models import RecordingModel, ScriptedModel
 from hookproof.targets import (
     Target,
     TargetRun,
@@ -25,23 +24,7 @@ from hookproof.targets import (
     target_class,
     unregister_target,
 )
-from hookproof.tools import ToolSchema
-
-
-class ToyAgent:
-    """An agent of a made-up framework: one model call showing the tools its role allows."""
-
-    def __init__(self, model: Any, tools_by_role: Mapping[str, tuple[str, ...]]) -> None:
-        self.model, self.tools_by_role = model, tools_by_role
-
-    def ask(self, text: str, role: Any) -> Any:
-        tools = self.tools_by_role.get(role, self.tools_by_role["guest"])
-        request = FinalRequest(
-            model="toy",
-            messages=(UserMessage(content=text),),
-            tools=tuple(ToolSchema(name=name, description=name) for name in tools),
-        )
-        return self.model.invoke(request)
+from tests.targets.toy_framework import ToyAgent
 
 
 class ToyTarget(Target):
