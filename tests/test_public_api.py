@@ -28,6 +28,7 @@ EXPORTS: dict[str, set[str]] = {
         "__version__",
     },
     "hookproof.adapters.deepagents": {
+        "BUILTIN_TOOL_NAMES",
         "DEEPAGENTS_KIT",
         "DeepAgentsTarget",
     },
@@ -297,6 +298,7 @@ EXPORTS: dict[str, set[str]] = {
         "start",
     },
     "hookproof.harness": {
+        "BUILTIN_TOOL_NAMES",
         "GENERAL_PURPOSE",
         "REQUIRED_MIDDLEWARE",
         "FilesystemMiddleware",
@@ -326,6 +328,7 @@ EXPORTS: dict[str, set[str]] = {
         "register_provider_profile",
     },
     "hookproof.harness.agent": {
+        "BUILTIN_TOOL_NAMES",
         "create_deep_agent",
         "model_identity",
     },
@@ -356,6 +359,7 @@ EXPORTS: dict[str, set[str]] = {
     "hookproof.harness.skills": {"SkillsMiddleware"},
     "hookproof.harness.subagents": {
         "GENERAL_PURPOSE",
+        "TASK_TOOL_NAME",
         "SubAgent",
         "SubAgentMiddleware",
     },

@@ -15,16 +15,16 @@ from hookproof import contracts
 from hookproof.contracts import ContractViolation, UntestedError
 from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent
 from hookproof.errors import InvalidInputError, UsageError
-from hookproof.harness import create_deep_agent
+from hookproof.harness import BUILTIN_TOOL_NAMES, StateBackend, create_deep_agent
 from hookproof.messages import ToolMessage
 from hookproof.runtime import AgentMiddleware, create_agent, tool
+from hookproof.targets import as_target
 
 BUSINESS = frozenset({"lookup", "refund"})
 ROLES = {"admin": BUSINESS, "support": frozenset({"lookup"})}
-# the harness's tools that reject arguments their schema allows (relative paths, unknown
-# subagent names): check_allowed_calls_succeed reports them unless skipped
+# the harness's file tools and task reject arguments their schema allows (relative paths,
+# unknown subagent names): check_allowed_calls_succeed reports them unless skipped
 HARNESS_SKIP = ("edit_file", "glob", "grep", "ls", "read_file", "task", "write_file")
-DEEPAGENTS_SKIP = ("delete", "edit_file", "glob", "grep", "ls", "read_file", "task", "write_file")
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def _with(factory: Any, middleware: AgentMiddleware) -> Any:
 @pytest.mark.parametrize("factory", [_runtime, _harness], ids=["runtime", "harness"])
 def test_allowed_calls_catches_arguments_rewritten_from_a_missing_context(factory: Any) -> None:
     build = _with(factory, CustomerFromContext())
-    skip = HARNESS_SKIP if factory is _harness else ()
+    skip = BUILTIN_TOOL_NAMES if factory is _harness else ()
     with pytest.raises(ContractViolation) as error:
         contracts.check_allowed_calls_succeed(build, Ctx("support", None), skip=skip)
     found = _found(error)
@@ -231,12 +231,44 @@ def test_allowed_calls_catches_arguments_rewritten_from_a_missing_context(factor
 
 @pytest.mark.parametrize("factory", [_runtime, _harness], ids=["runtime", "harness"])
 def test_allowed_calls_pass_arguments_passed_through(factory: Any) -> None:
-    skip = HARNESS_SKIP if factory is _harness else ()
+    skip = HARNESS_SKIP if factory is _harness else ()  # a hand-written list still works
     report = contracts.check_allowed_calls_succeed(
         _with(factory, PassesArguments()), Ctx("support", None), skip=skip, max_examples=10
     )
     assert report.complete and {"lookup", "refund"} <= set(report.tool_calls_executed)
     assert set(skip).isdisjoint(report.tool_calls_attempted)
+    assert report.tools_skipped == dict.fromkeys(skip, "named in skip=")
+
+
+def test_the_harness_builtin_tool_names_are_the_tools_it_adds() -> None:
+    def build(model: Any) -> Any:
+        backend = StateBackend(execute=lambda command: f"ran {command}")
+        return create_deep_agent(model, [lookup], backend=backend)
+
+    assert set(as_target(build).tool_schemas()) == {"lookup", *BUILTIN_TOOL_NAMES}
+    assert {"write_todos", "ls", "read_file", "execute", "task"} <= BUILTIN_TOOL_NAMES
+
+
+def test_the_report_says_which_tools_were_skipped_and_why() -> None:
+    report = contracts.check_allowed_calls_succeed(
+        _with(_harness, OwnedToolsRouter()), SUPPORT, skip=BUILTIN_TOOL_NAMES, max_examples=5
+    )
+    hidden = f"not shown to the model for context={SUPPORT!r}, so not callable"
+    assert report.tools_skipped == {
+        **dict.fromkeys(BUILTIN_TOOL_NAMES - {"execute"}, "named in skip="),
+        "refund": hidden,
+    }
+    assert report.complete and report.tool_calls_attempted == ("lookup",) * 5
+
+
+def test_builtin_names_the_agent_lacks_may_be_skipped_but_a_typo_may_not() -> None:
+    build = _with(_runtime, PassesArguments())
+    report = contracts.check_allowed_calls_succeed(
+        build, SUPPORT, skip=BUILTIN_TOOL_NAMES, max_examples=3
+    )
+    assert report.complete and report.tools_skipped == {}
+    with pytest.raises(InvalidInputError, match="did you mean 'lookup'"):
+        contracts.check_allowed_calls_succeed(build, SUPPORT, skip=[*BUILTIN_TOOL_NAMES, "lokup"])
 
 
 def test_allowed_calls_catches_a_refusal_and_a_tool_that_rejects_its_own_schema() -> None:
@@ -367,7 +399,7 @@ def test_preserved_on_langchain_and_deepagents(framework: str) -> None:
 @pytest.mark.parametrize("framework", ["langchain", "deepagents"])
 def test_allowed_calls_on_langchain_and_deepagents(framework: str) -> None:
     twins, factory = _on(framework)
-    skip = () if framework == "langchain" else DEEPAGENTS_SKIP
+    skip = () if framework == "langchain" else _deepagents_builtin_tool_names()
     buggy = lambda model: factory(model, [twins.customer_from_context])  # noqa: E731
     with pytest.raises(ContractViolation) as error:
         contracts.check_allowed_calls_succeed(
@@ -379,6 +411,22 @@ def test_allowed_calls_on_langchain_and_deepagents(framework: str) -> None:
         fixed, Ctx("support", None), skip=skip, max_examples=10
     )
     assert report.complete and "lookup" in report.tool_calls_executed
+    assert report.tools_skipped == dict.fromkeys(skip, "named in skip=")
+
+
+def _deepagents_builtin_tool_names() -> frozenset[str]:
+    from hookproof.adapters.deepagents import BUILTIN_TOOL_NAMES as DEEPAGENTS_TOOL_NAMES
+
+    return DEEPAGENTS_TOOL_NAMES
+
+
+def test_the_deepagents_builtin_tool_names_match_the_installed_deepagents() -> None:
+    _, factory = _on("deepagents")
+    names = _deepagents_builtin_tool_names()
+    registered = set(as_target(lambda model: factory(model, [])).tool_schemas())
+    assert registered == {"lookup", "refund", *names}
+    assert {"ls", "read_file", "write_file", "edit_file", "glob", "grep", "task"} <= names
+    assert isinstance(names, frozenset) and names is _deepagents_builtin_tool_names()
 
 
 # -- the Eino dialect (the context is the run's ctx: a dict of its values) ---------------------

@@ -4,6 +4,7 @@ hypothesis, imported only when the check runs)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -14,6 +15,7 @@ from hookproof.contracts._runner import Runner
 from hookproof.contracts._tool_names import known_names, named_tools
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
+from hookproof.harness import BUILTIN_TOOL_NAMES as HARNESS_TOOL_NAMES
 from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
 from hookproof.tools import ToolSchema
 
@@ -60,9 +62,13 @@ def check_allowed_calls_succeed(
 
     The check is strict on purpose: a tool whose own function rejects arguments its schema
     allows fails too, since the model will make those calls; tighten its schema, or name it
-    in ``skip`` (the harness's file tools, for instance, reject relative paths). Skipped
-    tools are not called. Failing arguments are shrunk to a minimal example, and failures
-    of all tools are reported together.
+    in ``skip`` (the harness's file tools, for instance, reject relative paths: pass
+    ``skip=hookproof.harness.BUILTIN_TOOL_NAMES``, or
+    ``hookproof.adapters.deepagents.BUILTIN_TOOL_NAMES`` on deepagents, to check only your own
+    tools; those names may be skipped whether or not the agent has them). Skipped tools are
+    not called; ``report.tools_skipped`` names each tool of the agent left uncalled and why
+    (named in ``skip``, or not shown to the model for ``context``). Failing arguments are
+    shrunk to a minimal example, and failures of all tools are reported together.
 
     The search runs under the active hypothesis profile (deterministic under ``ci``), with
     no example database. Call the check from a plain test (parametrize over contexts);
@@ -84,7 +90,10 @@ def check_allowed_calls_succeed(
     if first.error is not None:
         raise exercise.failed(_crashed(check, case, first))
     shown = shown_tools(first)
-    known_names(skipped, {*shown, *runner.target.tool_schemas()}, "skip")
+    registered = {*shown, *runner.target.tool_schemas()}
+    if absent := skipped - registered:
+        known_names(absent - _builtin_tool_names(), registered, "skip")
+    _record_skipped(exercise, registered, set(shown), skipped, context)
     tried = sorted(set(shown) - skipped)
     if not tried:
         exercise.not_tried(_nothing_shown(first, skipped))
@@ -100,6 +109,24 @@ def check_allowed_calls_succeed(
         fix="check a context that is shown tools, and let each call reach its tool (answer "
         "interrupts with on_interrupt=..., give the agent a checkpointer)",
     )
+
+
+def _builtin_tool_names() -> frozenset[str]:
+    """The built-in tools of the harness and (when its adapter is loaded, as it is when its
+    constant was passed) deepagents: skip= may name them whether or not the agent has them."""
+    deepagents = sys.modules.get("hookproof.adapters.deepagents")
+    theirs: frozenset[str] = getattr(deepagents, "BUILTIN_TOOL_NAMES", frozenset())
+    return HARNESS_TOOL_NAMES | theirs
+
+
+def _record_skipped(
+    exercise: Exercise, registered: set[str], shown: set[str], skipped: frozenset[str], context: Any
+) -> None:
+    """Every tool of the agent the check does not call, and why."""
+    for name in sorted(registered & skipped):
+        exercise.skip(name, "named in skip=")
+    for name in sorted(registered - shown - skipped):
+        exercise.skip(name, f"not shown to the model for context={context!r}, so not callable")
 
 
 def _crashed(check: str, case: str, run: TargetRun) -> Any:

@@ -10,11 +10,12 @@ the check passes and ``report.untested`` says what was not tried.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence, Set
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hookproof import _exercised
+from hookproof._support.frozen import FrozenDict
 from hookproof.contracts._violation import excerpt
 from hookproof.errors import ContractViolation, UntestedError
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
@@ -37,7 +38,9 @@ __all__ = [
 @dataclass(frozen=True)
 class CheckReport:
     """What one check call exercised. ``untested`` is empty unless ``allow_untested=True``
-    let the check pass without exercising everything it promises."""
+    let the check pass without exercising everything it promises. ``tools_skipped`` maps each
+    tool of the agent a check left uncalled on purpose to why (``skip=``, or not shown to
+    the model for the context)."""
 
     check: str
     runs: int = 0
@@ -47,6 +50,7 @@ class CheckReport:
     hooks_observed: tuple[str, ...] = ()
     interrupts_resumed: int = 0
     untested: tuple[str, ...] = ()
+    tools_skipped: Mapping[str, str] = field(default_factory=FrozenDict)
 
     @property
     def complete(self) -> bool:
@@ -100,6 +104,7 @@ class Exercise:
         self.hooks: list[str] = []
         self.resumed = 0
         self.untested: list[str] = []
+        self.skipped: dict[str, str] = {}
 
     def context(self, context: Any) -> None:
         self.contexts.append(repr(context))
@@ -109,6 +114,10 @@ class Exercise:
 
     def not_tried(self, what: str) -> None:
         self.untested.append(what)
+
+    def skip(self, tool: str, why: str) -> None:
+        """Record a tool the check leaves uncalled on purpose, and why."""
+        self.skipped[tool] = why
 
     def observe(self, run: TargetRun, *, ran: Set[str] = frozenset()) -> None:
         """Count one run of the agent: its calls, executions (``ran``: tools whose function
@@ -129,6 +138,7 @@ class Exercise:
             hooks_observed=_distinct(self.hooks),
             interrupts_resumed=self.resumed,
             untested=tuple(self.untested),
+            tools_skipped=FrozenDict(sorted(self.skipped.items())),
         )
 
     def failed(self, error: ContractViolation) -> ContractViolation:

@@ -1,6 +1,6 @@
 """The deep-agent harness on the reference runtime, with Harness and Provider profiles."""
 
-from hookproof.harness.agent import create_deep_agent, model_identity
+from hookproof.harness.agent import BUILTIN_TOOL_NAMES, create_deep_agent, model_identity
 from hookproof.harness.backend import StateBackend
 from hookproof.harness.filesystem import FilesystemMiddleware
 from hookproof.harness.hitl import HumanInTheLoopMiddleware
@@ -27,6 +27,7 @@ from hookproof.harness.summarization import SummarizationMiddleware, estimate_to
 from hookproof.harness.todo import TodoListMiddleware
 
 __all__ = [
+    "BUILTIN_TOOL_NAMES",
     "GENERAL_PURPOSE",
     "REQUIRED_MIDDLEWARE",
     "FilesystemMiddleware",

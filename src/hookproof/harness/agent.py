@@ -29,7 +29,7 @@ from typing import Any
 
 from hookproof._support.untimed import untimed
 from hookproof.harness.backend import StateBackend
-from hookproof.harness.filesystem import FilesystemMiddleware
+from hookproof.harness.filesystem import FilesystemMiddleware, filesystem_tools
 from hookproof.harness.hitl import HumanInTheLoopMiddleware
 from hookproof.harness.memory import MemoryMiddleware
 from hookproof.harness.patch_tool_calls import PatchToolCallsMiddleware
@@ -42,7 +42,12 @@ from hookproof.harness.prompts import (
     GENERAL_PURPOSE_PROMPT,
 )
 from hookproof.harness.skills import SkillsMiddleware
-from hookproof.harness.subagents import GENERAL_PURPOSE, SubAgent, SubAgentMiddleware
+from hookproof.harness.subagents import (
+    GENERAL_PURPOSE,
+    TASK_TOOL_NAME,
+    SubAgent,
+    SubAgentMiddleware,
+)
 from hookproof.harness.summarization import SummarizationMiddleware
 from hookproof.harness.todo import TodoListMiddleware
 from hookproof.messages import SystemMessage, TextBlock
@@ -50,7 +55,20 @@ from hookproof.provenance import AGENT
 from hookproof.runtime import Agent, create_agent
 from hookproof.tools import Tool, as_tool
 
-__all__ = ["create_deep_agent", "model_identity"]
+__all__ = ["BUILTIN_TOOL_NAMES", "create_deep_agent", "model_identity"]
+
+
+def _builtin_tool_names() -> frozenset[str]:
+    sandbox = StateBackend(execute=lambda _command: "")  # so that execute is listed too
+    tools = (*TodoListMiddleware.tools, *filesystem_tools(sandbox))
+    return frozenset({*(item.name for item in tools), TASK_TOOL_NAME})
+
+
+BUILTIN_TOOL_NAMES: frozenset[str] = _builtin_tool_names()
+"""The tools the harness adds to yours: write_todos, the file tools (ls, read_file,
+write_file, edit_file, glob, grep; execute with a backend that runs commands) and task. Pass
+``skip=BUILTIN_TOOL_NAMES`` to ``contracts.check_allowed_calls_succeed`` to check only
+your own tools."""
 
 
 def model_identity(model: Any) -> tuple[str | None, str | None]:

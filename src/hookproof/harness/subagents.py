@@ -13,7 +13,10 @@ from hookproof.messages import ToolMessage
 from hookproof.runtime import Agent, AgentMiddleware, Command, ModelRequest, ToolRuntime, tool
 from hookproof.tools import Tool
 
-__all__ = ["GENERAL_PURPOSE", "SubAgent", "SubAgentMiddleware"]
+__all__ = ["GENERAL_PURPOSE", "TASK_TOOL_NAME", "SubAgent", "SubAgentMiddleware"]
+
+TASK_TOOL_NAME = "task"
+"""The name of the tool by which the main agent delegates to a subagent."""
 
 GENERAL_PURPOSE = "general-purpose"
 
@@ -52,7 +55,7 @@ def _listing(agents: Sequence[SubAgent]) -> str:
 
 
 def _task_tool(agents: Mapping[str, Agent], description: str) -> Tool:
-    @tool("task", description=description)
+    @tool(TASK_TOOL_NAME, description=description)
     def task(description: str, subagent_type: str, runtime: ToolRuntime[Any]) -> Command:
         agent = agents.get(subagent_type)
         if agent is None:
@@ -64,7 +67,7 @@ def _task_tool(agents: Mapping[str, Agent], description: str) -> Tool:
             {"messages": [("user", description)], **shared}, context=runtime.context
         )
         reply = ToolMessage(
-            content=result.text, tool_call_id=runtime.tool_call_id or "", name="task"
+            content=result.text, tool_call_id=runtime.tool_call_id or "", name=TASK_TOOL_NAME
         )
         files = {"files": result.state["files"]} if "files" in result.state else {}
         return Command(update={"messages": [reply], **files})

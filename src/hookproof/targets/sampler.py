@@ -107,7 +107,9 @@ class HookSampler:
     ``(request, handler)`` call (None when it has none); ``node_samples(context)`` what its
     node hooks run on; ``sample_model_request(context=...)`` /
     ``sample_tool_request(context=...)``
-    a rich model request and a tool-call request for one sample_search call;
+    a rich model request and a tool-call request for one sample_search call (called with
+    ``tool=`` and ``args=`` too when a check is given the user's tool: a call of that tool,
+    given as the framework's tool object or a name);
     ``passed_on(middleware, system_message, context)`` what its wrap_model_call passes on
     for a sample request (None: it never called its handler). ``mutation_findings(middleware,
     request, context)`` finds in-place changes the framework's own way; None (the default)
@@ -116,6 +118,6 @@ class HookSampler:
     wrap_hook: Callable[[object, str], Callable[[Any, Any], Any] | None]
     node_samples: Callable[[Any], NodeSamples]
     sample_model_request: Callable[..., Any]  # called with context=...
-    sample_tool_request: Callable[..., Any]  # called with context=...
+    sample_tool_request: Callable[..., Any]  # called with context=... (and tool=, args=)
     passed_on: Callable[[object, Any, Any], PassedOn | None]
     mutation_findings: Callable[[object, Any, Any], list[str] | None] = _compare_copies

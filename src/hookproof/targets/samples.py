@@ -8,10 +8,11 @@ additional_kwargs, response_metadata, extras), so a check sees any loss. Another
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hookproof._support.frozen import FrozenDict, FrozenList, freeze
+from hookproof.errors import UsageError
 from hookproof.messages import (
     AssistantMessage,
     ImageBlock,
@@ -23,7 +24,7 @@ from hookproof.messages import (
     UserMessage,
 )
 from hookproof.runtime import ModelRequest, Runtime, ToolCallRequest, ToolRuntime
-from hookproof.tools import tool
+from hookproof.tools import Tool, ToolSchema, tool
 
 __all__ = [
     "sample_messages",
@@ -136,11 +137,30 @@ def sample_state() -> FrozenDict:
     return FrozenDict({"messages": FrozenList(sample_messages()), "notes": freeze({"k": [1, 2]})})
 
 
-def sample_tool_request(context: Any = None) -> ToolCallRequest:
-    """A ToolCallRequest for one sample_search call, its runtime carrying ``context``."""
-    tool_call = ToolCall(name="sample_search", args={"query": "refund"}, id="c9")
+def sample_tool_request(
+    context: Any = None, tool: Tool | str | None = None, args: Mapping[str, Any] | None = None
+) -> ToolCallRequest:
+    """A ToolCallRequest for one call, its runtime carrying ``context``: by default of
+    sample_search; else of ``tool`` (a hookproof Tool, or a name for a stand-in tool of that
+    name) with ``args`` (none by default)."""
+    chosen = _SEARCH if tool is None else _as_tool(tool)
+    given = {"query": "refund"} if tool is None else dict(args or {})
+    tool_call = ToolCall(name=chosen.name, args=given, id="c9")
     state = FrozenDict({"messages": FrozenList()})
     runtime: ToolRuntime[Any] = ToolRuntime(
         context=context, state=state, tool_call_id="c9", tool_call=tool_call
     )
-    return ToolCallRequest(tool_call=tool_call, tool=_SEARCH, state=state, runtime=runtime)
+    return ToolCallRequest(tool_call=tool_call, tool=chosen, state=state, runtime=runtime)
+
+
+def _as_tool(value: Tool | str) -> Tool:
+    """A hookproof Tool, or a stand-in Tool named ``value`` (its function is never run)."""
+    if isinstance(value, Tool):
+        return value
+    if isinstance(value, str):
+        return Tool(schema=ToolSchema(name=value, description=f"Stand-in for {value}."))
+    raise UsageError(
+        f"hookproof: tool= takes a hookproof Tool (made with hookproof.runtime.tool) or a tool "
+        f"name, got {type(value).__name__} {value!r}. Pass the tool object your agent "
+        "registers, or its name."
+    )

@@ -3,13 +3,14 @@ hooks as plain calls, which the middleware checks run a LangChain middleware's h
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage
 
 from hookproof.adapters.langchain._convert import to_message
 from hookproof.adapters.langchain.models import ScriptedChatModel
+from hookproof.errors import UsageError
 from hookproof.messages import Message
 from hookproof.targets.sampler import HookSampler, NodeSamples, PassedOn, node_call, sync_call
 from hookproof.targets.samples import sample_metadata, sample_tool_functions
@@ -136,19 +137,18 @@ def node_samples(context: Any = None) -> NodeSamples:
     )
 
 
-def sample_tool_call_request(context: Any = None) -> Any:
-    """A LangChain ToolCallRequest for one sample_search call, its runtime carrying
-    ``context``."""
+def sample_tool_call_request(
+    context: Any = None, tool: Any = None, args: Mapping[str, Any] | None = None
+) -> Any:
+    """A LangChain ToolCallRequest for one call, its runtime carrying ``context``: by default
+    of sample_search; else of ``tool`` (a LangChain tool, or a name for a stand-in tool of
+    that name) with ``args`` (none by default)."""
     from langchain.tools import ToolRuntime as LCToolRuntime
     from langgraph.prebuilt.tool_node import ToolCallRequest as LCToolCallRequest
 
-    search = _sample_tools()[0]
-    call_spec = {
-        "name": "sample_search",
-        "args": {"query": "refund"},
-        "id": "c9",
-        "type": "tool_call",
-    }
+    chosen = _sample_tools()[0] if tool is None else _as_langchain_tool(tool)
+    given = {"query": "refund"} if tool is None else dict(args or {})
+    call_spec = {"name": chosen.name, "args": given, "id": "c9", "type": "tool_call"}
     state: dict[str, Any] = {"messages": []}
     runtime = LCToolRuntime(
         state=state,
@@ -158,7 +158,24 @@ def sample_tool_call_request(context: Any = None) -> Any:
         tool_call_id="c9",
         store=None,
     )
-    return LCToolCallRequest(tool_call=call_spec, tool=search, state=state, runtime=runtime)  # type: ignore[arg-type]
+    return LCToolCallRequest(tool_call=call_spec, tool=chosen, state=state, runtime=runtime)  # type: ignore[arg-type]
+
+
+def _as_langchain_tool(value: Any) -> Any:
+    """A LangChain tool, or a stand-in tool named ``value`` (its function is never run)."""
+    from langchain_core.tools import BaseTool, StructuredTool
+
+    if isinstance(value, BaseTool):
+        return value
+    if isinstance(value, str):
+        return StructuredTool.from_function(
+            func=lambda: "", name=value, description=f"Stand-in for {value}."
+        )
+    raise UsageError(
+        f"hookproof: tool= takes a LangChain tool (a BaseTool, as @tool makes) or a tool name "
+        f"for LangChain middleware, got {type(value).__name__} {value!r}. Pass the tool object "
+        "your agent registers, or its name."
+    )
 
 
 def model_reply(_request: Any) -> Any:
