@@ -8,11 +8,11 @@ import importlib
 import importlib.util
 import inspect
 import json
-import pkgutil
 import subprocess
 import sys
 import warnings
 from collections.abc import Iterable
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -744,14 +744,18 @@ PRIVATE_CONTROL_FLOW = {
 
 
 def _module_names(public: bool) -> list[str]:
+    """Every module of the package, read from its files (walking the packages would import
+    them, and miss the subpackages of an adapter whose framework is not installed)."""
+    root = Path(hookproof.__file__).parent
     found = ["hookproof"]
-    for info in pkgutil.walk_packages(hookproof.__path__, "hookproof."):
-        parts = info.name.split(".")
-        if parts[1] in ("examples", "__main__"):  # __main__ runs the CLI when imported
+    for path in sorted(root.rglob("*.py")):
+        parts = ["hookproof", *path.relative_to(root).with_suffix("").parts]
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        if len(parts) == 1 or parts[1] in ("examples", "__main__"):  # __main__ runs the CLI
             continue
         if public and any(part.startswith("_") for part in parts[1:]):
             continue
-        found.append(info.name)
+        found.append(".".join(parts))
     return sorted(found)
 
 
