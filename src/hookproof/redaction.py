@@ -44,7 +44,7 @@ from hookproof._secrets.patterns import (
     redact_builtin,
     replace_query,
 )
-from hookproof.errors import InvalidInputError
+from hookproof.errors import InvalidInputError, UsageError
 
 __all__ = [
     "REDACTED",
@@ -86,6 +86,13 @@ class Redaction:
     patterns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        for name in ("fields", "patterns"):
+            if isinstance(getattr(self, name), str | bytes):
+                raise UsageError(
+                    f"hookproof: Redaction({name}={getattr(self, name)!r}) takes a collection "
+                    f"of strings, not one string (it would be read letter by letter and the "
+                    f"secret would go unredacted). Write {name}=({getattr(self, name)!r},)."
+                )
         object.__setattr__(self, "fields", tuple(self.fields))
         object.__setattr__(self, "patterns", tuple(self.patterns))
         for pattern in self.patterns:

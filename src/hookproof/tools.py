@@ -22,7 +22,6 @@ from hookproof._support.frozen import FrozenDict
 from hookproof._support.frozen_model import FrozenMap, ImmutableModel
 from hookproof.context import ToolRuntime
 from hookproof.errors import InjectedStateError, InvalidInputError, UsageError, safe_repr
-from hookproof.messages import ToolMessage
 
 __all__ = ["InjectedState", "InjectedToolCallId", "Tool", "ToolSchema", "tool"]
 
@@ -362,10 +361,6 @@ def validation_message(tool_name: str, error: ValidationError) -> str:
         for item in error.errors(include_url=False)
     )
     return f"Error: invalid arguments for tool {tool_name!r}: {problems}. Fix them and call again."
-
-
-def error_message(call_id: str, name: str, text: str) -> ToolMessage:
-    return ToolMessage(content=text, tool_call_id=call_id, name=name, status="error")
 
 
 def as_tool(value: object, *, source: str) -> Tool:

@@ -1,8 +1,9 @@
 """A pytest plugin the oracle loads (``-p``) into the second run of LangChain's tests: every
 ``create_agent`` the tests can reach builds its agent with hookproof's public
-``on_reference_engine`` instead. The test files are not changed: after collection, the names
-``create_agent`` bound in LangChain's ``langchain.agents`` and ``langchain.agents.factory``
-and in the modules of the tests' own package are pointed at the swap.
+``on_reference_engine`` instead. The test files are not changed: before collection (so an
+agent a test module builds at import is a reference one too) LangChain's
+``langchain.agents.create_agent`` and ``langchain.agents.factory.create_agent`` are pointed
+at the swap, and after it, any other name bound to LangChain's own in the tests' modules.
 
 Each test that calls it is marked in its report (the oracle counts agent-building tests).
 """
@@ -39,9 +40,15 @@ def create_agent(*args: Any, **kwargs: Any) -> Any:
     return _BUILD_ON_REFERENCE(*args, **kwargs)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    _swap_in([langchain.agents, langchain.agents.factory])
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    modules = [langchain.agents, langchain.agents.factory]
-    modules += [m for name, m in sorted(sys.modules.items()) if name.startswith("tests.")]
+    _swap_in([m for name, m in sorted(sys.modules.items()) if name.startswith("tests.")])
+
+
+def _swap_in(modules: list[Any]) -> None:
     for module in modules:
         for name, value in list(vars(module).items()):
             if value is _LANGCHAIN_CREATE_AGENT:

@@ -117,6 +117,8 @@ def test_a_project_without_properties_has_nothing_to_fuzz(pytester: pytest.Pytes
     ("args", "says"),
     [
         (["--minutes", "0"], "needs a positive time box"),
+        (["--minutes", "nan"], "needs a positive time box (a finite one)"),
+        (["--minutes", "inf"], "needs a positive time box (a finite one)"),
         (["--workers", "0"], "at least one worker"),
         (["missing.py"], "paths that do not exist"),
     ],

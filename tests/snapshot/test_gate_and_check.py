@@ -159,6 +159,21 @@ def test_check_runs_suites_and_prints_a_table(
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("child_pytest")
+def test_check_where_every_contract_was_skipped_is_not_a_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "contracts"
+    suite.mkdir()
+    skipped = "import pytest\n\n@pytest.mark.skip(reason='no extra')\ndef test_a():\n    pass\n"
+    (suite / "test_skipped.py").write_text(skipped)
+    assert main(["check", str(suite), "--pytest-args", "-p", "no:randomly"]) == 2
+    out = capsys.readouterr().out
+    assert "all contracts hold" not in out
+    assert out.rstrip().endswith("no contract ran (none collected, or every one skipped)")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("child_pytest")
 def test_check_without_paths_runs_the_bundled_suite_outside_a_project(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

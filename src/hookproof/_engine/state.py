@@ -214,13 +214,14 @@ def annotations_of(schema: Any, what: str, fix: str) -> dict[str, Any]:
     try:
         return typing.get_type_hints(schema, include_extras=True)
     except (NameError, TypeError) as error:
-        raise UsageError(f"hookproof: cannot read {what}: {error}. {fix}") from error
+        problem = str(error).rstrip(".")
+        raise UsageError(f"hookproof: cannot read {what}: {problem}. {fix}") from error
 
 
 def _read_keys(schema: type) -> _Keys:
     hints = annotations_of(
         schema,
-        f"the annotations of state schema {schema.__name__}",
+        f"the annotations of state schema {getattr(schema, '__name__', repr(schema))}",
         "Define it at module level with resolvable types.",
     )
     reducers = {key: _reducer_of(hint) for key, hint in hints.items()}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -101,9 +102,10 @@ def run_campaign(campaign: Campaign, progress: TextIO | None = None) -> Outcome:
 
 
 def _validated(campaign: Campaign) -> list[str]:
-    if campaign.seconds <= 0 or campaign.workers < 1:
+    if not math.isfinite(campaign.seconds) or campaign.seconds <= 0 or campaign.workers < 1:
         raise InvalidInputError(
-            f"hookproof: fuzz needs a positive time box and at least one worker (got "
+            "hookproof: fuzz needs a positive time box (a finite one) and at least one worker "
+            f"(got "
             f"{campaign.seconds / 60:g} minutes, {campaign.workers} workers). Pass e.g. "
             "--minutes 10 --workers 2."
         )

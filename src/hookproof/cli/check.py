@@ -180,21 +180,28 @@ def format_summary(result: CheckResult) -> str:
         0: "all contracts hold",
         2: "the run was interrupted (collection error?)",
         4: "pytest rejected its arguments",
-        5: "no contracts were collected",
+        5: "no contract ran (none collected, or every one skipped)",
     }
     if result.exercised is not None:
         lines.append(f"exercised: {_exercised.describe(result.exercised)}")
     lines.append(
-        verdict.get(result.exit_code, f"contracts failed (pytest exit {result.exit_code})")
+        verdict.get(_exit_code(result), f"contracts failed (pytest exit {result.exit_code})")
     )
     return "\n".join(lines)
+
+
+def _exit_code(result: CheckResult) -> int:
+    """pytest's exit code, except that a run where every contract was skipped is "nothing
+    ran" (5), not a pass: a suite skipped whole (a missing extra, say) checked nothing."""
+    nothing_passed = result.exit_code == 0 and result.total()["passed"] == 0
+    return 5 if nothing_passed else result.exit_code
 
 
 def _run(args: argparse.Namespace) -> int:
     result = run_check(args.paths, pytest_args=args.pytest_args)
     print(format_summary(result))
     # pytest: 1 tests failed; 2 interrupted, 3 internal error, 4 usage error, 5 nothing collected
-    return {0: 0, 1: 1}.get(result.exit_code, 2)
+    return {0: 0, 1: 1}.get(_exit_code(result), 2)
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,13 +8,12 @@ one entry here.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Callable
 from typing import Any
 
 from hookproof._support.untimed import untimed_section
-from hookproof.errors import InvalidInputError
+from hookproof.errors import InvalidInputError, did_you_mean
 
 __all__ = ["CHECKS", "check_names", "load_check"]
 
@@ -47,10 +46,9 @@ def load_check(name: str) -> Callable[..., Any]:
     """The check registered as ``name`` (its module is imported now, outside any hypothesis
     deadline); an unknown name is an InvalidInputError naming the checks there are."""
     if name not in CHECKS:
-        close = difflib.get_close_matches(name, check_names(), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
         raise InvalidInputError(
-            f"hookproof: there is no contract check {name!r}.{hint} The checks: {check_names()}."
+            f"hookproof: there is no contract check {name!r}.{did_you_mean(name, check_names())} "
+            f"The checks: {check_names()}."
         )
     module, _, function = CHECKS[name].partition(":")
     # The first use may come inside a hypothesis example: importing is hookproof's time too.

@@ -205,10 +205,6 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
     return hook
 
 
-def _rewrite_hook(index: int, handler: Any, method: str, owner: str) -> NodeHook:
-    return _hook(owner, method, _rewrite(index, handler, method, owner))
-
-
 def _legacy(middleware: AgentMiddleware, field: str, owner: str) -> Hook:
     def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
         run = _run(runtime)

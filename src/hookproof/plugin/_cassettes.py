@@ -36,7 +36,8 @@ def recording_hosts(item: pytest.Item, options: HookproofOptions) -> tuple[str, 
     from hookproof.recording import RecordMode
 
     try:
-        exists = cassette_path(item).exists()
+        path = cassette_path(item)
+        exists = path.exists() or path.is_symlink()  # as the Cassette sees it: a link is there
     except (UsageError, InvalidInputError):  # the fixture reports it; the guard stays closed
         return ()
     return _ANY_HOST if RecordMode.parse(options.record_mode).records(exists) else ()

@@ -158,7 +158,8 @@ def _redis_database(url: str) -> ExampleDatabase:
     from hypothesis.extra.redis import RedisExampleDatabase
 
     try:
-        client = redis.Redis.from_url(url)
+        # A firewalled host would otherwise hold pytest's start for the system's TCP timeout.
+        client = redis.Redis.from_url(url, socket_connect_timeout=30, socket_timeout=30)
         client.ping()
     except (ValueError, redis.RedisError) as error:
         raise InvalidInputError(

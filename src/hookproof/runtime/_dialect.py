@@ -44,8 +44,7 @@ class LangChainDialect(Dialect):
     ``max_iterations`` bounds the model calls.
 
     For provenance, ``tool_origins`` names who registered each tool (absent: the agent's
-    own ``tools=``) and ``system_origins`` the origin of each line of the system prompt,
-    where not all the agent's (a harness's base prompt)."""
+    own ``tools=``); the system prompt's line origins come with each run's observer."""
 
     def __init__(
         self,
@@ -58,7 +57,6 @@ class LangChainDialect(Dialect):
         system_message: SystemMessage | None,
         max_iterations: int,
         tool_origins: Mapping[str, str],
-        system_origins: tuple[str, ...] = (),
     ) -> None:
         super().__init__(name=name, model=model, stack=stack, state=state)
         self.tools = tools
@@ -67,13 +65,13 @@ class LangChainDialect(Dialect):
         self.system_message = system_message
         self.max_iterations = max_iterations
         self.tool_origins = tool_origins
-        self.system_origins = system_origins
 
-    def provenance_notes(self, system_origins: tuple[str, ...] | None = None) -> ProvenanceNotes:
+    def provenance_notes(self, system_origins: tuple[str, ...] = ()) -> ProvenanceNotes:
         """The provenance observer of one run (the engine makes one per run); ``system_origins``
-        replaces the dialect's own."""
-        origins = self.system_origins if system_origins is None else system_origins
-        return ProvenanceNotes(self.tool_origins, request_of=_request_of, system_origins=origins)
+        names the author of each system-prompt line where not all the agent's (a harness)."""
+        return ProvenanceNotes(
+            self.tool_origins, request_of=_request_of, system_origins=system_origins
+        )
 
     # -- the model step ---------------------------------------------------------------------
 

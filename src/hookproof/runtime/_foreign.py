@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from hookproof._engine import add_messages
 from hookproof._frameworks import bridge_of
+from hookproof.errors import UsageError, safe_repr
 from hookproof.messages import Message, coerce_message, construct
 from hookproof.tools import Tool
 
@@ -68,7 +69,16 @@ def native_message(message: object) -> Any:
 
 def native_checkpointer(checkpointer: object) -> Any:
     bridge = bridge_for(checkpointer)
-    return checkpointer if bridge is None else bridge.checkpointer(checkpointer)
+    native = checkpointer if bridge is None else bridge.checkpointer(checkpointer)
+    if native is not None and not all(
+        callable(getattr(native, method, None)) for method in ("get", "put")
+    ):
+        raise UsageError(
+            f"hookproof: checkpointer={safe_repr(checkpointer, 80)} is not a checkpointer: it "
+            "needs get(thread_id) and put(thread_id, checkpoint). Pass "
+            "hookproof.runtime.InMemoryCheckpointer() or LangGraph's InMemorySaver()."
+        )
+    return native
 
 
 def native_model(model: object) -> Any:

@@ -39,7 +39,7 @@ from hookproof.snapshot._parse import check_version, parse
 from hookproof.snapshot._render import render, without_provenance
 from hookproof.snapshot._request_view import RequestView
 from hookproof.snapshot.collected import collected_modules
-from hookproof.snapshot.files import HEADER, snapshot_root
+from hookproof.snapshot.files import HEADER, PENDING_SUFFIX, snapshot_root
 from hookproof.snapshot.findings import diff_lines, group_findings, sections_for
 
 if TYPE_CHECKING:
@@ -54,8 +54,6 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["PENDING_SUFFIX", "HookproofSnapshotExtension", "extension_for", "failure_sections"]
-
-PENDING_SUFFIX = ".pending"
 
 
 class HookproofSnapshotExtension(SingleFileSnapshotExtension):
