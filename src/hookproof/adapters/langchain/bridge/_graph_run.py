@@ -1,0 +1,64 @@
+"""What one LangChain-shaped run carries to the bridged hooks and tools it runs.
+
+A LangChain test calls ``agent.invoke(input, config, context=...)`` and expects, inside its
+middleware and tools, what LangGraph gives them: the run's config (``get_config()``,
+``ToolRuntime.config``), a stream writer, the store, ``interrupt()``. The reference engine
+knows none of these; the agent built by ``on_reference_engine`` sets one ``GraphRun`` for the
+duration of a run, and the bridge reads it where LangChain's objects are made.
+
+A context variable carries it, so concurrent runs (threads, tasks) each see their own; the
+engine copies the context into the workers that run tools.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["GraphRun", "current_graph_run", "graph_run"]
+
+
+def _ignore(_chunk: Any) -> None:
+    """The stream writer of a run nobody streams: what is written goes nowhere."""
+
+
+@dataclass
+class GraphRun:
+    """The LangGraph-side facts of one run; fields are added by the parts that need them."""
+
+    config: dict[str, Any] = field(default_factory=dict)
+    store: Any = None
+    stream_writer: Callable[[Any], None] = _ignore
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def configurable(self) -> dict[str, Any]:
+        found = self.config.get("configurable")
+        return found if isinstance(found, dict) else {}
+
+    @property
+    def thread_id(self) -> str | None:
+        found = self.configurable.get("thread_id")
+        return None if found is None else str(found)
+
+
+_CURRENT: contextvars.ContextVar[GraphRun | None] = contextvars.ContextVar(
+    "hookproof_graph_run", default=None
+)
+
+
+def current_graph_run() -> GraphRun | None:
+    """The run in progress on this thread or task, or None outside a LangChain-shaped run."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def graph_run(run: GraphRun) -> Iterator[GraphRun]:
+    token = _CURRENT.set(run)
+    try:
+        yield run
+    finally:
+        _CURRENT.reset(token)
