@@ -201,6 +201,7 @@ EXPORTS: dict[str, set[str]] = {
         "search_tools",
     },
     "hookproof.errors": {
+        "AmbiguousResumeError",
         "CassetteError",
         "CassetteFormatError",
         "ConnectionBlocked",

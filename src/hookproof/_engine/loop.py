@@ -13,7 +13,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from hookproof._engine.chain import Chains
-from hookproof._engine.checkpoint import RESUME, Checkpoint, InterruptRaised, ResumeValues
+from hookproof._engine.checkpoint import (
+    RESUME,
+    Checkpoint,
+    Interrupt,
+    InterruptRaised,
+    ResumeValues,
+    is_resume_map,
+)
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.observer import RunObserver, Unobserved
@@ -22,7 +29,7 @@ from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
 from hookproof.context import Runtime
-from hookproof.errors import InvalidInputError
+from hookproof.errors import AmbiguousResumeError, InvalidInputError
 from hookproof.messages import ToolCall
 from hookproof.requests import NO_RESUME
 
@@ -82,7 +89,7 @@ class Engine(Generic[D]):
             bind(run.handle)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = _start(run, initial, resume, fresh)
-        token = RESUME.set(run.resume_values)
+        token = RESUME.set(run.answers)
         try:
             await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
         finally:
@@ -102,8 +109,7 @@ def _start(run: Run, initial: dict[str, Any] | None, resume: Any, fresh: bool) -
                 "interrupts, on the same agent, checkpointer and thread_id."
             )
         run.restore(checkpoint)
-        answered = list(checkpoint.extra.get("resume_values", ()))
-        run.resume_values = ResumeValues([*answered, resume])
+        _answer(run, checkpoint, resume)
         step = (Phase(checkpoint.phase), checkpoint.hook_index)
         run.resume_step = step
         return step
@@ -118,6 +124,36 @@ def _start(run: Run, initial: dict[str, Any] | None, resume: Any, fresh: bool) -
     if initial:
         run.update(initial, source="input")
     return Phase.BEFORE_AGENT, 0
+
+
+def _answer(run: Run, checkpoint: Checkpoint, resume: Any) -> None:
+    """Give each paused task its answers: those it had, and the new one (by interrupt id in
+    a resume map; a single answer only when one interrupt is pending)."""
+    answered = checkpoint.extra.get("resume_values", {})
+    tasks = checkpoint.extra.get("interrupt_tasks", {})
+    by_task = run.answers.by_task
+    for task, values in answered.items():
+        by_task[task] = ResumeValues(list(values))
+    if is_resume_map(resume):
+        for pending in checkpoint.interrupts:
+            if pending.id in resume and pending.id in tasks:
+                by_task[tasks[pending.id]].values.append(resume[pending.id])
+        return
+    if len(checkpoint.interrupts) > 1:
+        raise _ambiguous(run, checkpoint.interrupts)
+    task = tasks.get(checkpoint.interrupts[0].id)
+    if task is not None:
+        by_task[task].values.append(resume)
+
+
+def _ambiguous(run: Run, pending: tuple[Interrupt, ...]) -> AmbiguousResumeError:
+    ids = ", ".join(f"{item.id!r} ({item.source})" for item in pending)
+    return AmbiguousResumeError(
+        "When there are multiple pending interrupts, you must specify the interrupt id when "
+        f"resuming. hookproof: thread {run.thread_id!r} waits on {len(pending)} interrupts "
+        f"({ids}), and one answer cannot say which it is for. Resume with "
+        "Command(resume={interrupt.id: answer, ...}), one answer per interrupt."
+    )
 
 
 def _checkpoint(run: Run) -> Checkpoint | None:
@@ -146,14 +182,14 @@ class _Loop:
                 await self._node(hook)
             while phase is not Phase.DONE:
                 run.phase, run.hook_index = phase, index
-                if run.resume_step is not None or run.resume_values.values:
+                if run.resume_step is not None or run.answers.any:
                     run.step_started(phase, index)
                 phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
                 run.record_failure(raised)
                 raise
-            run.pause(raised.value)
+            run.pause(raised)
             return
         except BaseException as error:
             run.record_failure(error)
@@ -188,7 +224,7 @@ class _Loop:
         run = self.run
         for index in range(start, len(hooks)):
             run.hook_index = index
-            if run.resume_step is not None or run.resume_values.values:
+            if run.resume_step is not None or run.answers.any:
                 run.step_started(run.phase, index)
             jump = await self._node(hooks[index])
             if jump is not None:
@@ -198,6 +234,7 @@ class _Loop:
     async def _node(self, hook: NodeHook) -> str | None:
         run = self.run
         run.source = f"{hook.owner}.{hook.hook}"
+        run.enter_task(run.source)
         if run.probe is not None:
             await self._pause(run.source)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
@@ -227,6 +264,7 @@ class _Loop:
     async def _model_step(self) -> None:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
+        run.enter_task("model")
         value = dialect.model_input(run.handle)
         if self.sync:
             outcome = self.chains.sync_model(run, value)
@@ -244,12 +282,30 @@ class _Loop:
         if dialect.runs_whole_tool_turn:
             results = await self._whole_turn(calls, state)
         else:
-            results = [await self._tool_result(i, call, state) for i, call in enumerate(calls)]
+            results = await self._each_call(calls, state)
         run.finished_tools.clear()
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
         return "end" if dialect.ends_run(calls) else jump
+
+    async def _each_call(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
+        """Every call runs even when an earlier one paused, as LangGraph runs each call as a
+        task of its own: the turn then pauses with every call's interrupt (the calls that
+        finished are kept, so a resume runs only the others). A failure is raised at once."""
+        results: list[Any] = []
+        paused: InterruptRaised | None = None
+        for index, call in enumerate(calls):
+            try:
+                results.append(await self._tool_result(index, call, state))
+            except InterruptRaised as raised:
+                if not self.run.can_pause:
+                    raise
+                paused = paused or raised
+                results.append(None)
+        if paused is not None:
+            raise paused
+        return results
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);
@@ -262,7 +318,10 @@ class _Loop:
             try:
                 results.append(await self._tool_result(index, call, state))
             except InterruptRaised as raised:
-                paused = paused or raised
+                if paused is None:  # Eino's resume answers one interrupt: the turn's first
+                    paused = raised
+                else:
+                    self.run.pending.pop(self.run.answers.task, None)
                 results.append(None)
             except Exception as error:  # noqa: BLE001 - any failure waits for the turn's end
                 failure = failure or error
@@ -278,11 +337,16 @@ class _Loop:
         run = self.run
         key = f"{index}:{call.id or call.name}"  # by position: ids may repeat or be missing
         if key not in run.finished_tools:
+            run.enter_task(f"tool:{key}")
             value = self.dialect.tool_input(run.handle, call, state)
-            if self.sync:
-                result = self.chains.sync_tool(run, value)
-            else:
-                result = await self.chains.async_tool(run, value)
+            try:
+                if self.sync:
+                    result = self.chains.sync_tool(run, value)
+                else:
+                    result = await self.chains.async_tool(run, value)
+            except InterruptRaised as raised:
+                run.interrupted(raised)
+                raise
             run.finished_tools[key] = self.dialect.checked_tool_result(call, result)
         return run.finished_tools[key]
 
