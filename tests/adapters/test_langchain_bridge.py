@@ -30,7 +30,7 @@ from langgraph.prebuilt import InjectedState
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from hookproof.adapters.langchain import ScriptedChatModel
-from hookproof.errors import ImmutableError, InterruptRaised, NeedsGraphError
+from hookproof.errors import ImmutableError, InterruptRaised
 from hookproof.messages import UserMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import AgentMiddleware as NativeMiddleware

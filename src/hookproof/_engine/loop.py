@@ -282,7 +282,11 @@ class _Loop:
         if dialect.runs_whole_tool_turn:
             results = await self._whole_turn(calls, state)
         else:
-            results = await self._each_call(calls, state)
+            try:
+                results = await self._each_call(calls, state)
+            except InterruptRaised:
+                self._show_finished(calls)
+                raise
         run.finished_tools.clear()
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
@@ -306,6 +310,22 @@ class _Loop:
         if paused is not None:
             raise paused
         return results
+
+    def _show_finished(self, calls: Sequence[ToolCall]) -> None:
+        """A turn paused: what it returns shows the results of the calls that finished, as
+        LangGraph's does; its checkpoint keeps the state before the turn (the resume applies
+        every call's result, in order, at the turn's end)."""
+        run, finished = self.run, self.run.finished_tools
+        if not finished:
+            return
+        before = dict(run.values)
+        for index, call in enumerate(calls):
+            key = f"{index}:{call.id or call.name}"
+            if key in finished:
+                self.dialect.tool_output(run.handle, call, finished[key])
+        run.shown = run.snapshot()
+        run.values = before
+        run.forget_snapshot()
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);

@@ -43,6 +43,7 @@ class Run:
         self.trace = TraceRecorder()
         self.values: dict[str, Any] = {"messages": FrozenList()}
         self._snapshot: FrozenDict | None = None
+        self.shown: FrozenDict | None = None  # what a paused run shows, when not its state
         self.final_requests: list[FinalRequest] = []
         self.thread_id = thread_id
         self.phase, self.hook_index, self.model_calls = Phase.BEFORE_AGENT, 0, 0
@@ -62,6 +63,9 @@ class Run:
         keys = self.spec.apply(self.values, update, where)
         self._snapshot = None
         self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
+
+    def forget_snapshot(self) -> None:
+        self._snapshot = None
 
     def snapshot(self) -> FrozenDict:
         if self._snapshot is None:
@@ -155,8 +159,7 @@ class Run:
     def _pause_extra(self) -> FrozenDict:
         by_task = self.answers.by_task
         answered = {
-            task: list(by_task[task].answered) if task in by_task else []
-            for task in self.pending
+            task: list(by_task[task].answered) if task in by_task else [] for task in self.pending
         }
         tasks = {item.id: task for task, item in self.pending.items()}
         return FrozenDict(
@@ -180,9 +183,10 @@ class Run:
         self.trace.record("agent", "run", "error", None, data)
 
     def result(self) -> RunResult:
+        state = self.snapshot() if self.shown is None else self.shown
         return RunResult(
-            messages=tuple(self.values["messages"]),
-            state=self.snapshot(),
+            messages=tuple(state["messages"]),
+            state=state,
             trace=self.trace,
             final_requests=tuple(self.final_requests),
             interrupts=self.interrupts,
