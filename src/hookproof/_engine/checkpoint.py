@@ -32,6 +32,7 @@ __all__ = [
     "InMemoryCheckpointer",
     "Interrupt",
     "InterruptRaised",
+    "NestedCheckpointer",
     "current_answers",
     "interrupt",
     "is_resume_map",
@@ -119,9 +120,17 @@ class Answers:
         self.by_task: dict[str, ResumeValues] = {}
         self.task = ""
         self.scope = ""
+        self.nested: dict[str, Checkpoint] = {}  # paused runs nested in this step's tasks
+        self.children = 0
 
     def enter(self, task: str, scope: str) -> None:
-        self.task, self.scope = task, scope
+        self.task, self.scope, self.children = task, scope, 0
+
+    def child_thread(self) -> str:
+        """The thread of the next run nested in the running task (a subagent a tool runs):
+        the same for the same task of the same step, so a resumed task finds its child."""
+        self.children += 1
+        return f"{self.thread_id}|{self.scope}|{self.task}|{self.children}"
 
     def current(self) -> ResumeValues:
         found = self.by_task.get(self.task)
@@ -134,6 +143,7 @@ class Answers:
 
     def reset(self) -> None:
         self.by_task.clear()
+        self.nested.clear()
 
     @property
     def any(self) -> bool:
@@ -146,6 +156,26 @@ class Answers:
         slot = self.by_task.get(task)
         answered = len(slot.values) if slot is not None else 0
         return task_hash(f"{self.thread_id}|{self.scope}|{task}|{answered}")
+
+
+class NestedCheckpointer:
+    """Where a run nested in another run's task (a subagent run by a tool, built without a
+    checkpointer) keeps its place when it pauses: in the outer run's answers, saved with the
+    outer run's pause. Its interrupt pauses the outer run; the outer resume re-runs the task,
+    and the nested run resumes where it paused with the task's answer (LangGraph's subgraphs
+    resume so, in the parent's checkpointer)."""
+
+    def __init__(self, outer: Answers) -> None:
+        self.outer = outer
+
+    def get(self, thread_id: str) -> Checkpoint | None:
+        return self.outer.nested.get(thread_id)
+
+    def put(self, thread_id: str, checkpoint: Checkpoint) -> None:
+        if checkpoint.pending:
+            self.outer.nested[thread_id] = checkpoint
+        else:
+            self.outer.nested.pop(thread_id, None)
 
 
 def task_hash(text: str) -> str:

@@ -15,21 +15,18 @@ from typing import Any, Generic, TypeVar
 from hookproof._engine.chain import Chains
 from hookproof._engine.checkpoint import (
     RESUME,
-    Checkpoint,
-    Interrupt,
     InterruptRaised,
-    ResumeValues,
-    is_resume_map,
+    NestedCheckpointer,
 )
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.observer import RunObserver, Unobserved
+from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle, error_data
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
 from hookproof.context import Runtime
-from hookproof.errors import AmbiguousResumeError, InvalidInputError
 from hookproof.messages import ToolCall
 from hookproof.requests import NO_RESUME
 
@@ -78,9 +75,15 @@ class Engine(Generic[D]):
         save replaces it). ``bind`` receives the RunHandle before anything runs, so a dialect
         can keep per-run data in the run's context.
         """
+        checkpointer, outer = self.checkpointer, RESUME.get()
+        nested = outer is not None and (checkpointer is None or thread_id is None)
+        if nested and resume is NO_RESUME:
+            assert outer is not None
+            checkpointer, thread_id = NestedCheckpointer(outer), outer.child_thread()
+            resume = nested_resume(checkpointer.get(thread_id), outer)
         run = Run(
             spec=self.dialect.state,
-            checkpointer=self.checkpointer,
+            checkpointer=checkpointer,
             runtime=Runtime(context=context, agent_name=self.dialect.name),
             observer=self.observe(),
             thread_id=thread_id,
@@ -88,7 +91,7 @@ class Engine(Generic[D]):
         if bind is not None:
             bind(run.handle)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
-        phase, index = _start(run, initial, resume, fresh)
+        phase, index = start(run, initial, resume, fresh)
         token = RESUME.set(run.answers)
         try:
             await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
@@ -96,71 +99,10 @@ class Engine(Generic[D]):
             RESUME.reset(token)
         if not run.interrupts:
             run.save()
+        elif nested:  # the outer run pauses for it
+            first = run.interrupts[0]
+            raise InterruptRaised(first.value, response_schema=first.response_schema)
         return run.result()
-
-
-def _start(run: Run, initial: dict[str, Any] | None, resume: Any, fresh: bool) -> tuple[Phase, int]:
-    checkpoint = None if fresh else _checkpoint(run)
-    if resume is not NO_RESUME:
-        if checkpoint is None or not checkpoint.pending:
-            raise InvalidInputError(
-                f"hookproof: Command(resume=...) was given for thread {run.thread_id!r}, "
-                "which has no pending interrupt. Resume only a run that returned "
-                "interrupts, on the same agent, checkpointer and thread_id."
-            )
-        run.restore(checkpoint)
-        _answer(run, checkpoint, resume)
-        step = (Phase(checkpoint.phase), checkpoint.hook_index)
-        run.resume_step = step
-        return step
-    if checkpoint is not None:
-        if checkpoint.pending:
-            raise InvalidInputError(
-                f"hookproof: thread {run.thread_id!r} is paused at an interrupt; resume it "
-                "with agent.invoke(Command(resume=...), thread_id=...) before sending new "
-                "input."
-            )
-        run.restore(checkpoint)
-    if initial:
-        run.update(initial, source="input")
-    return Phase.BEFORE_AGENT, 0
-
-
-def _answer(run: Run, checkpoint: Checkpoint, resume: Any) -> None:
-    """Give each paused task its answers: those it had, and the new one (by interrupt id in
-    a resume map; a single answer only when one interrupt is pending)."""
-    answered = checkpoint.extra.get("resume_values", {})
-    tasks = checkpoint.extra.get("interrupt_tasks", {})
-    by_task = run.answers.by_task
-    for task, values in answered.items():
-        by_task[task] = ResumeValues(list(values))
-    if is_resume_map(resume):
-        for pending in checkpoint.interrupts:
-            if pending.id in resume and pending.id in tasks:
-                by_task[tasks[pending.id]].values.append(resume[pending.id])
-        return
-    if len(checkpoint.interrupts) > 1:
-        raise _ambiguous(run, checkpoint.interrupts)
-    task = tasks.get(checkpoint.interrupts[0].id)
-    if task is not None:
-        by_task[task].values.append(resume)
-
-
-def _ambiguous(run: Run, pending: tuple[Interrupt, ...]) -> AmbiguousResumeError:
-    ids = ", ".join(f"{item.id!r} ({item.source})" for item in pending)
-    return AmbiguousResumeError(
-        "When there are multiple pending interrupts, you must specify the interrupt id when "
-        f"resuming. hookproof: thread {run.thread_id!r} waits on {len(pending)} interrupts "
-        f"({ids}), and one answer cannot say which it is for. Resume with "
-        "Command(resume={interrupt.id: answer, ...}), one answer per interrupt."
-    )
-
-
-def _checkpoint(run: Run) -> Checkpoint | None:
-    checkpointer = run.checkpointer
-    if run.thread_id is None or checkpointer is None:
-        return None
-    return checkpointer.get(run.thread_id)  # type: ignore[no-any-return]
 
 
 class _Loop:

@@ -167,6 +167,7 @@ class Run:
                 "finished_tools": dict(self.finished_tools),
                 "resume_values": answered,
                 "interrupt_tasks": tasks,
+                "nested": dict(self.answers.nested),
             }
         )
 
