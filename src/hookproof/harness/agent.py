@@ -224,9 +224,7 @@ def create_deep_agent(
     registry = profiles or current_registry()
     resolved, profile = _resolve(model, registry)
     converted = tuple(as_tool(item, source=f"tools=[{i}]") for i, item in enumerate(tools or ()))
-    build = _Build(
-        resolved, profile, backend or StateBackend(), converted, registry, interrupt_on
-    )
+    build = _Build(resolved, profile, backend or StateBackend(), converted, registry, interrupt_on)
     optional = [
         *([MemoryMiddleware(memory)] if memory else []),
         *([HumanInTheLoopMiddleware(interrupt_on)] if interrupt_on else []),
