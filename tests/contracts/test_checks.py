@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -145,6 +146,42 @@ def test_fail_closed_property_on_the_example_router(context: Any) -> None:
     contracts.check_fail_closed(
         _build_with(RequestRouter), context, least_privileged_context=GUEST, tiers=TIERS
     )
+
+
+class SwitchableRouter(AdminByDefaultRouter):
+    """Admin tools for every role while ``open_to_all`` is set (a setting a fixture flips)."""
+
+    open_to_all = True
+
+    def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
+        if SwitchableRouter.open_to_all:
+            return handler(request)
+        return super().wrap_model_call(request, handler)
+
+
+def test_fail_closed_takes_no_baseline_from_an_earlier_test(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One factory, two tests: in the first, the least-privileged context sees every tool, so
+    # an unknown role seeing them too is no gain; in the second, a fixture closes the guest
+    # down, and the unknown role's admin tools are a gain. A baseline kept from the first test
+    # would hide it.
+    from hookproof import _exercised
+
+    build = _build_with(SwitchableRouter)
+    check = partial(
+        contracts.check_fail_closed,
+        build,
+        AgentContext("root"),  # type: ignore[arg-type]
+        least_privileged_context=GUEST,
+        tiers=TIERS,
+    )
+    with _exercised.collecting():
+        check()
+    monkeypatch.setattr(SwitchableRouter, "open_to_all", False)
+    with _exercised.collecting():
+        message = _violates(check)
+    assert "tools beyond the least-privileged set" in message
 
 
 # -- falsy injected model -------------------------------------------------------------------
