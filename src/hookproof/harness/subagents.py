@@ -63,7 +63,7 @@ def _task_tool(agents: Mapping[str, Agent], description: str) -> Tool:
                 f"Error: no subagent named {subagent_type!r}; choose one of {sorted(agents)}."
             )
         shared = {"files": runtime.state["files"]} if "files" in runtime.state else {}
-        result = agent.invoke(
+        result = agent.run(
             {"messages": [("user", description)], **shared}, context=runtime.context
         )
         reply = ToolMessage(
