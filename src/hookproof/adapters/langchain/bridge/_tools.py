@@ -29,7 +29,7 @@ from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
 from hookproof.adapters.langchain.bridge._commands import hp_command
-from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
+from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, current_graph_run
 from hookproof.adapters.langchain.bridge._langgraph_context import (
     TOOLS_NODE,
     langgraph_node,
@@ -76,6 +76,7 @@ def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToo
         stream_writer=noop_writer if run is None else run.stream_writer,
         tool_call_id=call_id,
         store=None if run is None else run.store,
+        tools=[] if run is None else [lc_tool(item) for item in run.extras.get(TOOLS_EXTRA, ())],
     )
 
 
