@@ -56,6 +56,9 @@ class LangChainDialect(Dialect):
     ``structured_response`` (None when it produced none), calls of its artificial tools are
     answers rather than tools to run, and the run ends once an answer is in."""
 
+    structured: StructuredOutput | None = None
+    output_tools: frozenset[str] = frozenset()
+
     def __init__(
         self,
         *,

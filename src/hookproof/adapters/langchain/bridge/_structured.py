@@ -28,6 +28,7 @@ from langchain.agents.structured_output import (
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
+from hookproof.adapters.langchain.bridge._tools import lc_tool
 from hookproof.adapters.langchain.bridge._views import lc_message
 from hookproof.messages import AssistantMessage, ToolCall, ToolMessage
 from hookproof.requests import ModelRequest, ModelResponse
@@ -77,7 +78,8 @@ class LangChainStructuredOutput:
         chosen = _as_strategy(request.response_format)
         if not isinstance(chosen, AutoStrategy):
             return chosen
-        if lc_factory._supports_provider_strategy(request.model, tools=list(request.tools)):
+        tools = [lc_tool(item) for item in request.tools]
+        if lc_factory._supports_provider_strategy(request.model, tools=tools):
             return ProviderStrategy(schema=chosen.schema)
         if chosen is self.response_format and self._tool_strategy is not None:
             return self._tool_strategy  # the same names as the tools made at build
@@ -156,7 +158,9 @@ class ToolBound:
 
     def answer(self, response: ModelResponse) -> ModelResponse:
         message = response.message
-        calls = [] if message is None else [c for c in message.tool_calls if c.name in self.bindings]
+        calls = (
+            [] if message is None else [c for c in message.tool_calls if c.name in self.bindings]
+        )
         if message is None or not calls:
             return response
         if len(calls) > 1:
@@ -166,9 +170,9 @@ class ToolBound:
         call = calls[0]
         try:
             parsed = self.bindings[call.name].parse(thaw(call.args))
-        except Exception as error:
-            failure = StructuredOutputValidationError(call.name, error, _reply(message))  # type: ignore[arg-type]
-            return self._retried(response, calls, failure, error)
+        except Exception as error:  # noqa: BLE001 - any failure to parse is a bad answer, as in LangChain
+            invalid = StructuredOutputValidationError(call.name, error, _reply(message))
+            return self._retried(response, calls, invalid, error)
         text = self.strategy.tool_message_content or f"Returning structured response: {parsed}"
         added = (*response.result, _answer_message(text, call))
         return ModelResponse(result=added, structured_response=parsed)
