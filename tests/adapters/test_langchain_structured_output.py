@@ -37,7 +37,7 @@ from hookproof.adapters.langchain import (
 from hookproof.errors import UsageError
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import create_agent
-from tests.adapters.engines import add, comparable
+from tests.adapters.engines import add, comparable, run_on_both
 
 
 class Weather(BaseModel):
@@ -423,3 +423,24 @@ def test_a_bare_schema_with_a_model_no_bridge_knows_is_a_clear_error() -> None:
 def test_an_agent_without_a_format_writes_no_structured_response() -> None:
     result = create_agent(ScriptedModel(["x"])).invoke({"messages": [("user", "hi")]})
     assert "structured_response" not in result.state
+
+
+class Prompting(AgentMiddleware):
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(request.override(system_prompt="Be brief."))
+
+
+@pytest.mark.parametrize(
+    ("middleware", "event"),
+    [([], "registered by agent"), ([Prompting()], "added by agent")],
+    ids=["no-layer", "a-changing-layer"],
+)
+def test_provenance_of_the_artificial_tool_as_langchains(middleware: Any, event: str) -> None:
+    build = agent_with(ToolStrategy(Weather), middleware=middleware)
+    langchain, reference = run_on_both(
+        build, on_reference_engine(build), script=[call("Weather", SUNNY)]
+    )
+    [lc_request], [ref_request] = langchain.final_requests, reference.final_requests
+    assert lc_request.provenance is not None and ref_request.provenance is not None
+    assert ref_request.provenance.describe() == lc_request.provenance.describe()
+    assert f"tool Weather: {event}" in ref_request.provenance.describe().splitlines()
