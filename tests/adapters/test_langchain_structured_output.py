@@ -444,3 +444,19 @@ def test_provenance_of_the_artificial_tool_as_langchains(middleware: Any, event:
     assert lc_request.provenance is not None and ref_request.provenance is not None
     assert ref_request.provenance.describe() == lc_request.provenance.describe()
     assert f"tool Weather: {event}" in ref_request.provenance.describe().splitlines()
+
+
+def test_an_anonymous_json_schema_gets_the_same_name_on_every_build() -> None:
+    anonymous = {"type": "object", "properties": {"result": {"type": "string"}}}
+
+    def answer(request: Any) -> Any:
+        return call(request.tool_names[0], {"result": "x"})
+
+    names = []
+    for _ in range(2):
+        agent = create_agent(ScriptedModel(answer), response_format=ToolStrategy(anonymous))
+        result = agent.invoke({"messages": [("user", "hi")]})
+        assert result.state["structured_response"] == {"result": "x"}
+        names.append(result.final_requests[0].tool_names)
+    assert names[0] == names[1]
+    assert names[0][0].startswith("response_format_")

@@ -12,6 +12,8 @@ LangChain's own (``langchain.agents.factory``), asked once per model call, as La
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,9 +60,11 @@ class LangChainStructuredOutput:
             initial = ToolStrategy(schema=initial.schema)
         self._tool_strategy = initial if isinstance(initial, ToolStrategy) else None
         specs = () if self._tool_strategy is None else self._tool_strategy.schema_specs
-        bindings = [OutputToolBinding.from_schema_spec(spec) for spec in specs]
-        self._bindings = {binding.tool.name: binding for binding in bindings}
-        self._schemas = {name: _schema(b) for name, b in self._bindings.items()}
+        self._names = {spec.name: stable_name(spec) for spec in specs}
+        self._bindings = {
+            self._names[spec.name]: OutputToolBinding.from_schema_spec(spec) for spec in specs
+        }
+        self._schemas = {name: _schema(name, b) for name, b in self._bindings.items()}
         self.tool_names = frozenset(self._bindings)
 
     def bind(self, request: ModelRequest) -> Any:
@@ -86,7 +90,7 @@ class LangChainStructuredOutput:
         return ToolStrategy(schema=chosen.schema)
 
     def _tool_request(self, request: ModelRequest, strategy: ToolStrategy[Any]) -> ModelRequest:
-        wanted = [spec.name for spec in strategy.schema_specs]
+        wanted = [self._names.get(spec.name, spec.name) for spec in strategy.schema_specs]
         for name in wanted:
             if name not in self._bindings:
                 raise ValueError(
@@ -100,8 +104,20 @@ class LangChainStructuredOutput:
         )
 
 
-def _schema(binding: OutputToolBinding[Any]) -> ToolSchema:
-    return schema_of_tool(binding.tool)
+def stable_name(spec: Any) -> str:
+    """The name a schema's tool or native format goes by: LangChain's, except that a JSON
+    schema without a title gets a name from its content instead of a random one, so the
+    requests a snapshot shows are the same on every run."""
+    schema = spec.schema
+    if not isinstance(schema, dict) or "title" in schema:
+        return str(spec.name)
+    text = json.dumps(schema, sort_keys=True, default=str)
+    return f"response_format_{hashlib.sha256(text.encode()).hexdigest()[:4]}"
+
+
+def _schema(name: str, binding: OutputToolBinding[Any]) -> ToolSchema:
+    shown = schema_of_tool(binding.tool)
+    return ToolSchema(name=name, description=shown.description, parameters=shown.parameters)
 
 
 def _provider_request(request: ModelRequest, strategy: ProviderStrategy[Any]) -> ModelRequest:
@@ -114,6 +130,7 @@ def _provider_request(request: ModelRequest, strategy: ProviderStrategy[Any]) ->
     ):
         settings["strict"] = True
     native = strategy.to_model_kwargs()["response_format"]
+    native["json_schema"]["name"] = stable_name(strategy.schema_spec)
     return request.override(response_format=native, model_settings=settings)
 
 
