@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from hookproof.contracts._args import example_args as example_args
     from hookproof.contracts._bounded_retry import check_bounded_retry as check_bounded_retry
     from hookproof.contracts._closure import check_tool_closure as check_tool_closure
+    from hookproof.contracts._delegation import (
+        check_delegation_contained as check_delegation_contained,
+    )
     from hookproof.contracts._fail_closed import check_fail_closed as check_fail_closed
     from hookproof.contracts._injected_model import (
         check_injected_model_used as check_injected_model_used,

@@ -20,6 +20,7 @@ __all__ = ["CHECKS", "check_names", "load_check"]
 CHECKS: dict[str, str] = {
     "check_allowed_calls_succeed": "hookproof.contracts._allowed_calls:check_allowed_calls_succeed",
     "check_bounded_retry": "hookproof.contracts._bounded_retry:check_bounded_retry",
+    "check_delegation_contained": "hookproof.contracts._delegation:check_delegation_contained",
     "check_exclusion_holds": "hookproof.contracts._tool_gates:check_exclusion_holds",
     "check_fail_closed": "hookproof.contracts._fail_closed:check_fail_closed",
     "check_hook_order": "hookproof.contracts._trace_checks:check_hook_order",

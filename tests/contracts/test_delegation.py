@@ -1,0 +1,175 @@
+"""check_delegation_contained and check_role_matrix: a guest must not reach a tool the main
+agent hides through a subagent. The buggy twin declares a subagent without tools (it
+inherits every tool of the main agent and none of its middleware); the fixed twin gives each
+subagent the main agent's filter. On the harness, deepagents and LangChain create_agent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from hookproof import contracts
+from hookproof.contracts import ContractViolation, UntestedError
+from hookproof.errors import InvalidInputError, UsageError
+from hookproof.harness import create_deep_agent
+from hookproof.messages import ToolMessage
+from hookproof.runtime import AgentMiddleware, create_agent, tool
+
+PRIVILEGED = frozenset({"refund"})
+
+
+@dataclass(frozen=True)
+class Ctx:
+    role: str
+
+
+GUEST, ADMIN = Ctx("guest"), Ctx("admin")
+
+
+def _allowed(name: str, context: Any) -> bool:
+    return name not in PRIVILEGED or getattr(context, "role", None) == "admin"
+
+
+@tool
+def search(query: str) -> str:
+    """Search the knowledge base."""
+    return f"found {query}"
+
+
+@tool
+def refund(order_id: str) -> str:
+    """Refund an order."""
+    return f"refunded {order_id}"
+
+
+class RoleRouter(AgentMiddleware):
+    """Hides and refuses the privileged tools for anyone but an admin."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        context = request.runtime.context
+        return handler(
+            request.override(tools=[t for t in request.tools if _allowed(t.name, context)])
+        )
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        call = request.tool_call
+        if _allowed(call.name, request.runtime.context):
+            return handler(request)
+        return ToolMessage(f"{call.name} is not allowed", tool_call_id=call.id, status="error")
+
+
+def _subagent(name: str, *, filtered: bool) -> dict[str, Any]:
+    spec: dict[str, Any] = {"name": name, "description": f"the {name}", "system_prompt": "help"}
+    return {**spec, "middleware": [RoleRouter()]} if filtered else spec
+
+
+def _harness(*, filtered: bool) -> Callable[[Any], Any]:
+    """The buggy twin (filtered=False) declares its subagents without tools or middleware."""
+    subagents = [_subagent(n, filtered=filtered) for n in ("general-purpose", "researcher")]
+    return lambda model: create_deep_agent(
+        model, [search, refund], middleware=[RoleRouter()], subagents=subagents
+    )
+
+
+def _found(error: pytest.ExceptionInfo[ContractViolation]) -> str:
+    return str(error.value).split("Fix:")[0]
+
+
+# -- check_delegation_contained ----------------------------------------------------------------
+
+
+def test_delegation_catches_a_subagent_that_inherits_the_hidden_tool_on_the_harness() -> None:
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_delegation_contained(_harness(filtered=False), GUEST)
+    found = _found(error)
+    for subagent in ("general-purpose", "researcher"):
+        where = f"subagent {subagent!r}: refund is hidden from the main agent"
+        assert f"{where} but shown to the subagent" in found
+        assert f"{where} but a call to it from the subagent ran the tool" in found
+    assert ": search is" not in found
+
+
+def test_delegation_passes_subagents_with_the_main_agents_filter_on_the_harness() -> None:
+    report = contracts.check_delegation_contained(_harness(filtered=True), GUEST)
+    assert report.complete
+    cells = {(row.agent, row.tool): row.cell for row in report.tool_access}
+    assert cells == {
+        ("subagent 'general-purpose'", "refund"): "hidden / refused",
+        ("subagent 'researcher'", "refund"): "hidden / refused",
+    }
+
+
+def test_a_tool_delegated_on_purpose_is_allowed_and_a_typo_is_refused() -> None:
+    report = contracts.check_delegation_contained(
+        _harness(filtered=False), GUEST, delegated=["refund"]
+    )
+    assert report.complete and report.tool_access == ()
+    with pytest.raises(InvalidInputError, match="did you mean 'refund'"):
+        contracts.check_delegation_contained(_harness(filtered=True), GUEST, delegated=["refnd"])
+    with pytest.raises(UsageError, match=r"delegated=\('refund',\)"):
+        contracts.check_delegation_contained(_harness(filtered=True), GUEST, delegated="refund")
+
+
+def test_an_agent_without_subagents_is_untested_not_passed() -> None:
+    build = lambda model: create_agent(model, [search, refund], middleware=[RoleRouter()])  # noqa: E731
+    with pytest.raises(UntestedError, match="offers no subagent for this context"):
+        contracts.check_delegation_contained(build, GUEST)
+
+
+# -- deepagents ----------------------------------------------------------------------------------
+
+
+def _deepagents(*, filtered: bool) -> Callable[[Any], Any]:
+    """The same twins on deepagents' create_deep_agent, with LangChain middleware."""
+    pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
+    from deepagents import create_deep_agent as da_create_deep_agent
+    from langchain.agents.middleware import AgentMiddleware as LCMiddleware
+    from langchain_core.messages import ToolMessage as LCToolMessage
+    from langchain_core.tools import tool as lc_tool
+
+    class LCRoleRouter(LCMiddleware):  # type: ignore[type-arg]
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            context = request.runtime.context
+            shown = [t for t in request.tools if _allowed(t.name, context)]
+            return handler(request.override(tools=shown))
+
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            call = request.tool_call
+            if _allowed(call["name"], request.runtime.context):
+                return handler(request)
+            return LCToolMessage("not allowed", tool_call_id=call["id"], status="error")
+
+    def spec(name: str) -> dict[str, Any]:
+        base: dict[str, Any] = {"name": name, "description": f"the {name}", "system_prompt": "help"}
+        return {**base, "middleware": [LCRoleRouter()]} if filtered else base
+
+    tools = [lc_tool(search.func), lc_tool(refund.func)]
+    subagents = [spec("general-purpose"), spec("researcher")]
+    return lambda model: da_create_deep_agent(
+        model=model,
+        tools=tools,
+        middleware=[LCRoleRouter()],
+        subagents=subagents,
+        context_schema=Ctx,
+    )
+
+
+def test_delegation_on_deepagents() -> None:
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_delegation_contained(_deepagents(filtered=False), GUEST)
+    found = _found(error)
+    for subagent in ("general-purpose", "researcher"):
+        where = f"subagent {subagent!r}: refund is hidden from the main agent"
+        assert f"{where} but shown to the subagent" in found
+        assert f"{where} but a call to it from the subagent ran the tool" in found
+    report = contracts.check_delegation_contained(_deepagents(filtered=True), GUEST)
+    assert report.complete
+    cells = {(row.agent, row.tool): row.cell for row in report.tool_access}
+    assert cells[("subagent 'general-purpose'", "refund")] == "hidden / refused"
+    assert cells[("subagent 'researcher'", "refund")] == "hidden / refused"
+    # deepagents hides `execute` without a sandbox yet runs a call to it (to refuse it): the
+    # main agent runs it too, so a subagent running it is no escalation
+    assert cells[("main agent", "execute")] == cells[("subagent 'researcher'", "execute")]
