@@ -5,6 +5,7 @@ subagent the main agent's filter. On the harness, deepagents and LangChain creat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from hookproof import contracts
 from hookproof.contracts import ContractViolation, UntestedError
 from hookproof.errors import InvalidInputError, UsageError
-from hookproof.harness import create_deep_agent
+from hookproof.harness import BUILTIN_TOOL_NAMES, create_deep_agent
 from hookproof.messages import ToolMessage
 from hookproof.runtime import AgentMiddleware, create_agent, tool
 
@@ -173,3 +174,77 @@ def test_delegation_on_deepagents() -> None:
     # deepagents hides `execute` without a sandbox yet runs a call to it (to refuse it): the
     # main agent runs it too, so a subagent running it is no escalation
     assert cells[("main agent", "execute")] == cells[("subagent 'researcher'", "execute")]
+
+
+# -- check_role_matrix ---------------------------------------------------------------------------
+
+
+class HidesOnly(RoleRouter):
+    """Buggy twin: hides the privileged tools from a guest but lets a call to one run."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+
+def _matrix(builtins: frozenset[str]) -> dict[Ctx, frozenset[str]]:
+    return {GUEST: builtins | {"search"}, ADMIN: builtins | {"search", "refund"}}
+
+
+HARNESS_MATRIX = _matrix(BUILTIN_TOOL_NAMES)
+
+
+def test_role_matrix_catches_a_router_that_hides_without_refusing_on_the_harness() -> None:
+    build = lambda model: create_deep_agent(model, [search, refund], middleware=[HidesOnly()])  # noqa: E731
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_role_matrix(build, HARNESS_MATRIX)
+    found = _found(error)
+    assert (
+        "Ctx(role='guest'), main agent: refund is not allowed but a call to it ran the tool"
+        in found
+    )
+    assert "Ctx(role='admin'), main agent: refund" not in found
+    assert re.search(r"\n +refund +hidden / runs +visible / runs\n", str(error.value))  # table
+
+
+def test_role_matrix_catches_a_subagent_leak_and_passes_the_fixed_twin_on_the_harness() -> None:
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_role_matrix(_harness(filtered=False), HARNESS_MATRIX)
+    found = _found(error)
+    where = "Ctx(role='guest'), subagent 'researcher': refund is not allowed"
+    assert f"{where} but shown to the subagent" in found
+    assert f"{where} but a call to it from the subagent ran the tool" in found
+    report = contracts.check_role_matrix(_harness(filtered=True), HARNESS_MATRIX)
+    assert report.complete
+    cells = {(row.context, row.agent, row.tool): row.cell for row in report.tool_access}
+    assert cells[("Ctx(role='guest')", "main agent", "refund")] == "hidden / refused"
+    assert cells[("Ctx(role='admin')", "main agent", "refund")] == "visible / runs"
+    assert cells[("Ctx(role='guest')", "subagent 'researcher'", "refund")] == "hidden / refused"
+    assert cells[("Ctx(role='admin')", "subagent 'researcher'", "refund")] == "visible / runs"
+    assert "context=Ctx(role='guest')" in report.access_table()
+
+
+def test_role_matrix_takes_unhashable_contexts_as_pairs_and_refuses_bad_matrices() -> None:
+    build = lambda model: create_agent(model, [search, refund], middleware=[DictRouter()])  # noqa: E731
+    pairs = [({"role": "guest"}, {"search"}), ({"role": "admin"}, {"search", "refund"})]
+    report = contracts.check_role_matrix(build, pairs)
+    assert report.complete and len(report.tool_access) == 4
+    with pytest.raises(UsageError, match=r"a dict \{context: allowed_tools\}"):
+        contracts.check_role_matrix(build, {"search"})
+    with pytest.raises(UsageError, match="must be a collection of tool names"):
+        contracts.check_role_matrix(build, {GUEST: "search"})
+    with pytest.raises(InvalidInputError, match="did you mean 'search'"):
+        contracts.check_role_matrix(build, [({"role": "guest"}, {"serch"})])
+
+
+class DictRouter(RoleRouter):
+    """RoleRouter for a context that is a dict."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        role = Ctx(request.runtime.context["role"])
+        return handler(request.override(tools=[t for t in request.tools if _allowed(t.name, role)]))
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        call = request.tool_call
+        if _allowed(call.name, Ctx(request.runtime.context["role"])):
+            return handler(request)
+        return ToolMessage("not allowed", tool_call_id=call.id, status="error")

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from hookproof.contracts._request_not_mutated import (
         check_request_not_mutated as check_request_not_mutated,
     )
+    from hookproof.contracts._role_matrix import check_role_matrix as check_role_matrix
     from hookproof.contracts._tool_errors import (
         check_tool_errors_surface as check_tool_errors_surface,
     )

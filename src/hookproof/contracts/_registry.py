@@ -31,6 +31,7 @@ CHECKS: dict[str, str] = {
         "hookproof.contracts._request_not_mutated:check_request_not_mutated"
     ),
     "check_requires_approval": "hookproof.contracts._tool_gates:check_requires_approval",
+    "check_role_matrix": "hookproof.contracts._role_matrix:check_role_matrix",
     "check_tool_closure": "hookproof.contracts._closure:check_tool_closure",
     "check_tool_errors_surface": "hookproof.contracts._tool_errors:check_tool_errors_surface",
     "check_tools_preserved": "hookproof.contracts._tools_preserved:check_tools_preserved",
