@@ -123,10 +123,17 @@ def test_an_agent_without_subagents_is_untested_not_passed() -> None:
 # -- deepagents ----------------------------------------------------------------------------------
 
 
-def _deepagents(*, filtered: bool) -> Callable[[Any], Any]:
-    """The same twins on deepagents' create_deep_agent, with LangChain middleware."""
-    pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
-    from deepagents import create_deep_agent as da_create_deep_agent
+@dataclass(frozen=True)
+class LangChainApp:
+    """The same app in LangChain middleware: the router, its hide-only twin, the tools."""
+
+    router: type
+    hides_only: type
+    tools: list[Any]
+
+
+def _langchain_app() -> LangChainApp:
+    pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
     from langchain.agents.middleware import AgentMiddleware as LCMiddleware
     from langchain_core.messages import ToolMessage as LCToolMessage
     from langchain_core.tools import tool as lc_tool
@@ -143,16 +150,28 @@ def _deepagents(*, filtered: bool) -> Callable[[Any], Any]:
                 return handler(request)
             return LCToolMessage("not allowed", tool_call_id=call["id"], status="error")
 
+    class LCHidesOnly(LCRoleRouter):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+    return LangChainApp(LCRoleRouter, LCHidesOnly, [lc_tool(search.func), lc_tool(refund.func)])
+
+
+def _deepagents(*, filtered: bool) -> Callable[[Any], Any]:
+    """The subagent twins on deepagents' create_deep_agent, with LangChain middleware."""
+    app = _langchain_app()
+    pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
+    from deepagents import create_deep_agent as da_create_deep_agent
+
     def spec(name: str) -> dict[str, Any]:
         base: dict[str, Any] = {"name": name, "description": f"the {name}", "system_prompt": "help"}
-        return {**base, "middleware": [LCRoleRouter()]} if filtered else base
+        return {**base, "middleware": [app.router()]} if filtered else base
 
-    tools = [lc_tool(search.func), lc_tool(refund.func)]
     subagents = [spec("general-purpose"), spec("researcher")]
     return lambda model: da_create_deep_agent(
         model=model,
-        tools=tools,
-        middleware=[LCRoleRouter()],
+        tools=app.tools,
+        middleware=[app.router()],
         subagents=subagents,
         context_schema=Ctx,
     )
@@ -248,3 +267,47 @@ class DictRouter(RoleRouter):
         if _allowed(call.name, Ctx(request.runtime.context["role"])):
             return handler(request)
         return ToolMessage("not allowed", tool_call_id=call.id, status="error")
+
+
+def test_role_matrix_on_langchain_create_agent() -> None:
+    from langchain.agents import create_agent as lc_create_agent
+
+    app = _langchain_app()
+    matrix = _matrix(frozenset())
+
+    def build(router: type) -> Callable[[Any], Any]:
+        return lambda model: lc_create_agent(
+            model, app.tools, middleware=[router()], context_schema=Ctx
+        )
+
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_role_matrix(build(app.hides_only), matrix)
+    found = _found(error)
+    assert "Ctx(role='guest'), main agent: refund is not allowed but a call to it ran" in found
+    assert found.count("\n  - ") == 1
+    report = contracts.check_role_matrix(build(app.router), matrix)
+    assert report.complete
+    assert [row.cell for row in report.tool_access] == [
+        "hidden / refused",  # guest, refund
+        "visible / runs",  # guest, search
+        "visible / runs",  # admin, refund
+        "visible / runs",  # admin, search
+    ]
+
+
+def test_role_matrix_on_deepagents() -> None:
+    from hookproof.adapters.deepagents import BUILTIN_TOOL_NAMES as DEEPAGENTS_TOOL_NAMES
+
+    matrix = _matrix(DEEPAGENTS_TOOL_NAMES)
+    # execute: hidden without a sandbox, yet a call to it runs (to say so); the file tools
+    # are skipped only to keep this test short (each tool is a run per agent and context)
+    skip = DEEPAGENTS_TOOL_NAMES - {"task", "ls"}
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_role_matrix(_deepagents(filtered=False), {GUEST: matrix[GUEST]}, skip=skip)
+    where = "Ctx(role='guest'), subagent 'researcher': refund is not allowed"
+    assert f"{where} but a call to it from the subagent ran the tool" in _found(error)
+    report = contracts.check_role_matrix(_deepagents(filtered=True), matrix, skip=skip)
+    assert report.complete and "execute" in report.tools_skipped
+    cells = {(row.context, row.agent, row.tool): row.cell for row in report.tool_access}
+    assert cells[("Ctx(role='guest')", "subagent 'researcher'", "refund")] == "hidden / refused"
+    assert cells[("Ctx(role='admin')", "subagent 'researcher'", "refund")] == "visible / runs"

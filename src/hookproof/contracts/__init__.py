@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         check_metadata_preserved as check_metadata_preserved,
     )
     from hookproof.contracts._report import CheckReport as CheckReport
+    from hookproof.contracts._report import ToolAccess as ToolAccess
     from hookproof.contracts._request_not_mutated import (
         check_request_not_mutated as check_request_not_mutated,
     )
@@ -78,6 +79,7 @@ _HELPERS = {
     "ReferenceTarget": "hookproof.targets",
     "Target": "hookproof.targets",
     "TargetRun": "hookproof.targets",
+    "ToolAccess": "hookproof.contracts._report",
     "UntestedError": "hookproof.errors",
     "as_target": "hookproof.targets",
     "example_args": "hookproof.contracts._args",
