@@ -60,18 +60,14 @@ def check_role_matrix(
     rows = _rows(matrix)
     exercise = Exercise(_CHECK, allow_untested=allow_untested)
     target = as_target(build, tiers)
-    runs = {
-        id(ctx): AccessRuns(Runner(target, ctx, on_interrupt, config), exercise) for ctx, _ in rows
-    }
-    plains = {id(ctx): runs[id(ctx)].plain() for ctx, _ in rows}
-    skipped = _skipped(skip, tools_of(runs, plains), exercise)
+    runs = [AccessRuns(Runner(target, ctx, on_interrupt, config), exercise) for ctx, _ in rows]
+    plains = [access.plain() for access in runs]
+    skipped = _skipped(skip, _tools_of(runs, plains), exercise)
     tools = _tools(rows, runs, plains) - skipped
     found: list[str] = []
-    for context, allowed in rows:
+    for (context, allowed), access, plain in zip(rows, runs, plains, strict=True):
         exercise.context(context)
-        found += _context(
-            runs[id(context)], plains[id(context)], context, allowed, (tools, skipped)
-        )
+        found += _context(access, plain, context, allowed, (tools, skipped))
     case = "; ".join(f"{ctx!r}: {sorted(allowed)}" for ctx, allowed in rows)
     if found:
         raise exercise.failed(
@@ -124,10 +120,10 @@ def _is_pair(item: Any) -> bool:
     return isinstance(item, list | tuple) and len(item) == 2
 
 
-def tools_of(runs: Mapping[int, AccessRuns], plains: Mapping[int, TargetRun]) -> set[str]:
+def _tools_of(runs: Sequence[AccessRuns], plains: Sequence[TargetRun]) -> set[str]:
     """The agent's own tools and those its plain runs showed."""
-    known = {name for access in runs.values() for name in access.schemas}
-    return known | {name for run in plains.values() for name in run.visible_tools}
+    known = {name for access in runs for name in access.schemas}
+    return known | {name for run in plains for name in run.visible_tools}
 
 
 def _skipped(skip: Collection[str], known: set[str], exercise: Exercise) -> frozenset[str]:
@@ -140,12 +136,12 @@ def _skipped(skip: Collection[str], known: set[str], exercise: Exercise) -> froz
 
 def _tools(
     rows: list[tuple[Any, frozenset[str]]],
-    runs: Mapping[int, AccessRuns],
-    plains: Mapping[int, TargetRun],
+    runs: Sequence[AccessRuns],
+    plains: Sequence[TargetRun],
 ) -> set[str]:
     """Every tool to check: the agent's own and those shown; an allowed name that is neither
     is refused (a misspelt name would be checked as a tool nobody has)."""
-    known = tools_of(runs, plains)
+    known = _tools_of(runs, plains)
     for context, allowed in rows:
         known_names(allowed - builtin_tool_names(), known, f"the matrix for {context!r}")
     return known
