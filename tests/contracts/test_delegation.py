@@ -1,7 +1,8 @@
 """check_delegation_contained and check_role_matrix: a guest must not reach a tool the main
 agent hides through a subagent. The buggy twin declares a subagent without tools (it
 inherits every tool of the main agent and none of its middleware); the fixed twin gives each
-subagent the main agent's filter. On the harness, deepagents and LangChain create_agent."""
+subagent the main agent's filter. On the harness, deepagents, LangChain create_agent, the
+reference runtime and the Eino dialect."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from hookproof import contracts
 from hookproof.contracts import ContractViolation, UntestedError
+from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.harness import BUILTIN_TOOL_NAMES, create_deep_agent
 from hookproof.messages import ToolMessage
@@ -311,3 +313,36 @@ def test_role_matrix_on_deepagents() -> None:
     cells = {(row.context, row.agent, row.tool): row.cell for row in report.tool_access}
     assert cells[("Ctx(role='guest')", "subagent 'researcher'", "refund")] == "hidden / refused"
     assert cells[("Ctx(role='admin')", "subagent 'researcher'", "refund")] == "visible / runs"
+
+
+class EinoRoleRouter(BaseChatModelAgentMiddleware):
+    """RoleRouter as an Eino handler; ``refuses=False`` is the hide-only twin."""
+
+    def __init__(self, *, refuses: bool) -> None:
+        self.refuses = refuses
+
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        role = Ctx(ctx.value("role"))
+        shown = [i for i in state.tool_infos or () if _allowed(i.name, role)]
+        return ctx, state.override(tool_infos=shown)
+
+    def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
+        if not self.refuses or _allowed(tool_ctx.name, Ctx(ctx.value("role"))):
+            return endpoint
+        return lambda ctx, arguments: f"{tool_ctx.name} is not allowed"
+
+
+def test_role_matrix_on_the_eino_dialect() -> None:
+    def build(refuses: bool) -> Callable[[Any], Any]:
+        router = EinoRoleRouter(refuses=refuses)
+        return lambda model: ChatModelAgent(model=model, tools=[search, refund], handlers=[router])
+
+    pairs = [({"role": "guest"}, {"search"}), ({"role": "admin"}, {"search", "refund"})]
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_role_matrix(build(refuses=False), pairs)
+    assert "{'role': 'guest'}, main agent: refund is not allowed but a call to it ran" in _found(
+        error
+    )
+    report = contracts.check_role_matrix(build(refuses=True), pairs)
+    assert report.complete
+    assert [row.cell for row in report.tool_access][:2] == ["hidden / refused", "visible / runs"]
