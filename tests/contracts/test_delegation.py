@@ -122,6 +122,26 @@ def test_an_agent_without_subagents_is_untested_not_passed() -> None:
         contracts.check_delegation_contained(build, GUEST)
 
 
+class RefusesTask(AgentMiddleware):
+    """Shows task but refuses every call to it: no subagent is ever reached."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        call = request.tool_call
+        if call.name == "task":
+            return ToolMessage("no delegation", tool_call_id=call.id, status="error")
+        return handler(request)
+
+
+def test_a_subagent_the_main_agent_never_reaches_is_untested_not_passed() -> None:
+    build = lambda model: create_deep_agent(  # noqa: E731
+        model, [search, refund], middleware=[RoleRouter(), RefusesTask()]
+    )
+    with pytest.raises(UntestedError, match="subagent 'general-purpose': never called"):
+        contracts.check_delegation_contained(build, GUEST)
+    with pytest.raises(ContractViolation, match="task is allowed but a call to it was refused"):
+        contracts.check_role_matrix(build, {GUEST: {*BUILTIN_TOOL_NAMES, "search"}})
+
+
 # -- deepagents ----------------------------------------------------------------------------------
 
 

@@ -106,19 +106,17 @@ class AccessRuns:
         the plain delegation and in this run."""
         self._learn(subagent_requests(plain))
         run, ran = self._called(tool, Delegating(subagent, self._turn(tool)))
-        requests = [*subagent_requests(plain), *subagent_requests(run)]
-        shown = tuple(tool in request.tool_names for request in requests)
-        where = f"{tool}: through subagent {subagent!r}"
+        requests = subagent_requests(run)
+        shown = tuple(tool in r.tool_names for r in (*subagent_requests(plain), *requests))
         if ran:
             return Probe(tool, subagent, shown, True, run=run)
         if run.error is not None:
             return Probe(tool, subagent, shown, False, crashed=crash(run), run=run)
         answer = _answer_in_subagent(run)
-        if not subagent_requests(run) or answer is None:
-            reason = run.paused or "the subagent's call got no answer"
-            if not subagent_requests(run):
-                reason = run.paused or "the subagent was never called"
-            return Probe(tool, subagent, shown, False, not_tried=f"{where}: {reason}", run=run)
+        if answer is None:
+            reached = "the subagent's call got no answer" if requests else "it was never called"
+            why = f"{tool}: through subagent {subagent!r}: {run.paused or reached}"
+            return Probe(tool, subagent, shown, False, not_tried=why, run=run)
         return Probe(tool, subagent, shown, False, refusal=answer, run=run)
 
     def _turn(self, tool: str) -> Any:
