@@ -461,3 +461,28 @@ def test_an_anonymous_json_schema_gets_the_same_name_on_every_build() -> None:
         names.append(result.final_requests[0].tool_names)
     assert names[0] == names[1]
     assert names[0][0].startswith("response_format_")
+
+
+@pytest.mark.parametrize(
+    ("response_format", "script", "model_name"),
+    [
+        (ProviderStrategy(Weather), [json.dumps(SUNNY)], "scripted"),
+        (Weather, [json.dumps(SUNNY)], "gpt-4o"),
+        (ToolStrategy(Weather), ["x"], "scripted"),
+    ],
+    ids=["provider", "auto-provider", "tool-not-declared"],
+)
+def test_middleware_setting_a_format_on_an_agent_built_without(
+    response_format: Any, script: list[Any], model_name: str
+) -> None:
+    class Setting(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return handler(request.override(response_format=response_format))
+
+    build = agent_with(None, middleware=[Setting()])
+    langchain, reference = on_both(build, script, model_name=model_name)
+    if isinstance(response_format, ToolStrategy):
+        assert_same_error(langchain, reference, ValueError)
+        return
+    assert_same(langchain, reference)
+    assert reference.structured == Weather(**SUNNY)
