@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import zip_longest
 from typing import Any
 
 from pydantic import ValidationError
@@ -275,12 +276,20 @@ class LangChainDialect(Dialect):
             return "end"  # the model's answer came beside these calls: once they ran, it stands
         return jump
 
-    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+    def ends_run(self, calls: Sequence[ToolCall], results: Sequence[Any] = ()) -> bool:
         """As LangChain: the run ends after a turn whose registered tools are all marked
         ``return_direct`` (calls to unknown tools do not count); one that is not asks the
-        model again."""
-        ran = [tool for call in calls if (tool := self.tools_by_name.get(call.name)) is not None]
+        model again. The tool that ran counts, named by its ToolMessage (a wrap_tool_call
+        may run another tool than the one called: a reviewer's edit)."""
+        tools = self.tools_by_name
+        names = [_ran_name(call, result, tools) for call, result in zip_longest(calls, results)]
+        ran = [tool for name in names if (tool := tools.get(name)) is not None]
         return bool(ran) and all(tool.return_direct for tool in ran)
+
+
+def _ran_name(call: ToolCall, result: Any, tools: Mapping[str, Tool]) -> str:
+    name = result.name if isinstance(result, ToolMessage) else None
+    return name if name is not None and name in tools else call.name
 
 
 def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message]) -> None:
