@@ -18,6 +18,7 @@ from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.observer import RunObserver, Unobserved
 from hookproof._engine.run import Run, RunHandle, error_data
+from hookproof._engine.senders import RUNNING
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
@@ -82,10 +83,11 @@ class Engine(Generic[D]):
             bind(run.handle)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = _start(run, initial, resume, fresh)
-        token = RESUME.set(run.resume_values)
+        token, running = RESUME.set(run.resume_values), RUNNING.set(run.sender)
         try:
             await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
         finally:
+            RUNNING.reset(running)
             RESUME.reset(token)
         if not run.interrupts:
             run.save()
