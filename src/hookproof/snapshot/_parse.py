@@ -238,6 +238,8 @@ def _sender(lines: _Lines) -> Sender:
             lines.source, f"line {lines.index} should be `agent: NAME (depth N)`, N from 1"
         )
     name = match.group(1)
+    if name == UNNAMED:
+        return Sender(None, int(match.group(2)))
     if name.startswith('"'):
         try:
             name = json.loads(name)
@@ -245,7 +247,7 @@ def _sender(lines: _Lines) -> Sender:
             raise _format_error(lines.source, "its agent line has a badly quoted name") from None
         if not isinstance(name, str):
             raise _format_error(lines.source, "its agent line has a badly quoted name")
-    return Sender(None if name == UNNAMED else name, int(match.group(2)))
+    return Sender(name, int(match.group(2)))
 
 
 def _parse_provenance(lines: _Lines, system_lines: int) -> ProvenanceView | None:
