@@ -11,13 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.redaction import redact_text
-
-if TYPE_CHECKING:
-    from hookproof.requests._final import FinalRequest
 
 __all__ = ["Sender", "sent_by"]
 
@@ -43,9 +40,19 @@ class Sender:
         return f"subagent {name} (depth {self.depth})"
 
 
+class _Sent(Protocol):
+    """A FinalRequest, as the selector reads it."""
+
+    @property
+    def sender(self) -> Sender | None: ...
+
+
+R = TypeVar("R", bound=_Sent)
+
+
 def sent_by(
-    requests: Sequence[FinalRequest], agent: str | None, depth: int | None, recorder: str
-) -> tuple[FinalRequest, ...]:
+    requests: Sequence[R], agent: str | None, depth: int | None, recorder: str
+) -> tuple[R, ...]:
     """The ``requests`` sent by the agent named ``agent`` (any, when None) at ``depth``
     (any, when None), in call order; InvalidInputError saying who did send, when none was."""
     _check_selector(agent, depth)
@@ -83,7 +90,7 @@ def _wanted(agent: str | None, depth: int | None) -> str:
     return named if depth is None else f"{named} at depth {depth}"
 
 
-def _senders(requests: Sequence[FinalRequest]) -> str:
+def _senders(requests: Sequence[_Sent]) -> str:
     """``It recorded 3 requests: 2 from main agent 'support', 1 from ...``."""
     if not requests:
         return "It recorded no request at all: run the agent first."
