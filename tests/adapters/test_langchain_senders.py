@@ -192,3 +192,15 @@ def test_a_subagent_snapshot_catches_the_wrong_subagent(
     (change,) = diff(reviewed, now).changes
     assert (change.subject, change.what) == ("agent", "now sent by subagent reviewer (depth 1)")
     assert render(fixed_request.with_sender(None)) == render(buggy_request.with_sender(None))
+
+
+def test_a_chat_model_the_reference_engine_calls_names_the_engines_agent() -> None:
+    """LangChain middleware on the reference engine: the chat model is called outside
+    LangGraph, inside the engine's run, whose agent sent the request."""
+    from hookproof.runtime import create_agent as create_reference_agent
+
+    model = _recorder("Done.")
+    result = create_reference_agent(model, [], name="support").invoke(
+        {"messages": [("user", "hi")]}
+    )
+    assert model.last.sender == result.final_requests[0].sender == Sender("support", 0)

@@ -7,13 +7,10 @@ so threads the engine hands work to and async tasks see the run they belong to.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
-
+from hookproof.requests import RUNNING_AGENT as RUNNING
 from hookproof.requests import Sender
 
 __all__ = ["RUNNING", "sender_of_new_run"]
-
-RUNNING: ContextVar[Sender | None] = ContextVar("hookproof_running_agent", default=None)
 
 
 def sender_of_new_run(name: str | None) -> Sender:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.redaction import redact_text
 
-__all__ = ["Sender", "sent_by"]
+__all__ = ["RUNNING_AGENT", "Sender", "sent_by"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,11 @@ class _Sent(Protocol):
 
 
 R = TypeVar("R", bound=_Sent)
+
+
+RUNNING_AGENT: ContextVar[Sender | None] = ContextVar("hookproof_running_agent", default=None)
+"""The agent of the reference-engine run under way (set by the engine while a run runs), so
+a model the engine calls through another framework's client names the same sender."""
 
 
 def sent_by(
