@@ -216,14 +216,14 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
 
 
 _SECTION = re.compile(r"system (\d{1,6})(?:-(\d{1,6}))?: (.+)")
-NONE_LINE = f"  {NONE}"
+_NONE_LINE = f"  {NONE}"
 _SENDER = re.compile(r"(.+) \(depth ([1-9]\d{0,5})\)")
 
 
 def _has_provenance(lines: _Lines, version: int) -> bool:
     """Formats 2 and 3 always have the section, so a file cut before it is caught; format 3
     writes ``(none)`` in it for a request without provenance."""
-    if version == FORMAT_VERSION and lines.lines[lines.index + 1 :] == ["provenance:", NONE_LINE]:
+    if version == FORMAT_VERSION and lines.lines[lines.index + 1 :] == ["provenance:", _NONE_LINE]:
         lines.index = len(lines.lines)
         return False
     return version >= PROVENANCE_FORMAT

@@ -6,9 +6,9 @@ version, so a file written by another format is recognised and regenerated, neve
 Format 2 is format 1 plus a closing ``provenance:`` section (which layer wrote each
 system-prompt line and registered, added, changed or removed each tool; see
 hookproof.provenance); a request without provenance is still written as format 1. Format 3
-is a subagent's request: an ``agent: NAME (depth N)`` line after ``model:``, the provenance
-section when the request has one. A main agent's request is written as before (format 1 or
-2), so its snapshot stays byte-identical; all three are read.
+is a subagent's request: an ``agent: NAME (depth N)`` line after ``model:``, and always a
+closing provenance section (``(none)`` when the request has none). A main agent's request is
+written as before (format 1 or 2), so its snapshot stays byte-identical; all three are read.
 """
 
 from __future__ import annotations
