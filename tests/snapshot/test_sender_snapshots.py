@@ -4,6 +4,8 @@ older format keeps passing and ``--snapshot-update`` adds the line."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hookproof.errors import SnapshotFormatError
@@ -110,6 +112,8 @@ def test_a_cassette_matches_a_subagents_request_without_its_sender() -> None:
 
 
 SUBAGENT_TEST = """
+from pathlib import Path
+
 import pytest
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import create_agent, tool
@@ -160,3 +164,16 @@ def test_the_fixture_catches_the_wrong_subagent_and_keeps_older_files_passing(
     assert path.read_text(encoding="utf-8") == older
     pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     assert path.read_text(encoding="utf-8") == written  # the update names the subagent
+
+
+def test_the_gate_reports_a_request_sent_by_another_subagent(tmp_path: Path) -> None:
+    from hookproof.gate import compare_directories, format_json, format_text
+
+    for side, name in (("old", "researcher"), ("new", "reviewer")):
+        (tmp_path / side).mkdir()
+        text = render(_request(Sender(name, 1)))
+        (tmp_path / side / "test_subagent.txt").write_text(text, encoding="utf-8")
+    report = compare_directories(tmp_path / "old", tmp_path / "new")
+    assert report.counts()["REVIEW"] == 1
+    assert "agent: now sent by subagent reviewer (depth 1)" in format_text(report)
+    assert '"subject": "agent"' in format_json(report)
