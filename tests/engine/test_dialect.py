@@ -76,7 +76,7 @@ class Tiny(Dialect):
     def checked_tool_result(self, call: ToolCall, result: Any) -> Any:
         return result
 
-    def ends_run(self, calls: Sequence[ToolCall], results: Sequence[Any] = ()) -> bool:
+    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
         return False
 
 
