@@ -257,6 +257,11 @@ class LangChainBridge:
     def checkpointer(self, checkpointer: object) -> Any:
         return runtime_checkpointer(checkpointer)
 
+    def structured_output(self, response_format: object) -> Any:
+        from hookproof.adapters.langchain.bridge._structured import LangChainStructuredOutput
+
+        return LangChainStructuredOutput(response_format)
+
 
 def runtime_checkpointer(checkpointer: Any) -> Any:
     """LangGraph's in-memory saver stands as the runtime's in-memory checkpointer (one per
