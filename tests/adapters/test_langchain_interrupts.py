@@ -363,3 +363,37 @@ def test_store_and_stream_writer_come_from_the_run() -> None:
     with graph_run(GraphRun(store=store, stream_writer=written.append)):
         agent.invoke(HI)
     assert written == [{"tone": "dry"}]
+
+
+# -- a node hook's in-place edit of a message it returns ------------------------------------
+
+
+def test_a_hook_may_edit_a_message_in_place_when_it_returns_it() -> None:
+    seen: list[str] = []
+
+    class Rewrites(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> Any:
+            last = state["messages"][-1]
+            last.content = "rewritten"  # as HumanInTheLoopMiddleware sets tool_calls
+            return {"messages": [last]}
+
+    class Reads(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> None:
+            seen.append(state["messages"][-1].content)
+
+    agent = create_agent(ScriptedChatModel(["ok"]), [], middleware=[Rewrites(), Reads()])
+    result = agent.invoke(HI)
+    assert [m.text for m in result.messages] == ["rewritten", "ok"]
+    assert seen == ["rewritten"]  # the next hook sees the update, not a leaked view
+
+
+def test_an_in_place_edit_not_returned_is_refused() -> None:
+    from hookproof.errors import ImmutableError
+
+    class EditsQuietly(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> None:
+            state["messages"][-1].content = "changed"
+
+    agent = create_agent(ScriptedChatModel(["ok"]), [], middleware=[EditsQuietly()])
+    with pytest.raises(ImmutableError, match="shared with other hooks"):
+        agent.invoke(HI)

@@ -109,6 +109,11 @@ class Dialect(ABC):
         return None
 
     @abstractmethod
-    def ends_run(self, calls: Sequence[ToolCall], results: Sequence[Any] = ()) -> bool:
-        """Whether these calls, once answered (``results``, one per call), end the run
-        (return-directly tools)."""
+    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+        """Whether these calls, once answered, end the run (return-directly tools)."""
+
+    def ends_turn(self, calls: Sequence[ToolCall], results: Sequence[Any]) -> bool:
+        """Whether this turn, its calls answered with ``results`` (one per call), ends the
+        run. By default ``ends_run(calls)``; a dialect whose decision depends on what ran
+        (LangChain: the tool a wrap hook ran in place of the one called) overrides it."""
+        return self.ends_run(calls)

@@ -235,7 +235,7 @@ class _Loop:
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
-        return "end" if dialect.ends_run(calls, results) else jump
+        return "end" if dialect.ends_turn(calls, results) else jump
 
     async def _each_call(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one paused, as LangGraph runs each call as a

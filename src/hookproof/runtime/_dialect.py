@@ -276,7 +276,10 @@ class LangChainDialect(Dialect):
             return "end"  # the model's answer came beside these calls: once they ran, it stands
         return jump
 
-    def ends_run(self, calls: Sequence[ToolCall], results: Sequence[Any] = ()) -> bool:
+    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+        return self.ends_turn(calls, ())
+
+    def ends_turn(self, calls: Sequence[ToolCall], results: Sequence[Any]) -> bool:
         """As LangChain: the run ends after a turn whose registered tools are all marked
         ``return_direct`` (calls to unknown tools do not count); one that is not asks the
         model again. The tool that ran counts, named by its ToolMessage (a wrap_tool_call
