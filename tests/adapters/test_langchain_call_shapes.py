@@ -20,15 +20,17 @@ from langchain.agents import create_agent as langchain_create_agent
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain.agents.middleware.types import OmitFromInput, OmitFromOutput, PrivateStateAttr
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.tools import tool
+from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import InvalidUpdateError as LangGraphInvalidUpdateError
+from langgraph.types import Command
 
 from hookproof.adapters.langchain import (
     LangChainShapedAgent,
     ScriptedChatModel,
     on_reference_engine,
 )
-from hookproof.errors import UsageError
+from hookproof.errors import InvalidUpdateError, UsageError
 from hookproof.models import call
 from hookproof.runtime import Agent, RunResult
 
@@ -191,8 +193,7 @@ def test_with_config_keeps_its_settings_and_its_class() -> None:
     agent = on_reference_engine(_app)(ScriptedChatModel(["one", "two"]), InMemorySaver())
     bound = agent.with_config({"configurable": {"thread_id": "t"}}, tags=["a"])
     assert isinstance(bound, LangChainShapedAgent)
-    assert bound.config == {"configurable": {"thread_id": "t"}, "tags": ["a"]}
-    assert agent.config == {}
+    assert bound.config == {**agent.config, "configurable": {"thread_id": "t"}, "tags": ["a"]}
     bound.invoke({"messages": [("user", "x")]})
     second = bound.invoke({"messages": [("user", "y")]}, {"tags": ["b"]})
     assert [m.content for m in second["messages"]] == ["x", "one", "y", "two"]
@@ -228,3 +229,55 @@ def test_bad_input_and_bad_config_are_clear_errors() -> None:
         agent.invoke("hello")
     with pytest.raises(UsageError, match="RunnableConfig"):
         agent.invoke({"messages": [("user", "hi")]}, "thread-1")
+
+
+def test_the_agent_config_is_the_one_create_agent_binds() -> None:
+    def named(model: Any) -> Any:
+        return langchain_create_agent(model, [], name="helper")
+
+    graph, agent = _both(named, ["x"])
+    assert agent.config == {key: value for key, value in graph.config.items() if value != {}}
+    assert agent.config["recursion_limit"] == 9_999
+    assert agent.config["metadata"]["lc_agent_name"] == "helper"
+
+
+@pytest.mark.parametrize("name", ["helper", None])
+def test_the_agents_name_is_set_on_its_ai_messages_as_langchain_sets_it(name: Any) -> None:
+    def named(model: Any) -> Any:
+        return langchain_create_agent(model, [add], name=name)
+
+    graph, agent = _both(named, _script())
+    langchain = graph.invoke({"messages": [("user", "1+2?")]})
+    reference = agent.invoke({"messages": [("user", "1+2?")]})
+    assert [m.name for m in reference["messages"]] == [m.name for m in langchain["messages"]]
+    assert [m.name for m in reference["messages"]] == [None, name, "add", name]
+    assert _shown(reference) == _shown(langchain)
+
+
+class _Marked(AgentState[Any]):
+    mark: NotRequired[str]
+
+
+@tool
+def marks(value: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Command:
+    """Write the mark."""
+    done = ToolMessage("marked", tool_call_id=tool_call_id)
+    return Command(update={"mark": value, "messages": [done]})
+
+
+def _marking_app(model: Any) -> Any:
+    return langchain_create_agent(model, [marks], state_schema=_Marked)
+
+
+def test_two_writes_of_a_key_without_reducer_raise_langgraphs_error_type() -> None:
+    script = [[call("marks", {"value": "a"}), call("marks", {"value": "b"})], "done"]
+    graph, agent = _both(_marking_app, script)
+    with pytest.raises(LangGraphInvalidUpdateError, match="At key 'mark'"):
+        graph.invoke({"messages": [("user", "mark")]})
+    with pytest.raises(LangGraphInvalidUpdateError, match="At key 'mark'") as raised:
+        agent.invoke({"messages": [("user", "mark")]})
+    assert isinstance(raised.value, InvalidUpdateError)  # hookproof's, with its explanation
+    assert "written twice in one step" in str(raised.value)
+    again = on_reference_engine(_marking_app)(ScriptedChatModel(script))
+    with pytest.raises(LangGraphInvalidUpdateError, match="At key 'mark'"):
+        asyncio.run(again.ainvoke({"messages": [("user", "mark")]}))

@@ -93,6 +93,15 @@ class Agent:
             Engine(self._dialect, checkpointer=self.checkpointer, observe=observe)
         )
 
+    def with_message_name(self, name: str | None) -> Self:
+        """The same agent naming each assistant message its model answers with ``name``, as
+        LangChain's ``create_agent(name=...)`` names them (None: left as the model gives
+        them); this agent is left as it is."""
+        dialect = copy.copy(self._dialect)
+        dialect.message_name = name
+        engine = Engine(dialect, checkpointer=self.checkpointer, observe=self._engine.observe)
+        return self._with_engine(engine)
+
     def _with_engine(self, engine: Engine[LangChainDialect]) -> Self:
         """A copy of this agent (of its own class, with its settings) on ``engine``."""
         clone = copy.copy(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,6 +66,8 @@ class LangChainDialect(Dialect):
         self.system_message = system_message
         self.max_iterations = max_iterations
         self.tool_origins = tool_origins
+        # Set by Agent.with_message_name: LangChain names each AI message after its agent.
+        self.message_name: str | None = None
 
     def provenance_notes(self, system_origins: tuple[str, ...] = ()) -> ProvenanceNotes:
         """The provenance observer of one run (the engine makes one per run); ``system_origins``
@@ -101,6 +104,8 @@ class LangChainDialect(Dialect):
         return call if model is call.model else call.override(model=model)
 
     def model_answer(self, call: ModelRequest, response: ModelResponse) -> Answer:
+        if self.message_name is not None:
+            response = _named(response, self.message_name)
         return Answer(response, ())
 
     def model_output(self, run: RunHandle, outcome: Answer) -> None:
@@ -282,3 +287,12 @@ def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:
 
 def _error_message(text: str, call_id: str, name: str) -> ToolMessage:
     return text_message(ToolMessage, text, tool_call_id=call_id, name=name, status="error")
+
+
+def _named(response: ModelResponse, name: str) -> ModelResponse:
+    """``response`` with its assistant messages named ``name`` (LangChain's agent name)."""
+    named = tuple(
+        item.model_copy(update={"name": name}) if isinstance(item, AssistantMessage) else item
+        for item in response.result
+    )
+    return dataclasses.replace(response, result=named)

@@ -11,19 +11,26 @@ new LangChain messages.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage
+from langgraph.errors import InvalidUpdateError as LangGraphInvalidUpdateError
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain.bridge._graph_run import GraphRun
 from hookproof.adapters.langchain.bridge._views import _fields, hp_message
-from hookproof.errors import UsageError, safe_repr
+from hookproof.errors import InvalidUpdateError, UsageError, safe_repr
 from hookproof.messages import Message
 from hookproof.requests import Command
 
-__all__ = ["LangChainCall", "refuse_unsupported_options"]
+__all__ = [
+    "GraphInvalidUpdateError",
+    "LangChainCall",
+    "as_langgraph_error",
+    "refuse_unsupported_options",
+]
 
 # Pregel.invoke's keywords the engine has no counterpart for, accepted at these values only.
 _NEUTRAL_OPTIONS: dict[str, tuple[Any, ...]] = {
@@ -83,6 +90,10 @@ class LangChainCall:
         self._checkpointer = checkpointer
         self._output_keys = output_keys
         self._callers: dict[int, tuple[Message, BaseMessage]] = {}
+
+    @staticmethod
+    def graph_error(error: Exception) -> Exception:
+        return as_langgraph_error(error)
 
     @staticmethod
     def thread_of(config: Mapping[str, Any]) -> str | None:
@@ -202,3 +213,26 @@ class LangChainCall:
 def _interrupt_id(thread_id: str | None, source: str, index: int) -> str:
     text = f"{thread_id}\x00{source}\x00{index}"
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class GraphInvalidUpdateError(InvalidUpdateError, LangGraphInvalidUpdateError):
+    """hookproof's InvalidUpdateError from a LangChain-shaped run: also LangGraph's, so a
+    test that expects LangGraph's exception catches it."""
+
+
+_TWICE = re.compile(r"state key '([^']+)' was written twice")
+
+
+def as_langgraph_error(error: Exception) -> Exception:
+    """The exception a compiled graph would raise for ``error`` where LangChain's tests expect
+    LangGraph's type (its message first); other errors are returned as they are."""
+    if not isinstance(error, InvalidUpdateError) or isinstance(error, LangGraphInvalidUpdateError):
+        return error
+    found = _TWICE.search(str(error))
+    if found is None:
+        return GraphInvalidUpdateError(str(error))
+    said = (
+        f"At key '{found.group(1)}': Can receive only one value per step. Use an Annotated "
+        "key to handle multiple values."
+    )
+    return GraphInvalidUpdateError(f"{said} ({error})")

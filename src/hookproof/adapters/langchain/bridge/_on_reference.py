@@ -52,7 +52,8 @@ def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> An
     # reference runtime's default of 25 model calls: a long run must not fail here only.
     options.setdefault("max_iterations", LANGCHAIN_MODEL_CALL_BOUND)
     keys = state_keys([options.get("state_schema"), *_middleware_schemas(options)])
-    return LangChainShapedAgent.of(create_agent(model, tools, **options), keys)
+    agent = create_agent(model, tools, **options).with_message_name(options.get("name"))
+    return LangChainShapedAgent.of(agent, keys, options.get("name"))
 
 
 def _middleware_schemas(options: dict[str, Any]) -> list[Any]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hookproof.adapters.langchain.bridge._graph_run import graph_run
-from hookproof.errors import UsageError
+from hookproof.errors import InvalidUpdateError, UsageError
 from hookproof.runtime import Agent
 
 if TYPE_CHECKING:
@@ -51,12 +51,13 @@ class LangChainShapedAgent(Agent):
     _settings: _Settings
 
     @classmethod
-    def of(cls, agent: Agent, keys: StateKeys) -> LangChainShapedAgent:
-        """``agent``, called in LangChain's shapes (its state keys as ``keys`` says)."""
+    def of(cls, agent: Agent, keys: StateKeys, name: str | None = None) -> LangChainShapedAgent:
+        """``agent``, called in LangChain's shapes (its state keys as ``keys`` says), with
+        the config LangChain's ``create_agent`` binds to the graph it builds (named ``name``)."""
         shaped = cls(
             agent._engine, middleware=agent.middleware, context_schema=agent.context_schema
         )
-        shaped._settings = _Settings(keys=keys)
+        shaped._settings = _Settings(keys=keys, config=_agent_config(name))
         return shaped
 
     @property
@@ -84,8 +85,11 @@ class LangChainShapedAgent(Agent):
     ) -> Any:
         """What a compiled ``create_agent`` graph's ``invoke`` takes and returns."""
         call = self._call(input, config, options)
-        with graph_run(call.graph_run):
-            result = self.run(call.engine_input, context=context, thread_id=call.thread_id)
+        try:
+            with graph_run(call.graph_run):
+                result = self.run(call.engine_input, context=context, thread_id=call.thread_id)
+        except InvalidUpdateError as error:
+            _raise_as_langgraph(call, error)
         return call.output(result)
 
     async def ainvoke(
@@ -98,8 +102,13 @@ class LangChainShapedAgent(Agent):
     ) -> Any:
         """Like invoke, on the running event loop."""
         call = self._call(input, config, options)
-        with graph_run(call.graph_run):
-            result = await self.arun(call.engine_input, context=context, thread_id=call.thread_id)
+        try:
+            with graph_run(call.graph_run):
+                result = await self.arun(
+                    call.engine_input, context=context, thread_id=call.thread_id
+                )
+        except InvalidUpdateError as error:
+            _raise_as_langgraph(call, error)
         return call.output(result)
 
     def get_state(self, config: Mapping[str, Any]) -> Any:
@@ -141,6 +150,25 @@ class LangChainShapedAgent(Agent):
         call = LangChainCall(self._settings.keys, merged, self.checkpointer, {}, output_keys)
         call.prepare(input)
         return call
+
+
+def _agent_config(name: str | None) -> dict[str, Any]:
+    metadata = {"ls_integration": "langchain_create_agent"}
+    if name:
+        metadata["lc_agent_name"] = name
+    return {"recursion_limit": LANGCHAIN_RECURSION_LIMIT, "metadata": metadata}
+
+
+# The step bound create_agent binds to its graph; the reference engine does not count graph
+# steps, and bounds a run by model calls instead (on_reference_engine's bound).
+LANGCHAIN_RECURSION_LIMIT = 9_999
+
+
+def _raise_as_langgraph(call: LangChainCall, error: Exception) -> NoReturn:
+    translated = call.graph_error(error)
+    if translated is error:
+        raise error
+    raise translated from error
 
 
 def merged_config(base: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
