@@ -281,3 +281,18 @@ def test_two_writes_of_a_key_without_reducer_raise_langgraphs_error_type() -> No
     again = on_reference_engine(_marking_app)(ScriptedChatModel(script))
     with pytest.raises(LangGraphInvalidUpdateError, match="At key 'mark'"):
         asyncio.run(again.ainvoke({"messages": [("user", "mark")]}))
+
+
+class _Jumps(AgentMiddleware):
+    def before_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+def test_get_graph_draws_the_graph_langchain_builds_from_the_same_arguments() -> None:
+    def drawn(model: Any) -> Any:
+        return langchain_create_agent(model, [add], middleware=[_Jumps()])
+
+    graph, agent = _both(drawn, ["x"])
+    reference = agent.get_graph().draw_mermaid()
+    assert reference == graph.get_graph().draw_mermaid()
+    assert "_Jumps.before_model" in reference

@@ -9,7 +9,8 @@ unchanged; ``run``/``arun`` still return hookproof's ``RunResult``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -37,6 +38,7 @@ class StateKeys:
 class _Settings:
     keys: StateKeys = field(default_factory=StateKeys)
     config: Mapping[str, Any] = field(default_factory=dict)
+    drawing: Callable[[], Any] | None = None
 
 
 class LangChainShapedAgent(Agent):
@@ -51,13 +53,21 @@ class LangChainShapedAgent(Agent):
     _settings: _Settings
 
     @classmethod
-    def of(cls, agent: Agent, keys: StateKeys, name: str | None = None) -> LangChainShapedAgent:
+    def of(
+        cls,
+        agent: Agent,
+        keys: StateKeys,
+        name: str | None = None,
+        *,
+        drawing: Callable[[], Any] | None = None,
+    ) -> LangChainShapedAgent:
         """``agent``, called in LangChain's shapes (its state keys as ``keys`` says), with
-        the config LangChain's ``create_agent`` binds to the graph it builds (named ``name``)."""
+        the config LangChain's ``create_agent`` binds to the graph it builds (named ``name``);
+        ``drawing`` builds LangChain's graph of the same arguments, for ``get_graph``."""
         shaped = cls(
             agent._engine, middleware=agent.middleware, context_schema=agent.context_schema
         )
-        shaped._settings = _Settings(keys=keys, config=_agent_config(name))
+        shaped._settings = _Settings(keys=keys, config=_agent_config(name), drawing=drawing)
         return shaped
 
     @property
@@ -72,7 +82,7 @@ class LangChainShapedAgent(Agent):
         LangChain runnable's ``with_config``; this agent is left as it is."""
         clone = self._with_engine(self._engine)
         bound = merged_config(self._settings.config, {**(config or {}), **keys})
-        clone._settings = _Settings(keys=self._settings.keys, config=bound)
+        clone._settings = dataclasses.replace(self._settings, config=bound)
         return clone
 
     def invoke(
@@ -129,6 +139,16 @@ class LangChainShapedAgent(Agent):
         values = call.output_values(saved.values)
         pending = call.interrupts(saved.interrupts, thread)
         return StateSnapshot(values, (), merged, None, None, None, (), tuple(pending))
+
+    def get_graph(self, config: Mapping[str, Any] | None = None, *, xray: Any = False) -> Any:
+        """The drawable graph LangChain's ``create_agent`` builds from the same arguments
+        (built for the drawing only: the reference engine runs no graph)."""
+        if self._settings.drawing is None:
+            raise UsageError(
+                "hookproof: this agent was not built from create_agent's arguments, so there "
+                "is no LangChain graph to draw. Build it with on_reference_engine(factory)."
+            )
+        return self._settings.drawing().get_graph(config, xray=xray)
 
     def _call(
         self, input: Any, config: Mapping[str, Any] | None, options: Mapping[str, Any]
