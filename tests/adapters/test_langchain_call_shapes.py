@@ -17,13 +17,14 @@ import pytest
 pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run these")
 
 from langchain.agents import create_agent as langchain_create_agent
-from langchain.agents.middleware import AgentMiddleware, AgentState
+from langchain.agents.middleware import AgentMiddleware, AgentState, omit_payload
 from langchain.agents.middleware.types import OmitFromInput, OmitFromOutput, PrivateStateAttr
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool
+from langchain_core.tracers import BaseTracer, Run
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import InvalidUpdateError as LangGraphInvalidUpdateError
-from langgraph.types import Command
+from langgraph.types import Command, TracePolicy
 
 from hookproof.adapters.langchain import (
     LangChainShapedAgent,
@@ -296,3 +297,77 @@ def test_get_graph_draws_the_graph_langchain_builds_from_the_same_arguments() ->
     reference = agent.get_graph().draw_mermaid()
     assert reference == graph.get_graph().draw_mermaid()
     assert "_Jumps.before_model" in reference
+
+
+class _Inputs(BaseTracer):
+    """A tracer keeping each chain run's recorded input and output by run name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inputs: dict[str, Any] = {}
+        self.outputs: dict[str, Any] = {}
+        self.starts: list[str] = []
+
+    def _persist_run(self, run: Run) -> None:
+        pass
+
+    def _on_chain_start(self, run: Run) -> None:
+        self.starts.append(run.name)
+        self.inputs.setdefault(run.name, run.inputs)
+
+    def _on_chain_end(self, run: Run) -> None:
+        self.outputs.setdefault(run.name, run.outputs)
+
+
+class _Counts(AgentMiddleware):
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any]:
+        return {"messages": [HumanMessage("noted", id="noted")]}
+
+
+class _Private(AgentMiddleware):
+    trace_policy = TracePolicy(process_inputs=omit_payload)
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+    async def abefore_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+def _traced(build: Any, run_async: bool) -> _Inputs:
+    tracer = _Inputs()
+    config: Any = {"callbacks": [tracer]}
+    if run_async:
+        asyncio.run(build.ainvoke({"messages": [("user", "hi")]}, config))
+    else:
+        build.invoke({"messages": [("user", "hi")]}, config)
+    return tracer
+
+
+@pytest.mark.parametrize("run_async", [False, True])
+def test_node_hooks_are_traced_for_the_runs_callbacks_as_langgraph_traces_them(
+    run_async: bool,
+) -> None:
+    def app(model: Any) -> Any:
+        return langchain_create_agent(model, [], middleware=[_Counts(), _Private()])
+
+    graph, agent = _both(app, ["ok"])
+    langchain, reference = _traced(graph, run_async), _traced(agent, run_async)
+    for tracer in (langchain, reference):
+        seen = tracer.inputs["_Counts.before_model"]
+        assert [m.content for m in seen["messages"]] == ["hi"]
+        assert tracer.inputs["_Private.before_model"] == {}  # the policy's omit_payload
+        noted = tracer.outputs["_Counts.before_model"]["messages"]
+        assert [m.content for m in noted] == ["noted"]
+
+
+def test_only_the_run_given_the_callbacks_is_traced() -> None:
+    tracer = _Inputs()
+    build = on_reference_engine(
+        lambda model: langchain_create_agent(model, [], middleware=[_Counts()])
+    )
+    agent = build(ScriptedChatModel(["ok", "ok"]))
+    agent.invoke({"messages": [("user", "traced")]}, {"callbacks": [tracer]})
+    agent.invoke({"messages": [("user", "not traced")]})
+    assert tracer.starts == ["_Counts.before_model"]
+    assert [m.content for m in tracer.inputs["_Counts.before_model"]["messages"]] == ["traced"]

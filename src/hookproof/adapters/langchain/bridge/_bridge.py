@@ -16,6 +16,7 @@ from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
 
 from hookproof._support.signatures import takes_positional
 from hookproof.adapters.langchain.bridge._model import ChatModelCaller
+from hookproof.adapters.langchain.bridge._node_trace import node_span
 from hookproof.adapters.langchain.bridge._requests import (
     Crossing,
     hp_command,
@@ -87,8 +88,9 @@ def _sync_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
 
     def run(state: Any, runtime: Any) -> Any:
         view = lc_state(state)
-        with explained(where):
+        with explained(where), node_span(getattr(method, "__self__", None), hook, view) as traced:
             outcome = method(view, lc_runtime(runtime)) if with_runtime else method(view)
+            traced.append(outcome)
         return _node_result(outcome, where)
 
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
@@ -99,8 +101,9 @@ def _async_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
 
     async def run(state: Any, runtime: Any) -> Any:
         view = lc_state(state)
-        with explained(where):
+        with explained(where), node_span(getattr(method, "__self__", None), hook, view) as traced:
             outcome = await (method(view, lc_runtime(runtime)) if with_runtime else method(view))
+            traced.append(outcome)
         return _node_result(outcome, where)
 
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
