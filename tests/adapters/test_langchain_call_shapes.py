@@ -25,6 +25,7 @@ from langchain_core.tracers import BaseTracer, Run
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import InvalidUpdateError as LangGraphInvalidUpdateError
 from langgraph.types import Command, TracePolicy
+from langgraph.types import Interrupt as LangGraphInterrupt
 
 from hookproof.adapters.langchain import (
     LangChainShapedAgent,
@@ -34,6 +35,7 @@ from hookproof.adapters.langchain import (
 from hookproof.errors import InvalidUpdateError, UsageError
 from hookproof.models import call
 from hookproof.runtime import Agent, RunResult
+from hookproof.runtime import interrupt as hookproof_interrupt
 
 
 @tool
@@ -371,3 +373,38 @@ def test_only_the_run_given_the_callbacks_is_traced() -> None:
     agent.invoke({"messages": [("user", "not traced")]})
     assert tracer.starts == ["_Counts.before_model"]
     assert [m.content for m in tracer.inputs["_Counts.before_model"]["messages"]] == ["traced"]
+
+
+@tool
+def approved(text: str) -> str:
+    """Ask a human before answering."""
+    answer = hookproof_interrupt({"ask": text})
+    return f"{text}: {answer}"
+
+
+def _approval_app(model: Any) -> Any:
+    return langchain_create_agent(model, [approved], checkpointer=InMemorySaver())
+
+
+def test_a_paused_run_returns_langgraphs_interrupt_key_and_resumes_on_its_command() -> None:
+    script = [call("approved", {"text": "ship"}), "shipped"]
+    agent = on_reference_engine(_approval_app)(ScriptedChatModel(script))
+    config = {"configurable": {"thread_id": "review"}}
+    paused = agent.invoke({"messages": [("user", "ship it")]}, config)
+    [pending] = paused["__interrupt__"]
+    assert isinstance(pending, LangGraphInterrupt)
+    assert pending.value == {"ask": "ship"}
+    assert pending.id and pending.id == agent.get_state(config).interrupts[0].id
+    assert [type(m) for m in paused["messages"]] == [HumanMessage, AIMessage]
+    done = agent.invoke(Command(resume="yes"), config)
+    assert "__interrupt__" not in done
+    assert [m.content for m in done["messages"]][-2:] == ["ship: yes", "shipped"]
+    assert agent.get_state(config).interrupts == ()
+
+
+def test_a_resume_without_a_thread_is_a_clear_error() -> None:
+    agent = on_reference_engine(_approval_app)(ScriptedChatModel(["x"]))
+    with pytest.raises(UsageError, match="thread_id"):
+        agent.invoke(Command(resume="yes"))
+    with pytest.raises(UsageError, match="resume"):
+        agent.invoke(Command(goto="model"), {"configurable": {"thread_id": "t"}})

@@ -200,12 +200,15 @@ class LangChainCall:
 
     @staticmethod
     def interrupts(pending: Sequence[Any], thread_id: str | None) -> list[Any]:
-        """LangGraph's Interrupts for the engine's (ids derived from the thread and place,
-        so they are the same on every run)."""
+        """LangGraph's Interrupts for the engine's: the engine's id where it gives one, else
+        one derived from the thread and place, so it is the same on every run."""
         from langgraph.types import Interrupt
 
         return [
-            Interrupt(value=item.value, id=_interrupt_id(thread_id, item.source, index))
+            Interrupt(
+                value=item.value,
+                id=getattr(item, "id", None) or _interrupt_id(thread_id, item.source, index),
+            )
             for index, item in enumerate(pending)
         ]
 
