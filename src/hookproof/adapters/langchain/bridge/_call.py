@@ -79,13 +79,12 @@ class LangChainCall:
         keys: Any,
         config: dict[str, Any],
         checkpointer: Any,
-        extras: dict[str, Any],
         output_keys: Sequence[str] | str | None = None,
     ) -> None:
         self.keys = keys
         self.config = config
         self.thread_id = self.thread_of(config)
-        self.graph_run = GraphRun(config=config, extras=extras)
+        self.graph_run = GraphRun(config=config)
         self.engine_input: Any = None
         self._checkpointer = checkpointer
         self._output_keys = output_keys

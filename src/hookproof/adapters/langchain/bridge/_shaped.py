@@ -50,7 +50,7 @@ class LangChainShapedAgent(Agent):
     runtime agent's.
     """
 
-    _settings: _Settings
+    _settings: _Settings = _Settings()
 
     @classmethod
     def of(
@@ -135,7 +135,7 @@ class LangChainShapedAgent(Agent):
             saved = self.checkpointer.get(thread)
         if saved is None:
             return StateSnapshot({}, (), merged, None, None, None, (), ())
-        call = LangChainCall(self._settings.keys, merged, self.checkpointer, {})
+        call = LangChainCall(self._settings.keys, merged, self.checkpointer)
         values = call.output_values(saved.values)
         pending = call.interrupts(saved.interrupts, thread)
         return StateSnapshot(values, (), merged, None, None, None, (), tuple(pending))
@@ -167,7 +167,7 @@ class LangChainShapedAgent(Agent):
             )
         output_keys = refuse_unsupported_options(options)
         merged = merged_config(self._settings.config, config or {})
-        call = LangChainCall(self._settings.keys, merged, self.checkpointer, {}, output_keys)
+        call = LangChainCall(self._settings.keys, merged, self.checkpointer, output_keys)
         call.prepare(input)
         return call
 
@@ -193,16 +193,17 @@ def _raise_as_langgraph(call: LangChainCall, error: Exception) -> NoReturn:
 
 def merged_config(base: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     """``config`` over ``base`` as LangChain merges run configs: ``configurable`` and
-    ``metadata`` merged key by key, ``tags`` joined, any other key replaced."""
+    ``metadata`` merged key by key, ``tags`` joined without repeats, ``callbacks`` lists
+    joined, any other key replaced."""
     merged = dict(base)
     for key, value in config.items():
+        known = merged.get(key)
         if key in ("configurable", "metadata") and isinstance(value, Mapping):
-            merged[key] = {**(merged.get(key) or {}), **value}
+            merged[key] = {**(known or {}), **value}
         elif key == "tags" and value is not None:
-            merged[key] = [
-                *(merged.get(key) or ()),
-                *[t for t in value if t not in (merged.get(key) or ())],
-            ]
+            merged[key] = list(dict.fromkeys([*(known or ()), *value]))
+        elif key == "callbacks" and isinstance(known, list) and isinstance(value, list):
+            merged[key] = [*known, *value]
         else:
             merged[key] = value
     return merged
