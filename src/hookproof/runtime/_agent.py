@@ -169,9 +169,8 @@ class Agent:
 
     def __repr__(self) -> str:
         names = [_name_of(item) for item in self.middleware]
-        return (
-            f"Agent(name={self.name!r}, tools={[t.name for t in self.tools]}, middleware={names})"
-        )
+        tools = [t.name for t in self.tools]
+        return f"{type(self).__name__}(name={self.name!r}, tools={tools}, middleware={names})"
 
 
 def _coerced(schema: Any, context: Any) -> Any:

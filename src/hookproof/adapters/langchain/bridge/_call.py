@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage
-from langgraph.errors import InvalidUpdateError as LangGraphInvalidUpdateError
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain.bridge._graph_run import GraphRun
@@ -26,7 +25,6 @@ from hookproof.messages import Message
 from hookproof.requests import Command
 
 __all__ = [
-    "GraphInvalidUpdateError",
     "LangChainCall",
     "as_langgraph_error",
     "refuse_unsupported_options",
@@ -217,24 +215,17 @@ def _interrupt_id(thread_id: str | None, source: str, index: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-class GraphInvalidUpdateError(InvalidUpdateError, LangGraphInvalidUpdateError):
-    """hookproof's InvalidUpdateError from a LangChain-shaped run: also LangGraph's, so a
-    test that expects LangGraph's exception catches it."""
-
-
 _TWICE = re.compile(r"state key '([^']+)' was written twice")
 
 
 def as_langgraph_error(error: Exception) -> Exception:
-    """The exception a compiled graph would raise for ``error`` where LangChain's tests expect
-    LangGraph's type (its message first); other errors are returned as they are."""
-    if not isinstance(error, InvalidUpdateError) or isinstance(error, LangGraphInvalidUpdateError):
-        return error
-    found = _TWICE.search(str(error))
+    """``error`` with LangGraph's message first where a compiled graph says it differently
+    (hookproof's InvalidUpdateError is LangGraph's type already); others as they are."""
+    found = _TWICE.search(str(error)) if isinstance(error, InvalidUpdateError) else None
     if found is None:
-        return GraphInvalidUpdateError(str(error))
+        return error
     said = (
         f"At key '{found.group(1)}': Can receive only one value per step. Use an Annotated "
         "key to handle multiple values."
     )
-    return GraphInvalidUpdateError(f"{said} ({error})")
+    return InvalidUpdateError(f"{said} ({error})")
