@@ -10,7 +10,6 @@ new LangChain messages.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -77,12 +76,13 @@ class LangChainCall:
         keys: Any,
         config: dict[str, Any],
         checkpointer: Any,
+        extras: dict[str, Any] | None = None,
         output_keys: Sequence[str] | str | None = None,
     ) -> None:
         self.keys = keys
         self.config = config
         self.thread_id = self.thread_of(config)
-        self.graph_run = GraphRun(config=config)
+        self.graph_run = GraphRun(config=config, extras=extras or {})
         self.engine_input: Any = None
         self._checkpointer = checkpointer
         self._output_keys = output_keys
@@ -197,22 +197,14 @@ class LangChainCall:
 
     @staticmethod
     def interrupts(pending: Sequence[Any], thread_id: str | None) -> list[Any]:
-        """LangGraph's Interrupts for the engine's: the engine's id where it gives one, else
-        one derived from the thread and place, so it is the same on every run."""
+        """LangGraph's Interrupts for the engine's: the engine's ids (deterministic, so the
+        same on every run; a resume map keyed by them answers each) and answer schemas."""
         from langgraph.types import Interrupt
 
         return [
-            Interrupt(
-                value=item.value,
-                id=getattr(item, "id", None) or _interrupt_id(thread_id, item.source, index),
-            )
-            for index, item in enumerate(pending)
+            Interrupt(value=item.value, id=item.id, response_schema=item.response_schema)
+            for item in pending
         ]
-
-
-def _interrupt_id(thread_id: str | None, source: str, index: int) -> str:
-    text = f"{thread_id}\x00{source}\x00{index}"
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 _TWICE = re.compile(r"state key '([^']+)' was written twice")

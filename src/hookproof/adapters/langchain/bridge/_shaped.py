@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from hookproof.adapters.langchain.bridge._graph_run import graph_run
+from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, graph_run
 from hookproof.errors import InvalidUpdateError, UsageError
 from hookproof.runtime import Agent
 
@@ -167,7 +167,8 @@ class LangChainShapedAgent(Agent):
             )
         output_keys = refuse_unsupported_options(options)
         merged = merged_config(self._settings.config, config or {})
-        call = LangChainCall(self._settings.keys, merged, self.checkpointer, output_keys)
+        extras = {TOOLS_EXTRA: self.tools}  # what LangGraph's ToolRuntime.tools lists
+        call = LangChainCall(self._settings.keys, merged, self.checkpointer, extras, output_keys)
         call.prepare(input)
         return call
 
