@@ -23,6 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.tools import InjectedToolCallId, tool
 from langchain_core.tracers import BaseTracer, Run
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import GraphRecursionError
 from langgraph.errors import InvalidUpdateError as LangGraphInvalidUpdateError
 from langgraph.types import Command, TracePolicy
 from langgraph.types import Interrupt as LangGraphInterrupt
@@ -32,7 +33,7 @@ from hookproof.adapters.langchain import (
     ScriptedChatModel,
     on_reference_engine,
 )
-from hookproof.errors import InvalidUpdateError, UsageError
+from hookproof.errors import InvalidUpdateError, MaxIterationsExceeded, UsageError
 from hookproof.models import call
 from hookproof.runtime import Agent, RunResult
 from hookproof.runtime import interrupt as hookproof_interrupt
@@ -408,3 +409,15 @@ def test_a_resume_without_a_thread_is_a_clear_error() -> None:
         agent.invoke(Command(resume="yes"))
     with pytest.raises(UsageError, match="resume"):
         agent.invoke(Command(goto="model"), {"configurable": {"thread_id": "t"}})
+
+
+def test_a_recursion_limit_bounds_the_run_at_about_half_as_many_model_calls() -> None:
+    script = [call("add", {"a": i, "b": 1}) for i in range(10)]
+    graph, agent = _both(_app, script)
+    with pytest.raises(GraphRecursionError):
+        graph.invoke({"messages": [("user", "count")]}, {"recursion_limit": 6})
+    with pytest.raises(MaxIterationsExceeded, match="max_iterations=3"):
+        agent.invoke({"messages": [("user", "count")]}, {"recursion_limit": 6})
+    fresh = on_reference_engine(_app)(ScriptedChatModel(script))
+    with pytest.raises(MaxIterationsExceeded, match="max_iterations=1"):
+        asyncio.run(fresh.ainvoke({"messages": [("user", "count")]}, {"recursion_limit": 1}))

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
+from hookproof.errors import InvalidInputError, MaxIterationsExceeded
 from hookproof.messages import AssistantMessage
 from hookproof.models import ScriptedModel, call
 from hookproof.runtime import AgentMiddleware, InMemoryCheckpointer, RunResult, create_agent, tool
@@ -77,3 +80,15 @@ def test_with_message_name_leaves_the_original_agent_as_it_is() -> None:
     assert [m.name for m in result.messages if isinstance(m, AssistantMessage)] == ["helper"]
     again = named.with_message_name(None).run({"messages": [("user", "hi")]})
     assert [m.name for m in again.messages if isinstance(m, AssistantMessage)] == [None]
+
+
+def test_with_max_iterations_bounds_the_copy_only() -> None:
+    turns = [call("echo", {"text": str(i)}) for i in range(3)] + ["done"]
+    agent = _agent(*turns, *turns)
+    bounded = agent.with_max_iterations(2)
+    result = agent.run({"messages": [("user", "hi")]})
+    assert (result.text, len(result.final_requests)) == ("done", 4)  # past the copy's bound
+    with pytest.raises(MaxIterationsExceeded, match="max_iterations=2"):
+        bounded.run({"messages": [("user", "hi")]})
+    with pytest.raises(InvalidInputError, match="forbid every model call"):
+        agent.with_max_iterations(0)

@@ -98,8 +98,17 @@ class Agent:
         """The same agent naming each assistant message its model answers with ``name``, as
         LangChain's ``create_agent(name=...)`` names them (None: left as the model gives
         them); this agent is left as it is."""
+        return self._with_dialect(message_name=name)
+
+    def with_max_iterations(self, max_iterations: int) -> Self:
+        """The same agent bounded at ``max_iterations`` model calls per run (as
+        ``create_agent(max_iterations=...)``); this agent is left as it is."""
+        return self._with_dialect(max_iterations=_checked_bound(max_iterations))
+
+    def _with_dialect(self, **settings: Any) -> Self:
         dialect = copy.copy(self._dialect)
-        dialect.message_name = name
+        for key, value in settings.items():
+            setattr(dialect, key, value)
         engine = Engine(dialect, checkpointer=self.checkpointer, observe=self._engine.observe)
         return self._with_engine(engine)
 
@@ -172,6 +181,17 @@ class Agent:
         names = [_name_of(item) for item in self.middleware]
         tools = [t.name for t in self.tools]
         return f"{type(self).__name__}(name={self.name!r}, tools={tools}, middleware={names})"
+
+
+def _checked_bound(max_iterations: object) -> int:
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
+        raise UsageError(f"hookproof: max_iterations must be an int, got {max_iterations!r}.")
+    if max_iterations < 1:
+        raise InvalidInputError(
+            f"hookproof: max_iterations={max_iterations} would forbid every model call; "
+            "use 1 or more."
+        )
+    return max_iterations
 
 
 def _coerced(schema: Any, context: Any) -> Any:
@@ -320,13 +340,7 @@ def create_agent(
 ) -> Agent:
     """Build an agent on the reference runtime (LangChain v1 semantics; see the docs)."""
     _check_model(model)
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
-        raise UsageError(f"hookproof: max_iterations must be an int, got {max_iterations!r}.")
-    if max_iterations < 1:
-        raise InvalidInputError(
-            f"hookproof: max_iterations={max_iterations} would forbid every model call; "
-            "use 1 or more."
-        )
+    _checked_bound(max_iterations)
     middleware = tuple(middleware)
     native = tuple(native_middleware(item) for item in middleware)
     stack = compile_middleware(native)
