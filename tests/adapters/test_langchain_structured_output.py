@@ -366,13 +366,9 @@ def test_a_later_turn_does_not_keep_the_earlier_answer() -> None:
     for factory in (build, on_reference_engine(build)):
         model = RecordingChatModel(ScriptedChatModel(script))
         agent = factory(model)
-        if factory is build:
-            config = {"configurable": {"thread_id": "t"}}
-            first = agent.invoke(QUESTION, config)
-            second = agent.invoke({"messages": [HumanMessage("again")]}, config)
-        else:
-            first = agent.invoke(QUESTION, thread_id="t")
-            second = agent.invoke({"messages": [HumanMessage("again")]}, thread_id="t")
+        config = {"configurable": {"thread_id": "t"}}  # the same call shape on both engines
+        first = agent.invoke(QUESTION, config)
+        second = agent.invoke({"messages": [HumanMessage("again")]}, config)
         outcomes.append((_outcome(first, model), _outcome(second, model)))
     (lc_first, lc_second), (ref_first, ref_second) = outcomes
     assert ref_first.structured == lc_first.structured == Location(city="Oslo")
