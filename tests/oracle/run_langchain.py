@@ -31,6 +31,16 @@ from tests.oracle.sources import OracleError
 # A run takes about a minute; only a hung test comes near this (a generous bound, so a busy
 # machine never stops a run that would have finished).
 _RUN_LIMIT_SECONDS = 40 * 60
+# A test whose run grows without bound gets a MemoryError and fails, listed or not, instead of
+# the whole machine running out of memory and the kernel killing the run.
+_RUN_MEMORY_BYTES = 8 * 1024**3
+
+
+def _bounded_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (_RUN_MEMORY_BYTES, _RUN_MEMORY_BYTES))
+
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -136,6 +146,7 @@ def _run_tests(tmp: Path, engine: str, log: Path, workers: int) -> Any:
                 stderr=subprocess.STDOUT,
                 check=False,
                 timeout=_RUN_LIMIT_SECONDS,
+                preexec_fn=_bounded_memory,
             )
         except subprocess.TimeoutExpired:  # a hung test: the run did not finish, so no report
             print(f"hookproof oracle: the {engine} run passed {_RUN_LIMIT_SECONDS}s; stopped")

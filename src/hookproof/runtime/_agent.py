@@ -338,7 +338,10 @@ def create_agent(
     checkpointer: Any = None,
     response_format: Any = None,
 ) -> Agent:
-    """Build an agent on the reference runtime (LangChain v1 semantics; see the docs)."""
+    """Build an agent on the reference runtime (LangChain v1 semantics; see the docs).
+
+    ``response_format`` takes LangChain's structured-output strategies (or a bare schema
+    with a LangChain chat model); the answer is the state's ``structured_response``."""
     _check_model(model)
     _checked_bound(max_iterations)
     middleware = tuple(middleware)

@@ -97,8 +97,7 @@ class LangChainShapedAgent(Agent):
         call = self._call(input, config, options)
         try:
             with graph_run(call.graph_run):
-                bounded = self._bounded(call.config)
-                result = bounded.run(call.engine_input, context=context, thread_id=call.thread_id)
+                result = self.run(call.engine_input, context=context, thread_id=call.thread_id)
         except InvalidUpdateError as error:
             _raise_as_langgraph(call, error)
         return call.output(result)
@@ -115,7 +114,7 @@ class LangChainShapedAgent(Agent):
         call = self._call(input, config, options)
         try:
             with graph_run(call.graph_run):
-                result = await self._bounded(call.config).arun(
+                result = await self.arun(
                     call.engine_input, context=context, thread_id=call.thread_id
                 )
         except InvalidUpdateError as error:
@@ -150,15 +149,6 @@ class LangChainShapedAgent(Agent):
                 "is no LangChain graph to draw. Build it with on_reference_engine(factory)."
             )
         return self._settings.drawing().get_graph(config, xray=xray)
-
-    def _bounded(self, config: Mapping[str, Any]) -> Agent:
-        """This agent, or one bounded by a ``recursion_limit`` other than create_agent's:
-        LangGraph counts graph steps, at least two per model call (the model node and the
-        next), so the limit allows about half as many model calls."""
-        limit = config.get("recursion_limit")
-        if not isinstance(limit, int) or limit == LANGCHAIN_RECURSION_LIMIT:
-            return self
-        return self.with_max_iterations(max(1, limit // 2))
 
     def _call(
         self, input: Any, config: Mapping[str, Any] | None, options: Mapping[str, Any]
