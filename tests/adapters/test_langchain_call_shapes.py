@@ -17,20 +17,26 @@ import pytest
 pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run these")
 
 from langchain.agents import create_agent as langchain_create_agent
-from langchain.agents.middleware import AgentMiddleware, AgentState
+from langchain.agents.middleware import AgentMiddleware, AgentState, omit_payload
 from langchain.agents.middleware.types import OmitFromInput, OmitFromOutput, PrivateStateAttr
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.tools import tool
+from langchain_core.tools import InjectedToolCallId, tool
+from langchain_core.tracers import BaseTracer, Run
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import GraphRecursionError
+from langgraph.errors import InvalidUpdateError as LangGraphInvalidUpdateError
+from langgraph.types import Command, TracePolicy
+from langgraph.types import Interrupt as LangGraphInterrupt
 
 from hookproof.adapters.langchain import (
     LangChainShapedAgent,
     ScriptedChatModel,
     on_reference_engine,
 )
-from hookproof.errors import UsageError
+from hookproof.errors import InvalidUpdateError, UsageError
 from hookproof.models import call
 from hookproof.runtime import Agent, RunResult
+from hookproof.runtime import interrupt as hookproof_interrupt
 
 
 @tool
@@ -191,8 +197,7 @@ def test_with_config_keeps_its_settings_and_its_class() -> None:
     agent = on_reference_engine(_app)(ScriptedChatModel(["one", "two"]), InMemorySaver())
     bound = agent.with_config({"configurable": {"thread_id": "t"}}, tags=["a"])
     assert isinstance(bound, LangChainShapedAgent)
-    assert bound.config == {"configurable": {"thread_id": "t"}, "tags": ["a"]}
-    assert agent.config == {}
+    assert bound.config == {**agent.config, "configurable": {"thread_id": "t"}, "tags": ["a"]}
     bound.invoke({"messages": [("user", "x")]})
     second = bound.invoke({"messages": [("user", "y")]}, {"tags": ["b"]})
     assert [m.content for m in second["messages"]] == ["x", "one", "y", "two"]
@@ -228,3 +233,188 @@ def test_bad_input_and_bad_config_are_clear_errors() -> None:
         agent.invoke("hello")
     with pytest.raises(UsageError, match="RunnableConfig"):
         agent.invoke({"messages": [("user", "hi")]}, "thread-1")
+
+
+def test_the_agent_config_is_the_one_create_agent_binds() -> None:
+    def named(model: Any) -> Any:
+        return langchain_create_agent(model, [], name="helper")
+
+    graph, agent = _both(named, ["x"])
+    assert agent.config == {key: value for key, value in graph.config.items() if value != {}}
+    assert agent.config["recursion_limit"] == 9_999
+    assert agent.config["metadata"]["lc_agent_name"] == "helper"
+
+
+@pytest.mark.parametrize("name", ["helper", None])
+def test_the_agents_name_is_set_on_its_ai_messages_as_langchain_sets_it(name: Any) -> None:
+    def named(model: Any) -> Any:
+        return langchain_create_agent(model, [add], name=name)
+
+    graph, agent = _both(named, _script())
+    langchain = graph.invoke({"messages": [("user", "1+2?")]})
+    reference = agent.invoke({"messages": [("user", "1+2?")]})
+    assert [m.name for m in reference["messages"]] == [m.name for m in langchain["messages"]]
+    assert [m.name for m in reference["messages"]] == [None, name, "add", name]
+    assert _shown(reference) == _shown(langchain)
+
+
+class _Marked(AgentState[Any]):
+    mark: NotRequired[str]
+
+
+@tool
+def marks(value: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Command:
+    """Write the mark."""
+    done = ToolMessage("marked", tool_call_id=tool_call_id)
+    return Command(update={"mark": value, "messages": [done]})
+
+
+def _marking_app(model: Any) -> Any:
+    return langchain_create_agent(model, [marks], state_schema=_Marked)
+
+
+def test_two_writes_of_a_key_without_reducer_raise_langgraphs_error_type() -> None:
+    script = [[call("marks", {"value": "a"}), call("marks", {"value": "b"})], "done"]
+    graph, agent = _both(_marking_app, script)
+    with pytest.raises(LangGraphInvalidUpdateError, match="At key 'mark'"):
+        graph.invoke({"messages": [("user", "mark")]})
+    with pytest.raises(LangGraphInvalidUpdateError, match="At key 'mark'") as raised:
+        agent.invoke({"messages": [("user", "mark")]})
+    assert isinstance(raised.value, InvalidUpdateError)  # hookproof's, with its explanation
+    assert "written twice in one step" in str(raised.value)
+    again = on_reference_engine(_marking_app)(ScriptedChatModel(script))
+    with pytest.raises(LangGraphInvalidUpdateError, match="At key 'mark'"):
+        asyncio.run(again.ainvoke({"messages": [("user", "mark")]}))
+
+
+class _Jumps(AgentMiddleware):
+    def before_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+def test_get_graph_draws_the_graph_langchain_builds_from_the_same_arguments() -> None:
+    def drawn(model: Any) -> Any:
+        return langchain_create_agent(model, [add], middleware=[_Jumps()])
+
+    graph, agent = _both(drawn, ["x"])
+    reference = agent.get_graph().draw_mermaid()
+    assert reference == graph.get_graph().draw_mermaid()
+    assert "_Jumps.before_model" in reference
+
+
+class _Inputs(BaseTracer):
+    """A tracer keeping each chain run's recorded input and output by run name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inputs: dict[str, Any] = {}
+        self.outputs: dict[str, Any] = {}
+        self.starts: list[str] = []
+
+    def _persist_run(self, run: Run) -> None:
+        pass
+
+    def _on_chain_start(self, run: Run) -> None:
+        self.starts.append(run.name)
+        self.inputs.setdefault(run.name, run.inputs)
+
+    def _on_chain_end(self, run: Run) -> None:
+        self.outputs.setdefault(run.name, run.outputs)
+
+
+class _Counts(AgentMiddleware):
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any]:
+        return {"messages": [HumanMessage("noted", id="noted")]}
+
+
+class _Private(AgentMiddleware):
+    trace_policy = TracePolicy(process_inputs=omit_payload)
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+    async def abefore_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+def _traced(build: Any, run_async: bool) -> _Inputs:
+    tracer = _Inputs()
+    config: Any = {"callbacks": [tracer]}
+    if run_async:
+        asyncio.run(build.ainvoke({"messages": [("user", "hi")]}, config))
+    else:
+        build.invoke({"messages": [("user", "hi")]}, config)
+    return tracer
+
+
+@pytest.mark.parametrize("run_async", [False, True])
+def test_node_hooks_are_traced_for_the_runs_callbacks_as_langgraph_traces_them(
+    run_async: bool,
+) -> None:
+    def app(model: Any) -> Any:
+        return langchain_create_agent(model, [], middleware=[_Counts(), _Private()])
+
+    graph, agent = _both(app, ["ok"])
+    langchain, reference = _traced(graph, run_async), _traced(agent, run_async)
+    for tracer in (langchain, reference):
+        seen = tracer.inputs["_Counts.before_model"]
+        assert [m.content for m in seen["messages"]] == ["hi"]
+        assert tracer.inputs["_Private.before_model"] == {}  # the policy's omit_payload
+        noted = tracer.outputs["_Counts.before_model"]["messages"]
+        assert [m.content for m in noted] == ["noted"]
+
+
+def test_only_the_run_given_the_callbacks_is_traced() -> None:
+    tracer = _Inputs()
+    build = on_reference_engine(
+        lambda model: langchain_create_agent(model, [], middleware=[_Counts()])
+    )
+    agent = build(ScriptedChatModel(["ok", "ok"]))
+    agent.invoke({"messages": [("user", "traced")]}, {"callbacks": [tracer]})
+    agent.invoke({"messages": [("user", "not traced")]})
+    assert tracer.starts == ["_Counts.before_model"]
+    assert [m.content for m in tracer.inputs["_Counts.before_model"]["messages"]] == ["traced"]
+
+
+@tool
+def approved(text: str) -> str:
+    """Ask a human before answering."""
+    answer = hookproof_interrupt({"ask": text})
+    return f"{text}: {answer}"
+
+
+def _approval_app(model: Any) -> Any:
+    return langchain_create_agent(model, [approved], checkpointer=InMemorySaver())
+
+
+def test_a_paused_run_returns_langgraphs_interrupt_key_and_resumes_on_its_command() -> None:
+    script = [call("approved", {"text": "ship"}), "shipped"]
+    agent = on_reference_engine(_approval_app)(ScriptedChatModel(script))
+    config = {"configurable": {"thread_id": "review"}}
+    paused = agent.invoke({"messages": [("user", "ship it")]}, config)
+    [pending] = paused["__interrupt__"]
+    assert isinstance(pending, LangGraphInterrupt)
+    assert pending.value == {"ask": "ship"}
+    assert pending.id and pending.id == agent.get_state(config).interrupts[0].id
+    assert [type(m) for m in paused["messages"]] == [HumanMessage, AIMessage]
+    done = agent.invoke(Command(resume="yes"), config)
+    assert "__interrupt__" not in done
+    assert [m.content for m in done["messages"]][-2:] == ["ship: yes", "shipped"]
+    assert agent.get_state(config).interrupts == ()
+
+
+def test_a_resume_without_a_thread_is_a_clear_error() -> None:
+    agent = on_reference_engine(_approval_app)(ScriptedChatModel(["x"]))
+    with pytest.raises(UsageError, match="thread_id"):
+        agent.invoke(Command(resume="yes"))
+    with pytest.raises(UsageError, match="resume"):
+        agent.invoke(Command(goto="model"), {"configurable": {"thread_id": "t"}})
+
+
+def test_a_recursion_limit_stops_a_looping_run_with_langgraphs_error() -> None:
+    script = [call("add", {"a": i, "b": 1}) for i in range(10)]
+    graph, agent = _both(_app, script)
+    with pytest.raises(GraphRecursionError):
+        graph.invoke({"messages": [("user", "count")]}, {"recursion_limit": 6})
+    with pytest.raises(GraphRecursionError, match="Recursion limit of 6 reached"):
+        agent.invoke({"messages": [("user", "count")]}, {"recursion_limit": 6})

@@ -7,7 +7,9 @@ from hookproof.errors._base import HookproofError, InvalidInputError, UsageError
 
 TYPE_CHECKING = False  # typing itself costs `import hookproof` several ms; mypy sees True
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
+
+    _E = TypeVar("_E", bound=HookproofError)
 
 
 class DuplicateToolError(InvalidInputError):
@@ -53,7 +55,17 @@ class UnsupportedCommandError(UsageError, NotImplementedError):
 
 class InvalidUpdateError(HookproofError):
     """One step wrote a state key that has no reducer more than once, so which value wins
-    would depend on order; LangGraph refuses it with an exception of the same name."""
+    would depend on order; LangGraph refuses it with an exception of the same name. Once
+    ``langgraph`` is loaded, the error raised is also a ``langgraph.errors.InvalidUpdateError``
+    (as ParentCommandError is a ParentCommand), so code that catches LangGraph's catches it."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> InvalidUpdateError:
+        if cls is InvalidUpdateError:
+            cls = _also_langgraphs(cls, "InvalidUpdateError")
+        return super().__new__(cls, *args)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # the twin is not importable by its name
+        return (InvalidUpdateError, self.args, self.__dict__)
 
 
 class InjectedStateError(HookproofError, KeyError):
@@ -73,7 +85,7 @@ class ParentCommandError(HookproofError):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> ParentCommandError:
         if cls is ParentCommandError:
-            cls = _also_langgraphs(cls)
+            cls = _also_langgraphs(cls, "ParentCommand")
         return super().__new__(cls, *args)
 
     def __init__(self, message: str, *, command: Any = None) -> None:
@@ -99,10 +111,11 @@ class ParentCommandError(HookproofError):
 _LANGGRAPH_TWINS: dict[type, type] = {}
 
 
-def _also_langgraphs(cls: type[ParentCommandError]) -> type[ParentCommandError]:
+def _also_langgraphs(cls: type[_E], name: str) -> type[_E]:
+    """``cls``, also a subclass of LangGraph's exception ``name`` when langgraph is loaded."""
     import sys  # only when raising: a look at what is loaded, never an import of LangGraph
 
-    base = getattr(sys.modules.get("langgraph.errors"), "ParentCommand", None)
+    base = getattr(sys.modules.get("langgraph.errors"), name, None)
     if not isinstance(base, type) or not issubclass(base, Exception):
         return cls
     twin = _LANGGRAPH_TWINS.get(base)

@@ -94,6 +94,24 @@ class Agent:
             Engine(self._dialect, checkpointer=self.checkpointer, observe=observe)
         )
 
+    def with_message_name(self, name: str | None) -> Self:
+        """The same agent naming each assistant message its model answers with ``name``, as
+        LangChain's ``create_agent(name=...)`` names them (None: left as the model gives
+        them); this agent is left as it is."""
+        return self._with_dialect(message_name=name)
+
+    def with_max_iterations(self, max_iterations: int) -> Self:
+        """The same agent bounded at ``max_iterations`` model calls per run (as
+        ``create_agent(max_iterations=...)``); this agent is left as it is."""
+        return self._with_dialect(max_iterations=_checked_bound(max_iterations))
+
+    def _with_dialect(self, **settings: Any) -> Self:
+        dialect = copy.copy(self._dialect)
+        for key, value in settings.items():
+            setattr(dialect, key, value)
+        engine = Engine(dialect, checkpointer=self.checkpointer, observe=self._engine.observe)
+        return self._with_engine(engine)
+
     def _with_engine(self, engine: Engine[LangChainDialect]) -> Self:
         """A copy of this agent (of its own class, with its settings) on ``engine``."""
         clone = copy.copy(self)
@@ -161,9 +179,19 @@ class Agent:
 
     def __repr__(self) -> str:
         names = [_name_of(item) for item in self.middleware]
-        return (
-            f"Agent(name={self.name!r}, tools={[t.name for t in self.tools]}, middleware={names})"
+        tools = [t.name for t in self.tools]
+        return f"{type(self).__name__}(name={self.name!r}, tools={tools}, middleware={names})"
+
+
+def _checked_bound(max_iterations: object) -> int:
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
+        raise UsageError(f"hookproof: max_iterations must be an int, got {max_iterations!r}.")
+    if max_iterations < 1:
+        raise InvalidInputError(
+            f"hookproof: max_iterations={max_iterations} would forbid every model call; "
+            "use 1 or more."
         )
+    return max_iterations
 
 
 def _coerced(schema: Any, context: Any) -> Any:
@@ -315,13 +343,7 @@ def create_agent(
     ``response_format`` takes LangChain's structured-output strategies (or a bare schema
     with a LangChain chat model); the answer is the state's ``structured_response``."""
     _check_model(model)
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
-        raise UsageError(f"hookproof: max_iterations must be an int, got {max_iterations!r}.")
-    if max_iterations < 1:
-        raise InvalidInputError(
-            f"hookproof: max_iterations={max_iterations} would forbid every model call; "
-            "use 1 or more."
-        )
+    _checked_bound(max_iterations)
     middleware = tuple(middleware)
     native = tuple(native_middleware(item) for item in middleware)
     stack = compile_middleware(native)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from itertools import zip_longest
 from typing import Any
@@ -82,6 +83,8 @@ class LangChainDialect(Dialect):
         self.tool_origins = tool_origins
         self.structured = structured
         self.output_tools = frozenset[str]() if structured is None else structured.tool_names
+        # Set by Agent.with_message_name: LangChain names each AI message after its agent.
+        self.message_name: str | None = None
 
     def provenance_notes(self, system_origins: tuple[str, ...] = ()) -> ProvenanceNotes:
         """The provenance observer of one run (the engine makes one per run); ``system_origins``
@@ -121,6 +124,8 @@ class LangChainDialect(Dialect):
         return request if model is request.model else request.override(model=model)
 
     def model_answer(self, call: ModelRequest, response: ModelResponse) -> Answer:
+        if self.message_name is not None:  # before the structured answer, as LangChain
+            response = _named(response, self.message_name)
         structured = self._structured_for(call)
         if structured is not None:
             response = output_answer(structured, call, response)
@@ -348,3 +353,12 @@ def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:
 
 def _error_message(text: str, call_id: str, name: str) -> ToolMessage:
     return text_message(ToolMessage, text, tool_call_id=call_id, name=name, status="error")
+
+
+def _named(response: ModelResponse, name: str) -> ModelResponse:
+    """``response`` with its assistant messages named ``name`` (LangChain's agent name)."""
+    named = tuple(
+        item.model_copy(update={"name": name}) if isinstance(item, AssistantMessage) else item
+        for item in response.result
+    )
+    return dataclasses.replace(response, result=named)

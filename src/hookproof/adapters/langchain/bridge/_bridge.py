@@ -24,6 +24,7 @@ from hookproof.adapters.langchain.bridge._langgraph_context import (
     to_langchain,
 )
 from hookproof.adapters.langchain.bridge._model import ChatModelCaller
+from hookproof.adapters.langchain.bridge._node_trace import node_span
 from hookproof.adapters.langchain.bridge._requests import (
     Crossing,
     hp_command,
@@ -141,9 +142,11 @@ def _sync_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
 
     def run(state: Any, runtime: Any) -> Any:
         view, lc_rt = lc_state(state), lc_runtime(runtime)
+        traced_by = node_span(getattr(method, "__self__", None), hook, view)
         with editable_messages() as edits:
-            with explained(where), langgraph_node(where, lc_rt) as config:
+            with explained(where), traced_by as traced, langgraph_node(where, lc_rt) as config:
                 outcome = call(view, _graph_runtime(config, lc_rt), config)
+                traced.append(outcome)
             unreturned_edit(edits, outcome)
             return _node_result(outcome, where)
 
@@ -155,9 +158,11 @@ def _async_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
 
     async def run(state: Any, runtime: Any) -> Any:
         view, lc_rt = lc_state(state), lc_runtime(runtime)
+        traced_by = node_span(getattr(method, "__self__", None), hook, view)
         with editable_messages() as edits:
-            with explained(where), langgraph_node(where, lc_rt) as config:
+            with explained(where), traced_by as traced, langgraph_node(where, lc_rt) as config:
                 outcome = await call(view, _graph_runtime(config, lc_rt), config)
+                traced.append(outcome)
             unreturned_edit(edits, outcome)
             return _node_result(outcome, where)
 

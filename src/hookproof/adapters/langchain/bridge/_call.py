@@ -10,6 +10,7 @@ new LangChain messages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,11 +19,15 @@ from langchain_core.messages import BaseMessage
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain.bridge._graph_run import GraphRun
 from hookproof.adapters.langchain.bridge._views import _fields, hp_message
-from hookproof.errors import UsageError, safe_repr
+from hookproof.errors import InvalidUpdateError, UsageError, safe_repr
 from hookproof.messages import Message
 from hookproof.requests import Command
 
-__all__ = ["LangChainCall", "refuse_unsupported_options"]
+__all__ = [
+    "LangChainCall",
+    "as_langgraph_error",
+    "refuse_unsupported_options",
+]
 
 # Pregel.invoke's keywords the engine has no counterpart for, accepted at these values only.
 _NEUTRAL_OPTIONS: dict[str, tuple[Any, ...]] = {
@@ -71,17 +76,21 @@ class LangChainCall:
         keys: Any,
         config: dict[str, Any],
         checkpointer: Any,
-        extras: dict[str, Any],
+        extras: dict[str, Any] | None = None,
         output_keys: Sequence[str] | str | None = None,
     ) -> None:
         self.keys = keys
         self.config = config
         self.thread_id = self.thread_of(config)
-        self.graph_run = GraphRun(config=config, extras=extras)
+        self.graph_run = GraphRun(config=config, extras=extras or {})
         self.engine_input: Any = None
         self._checkpointer = checkpointer
         self._output_keys = output_keys
         self._callers: dict[int, tuple[Message, BaseMessage]] = {}
+
+    @staticmethod
+    def graph_error(error: Exception) -> Exception:
+        return as_langgraph_error(error)
 
     @staticmethod
     def thread_of(config: Mapping[str, Any]) -> str | None:
@@ -196,3 +205,19 @@ class LangChainCall:
             Interrupt(value=item.value, id=item.id, response_schema=item.response_schema)
             for item in pending
         ]
+
+
+_TWICE = re.compile(r"state key '([^']+)' was written twice")
+
+
+def as_langgraph_error(error: Exception) -> Exception:
+    """``error`` with LangGraph's message first where a compiled graph says it differently
+    (hookproof's InvalidUpdateError is LangGraph's type already); others as they are."""
+    found = _TWICE.search(str(error)) if isinstance(error, InvalidUpdateError) else None
+    if found is None:
+        return error
+    said = (
+        f"At key '{found.group(1)}': Can receive only one value per step. Use an Annotated "
+        "key to handle multiple values."
+    )
+    return InvalidUpdateError(f"{said} ({error})")

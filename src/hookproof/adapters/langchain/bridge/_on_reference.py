@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -36,6 +37,7 @@ _SWAP_LOCK = threading.RLock()
 def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> Any:
     from hookproof.runtime import create_agent
 
+    drawing = functools.partial(_genuine_create_agent(), model, tools, **options)
     given = sorted(
         key for key, default in _UNSUPPORTED.items() if options.pop(key, default) != default
     )
@@ -51,7 +53,8 @@ def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> An
     # reference runtime's default of 25 model calls: a long run must not fail here only.
     options.setdefault("max_iterations", LANGCHAIN_MODEL_CALL_BOUND)
     keys = state_keys([options.get("state_schema"), *_middleware_schemas(options)])
-    return LangChainShapedAgent.of(create_agent(model, tools, **options), keys)
+    agent = create_agent(model, tools, **options).with_message_name(options.get("name"))
+    return LangChainShapedAgent.of(agent, keys, options.get("name"), drawing=drawing)
 
 
 def _middleware_schemas(options: dict[str, Any]) -> list[Any]:
@@ -65,6 +68,31 @@ def _langchain_create_agent() -> Any:
     from langchain.agents import create_agent
 
     return create_agent
+
+
+_GENUINE: list[Any] = []
+
+
+def _genuine_create_agent() -> Any:
+    """LangChain's own ``create_agent`` (never a swap standing in for it), first seen while
+    LangChain's module held it (a swap may stay in place for a whole test session)."""
+    if not _GENUINE:
+        import langchain.agents.factory
+
+        found = langchain.agents.factory.create_agent
+        if getattr(found, "__module__", None) != "langchain.agents.factory":
+            raise UsageError(
+                "hookproof: LangChain's create_agent was already replaced when hookproof "
+                "first looked for it, so it cannot draw the graph LangChain would build. "
+                "Import hookproof.adapters.langchain before replacing create_agent."
+            )
+        _GENUINE.append(found)
+    return _GENUINE[0]
+
+
+if "langchain.agents.factory" in sys.modules:  # seen now, before a swap that outlives a build
+    with contextlib.suppress(UsageError):
+        _genuine_create_agent()
 
 
 @contextlib.contextmanager

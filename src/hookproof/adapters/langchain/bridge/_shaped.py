@@ -9,12 +9,13 @@ unchanged; ``run``/``arun`` still return hookproof's ``RunResult``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, graph_run
-from hookproof.errors import UsageError
+from hookproof.errors import InvalidUpdateError, UsageError
 from hookproof.runtime import Agent
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class StateKeys:
 class _Settings:
     keys: StateKeys = field(default_factory=StateKeys)
     config: Mapping[str, Any] = field(default_factory=dict)
+    drawing: Callable[[], Any] | None = None
 
 
 class LangChainShapedAgent(Agent):
@@ -48,15 +50,24 @@ class LangChainShapedAgent(Agent):
     runtime agent's.
     """
 
-    _settings: _Settings
+    _settings: _Settings = _Settings()
 
     @classmethod
-    def of(cls, agent: Agent, keys: StateKeys) -> LangChainShapedAgent:
-        """``agent``, called in LangChain's shapes (its state keys as ``keys`` says)."""
+    def of(
+        cls,
+        agent: Agent,
+        keys: StateKeys,
+        name: str | None = None,
+        *,
+        drawing: Callable[[], Any] | None = None,
+    ) -> LangChainShapedAgent:
+        """``agent``, called in LangChain's shapes (its state keys as ``keys`` says), with
+        the config LangChain's ``create_agent`` binds to the graph it builds (named ``name``);
+        ``drawing`` builds LangChain's graph of the same arguments, for ``get_graph``."""
         shaped = cls(
             agent._engine, middleware=agent.middleware, context_schema=agent.context_schema
         )
-        shaped._settings = _Settings(keys=keys)
+        shaped._settings = _Settings(keys=keys, config=_agent_config(name), drawing=drawing)
         return shaped
 
     @property
@@ -71,7 +82,7 @@ class LangChainShapedAgent(Agent):
         LangChain runnable's ``with_config``; this agent is left as it is."""
         clone = self._with_engine(self._engine)
         bound = merged_config(self._settings.config, {**(config or {}), **keys})
-        clone._settings = _Settings(keys=self._settings.keys, config=bound)
+        clone._settings = dataclasses.replace(self._settings, config=bound)
         return clone
 
     def invoke(
@@ -84,8 +95,11 @@ class LangChainShapedAgent(Agent):
     ) -> Any:
         """What a compiled ``create_agent`` graph's ``invoke`` takes and returns."""
         call = self._call(input, config, options)
-        with graph_run(call.graph_run):
-            result = self.run(call.engine_input, context=context, thread_id=call.thread_id)
+        try:
+            with graph_run(call.graph_run):
+                result = self.run(call.engine_input, context=context, thread_id=call.thread_id)
+        except InvalidUpdateError as error:
+            _raise_as_langgraph(call, error)
         return call.output(result)
 
     async def ainvoke(
@@ -98,8 +112,13 @@ class LangChainShapedAgent(Agent):
     ) -> Any:
         """Like invoke, on the running event loop."""
         call = self._call(input, config, options)
-        with graph_run(call.graph_run):
-            result = await self.arun(call.engine_input, context=context, thread_id=call.thread_id)
+        try:
+            with graph_run(call.graph_run):
+                result = await self.arun(
+                    call.engine_input, context=context, thread_id=call.thread_id
+                )
+        except InvalidUpdateError as error:
+            _raise_as_langgraph(call, error)
         return call.output(result)
 
     def get_state(self, config: Mapping[str, Any]) -> Any:
@@ -116,10 +135,20 @@ class LangChainShapedAgent(Agent):
             saved = self.checkpointer.get(thread)
         if saved is None:
             return StateSnapshot({}, (), merged, None, None, None, (), ())
-        call = LangChainCall(self._settings.keys, merged, self.checkpointer, {})
+        call = LangChainCall(self._settings.keys, merged, self.checkpointer)
         values = call.output_values(saved.values)
         pending = call.interrupts(saved.interrupts, thread)
         return StateSnapshot(values, (), merged, None, None, None, (), tuple(pending))
+
+    def get_graph(self, config: Mapping[str, Any] | None = None, *, xray: Any = False) -> Any:
+        """The drawable graph LangChain's ``create_agent`` builds from the same arguments
+        (built for the drawing only: the reference engine runs no graph)."""
+        if self._settings.drawing is None:
+            raise UsageError(
+                "hookproof: this agent was not built from create_agent's arguments, so there "
+                "is no LangChain graph to draw. Build it with on_reference_engine(factory)."
+            )
+        return self._settings.drawing().get_graph(config, xray=xray)
 
     def _call(
         self, input: Any, config: Mapping[str, Any] | None, options: Mapping[str, Any]
@@ -144,18 +173,38 @@ class LangChainShapedAgent(Agent):
         return call
 
 
+def _agent_config(name: str | None) -> dict[str, Any]:
+    metadata = {"ls_integration": "langchain_create_agent"}
+    if name:
+        metadata["lc_agent_name"] = name
+    return {"recursion_limit": LANGCHAIN_RECURSION_LIMIT, "metadata": metadata}
+
+
+# The step bound create_agent binds to its graph; the reference engine does not count graph
+# steps, and bounds a run by model calls instead (on_reference_engine's bound).
+LANGCHAIN_RECURSION_LIMIT = 9_999
+
+
+def _raise_as_langgraph(call: LangChainCall, error: Exception) -> NoReturn:
+    translated = call.graph_error(error)
+    if translated is error:
+        raise error
+    raise translated from error
+
+
 def merged_config(base: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     """``config`` over ``base`` as LangChain merges run configs: ``configurable`` and
-    ``metadata`` merged key by key, ``tags`` joined, any other key replaced."""
+    ``metadata`` merged key by key, ``tags`` joined without repeats, ``callbacks`` lists
+    joined, any other key replaced."""
     merged = dict(base)
     for key, value in config.items():
+        known = merged.get(key)
         if key in ("configurable", "metadata") and isinstance(value, Mapping):
-            merged[key] = {**(merged.get(key) or {}), **value}
+            merged[key] = {**(known or {}), **value}
         elif key == "tags" and value is not None:
-            merged[key] = [
-                *(merged.get(key) or ()),
-                *[t for t in value if t not in (merged.get(key) or ())],
-            ]
+            merged[key] = list(dict.fromkeys([*(known or ()), *value]))
+        elif key == "callbacks" and isinstance(known, list) and isinstance(value, list):
+            merged[key] = [*known, *value]
         else:
             merged[key] = value
     return merged
