@@ -125,13 +125,16 @@ class LangChainDialect(Dialect):
         unknown = sorted(item.name for item in request.tools if item.name not in self.tools_by_name)
         if unknown:
             owners = [layer.owner for layer in self.stack.model_layers]
+            # LangChain's words first (a ValueError naming "Unknown tools:"): tests written
+            # for create_agent match on them.
             raise UnexecutableToolError(
-                f"hookproof: the model request shows tools {unknown} that this agent cannot "
-                f"execute: they are not registered in tools= and no middleware has "
-                f"wrap_tool_call (wrap_model_call layers: {owners}). The model could call them "
-                "and every call would fail. A tool added at run time needs both hooks: "
-                "wrap_model_call to show its schema and wrap_tool_call to execute it; or "
-                "register it in create_agent(tools=[...])."
+                f"Middleware added tools that the agent cannot execute. Unknown tools: "
+                f"{unknown}. Registered tools: {sorted(self.tools_by_name)}. hookproof: the "
+                "model request shows tools that are not registered in tools= while no "
+                f"middleware has wrap_tool_call (wrap_model_call layers: {owners}). The model "
+                "could call them and every call would fail. A tool added at run time needs "
+                "both hooks: wrap_model_call to show its schema and wrap_tool_call to execute "
+                "it; or register it in create_agent(tools=[...])."
             )
 
     # -- the tools step ---------------------------------------------------------------------

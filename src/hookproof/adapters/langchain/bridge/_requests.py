@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime as LCRuntime
 from langgraph.types import Command as LCCommand
 
 from hookproof._support.frozen import FrozenDict
-from hookproof.adapters.langchain.bridge._commands import hp_command, lc_command
+from hookproof.adapters.langchain.bridge._commands import hp_command, hp_model_command, lc_command
 from hookproof.adapters.langchain.bridge._tools import (
     hp_tool_or_schema,
     lc_tool,
@@ -194,7 +194,7 @@ def hp_model_result(outcome: Any) -> Any:
     if isinstance(outcome, BaseMessage):
         return hp_message(outcome, "the wrap_model_call result")
     if isinstance(outcome, LCExtendedModelResponse):
-        command = None if outcome.command is None else hp_command(outcome.command, "command")
+        command = None if outcome.command is None else hp_model_command(outcome.command)
         return ExtendedModelResponse(_hp_response(outcome.model_response), command)
     return outcome  # the runtime refuses it with its own message
 
