@@ -14,9 +14,12 @@ pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to 
 
 from langchain.agents import create_agent as langchain_create_agent
 from langchain.agents.middleware import AgentMiddleware, ExtendedModelResponse
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
+from pydantic import Field
 
 from hookproof.adapters.langchain import ScriptedChatModel
 from hookproof.errors import UnsupportedCommandError
@@ -32,11 +35,11 @@ def _both(build: Any, **options: Any) -> tuple[Any, Any]:
 
 
 def _error_of(agent: Any, *, ainvoke: bool = False) -> BaseException:
+    def run() -> Any:
+        return asyncio.run(agent.ainvoke(HELLO)) if ainvoke else agent.invoke(HELLO)
+
     with pytest.raises(Exception) as caught:  # noqa: PT011 - the type is what is compared
-        if ainvoke:
-            asyncio.run(agent.ainvoke(HELLO))
-        else:
-            agent.invoke(HELLO)
+        run()
     return caught.value
 
 
@@ -120,5 +123,130 @@ def test_a_tool_a_middleware_shows_and_nothing_runs_is_refused_with_langchains_w
         assert "Registered tools: ['known']" in str(error)
 
 
-# -- keep AIMessage importable for later cases ------------------------------------------------
-_ = AIMessage
+# -- a tool parameter named runtime ----------------------------------------------------------
+
+
+@tool
+def probe(x: int, runtime) -> str:  # type: ignore[no-untyped-def]
+    """Says what it was given as runtime."""
+    return f"{type(runtime).__name__} {runtime.tool_call_id} {x}"
+
+
+def _tool_texts(result: Any) -> list[str]:
+    messages = result["messages"] if isinstance(result, dict) else result.messages
+    return [m.text for m in messages if getattr(m, "type", getattr(m, "role", "")) == "tool"]
+
+
+@pytest.mark.parametrize("ainvoke", [False, True], ids=["invoke", "ainvoke"])
+def test_a_tool_parameter_named_runtime_without_annotation_gets_the_tool_runtime(
+    ainvoke: bool,
+) -> None:
+    def build(create: Any) -> Any:
+        model = ScriptedChatModel(script=[call("probe", {"x": 1}, id="c1"), "done"])
+        return create(model, [probe])
+
+    texts = []
+    for agent in _both(build):
+        result = asyncio.run(agent.ainvoke(HELLO)) if ainvoke else agent.invoke(HELLO)
+        texts.append(_tool_texts(result))
+    assert texts[0] == ["ToolRuntime c1 1"]
+    assert texts[1] == texts[0]
+
+
+# -- tool calls the provider could not parse --------------------------------------------------
+
+
+class Replies(GenericFakeChatModel):  # type: ignore[misc]
+    """Answers with the given AIMessages in turn and keeps what it received last."""
+
+    received: list[Any] = Field(default_factory=list)
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
+        self.received = list(messages)
+        return super()._generate(messages, *args, **kwargs)
+
+
+def _unparsed(call_id: str | None) -> AIMessage:
+    bad = {"name": "known", "args": '{"value":', "id": call_id, "error": "Invalid JSON"}
+    return AIMessage(content="", invalid_tool_calls=[bad])
+
+
+_TYPES = {"user": "human", "assistant": "ai", "tool": "tool", "system": "system"}
+
+
+def _seen(messages: list[Any]) -> list[tuple[Any, ...]]:
+    """What the model is shown of each message (LangChain's or hookproof's), ids left out."""
+    return [
+        (
+            getattr(m, "type", None) or _TYPES[m.role],
+            m.text,
+            getattr(m, "tool_call_id", None),
+            getattr(m, "status", None),
+            m.name,
+        )
+        for m in messages
+    ]
+
+
+def _messages(result: Any) -> list[Any]:
+    return list(result["messages"] if isinstance(result, dict) else result.messages)
+
+
+def _two_turns(create: Any, *, ainvoke: bool) -> tuple[list[Any], list[Any]]:
+    model = Replies(messages=iter([_unparsed("call_1"), AIMessage("fine")]))
+    agent = create(model, [known], checkpointer=InMemorySaver())
+    turns = ({"messages": [HumanMessage("weather?")]}, {"messages": [HumanMessage("again")]})
+    for turn in turns:
+        if create is langchain_create_agent:
+            config = {"configurable": {"thread_id": "t"}}
+            run = agent.ainvoke(turn, config) if ainvoke else None
+            result = asyncio.run(run) if run else agent.invoke(turn, config)
+        else:
+            run = agent.ainvoke(turn, thread_id="t") if ainvoke else None
+            result = asyncio.run(run) if run else agent.invoke(turn, thread_id="t")
+        if turn is turns[0]:
+            first = _messages(result)
+    return first, model.received
+
+
+@pytest.mark.parametrize("ainvoke", [False, True], ids=["invoke", "ainvoke"])
+def test_an_invalid_tool_call_is_answered_on_the_next_turn_as_langchain_answers_it(
+    ainvoke: bool,
+) -> None:
+    (lc_first, lc_received) = _two_turns(langchain_create_agent, ainvoke=ainvoke)
+    (hp_first, hp_received) = _two_turns(create_agent, ainvoke=ainvoke)
+    assert [m.type for m in lc_first] == ["human", "ai"]  # the turn itself ends unanswered
+    assert _seen(hp_first) == _seen(lc_first)
+    answer = lc_received[2]
+    assert (answer.type, answer.status, answer.tool_call_id) == ("tool", "error", "call_1")
+    assert "malformed or truncated" in answer.text
+    assert _seen(hp_received) == _seen(lc_received)
+
+
+@pytest.mark.parametrize(("call_id", "answered"), [("historical", True), ("", True), (None, False)])
+def test_an_invalid_tool_call_left_in_history_is_answered_once(
+    call_id: str | None, answered: bool
+) -> None:
+    seen = []
+    for create in (langchain_create_agent, create_agent):
+        model = Replies(messages=iter([AIMessage("fine")]))
+        history = [HumanMessage("weather?"), _unparsed(call_id)]
+        result = create(model, [known]).invoke({"messages": history})
+        assert (model.received[-1].type == "tool") is answered
+        seen.append((_seen(model.received), _seen(_messages(result))))
+    assert seen[1] == seen[0]
+
+
+def test_an_invalid_tool_call_answered_in_history_is_not_answered_again() -> None:
+    seen = []
+    for create in (langchain_create_agent, create_agent):
+        model = Replies(messages=iter([AIMessage("fine")]))
+        answer = ToolMessage("done already", tool_call_id="old", status="error")
+        history = [HumanMessage("weather?"), _unparsed("old"), answer]
+        result = create(model, [known]).invoke({"messages": history})
+        assert [m.type for m in model.received] == ["human", "ai", "tool"]
+        seen.append((_seen(model.received), _seen(_messages(result))))
+    assert seen[1] == seen[0]

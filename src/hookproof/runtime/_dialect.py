@@ -21,6 +21,7 @@ from hookproof.errors import (
 from hookproof.messages import (
     AssistantMessage,
     Message,
+    RemoveMessage,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -29,12 +30,14 @@ from hookproof.messages import (
 from hookproof.provenance import ProvenanceNotes
 from hookproof.requests import Command, ModelRequest, ModelResponse, ToolCallRequest
 from hookproof.runtime._foreign import native_model
+from hookproof.runtime._invalid_calls import answer_invalid_calls
 from hookproof.runtime._layers import Answer, check_commands
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
 
 __all__ = ["LangChainDialect"]
 
 _TOOL_STEP = "tool_step_writes"  # RunHandle.local key: what this tools step wrote so far
+_REPAIRED = "repaired_history"  # RunHandle.local key: the history with invalid calls answered
 
 
 class LangChainDialect(Dialect):
@@ -86,9 +89,11 @@ class LangChainDialect(Dialect):
 
     def model_input(self, run: RunHandle) -> ModelRequest:
         state = run.state
+        messages = answer_invalid_calls(state["messages"])
+        run.local[_REPAIRED] = None if messages is state["messages"] else messages
         return ModelRequest(
             model=self.model,
-            messages=state["messages"],
+            messages=messages,
             system_message=self.system_message,
             tools=self.request_tools,
             state=state,
@@ -107,7 +112,7 @@ class LangChainDialect(Dialect):
         check_commands(outcome.commands)
         response = outcome.response
         _check_no_call_lost(run.state["messages"], response.result)
-        written: dict[str, Any] = {"messages": list(response.result)}
+        written: dict[str, Any] = {"messages": _written_messages(run, response.result)}
         if response.structured_response is not None:  # None leaves an earlier value, as LangChain
             written["structured_response"] = response.structured_response
         said = [(c.update, f"{owner}.wrap_model_call") for c, owner in outcome.commands if c.update]
@@ -257,6 +262,15 @@ def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message])
                 "already answer them or end that turn. Give each model response its own "
                 "message id (or none)."
             )
+
+
+def _written_messages(run: RunHandle, result: Sequence[Message]) -> list[Any]:
+    """The response's messages; after invalid calls were answered, the whole repaired history
+    before them (as LangChain's model node writes it), so the answers stay in the state."""
+    repaired = run.local.get(_REPAIRED)
+    if repaired is None:
+        return list(result)
+    return [RemoveMessage(id=RemoveMessage.ALL), *repaired, *result]
 
 
 def _request_of(value: Any) -> ModelRequest | None:
