@@ -6,6 +6,7 @@ parameter named ``runtime`` injected."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from pydantic import Field
 
-from hookproof.adapters.langchain import ScriptedChatModel
+from hookproof.adapters.langchain import ScriptedChatModel, on_reference_engine
 from hookproof.errors import UnsupportedCommandError
 from hookproof.models import call
 from hookproof.runtime import create_agent
@@ -250,3 +251,49 @@ def test_an_invalid_tool_call_answered_in_history_is_not_answered_again() -> Non
         assert [m.type for m in model.received] == ["human", "ai", "tool"]
         seen.append((_seen(model.received), _seen(_messages(result))))
     assert seen[1] == seen[0]
+
+
+# -- a model given by name ----------------------------------------------------------------------
+
+
+def _answer_text(result: Any) -> str:
+    if isinstance(result, dict):
+        return str(result["messages"][-1].text)
+    return str(result.text)
+
+
+def test_a_model_given_by_name_is_made_with_init_chat_model_as_langchain_makes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langchain.agents import factory
+
+    asked: list[str] = []
+
+    def made(name: str) -> Any:
+        asked.append(name)
+        return ScriptedChatModel(script=["by name"])
+
+    monkeypatch.setattr(factory, "init_chat_model", made)
+
+    def build() -> Any:
+        return langchain_create_agent("openai:gpt-4o", [])
+
+    on_langchain = build().invoke(HELLO)
+    on_reference = on_reference_engine(build)().invoke(HELLO)
+    assert asked == ["openai:gpt-4o", "openai:gpt-4o"]
+    assert _answer_text(on_reference) == _answer_text(on_langchain) == "by name"
+
+
+@pytest.mark.parametrize("name", ["mistralai:mistral-large-latest", "no-provider-knows-this"])
+def test_a_model_name_langchain_cannot_make_fails_alike(name: str) -> None:
+    if name.startswith("mistralai:") and importlib.util.find_spec("langchain_mistralai"):
+        pytest.skip("the provider package is installed here")
+
+    def build() -> Any:
+        return langchain_create_agent(name, [])
+
+    with pytest.raises(Exception) as on_langchain:  # noqa: PT011 - compared below
+        build()
+    with pytest.raises(type(on_langchain.value)) as on_reference:
+        on_reference_engine(build)()
+    assert str(on_reference.value) == str(on_langchain.value)

@@ -19,13 +19,24 @@ from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage
 from hookproof.requests import FinalRequest
 
-__all__ = ["ChatModelCaller", "chat_model_name"]
+__all__ = ["ChatModelCaller", "chat_model_by_name", "chat_model_name"]
 
 
 def chat_model_name(model: Any) -> str:
     """A LangChain model's name as hookproof's LangChain recorders name it."""
     name = getattr(model, "model_name", None) or getattr(model, "model", None)
     return str(name) if isinstance(name, str) and name else type(model).__name__
+
+
+def chat_model_by_name(model: Any) -> Any:
+    """A model given by name ("openai:gpt-4o") made as LangChain's create_agent makes it:
+    with ``init_chat_model``, looked up where create_agent looks it up, so a test's patch of
+    it applies and a missing provider package raises LangChain's own ImportError."""
+    if not isinstance(model, str):
+        return model
+    from langchain.agents import factory
+
+    return factory.init_chat_model(model)  # type: ignore[attr-defined]
 
 
 class ChatModelCaller:

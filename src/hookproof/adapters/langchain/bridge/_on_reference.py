@@ -33,6 +33,7 @@ _SWAP_LOCK = threading.RLock()
 
 
 def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> Any:
+    from hookproof.adapters.langchain.bridge._model import chat_model_by_name
     from hookproof.runtime import create_agent
 
     given = sorted(
@@ -49,7 +50,7 @@ def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> An
     # LangChain bounds a run by graph steps (9,999, about 5,000 model calls), not by the
     # reference runtime's default of 25 model calls: a long run must not fail here only.
     options.setdefault("max_iterations", LANGCHAIN_MODEL_CALL_BOUND)
-    return create_agent(model, tools, **options)
+    return create_agent(chat_model_by_name(model), tools, **options)
 
 
 LANGCHAIN_MODEL_CALL_BOUND = 5_000

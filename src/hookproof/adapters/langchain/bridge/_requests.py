@@ -20,6 +20,7 @@ from langgraph.types import Command as LCCommand
 
 from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain.bridge._commands import hp_command, hp_model_command, lc_command
+from hookproof.adapters.langchain.bridge._graph_run import current_store
 from hookproof.adapters.langchain.bridge._tools import (
     hp_tool_or_schema,
     lc_tool,
@@ -83,11 +84,13 @@ class LockedToolCallRequest(LCToolCallRequest):
 
 
 def lc_runtime(runtime: Any) -> LCRuntime[Any]:
-    """The LangChain runtime a node hook or a model request sees (context only: no store)."""
+    """The LangChain runtime a node hook or a model request sees: the run's context and
+    store."""
     view = kept_view(runtime)
     if view is None:
         context = getattr(runtime, "context", None)
-        view = keep(runtime, LCRuntime(context=context, stream_writer=noop_writer))
+        made = LCRuntime(context=context, stream_writer=noop_writer, store=current_store())
+        view = keep(runtime, made)
     return view  # type: ignore[no-any-return]
 
 
