@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["GraphRun", "current_graph_run", "current_store", "graph_run"]
+__all__ = ["GraphRun", "current_graph_run", "graph_run"]
 
 
 def _ignore(_chunk: Any) -> None:
@@ -53,12 +53,6 @@ _CURRENT: contextvars.ContextVar[GraphRun | None] = contextvars.ContextVar(
 def current_graph_run() -> GraphRun | None:
     """The run in progress on this thread or task, or None outside a LangChain-shaped run."""
     return _CURRENT.get()
-
-
-def current_store() -> Any:
-    """The store of the run in progress (``create_agent(store=...)``), or None."""
-    run = _CURRENT.get()
-    return None if run is None else run.store
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from langgraph.types import Command as LCCommand
 
 from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain.bridge._commands import hp_command, hp_model_command, lc_command
-from hookproof.adapters.langchain.bridge._graph_run import current_store
+from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
 from hookproof.adapters.langchain.bridge._tools import (
     hp_tool_or_schema,
     lc_tool,
@@ -89,7 +89,9 @@ def lc_runtime(runtime: Any) -> LCRuntime[Any]:
     view = kept_view(runtime)
     if view is None:
         context = getattr(runtime, "context", None)
-        made = LCRuntime(context=context, stream_writer=noop_writer, store=current_store())
+        run = current_graph_run()
+        store = None if run is None else run.store
+        made = LCRuntime(context=context, stream_writer=noop_writer, store=store)
         view = keep(runtime, made)
     return view  # type: ignore[no-any-return]
 

@@ -3,7 +3,7 @@ tools in a LangChain hook's request, and LangChain state schemas as the runtime'
 
 A LangChain tool keeps its own schema (as LangChain shows it to the model) and runs through
 its own ``invoke`` with a tool call, with what LangChain's tool node injects: the state
-(``InjectedState``), the tool runtime (``ToolRuntime``), the call id and the run's store.
+(``InjectedState``), the tool runtime (``ToolRuntime``) and the call id; no store.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
 from hookproof.adapters.langchain.bridge._commands import hp_command
-from hookproof.adapters.langchain.bridge._graph_run import current_store
 from hookproof.adapters.langchain.bridge._views import (
     hp_message,
     keep,
@@ -65,7 +64,7 @@ def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToo
         config={},
         stream_writer=noop_writer,
         tool_call_id=call_id,
-        store=current_store(),
+        store=None,
     )
 
 
@@ -159,7 +158,7 @@ def _injected_values(
         elif kind == "runtime":
             values[name] = lc_tool_runtime(view, runtime.context, runtime.tool_call_id)
         else:
-            values[name] = current_store()
+            values[name] = None
     return values
 
 
