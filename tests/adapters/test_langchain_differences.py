@@ -297,3 +297,22 @@ def test_a_model_name_langchain_cannot_make_fails_alike(name: str) -> None:
     with pytest.raises(type(on_langchain.value)) as on_reference:
         on_reference_engine(build)()
     assert str(on_reference.value) == str(on_langchain.value)
+
+
+def test_the_chat_model_gets_the_callers_own_message_objects_as_on_langgraph() -> None:
+    answer = ToolMessage("done already", tool_call_id="old", status="error")
+    question = HumanMessage("weather?")
+    received = []
+    for create in (langchain_create_agent, None):
+        model = Replies(messages=iter([AIMessage("fine")]))
+
+        def build(model: Any = model) -> Any:
+            return langchain_create_agent(model, [known])
+
+        agent = build() if create else on_reference_engine(build)()
+        agent.invoke({"messages": [question, _unparsed("old"), answer]})
+        received.append(model.received)
+    on_langchain, on_reference = received
+    assert on_langchain[0] is question and on_langchain[2] is answer
+    assert on_reference[0] is question and on_reference[2] is answer
+    assert _seen(on_reference) == _seen(on_langchain)

@@ -14,6 +14,7 @@ from langchain_core.messages import BaseMessage
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import to_message
+from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
 from hookproof.adapters.langchain.bridge._views import keep, kept_view, lc_message
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage
@@ -67,7 +68,7 @@ class ChatModelCaller:
 
     def _prepared(self, request: FinalRequest) -> tuple[Any, list[BaseMessage]]:
         system = [] if request.system_message is None else [request.system_message]
-        messages = [lc_message(item) for item in (*system, *request.messages)]
+        messages = [_as_sent(item) for item in (*system, *request.messages)]
         settings = thaw(request.model_settings)
         tools = [_openai_format(item) for item in request.tools]
         if tools:
@@ -87,6 +88,16 @@ class ChatModelCaller:
 
     def __repr__(self) -> str:
         return f"<LangChain model {self.name!r} on the reference runtime>"
+
+
+def _as_sent(message: Any) -> BaseMessage:
+    """The caller's own LangChain message where the engine's is the one made from it (the
+    model gets the very objects, as on LangGraph), else the locked view."""
+    run = current_graph_run()
+    caller = None if run is None else run.callers.get(id(message))
+    if caller is not None and caller[0] is message:
+        return caller[1]  # type: ignore[no-any-return]
+    return lc_message(message)
 
 
 def _openai_format(schema: Any) -> dict[str, Any]:
