@@ -19,6 +19,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 from pydantic import Field
 
@@ -316,3 +317,32 @@ def test_the_chat_model_gets_the_callers_own_message_objects_as_on_langgraph() -
     assert on_langchain[0] is question and on_langchain[2] is answer
     assert on_reference[0] is question and on_reference[2] is answer
     assert _seen(on_reference) == _seen(on_langchain)
+
+
+# -- the store -----------------------------------------------------------------------------------
+
+
+class CountsVisits(AgentMiddleware):  # type: ignore[misc]
+    def before_model(self, state: Any, runtime: Any) -> None:
+        seen = runtime.store.get(("visits",), "count")
+        runtime.store.put(("visits",), "count", {"n": 1 + (seen.value["n"] if seen else 0)})
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        assert request.runtime.store is not None
+        return handler(request)
+
+
+def test_a_store_given_to_create_agent_reaches_the_hooks_of_every_run() -> None:
+    counts = []
+    for on_reference in (False, True):
+        store = InMemoryStore()
+
+        def build(store: Any = store) -> Any:
+            model = ScriptedChatModel(script=["one", "two"])
+            return langchain_create_agent(model, [], middleware=[CountsVisits()], store=store)
+
+        agent = on_reference_engine(build)() if on_reference else build()
+        agent.invoke(HELLO)
+        agent.invoke(HELLO)
+        counts.append(store.get(("visits",), "count").value)  # type: ignore[union-attr]
+    assert counts == [{"n": 2}, {"n": 2}]
