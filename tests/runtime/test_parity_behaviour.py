@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+import re
 import typing
 from collections.abc import Callable
 from typing import Annotated, Any, NotRequired
@@ -180,6 +181,9 @@ def test_a_tool_nothing_can_execute_raises_what_langchain_raises() -> None:
     assert isinstance(raised, UnexecutableToolError)
     assert isinstance(raised, type(expected)) and isinstance(raised, ValueError)
     assert "['ghost']" in str(expected) and "['ghost']" in str(raised)
+    said_by_langchain = r"(?s)Middleware added tools.*Unknown tools:.*ghost"
+    assert re.search(said_by_langchain, str(expected))
+    assert re.search(said_by_langchain, str(raised))
 
 
 # -- Commands a wrap_model_call cannot return ---------------------------------------------
@@ -224,6 +228,13 @@ def test_a_wrap_model_call_command_langchain_refuses_is_refused_alike(
     assert isinstance(raised, UnsupportedCommandError)
     assert isinstance(raised, type(expected)) and isinstance(raised, NotImplementedError)
     assert f"Probe.wrap_model_call returned a Command with {shown}" in str(raised)
+    assert str(raised).startswith(_first_sentence(expected))
+
+
+def _first_sentence(error: BaseException) -> str:
+    first = str(error).split(". ")[0]
+    assert first.startswith("Command "), error  # LangChain's "Command <field> is not yet ..."
+    return first
 
 
 @pytest.mark.parametrize("resume", [None, 0, ""])

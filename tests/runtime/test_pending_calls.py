@@ -137,3 +137,40 @@ def test_a_response_replacing_an_earlier_message_with_new_call_ids_runs_them() -
         "AssistantMessage",
     ]
     assert result.messages[1].id == "m" and result.messages[1].tool_calls[0].id == "b"
+
+
+# -- calls the provider could not parse ---------------------------------------------------------
+
+
+def _unparsed(*ids: str | None) -> AssistantMessage:
+    calls = [{"name": "t", "args": "{", "id": i, "error": "bad JSON"} for i in ids]
+    return AssistantMessage(content="", additional_kwargs={"invalid_tool_calls": calls})
+
+
+def test_an_unparsed_call_ends_its_turn_and_is_answered_before_the_next_model_call() -> None:
+    model = ScriptedModel([_unparsed("x"), "fine"])
+    agent = create_agent(model, [])
+    first = agent.invoke({"messages": [("user", "hi")]})
+    assert [m.role for m in first.messages] == ["user", "assistant"]
+    second = agent.invoke({"messages": [*first.messages, UserMessage("again")]})
+    answer = second.final_requests[0].messages[2]
+    assert isinstance(answer, ToolMessage)
+    assert (answer.tool_call_id, answer.status, answer.name) == ("x", "error", "t")
+    assert answer.text == (
+        "Tool call t with id x could not be executed - arguments were malformed or truncated."
+    )
+    assert [m.role for m in second.messages] == ["user", "assistant", "tool", "user", "assistant"]
+
+
+def test_only_unparsed_calls_with_an_id_and_no_answer_are_answered() -> None:
+    answered = ToolMessage("seen", tool_call_id="old")
+    history = [UserMessage("hi"), _unparsed("old", None, "new"), answered]
+    result = create_agent(ScriptedModel(["fine"]), []).invoke({"messages": history})
+    shown = result.final_requests[0].messages
+    assert [(m.role, getattr(m, "tool_call_id", None)) for m in shown] == [
+        ("user", None),
+        ("assistant", None),
+        ("tool", "new"),
+        ("tool", "old"),
+    ]
+    assert list(result.messages[:-1]) == list(shown)  # the answers are kept in the state, once

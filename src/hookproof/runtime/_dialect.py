@@ -23,6 +23,7 @@ from hookproof.errors import (
 from hookproof.messages import (
     AssistantMessage,
     Message,
+    RemoveMessage,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -31,6 +32,7 @@ from hookproof.messages import (
 from hookproof.provenance import ProvenanceNotes
 from hookproof.requests import Command, ModelRequest, ModelResponse, ToolCallRequest
 from hookproof.runtime._foreign import native_model, native_structured_output
+from hookproof.runtime._invalid_calls import answer_invalid_calls
 from hookproof.runtime._layers import Answer, check_commands
 from hookproof.runtime._structured import (
     StructuredOutput,
@@ -43,6 +45,7 @@ from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_messa
 __all__ = ["LangChainDialect"]
 
 _TOOL_STEP = "tool_step_writes"  # RunHandle.local key: what this tools step wrote so far
+_REPAIRED = "repaired_history"  # RunHandle.local key: the history with invalid calls answered
 
 
 class LangChainDialect(Dialect):
@@ -106,9 +109,11 @@ class LangChainDialect(Dialect):
 
     def model_input(self, run: RunHandle) -> ModelRequest:
         state = run.state
+        messages = answer_invalid_calls(state["messages"])
+        run.local[_REPAIRED] = None if messages is state["messages"] else messages
         return ModelRequest(
             model=self.model,
-            messages=state["messages"],
+            messages=messages,
             system_message=self.system_message,
             tools=self.request_tools,
             response_format=None if self.structured is None else self.structured.response_format,
@@ -145,7 +150,7 @@ class LangChainDialect(Dialect):
         check_commands(outcome.commands)
         response = outcome.response
         _check_no_call_lost(run.state["messages"], response.result)
-        written: dict[str, Any] = {"messages": list(response.result)}
+        written: dict[str, Any] = {"messages": _written_messages(run, response.result)}
         # None leaves an earlier value, as LangChain does, unless the agent has a response
         # format: then every call clears it, so an answer is always this call's.
         if response.structured_response is not None or self.structured is not None:
@@ -165,13 +170,16 @@ class LangChainDialect(Dialect):
         unknown = sorted(item.name for item in request.tools if item.name not in self.tools_by_name)
         if unknown:
             owners = [layer.owner for layer in self.stack.model_layers]
+            # LangChain's words first (a ValueError naming "Unknown tools:"): tests written
+            # for create_agent match on them.
             raise UnexecutableToolError(
-                f"hookproof: the model request shows tools {unknown} that this agent cannot "
-                f"execute: they are not registered in tools= and no middleware has "
-                f"wrap_tool_call (wrap_model_call layers: {owners}). The model could call them "
-                "and every call would fail. A tool added at run time needs both hooks: "
-                "wrap_model_call to show its schema and wrap_tool_call to execute it; or "
-                "register it in create_agent(tools=[...])."
+                f"Middleware added tools that the agent cannot execute. Unknown tools: "
+                f"{unknown}. Registered tools: {sorted(self.tools_by_name)}. hookproof: the "
+                "model request shows tools that are not registered in tools= while no "
+                f"middleware has wrap_tool_call (wrap_model_call layers: {owners}). The model "
+                "could call them and every call would fail. A tool added at run time needs "
+                "both hooks: wrap_model_call to show its schema and wrap_tool_call to execute "
+                "it; or register it in create_agent(tools=[...])."
             )
 
     # -- the tools step ---------------------------------------------------------------------
@@ -325,6 +333,15 @@ def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message])
                 "already answer them or end that turn. Give each model response its own "
                 "message id (or none)."
             )
+
+
+def _written_messages(run: RunHandle, result: Sequence[Message]) -> list[Any]:
+    """The response's messages; after invalid calls were answered, the whole repaired history
+    before them (as LangChain's model node writes it), so the answers stay in the state."""
+    repaired = run.local.get(_REPAIRED)
+    if repaired is None:
+        return list(result)
+    return [RemoveMessage(id=RemoveMessage.ALL), *repaired, *result]
 
 
 def _request_of(value: Any) -> ModelRequest | None:

@@ -126,19 +126,21 @@ def check_commands(commands: tuple[Said, ...]) -> None:
     """Refuse what a model step cannot do with a wrap_model_call's Command, innermost first
     (LangChain raises NotImplementedError for the same: a jump, a resume or another graph)."""
     for command, owner in commands:
-        if command.goto is not None:
+        if command.goto:
             why = "a wrap hook can update state but not jump"
-            raise _unsupported(owner, f"goto={command.goto!r}", why)
+            raise _unsupported(owner, "goto", f"goto={command.goto!r}", why)
         resume = command.resume
         if resume is not NO_RESUME and resume:  # LangChain lets a falsy resume through too
-            raise _unsupported(owner, "resume=...", "only invoke() input resumes a run")
-        if getattr(command, "graph", None) is not None:
-            raise _unsupported(owner, "graph=...", "a model step has no parent graph")
+            raise _unsupported(owner, "resume", "resume=...", "only invoke() input resumes a run")
+        if getattr(command, "graph", None):
+            raise _unsupported(owner, "graph", "graph=...", "a model step has no parent graph")
 
 
-def _unsupported(owner: str, field: str, why: str) -> UnsupportedCommandError:
+def _unsupported(owner: str, name: str, field: str, why: str) -> UnsupportedCommandError:
+    # LangChain's own sentence first: tests written for create_agent match on it.
     return UnsupportedCommandError(
-        f"hookproof: {owner}.wrap_model_call returned a Command with {field} in its "
+        f"Command {name} is not yet supported in wrap_model_call middleware. hookproof: "
+        f"{owner}.wrap_model_call returned a Command with {field} in its "
         f"ExtendedModelResponse; {why}, and LangChain's create_agent refuses it too. Return "
         "Command(update=...) only, and jump with {'jump_to': ...} from a before_model or "
         "after_model hook declared with can_jump_to."

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,15 +10,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof._support.frozen import thaw
+from hookproof.adapters.langchain._blocks import hp_block
 from hookproof.adapters.langchain._settings import provider_settings
 from hookproof.errors import InvalidInputError
 from hookproof.messages import (
     AssistantMessage,
-    ImageBlock,
     Message,
-    ReasoningBlock,
     SystemMessage,
-    TextBlock,
     ToolCall,
     ToolMessage,
     UserMessage,
@@ -28,7 +25,9 @@ from hookproof.models import FinalRequest
 from hookproof.tools import ToolSchema
 
 __all__ = [
+    "INVALID_TOOL_CALLS",
     "PLACEHOLDER_REQUEST",
+    "USAGE_METADATA",
     "final_request",
     "portable_kwargs",
     "request_view",
@@ -43,41 +42,11 @@ _ROLES: dict[str, type[Message]] = {
     "ai": AssistantMessage,
     "tool": ToolMessage,
 }
+INVALID_TOOL_CALLS = "invalid_tool_calls"
+USAGE_METADATA = "usage_metadata"
 _NOT_SETTINGS = frozenset(
     {"tools", "tool_choice", "run_manager", "ls_structured_output_format", "response_format"}
 )
-
-
-def _block(raw: Any) -> Any:
-    if isinstance(raw, str):
-        return TextBlock(text=raw)
-    if not isinstance(raw, Mapping):
-        return TextBlock(text=str(raw))
-    data = dict(raw)
-    kind = data.pop("type", None)
-    cache = data.pop("cache_control", None)
-    block_id = data.pop("id", None)
-    if kind == "text":
-        return TextBlock(
-            text=str(data.pop("text", "")), cache_control=cache, id=block_id, extras=data
-        )
-    if kind in ("reasoning", "thinking"):
-        text = data.pop("reasoning", None) or data.pop("thinking", "")
-        return ReasoningBlock(reasoning=str(text), id=block_id, extras=data)
-    if kind in ("image", "image_url"):
-        image_url = data.pop("image_url", None)
-        nested = image_url.get("url") if isinstance(image_url, Mapping) else image_url
-        data.pop("source_type", None)
-        return ImageBlock(
-            url=data.pop("url", None) or nested,
-            base64=data.pop("base64", None) or data.pop("data", None),
-            mime_type=data.pop("mime_type", None),
-            id=block_id,
-            cache_control=cache,
-            extras=data,
-        )
-    text = json.dumps(raw, sort_keys=True, default=str)
-    return TextBlock(text=text, extras={"kind": str(kind)})
 
 
 def to_message(message: BaseMessage) -> Message:
@@ -89,7 +58,9 @@ def to_message(message: BaseMessage) -> Message:
         )
     content = message.content
     blocks = [
-        _block(item) for item in (content if isinstance(content, list) else [content]) if item != ""
+        hp_block(item)
+        for item in (content if isinstance(content, list) else [content])
+        if item != ""
     ]
     fields: dict[str, Any] = {
         "content": blocks,
@@ -103,16 +74,23 @@ def to_message(message: BaseMessage) -> Message:
             ToolCall(name=c["name"], args=c.get("args", {}), id=c.get("id"))
             for c in message.tool_calls
         ]
-        if message.invalid_tool_calls:  # calls the provider could not parse stay visible
-            invalid = [dict(call) for call in message.invalid_tool_calls]
-            fields["additional_kwargs"] = {
-                **fields["additional_kwargs"],
-                "invalid_tool_calls": invalid,
-            }
+        fields["additional_kwargs"] = {**fields["additional_kwargs"], **_ai_extras(message)}
     if message.type == "tool":
         fields["tool_call_id"] = str(getattr(message, "tool_call_id", ""))
         fields["status"] = getattr(message, "status", "success")
     return cls(**fields)
+
+
+def _ai_extras(message: AIMessage) -> dict[str, Any]:
+    """What an AIMessage holds beside hookproof's fields, kept in additional_kwargs under
+    its LangChain name (the way back takes it out): the calls the provider could not parse,
+    which stay visible, and the token usage, which summarization reads from history."""
+    extras: dict[str, Any] = {}
+    if message.invalid_tool_calls:
+        extras[INVALID_TOOL_CALLS] = [dict(call) for call in message.invalid_tool_calls]
+    if message.usage_metadata is not None:
+        extras[USAGE_METADATA] = thaw(message.usage_metadata)
+    return extras
 
 
 def schema_of_tool(raw: Any) -> ToolSchema:

@@ -86,7 +86,7 @@ class LangChainCall:
         self.engine_input: Any = None
         self._checkpointer = checkpointer
         self._output_keys = output_keys
-        self._callers: dict[int, tuple[Message, BaseMessage]] = {}
+        self._callers: dict[int, tuple[Message, BaseMessage]] = self.graph_run.callers
 
     @staticmethod
     def graph_error(error: Exception) -> Exception:

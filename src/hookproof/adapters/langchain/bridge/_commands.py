@@ -12,7 +12,7 @@ from hookproof.adapters.langchain.bridge._views import hp_update, lc_message
 from hookproof.messages import Message
 from hookproof.requests import NO_RESUME, Command
 
-__all__ = ["hp_command", "lc_command"]
+__all__ = ["hp_command", "hp_model_command", "lc_command"]
 
 
 # LangGraph adds a Command's goto to the node's own edges, and create_agent's nodes always
@@ -22,13 +22,24 @@ _TAKES_GRAPH = "graph" in {item.name for item in fields(Command)}
 
 
 def hp_command(command: Any, where: str) -> Command:
-    update = command.update
-    if isinstance(update, dict):
-        update = hp_update(update, where)
     goto = command.goto
     if isinstance(goto, str):
         goto = _GOTO.get(goto, goto)
-    elif not goto:
+    return _converted(command, goto, where)
+
+
+def hp_model_command(command: Any) -> Command:
+    """The Command of a wrap_model_call's ExtendedModelResponse: its goto kept as given
+    (END too), so the engine refuses any jump as LangChain's create_agent does."""
+    goto = "end" if command.goto == "__end__" else command.goto
+    return _converted(command, goto, "command")
+
+
+def _converted(command: Any, goto: Any, where: str) -> Command:
+    update = command.update
+    if isinstance(update, dict):
+        update = hp_update(update, where)
+    if not goto:
         goto = None
     values: dict[str, Any] = {
         "update": update,

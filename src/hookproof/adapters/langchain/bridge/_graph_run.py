@@ -35,6 +35,9 @@ class GraphRun:
     store: Any = None
     stream_writer: Callable[[Any], None] = _ignore
     extras: dict[str, Any] = field(default_factory=dict)
+    # id(engine message) -> (engine message, the caller's LangChain message it was made from):
+    # the chat model gets the caller's own objects, as on LangGraph.
+    callers: dict[int, tuple[Any, Any]] = field(default_factory=dict)
 
     @property
     def configurable(self) -> dict[str, Any]:

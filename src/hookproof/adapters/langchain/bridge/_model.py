@@ -20,13 +20,24 @@ from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage
 from hookproof.requests import FinalRequest
 
-__all__ = ["ChatModelCaller", "chat_model_name"]
+__all__ = ["ChatModelCaller", "chat_model_by_name", "chat_model_name"]
 
 
 def chat_model_name(model: Any) -> str:
     """A LangChain model's name as hookproof's LangChain recorders name it."""
     name = getattr(model, "model_name", None) or getattr(model, "model", None)
     return str(name) if isinstance(name, str) and name else type(model).__name__
+
+
+def chat_model_by_name(model: Any) -> Any:
+    """A model given by name ("openai:gpt-4o") made as LangChain's create_agent makes it:
+    with ``init_chat_model``, looked up where create_agent looks it up, so a test's patch of
+    it applies and a missing provider package raises LangChain's own ImportError."""
+    if not isinstance(model, str):
+        return model
+    from langchain.agents import factory
+
+    return factory.init_chat_model(model)  # type: ignore[attr-defined]
 
 
 class ChatModelCaller:
@@ -58,7 +69,7 @@ class ChatModelCaller:
     def _prepared(self, request: FinalRequest) -> tuple[Any, list[BaseMessage]]:
         _count_step()
         system = [] if request.system_message is None else [request.system_message]
-        messages = [lc_message(item) for item in (*system, *request.messages)]
+        messages = [_as_sent(item) for item in (*system, *request.messages)]
         settings = thaw(request.model_settings)
         tools = [_openai_format(item) for item in request.tools]
         if request.response_format is not None:  # native structured output, bound as LangChain
@@ -101,6 +112,16 @@ def _count_step() -> None:
             "increase the limit by setting the `recursion_limit` config key. (hookproof: the "
             f"reference engine counts model calls against it; this run made {calls}.)"
         )
+
+
+def _as_sent(message: Any) -> BaseMessage:
+    """The caller's own LangChain message where the engine's is the one made from it (the
+    model gets the very objects, as on LangGraph), else the locked view."""
+    run = current_graph_run()
+    caller = None if run is None else run.callers.get(id(message))
+    if caller is not None and caller[0] is message:
+        return caller[1]  # type: ignore[no-any-return]
+    return lc_message(message)
 
 
 def _openai_format(schema: Any) -> dict[str, Any]:

@@ -25,7 +25,6 @@ __all__ = ["on_reference_engine"]
 # LangChain create_agent keywords the reference runtime has no counterpart for: accepted only
 # at their default, so a factory that relies on one is told instead of silently changed.
 _UNSUPPORTED = {
-    "store": None,
     "interrupt_before": None,
     "interrupt_after": None,
     "debug": False,
@@ -35,6 +34,7 @@ _SWAP_LOCK = threading.RLock()
 
 
 def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> Any:
+    from hookproof.adapters.langchain.bridge._model import chat_model_by_name
     from hookproof.runtime import create_agent
 
     drawing = functools.partial(_genuine_create_agent(), model, tools, **options)
@@ -53,8 +53,10 @@ def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> An
     # reference runtime's default of 25 model calls: a long run must not fail here only.
     options.setdefault("max_iterations", LANGCHAIN_MODEL_CALL_BOUND)
     keys = state_keys([options.get("state_schema"), *_middleware_schemas(options)])
-    agent = create_agent(model, tools, **options).with_message_name(options.get("name"))
-    return LangChainShapedAgent.of(agent, keys, options.get("name"), drawing=drawing)
+    store = options.pop("store", None)
+    agent = create_agent(chat_model_by_name(model), tools, **options)
+    agent = agent.with_message_name(options.get("name"))
+    return LangChainShapedAgent.of(agent, keys, options.get("name"), drawing=drawing, store=store)
 
 
 def _middleware_schemas(options: dict[str, Any]) -> list[Any]:

@@ -19,7 +19,8 @@ from langgraph.runtime import Runtime as LCRuntime
 from langgraph.types import Command as LCCommand
 
 from hookproof._support.frozen import FrozenDict
-from hookproof.adapters.langchain.bridge._commands import hp_command, lc_command
+from hookproof.adapters.langchain.bridge._commands import hp_command, hp_model_command, lc_command
+from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
 from hookproof.adapters.langchain.bridge._tools import (
     hp_tool_or_schema,
     lc_tool,
@@ -83,11 +84,15 @@ class LockedToolCallRequest(LCToolCallRequest):
 
 
 def lc_runtime(runtime: Any) -> LCRuntime[Any]:
-    """The LangChain runtime a node hook or a model request sees (context only: no store)."""
+    """The LangChain runtime a node hook or a model request sees: the run's context and
+    store."""
     view = kept_view(runtime)
     if view is None:
         context = getattr(runtime, "context", None)
-        view = keep(runtime, LCRuntime(context=context, stream_writer=noop_writer))
+        run = current_graph_run()
+        store = None if run is None else run.store
+        made = LCRuntime(context=context, stream_writer=noop_writer, store=store)
+        view = keep(runtime, made)
     return view  # type: ignore[no-any-return]
 
 
@@ -194,7 +199,7 @@ def hp_model_result(outcome: Any) -> Any:
     if isinstance(outcome, BaseMessage):
         return hp_message(outcome, "the wrap_model_call result")
     if isinstance(outcome, LCExtendedModelResponse):
-        command = None if outcome.command is None else hp_command(outcome.command, "command")
+        command = None if outcome.command is None else hp_model_command(outcome.command)
         return ExtendedModelResponse(_hp_response(outcome.model_response), command)
     return outcome  # the runtime refuses it with its own message
 

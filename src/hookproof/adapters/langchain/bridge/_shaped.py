@@ -39,6 +39,7 @@ class _Settings:
     keys: StateKeys = field(default_factory=StateKeys)
     config: Mapping[str, Any] = field(default_factory=dict)
     drawing: Callable[[], Any] | None = None
+    store: Any = None  # create_agent(store=...): every run's hooks and tools see it
 
 
 class LangChainShapedAgent(Agent):
@@ -60,14 +61,18 @@ class LangChainShapedAgent(Agent):
         name: str | None = None,
         *,
         drawing: Callable[[], Any] | None = None,
+        store: Any = None,
     ) -> LangChainShapedAgent:
         """``agent``, called in LangChain's shapes (its state keys as ``keys`` says), with
         the config LangChain's ``create_agent`` binds to the graph it builds (named ``name``);
-        ``drawing`` builds LangChain's graph of the same arguments, for ``get_graph``."""
+        ``drawing`` builds LangChain's graph of the same arguments, for ``get_graph``; its
+        runs are given LangGraph's ``store``."""
         shaped = cls(
             agent._engine, middleware=agent.middleware, context_schema=agent.context_schema
         )
-        shaped._settings = _Settings(keys=keys, config=_agent_config(name), drawing=drawing)
+        shaped._settings = _Settings(
+            keys=keys, config=_agent_config(name), drawing=drawing, store=store
+        )
         return shaped
 
     @property
@@ -169,6 +174,7 @@ class LangChainShapedAgent(Agent):
         merged = merged_config(self._settings.config, config or {})
         extras = {TOOLS_EXTRA: self.tools}  # what LangGraph's ToolRuntime.tools lists
         call = LangChainCall(self._settings.keys, merged, self.checkpointer, extras, output_keys)
+        call.graph_run.store = self._settings.store
         call.prepare(input)
         return call
 

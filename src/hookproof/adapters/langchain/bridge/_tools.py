@@ -59,6 +59,7 @@ __all__ = [
 ]
 
 _RUNTIME = "__hookproof_runtime__"
+_RUNTIME_NAME = "runtime"
 
 
 def noop_writer(_chunk: Any) -> None:
@@ -108,10 +109,15 @@ def _injections(tool: BaseTool) -> dict[str, tuple[str, str | None]]:
     ("runtime", None). The call id LangChain's own ``invoke`` injects."""
     shown = _fields_of(tool.tool_call_schema)
     found: dict[str, tuple[str, str | None]] = {}
-    for name, info in _fields_of(tool.get_input_schema()).items():
+    inputs = _fields_of(tool.get_input_schema())
+    if _RUNTIME_NAME in inputs or _RUNTIME_NAME in _function_hints(tool):
+        # LangGraph's tool node fills a parameter by this name with the ToolRuntime, whatever
+        # its annotation (none: the model is shown it, and LangGraph injects it all the same).
+        found[_RUNTIME_NAME] = ("runtime", None)
+    for name, info in inputs.items():
         kind = None if name in shown else _injection_kind(info.annotation, info.metadata)
         if kind is not None:
-            found[name] = kind
+            found.setdefault(name, kind)
     for name, hint in _function_hints(tool).items():  # a schema given apart may omit them
         kind = None if name in shown else _injection_kind(*_split(hint))
         if kind is not None:

@@ -27,13 +27,12 @@ from langchain_core.messages import ToolMessage as LCToolMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from hookproof._support.frozen import FrozenDict
-from hookproof.adapters.langchain._convert import to_message
+from hookproof.adapters.langchain._blocks import lc_block
+from hookproof.adapters.langchain._convert import INVALID_TOOL_CALLS, USAGE_METADATA, to_message
 from hookproof.errors import ImmutableError
 from hookproof.messages import (
     AssistantMessage,
-    ImageBlock,
     Message,
-    ReasoningBlock,
     RemoveMessage,
     SystemMessage,
     TextBlock,
@@ -190,39 +189,37 @@ def unreturned_edit(edits: list[tuple[Any, str, Any]], update: Any) -> None:
             refuse_edit(view)
 
 
+def _unlocked_copy(self: BaseMessage) -> BaseMessage:
+    """A copy is a new value, free to edit (langchain_core copies a message to change it for
+    tracing, say): the unlocked LangChain class, sharing the still-locked field values."""
+    copied = super(type(self), self).__copy__()
+    object.__setattr__(copied, "__class__", type(self).__mro__[1])
+    return copied
+
+
+def _unlocked_deepcopy(self: BaseMessage, memo: dict[int, Any] | None = None) -> BaseMessage:
+    copied = super(type(self), self).__deepcopy__(memo)
+    object.__setattr__(copied, "__class__", type(self).__mro__[1])
+    return copied
+
+
 def _locked_class(cls: type[BaseMessage]) -> type[BaseMessage]:
     found = _LOCKED_CLASSES.get(cls)
     if found is None:
         namespace = {
             "__setattr__": _set_in_node_or_refuse,
             "__delattr__": refuse_edit,
+            "__copy__": _unlocked_copy,
+            "__deepcopy__": _unlocked_deepcopy,
             "__module__": __name__,
             "__qualname__": cls.__qualname__,
             "__doc__": f"A {cls.__name__} hookproof shares between hooks: edits raise.",
         }
         found = _LOCKED_CLASSES[cls] = type(cls.__name__, (cls,), namespace)
+        # pydantic compares the classes of two models, or their generic origins: naming the
+        # LangChain class as the origin makes a view equal to the message it shows.
+        found.__pydantic_generic_metadata__ = {"origin": cls, "args": (), "parameters": ()}  # type: ignore[attr-defined]
     return found
-
-
-def _block(block: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": block.type}
-    if isinstance(block, TextBlock):
-        data["text"] = block.text
-    elif isinstance(block, ReasoningBlock):
-        data["reasoning"] = block.reasoning
-    elif isinstance(block, ImageBlock):
-        for key in ("url", "base64", "mime_type"):
-            if getattr(block, key) is not None:
-                data[key] = getattr(block, key)
-    else:
-        dumped = block.model_dump(exclude_none=True, exclude={"extras", "id", "cache_control"})
-        data.update(thaw_view(dumped))
-    if block.id is not None:
-        data["id"] = block.id
-    if block.cache_control is not None:
-        data["cache_control"] = thaw_view(block.cache_control)
-    data.update(thaw_view(block.extras))
-    return data
 
 
 def _content(blocks: Sequence[Any]) -> str | list[Any]:
@@ -230,7 +227,7 @@ def _content(blocks: Sequence[Any]) -> str | list[Any]:
         return ""
     if len(blocks) == 1 and _plain_text(blocks[0]):
         return str(blocks[0].text)
-    return [_block(item) for item in blocks]
+    return [lc_block(item) for item in blocks]
 
 
 def _plain_text(block: Any) -> bool:
@@ -251,7 +248,8 @@ def _fields(message: Message) -> tuple[type[BaseMessage], dict[str, Any]]:
         "response_metadata": thaw_view(message.response_metadata),
     }
     if isinstance(message, AssistantMessage):
-        fields["invalid_tool_calls"] = extra.pop("invalid_tool_calls", [])
+        fields["invalid_tool_calls"] = extra.pop(INVALID_TOOL_CALLS, [])
+        fields["usage_metadata"] = extra.pop(USAGE_METADATA, None)
         fields["tool_calls"] = [
             {"name": c.name, "args": thaw_view(c.args), "id": c.id, "type": "tool_call"}
             for c in message.tool_calls
@@ -275,6 +273,7 @@ _LOCKED_FIELDS = (
     "response_metadata",
     "tool_calls",
     "invalid_tool_calls",
+    "usage_metadata",
 )
 
 

@@ -1,0 +1,58 @@
+"""Tool calls a provider could not parse, answered before the model sees them again.
+
+A provider whose tool call arguments are malformed or truncated JSON hands back no tool call
+but an invalid one (LangChain keeps them in ``AIMessage.invalid_tool_calls``; hookproof's
+LangChain adapters keep them in the assistant message's ``additional_kwargs`` under that
+key). Nothing runs them, so the run ends on that turn; on the next model call, LangChain's
+create_agent answers each one that has an id and no ToolMessage yet with an error
+ToolMessage right after its assistant message, since providers reject a history with an
+unanswered call. The reference runtime does the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hookproof._support.frozen import FrozenList
+from hookproof.messages import AssistantMessage, Message, ToolMessage, text_message
+
+__all__ = ["INVALID_TOOL_CALLS", "answer_invalid_calls"]
+
+INVALID_TOOL_CALLS = "invalid_tool_calls"
+
+
+def answer_invalid_calls(messages: FrozenList[Message]) -> FrozenList[Message]:
+    """``messages`` with an error ToolMessage after each unanswered invalid call; the same
+    object when there is none to answer (the common case costs one pass)."""
+    if not any(_invalid_calls(item) for item in messages):
+        return messages
+    answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
+    repaired: list[Message] = []
+    for message in messages:
+        repaired.append(message)
+        for call in _invalid_calls(message):
+            call_id = call.get("id")
+            if call_id is None or call_id in answered:
+                continue
+            repaired.append(_error_answer(str(call_id), call.get("name") or "unknown"))
+            answered.add(str(call_id))
+    return messages if len(repaired) == len(messages) else FrozenList(repaired)
+
+
+def _invalid_calls(message: Message) -> Sequence[Mapping[str, Any]]:
+    if not isinstance(message, AssistantMessage):
+        return ()
+    found = message.additional_kwargs.get(INVALID_TOOL_CALLS)
+    if not isinstance(found, Sequence) or isinstance(found, str):
+        return ()
+    return [call for call in found if isinstance(call, Mapping)]
+
+
+def _error_answer(call_id: str, name: str) -> ToolMessage:
+    # The words LangChain's create_agent sends, so the model sees the same request on both.
+    text = (
+        f"Tool call {name} with id {call_id} could not be executed - arguments were "
+        "malformed or truncated."
+    )
+    return text_message(ToolMessage, text, tool_call_id=call_id, name=str(name), status="error")

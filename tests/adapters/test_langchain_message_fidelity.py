@@ -1,0 +1,159 @@
+"""LangChain messages crossing into the reference engine and back come back equal: every
+content block type langchain_core defines, and the metadata (id, name, additional_kwargs,
+response_metadata, usage_metadata, invalid_tool_calls), as a LangChain hook and the LangChain
+chat model see them. A list holding one plain text block, or no block, comes back as a str
+(same text, same content_blocks): hookproof's messages hold blocks, not the shape of the list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run these")
+
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    ModelFallbackMiddleware,
+    ModelRefusalMiddleware,
+)
+from langchain_core.exceptions import ModelRefusalError
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from pydantic import Field
+
+from hookproof.runtime import create_agent
+
+PNG = "iVBORw0KGgo="
+BLOCKS: dict[str, dict[str, Any]] = {
+    "text with id and annotations": {
+        "type": "text",
+        "text": "cited",
+        "id": "b1",
+        "annotations": [{"type": "citation", "url": "https://example.com", "cited_text": "x"}],
+    },
+    "text with cache_control": {"type": "text", "text": "kept", "cache_control": {"type": "x"}},
+    "reasoning": {"type": "reasoning", "reasoning": "because", "id": "r1", "extras": {"s": 1}},
+    "refusal": {"type": "refusal", "refusal": "blocked"},
+    "image by url": {"type": "image", "url": "https://example.com/a.png"},
+    "image by base64": {"type": "image", "base64": PNG, "mime_type": "image/png", "id": "i1"},
+    "image by file id": {"type": "image", "file_id": "file-1"},
+    "audio": {"type": "audio", "base64": "UklGRg==", "mime_type": "audio/wav"},
+    "video": {"type": "video", "url": "https://example.com/v.mp4", "mime_type": "video/mp4"},
+    "file": {"type": "file", "base64": "JVBERi0=", "mime_type": "application/pdf"},
+    "file with extras": {
+        "type": "file",
+        "file_id": "f-2",
+        "extras": {"filename": "a.pdf"},
+        "index": 1,
+    },
+    "plain text data": {"type": "text-plain", "text": "data", "mime_type": "text/plain"},
+    "tool call": {"type": "tool_call", "name": "t", "args": {"a": 1}, "id": "c9"},
+    "invalid tool call": {
+        "type": "invalid_tool_call",
+        "name": "t",
+        "args": "{",
+        "id": "c8",
+        "error": "bad",
+    },
+    "tool call chunk": {"type": "tool_call_chunk", "name": "t", "args": "{", "id": "c7"},
+    "server tool call": {"type": "server_tool_call", "name": "web", "args": {}, "id": "s1"},
+    "server tool call chunk": {"type": "server_tool_call_chunk", "name": "web", "args": "{"},
+    "server tool result": {
+        "type": "server_tool_result",
+        "tool_call_id": "s1",
+        "status": "success",
+        "output": {"hits": 2},
+    },
+    "non standard": {"type": "non_standard", "value": {"provider": "thing"}},
+    "provider specific": {"type": "document", "source": {"type": "text", "data": "doc"}},
+}
+
+
+class Replies(GenericFakeChatModel):  # type: ignore[misc]
+    """Answers with the given messages in turn; keeps the messages it received."""
+
+    received: list[Any] = Field(default_factory=list)
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
+        self.received = list(messages)
+        return super()._generate(messages, *args, **kwargs)
+
+
+class Sees(AgentMiddleware):  # type: ignore[misc]
+    """Keeps the messages a LangChain hook is shown."""
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        self.seen = list(state["messages"])
+
+
+def _history(block: dict[str, Any]) -> list[Any]:
+    usage = {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12}
+    bad_call = {"name": "t", "args": "{", "id": "x", "error": "bad", "type": "invalid_tool_call"}
+    return [
+        HumanMessage(content=[{"type": "text", "text": "see"}, block], id="u1", name="ann"),
+        AIMessage(
+            content=[block, {"type": "text", "text": "ok"}],
+            id="a1",
+            tool_calls=[{"name": "t", "args": {"q": 1}, "id": "call_1", "type": "tool_call"}],
+            invalid_tool_calls=[bad_call],
+            usage_metadata=usage,  # type: ignore[arg-type]
+            response_metadata={"model_name": "m", "stop_reason": "tool_use"},
+            additional_kwargs={"custom": {"k": [1, 2]}},
+        ),
+        ToolMessage(
+            content=[{"type": "text", "text": "found"}, block],
+            tool_call_id="call_1",
+            id="t1",
+            name="t",
+            status="error",
+        ),
+        ToolMessage("seen", tool_call_id="x", id="t2", status="error"),
+        HumanMessage("go on", id="u2"),
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKS))
+def test_a_langchain_message_crosses_the_reference_engine_unchanged(name: str) -> None:
+    history = _history(BLOCKS[name])
+    model, hook = Replies(messages=iter([AIMessage("done", id="a2")])), Sees()
+    system = SystemMessage(content=[{"type": "text", "text": "be brief"}, BLOCKS[name]])
+    agent = create_agent(model, [], system_prompt=system, middleware=[hook])
+    agent.invoke({"messages": history})
+    assert hook.seen == history
+    assert model.received == [system, *history]
+
+
+def test_a_message_holding_an_image_reaches_a_langchain_model() -> None:
+    """langchain_core copies such a message to change it for tracing: the copy is free."""
+    image = {"type": "image", "base64": PNG, "mime_type": "image/png"}
+    question = HumanMessage(content=[{"type": "text", "text": "what is it?"}, image], id="u1")
+    model = Replies(messages=iter([AIMessage("a cat")]))
+    result = create_agent(model, [], middleware=[Sees()]).invoke({"messages": [question]})
+    assert model.received == [question]
+    assert result.text == "a cat"
+
+
+@pytest.mark.parametrize("ainvoke", [False, True], ids=["invoke", "ainvoke"])
+def test_a_refusal_block_reaches_langchains_refusal_middleware(ainvoke: bool) -> None:
+    refusal = AIMessage(content_blocks=[{"type": "refusal", "refusal": "blocked"}])
+    guarded = [ModelRefusalMiddleware()]
+    primary = Replies(messages=iter([refusal]))
+    agent = create_agent(primary, [], middleware=guarded)
+    hi = {"messages": [HumanMessage("request")]}
+    with pytest.raises(ModelRefusalError):
+        asyncio.run(agent.ainvoke(hi)) if ainvoke else agent.invoke(hi)
+    fallback = Replies(messages=iter([AIMessage("fallback answer")]))
+    primary = Replies(messages=iter([refusal]))
+    both = [ModelFallbackMiddleware(fallback), ModelRefusalMiddleware()]
+    agent = create_agent(primary, [], middleware=both)
+    result = asyncio.run(agent.ainvoke(hi)) if ainvoke else agent.invoke(hi)
+    assert result.text == "fallback answer"
