@@ -70,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tag", help="the tag of --mirror to run (default: the installed one)")
     parser.add_argument("-n", "--workers", type=int, default=0, help="pytest-xdist workers")
     parser.add_argument("--logs", type=Path, default=CACHE / "logs")
+    parser.add_argument(
+        "--reports", type=Path, help="keep both runs' JSON reports here (to review a change)"
+    )
     return parser
 
 
@@ -88,6 +91,8 @@ def _run(options: argparse.Namespace) -> int:
         root = Path(tmp) / "deepagents"
         copy_tests(options, version, root)
         reports = two_runs.run_both(SUITE, root, options.logs, options.workers)
+    if options.reports is not None:
+        two_runs.keep_reports(reports, options.reports)
     verdict = comparison.compare(reports["langchain"], reports["reference"], listed)
     two_runs.print_verdict(verdict)
     return 0 if verdict.ok else 1

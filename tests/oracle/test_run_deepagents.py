@@ -8,6 +8,7 @@ CI cannot reach; these tests keep what it does around the runs honest.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -146,3 +147,10 @@ def test_the_verdict_names_the_suites_list() -> None:
     listed = comparison.Differences("9.9.9", {}, {}, "deepagents_differences.toml")
     verdict = comparison.compare(report, failed, listed)
     assert "not in deepagents_differences.toml" in verdict.problems[0]
+
+
+def test_reports_are_kept_by_engine_when_asked(tmp_path: Path) -> None:
+    reports = {"langchain": {"format": 1}, "reference": {"format": 1, "tests": {}}}
+    two_runs.keep_reports(reports, tmp_path / "kept")
+    kept = {p.name: json.loads(p.read_text()) for p in (tmp_path / "kept").iterdir()}
+    assert kept == {"langchain.json": reports["langchain"], "reference.json": reports["reference"]}

@@ -100,6 +100,13 @@ def run_tests(suite: Suite, root: Path, plugins: Path, engine: str, log: Path, w
     return json.loads(report.read_text(encoding="utf-8"))
 
 
+def keep_reports(reports: dict[str, Any], directory: Path) -> None:
+    """Each engine's report as ``<engine>.json`` in ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for engine, report in reports.items():
+        (directory / f"{engine}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+
+
 def print_verdict(verdict: comparison.Verdict) -> None:
     for problem in verdict.problems:
         print(problem, file=sys.stderr)
