@@ -203,6 +203,7 @@ EXPORTS: dict[str, set[str]] = {
         "search_tools",
     },
     "hookproof.errors": {
+        "AmbiguousResumeError",
         "CassetteError",
         "CassetteFormatError",
         "ConnectionBlocked",

@@ -193,19 +193,26 @@ def compute(
     # A dialect's own values between its layers (Eino's state before it is a request) hold
     # no request: the first request found is where the history starts.
     known = [request_of(base), *(item for _, old, new in steps for item in (old, new))]
-    start = next((item for item in known if item is not None), final)
+    # With no layer between, what the model received is what the agent gave it (as a
+    # LangChain run reads it: its artificial structured-output tools registered by the agent).
+    start = next((item for item in known if item is not None), final) if steps else final
     history = {
         name: [f"registered by {origins.get(name, AGENT)}"] for name in _schemas(start.tools)
     }
     given = _lines(start)
     first = system_origins if len(system_origins) == len(given) else [AGENT] * len(given)
     lines = list(zip(given, first, strict=True))
+    last = start
     for owner, old, new in steps:
         if old is None or new is None:
             continue
         _tool_events(history, _schemas(old.tools), _schemas(new.tools), owner)
         lines = _relabel(lines, _lines(new), owner)
-    lines = _relabel(lines, _lines(final), AGENT)  # what the dialect itself set, if anything
+        last = new
+    # What the dialect itself set after every layer, if anything (LangChain's artificial
+    # structured-output tools, say).
+    _tool_events(history, _schemas(last.tools), _schemas(final.tools), AGENT)
+    lines = _relabel(lines, _lines(final), AGENT)
     visible = set(_schemas(final.tools))
     tools = tuple(
         ToolOrigin(name, tuple(events), name in visible) for name, events in sorted(history.items())

@@ -30,11 +30,11 @@ from langgraph.prebuilt import InjectedState
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from hookproof.adapters.langchain import ScriptedChatModel
-from hookproof.errors import ImmutableError, NeedsGraphError
+from hookproof.errors import ImmutableError, InterruptRaised
 from hookproof.messages import UserMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import AgentMiddleware as NativeMiddleware
-from hookproof.runtime import create_agent
+from hookproof.runtime import ToolRuntime, create_agent
 
 HI = {"messages": [("user", "hi")]}
 
@@ -270,11 +270,25 @@ def test_a_langchain_chat_model_is_the_model() -> None:
     assert result.final_requests[0].tool_names == ["lookup"]
 
 
-def test_langgraph_interrupt_in_a_hook_is_a_clear_error() -> None:
+def test_langgraph_interrupt_without_a_checkpointer_is_a_clear_error() -> None:
     middleware = HumanInTheLoopMiddleware(interrupt_on={"lookup": True})
-    with pytest.raises(NeedsGraphError, match="LangChain's create_agent") as caught:
+    with pytest.raises(InterruptRaised, match="checkpointer=InMemoryCheckpointer") as caught:
         _run([middleware])
-    assert isinstance(caught.value, RuntimeError)
+    assert caught.value.value["action_requests"][0]["name"] == "lookup"
+
+
+def test_a_tool_run_outside_an_agent_run_gets_no_run_config() -> None:
+    from langgraph.config import get_config
+
+    @tool
+    def configured(query: str) -> str:
+        """Reads the run's config."""
+        return repr(get_config()["configurable"].get("thread_id"))
+
+    converted = create_agent(ScriptedModel(["x"]), [configured]).tools[0]
+    # as LangChain's own tool.invoke outside a graph: its own config, no thread
+    answer = converted.run({"query": "q"}, ToolRuntime(state={}, tool_call_id="c1"))
+    assert answer.text == "None"
 
 
 def test_messages_replaced_by_id_as_langchain_middleware_expects() -> None:

@@ -674,18 +674,30 @@ def test_requires_approval_catches_a_gate_that_names_the_old_tool() -> None:
     report = contracts.check_requires_approval(
         _reviewed(REVIEW, safe), ["delete_customer", "export_data"]
     )
-    assert report.complete and report.interrupts_resumed == 2
+    # two reviews on the main agent; the subagent inherits interrupt_on, so the calls asked of
+    # it (to tools it does not have) are reviewed too, as in deepagents
+    assert report.complete and report.interrupts_resumed == 4
     assert set(report.tool_calls_executed) == {"task"}  # the subagent ran; no gated tool did
     assert report.runs == 4  # each tool on the main agent, then asked of the subagent
 
 
 def test_requires_approval_follows_task_into_the_subagents() -> None:
-    # hookproof's harness gives its subagents no human review (deepagents' inherit the
-    # parent's interrupt_on): the default general-purpose subagent runs the tools unreviewed.
+    # the subagents inherit the main agent's interrupt_on (as deepagents'): a review inside the
+    # general-purpose subagent pauses the main run, and the rejection keeps the tool from running
+    report = contracts.check_requires_approval(
+        _reviewed(REVIEW), ["delete_customer", "export_data"]
+    )
+    assert report.complete and report.interrupts_resumed == 4
+    assert set(report.tool_calls_executed) == {"task"}
+    # a subagent whose own interrupt_on leaves a gated tool out runs it unreviewed
+    lax = {**_PUBLIC_ONLY, "tools": TOOLS, "interrupt_on": {"export_data": True}}
     with pytest.raises(ContractViolation) as caught:
-        contracts.check_requires_approval(_reviewed(REVIEW), ["delete_customer", "export_data"])
+        contracts.check_requires_approval(
+            _reviewed(REVIEW, [lax]), ["delete_customer", "export_data"]
+        )
     found = str(caught.value).split("Found:")[1].split("Fix:")[0]
     assert "through subagent 'general-purpose': delete_customer ran without any review" in found
+    assert "export_data" not in found
 
 
 def test_requires_approval_catches_a_review_whose_rejection_is_ignored() -> None:

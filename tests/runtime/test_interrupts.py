@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hookproof.errors import HookproofError, InvalidInputError, UsageError
+from hookproof.errors import AmbiguousResumeError, HookproofError, InvalidInputError, UsageError
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import (
     AgentMiddleware,
@@ -210,3 +210,43 @@ def test_answered_calls_send_the_run_back_to_the_model() -> None:
     assert result.text == "after skip"
     assert len(model.requests) == 2
     assert result.trace.count("tool") == 0
+
+
+@tool
+def ask(question: str) -> str:
+    """Ask a human."""
+    return f"{question}={interrupt(question)}"
+
+
+def _asking_agent() -> Any:
+    turn = [call("ask", {"question": "p"}, id="c1"), call("ask", {"question": "q"}, id="c2")]
+    return create_agent(ScriptedModel([turn, "done"]), [ask], checkpointer=InMemoryCheckpointer())
+
+
+def test_every_call_of_a_turn_interrupts_in_one_pause_with_its_own_id() -> None:
+    agent = _asking_agent()
+    paused = agent.invoke(HI, thread_id="t")
+    assert [item.value for item in paused.interrupts] == ["p", "q"]
+    ids = [item.id for item in paused.interrupts]
+    assert len(set(ids)) == 2 and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    assert ids == [item.id for item in _asking_agent().invoke(HI, thread_id="t").interrupts]
+    assert paused.trace.events[-1].data["sources"] == ("tool ask", "tool ask")
+    done = agent.invoke(Command(resume={ids[0]: "yes", ids[1]: "no"}), thread_id="t")
+    assert [m.text for m in done.messages if m.role == "tool"] == ["p=yes", "q=no"]
+    assert done.text == "done"
+
+
+def test_one_answer_for_several_interrupts_is_refused_and_the_pause_kept() -> None:
+    agent = _asking_agent()
+    paused = agent.invoke(HI, thread_id="t")
+    with pytest.raises(AmbiguousResumeError, match="multiple pending interrupts") as caught:
+        agent.invoke(Command(resume="yes"), thread_id="t")
+    assert isinstance(caught.value, RuntimeError)
+    assert paused.interrupts[0].id in str(caught.value)
+    first = paused.interrupts[0].id
+    partly = agent.invoke(Command(resume={first: "yes"}), thread_id="t")
+    # the answered call finished and shows; the other still waits, under the same id
+    assert [m.text for m in partly.messages if m.role == "tool"] == ["p=yes"]
+    assert [item.id for item in partly.interrupts] == [paused.interrupts[1].id]
+    done = agent.invoke(Command(resume="no"), thread_id="t")
+    assert [m.text for m in done.messages if m.role == "tool"] == ["p=yes", "q=no"]

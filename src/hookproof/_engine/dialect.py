@@ -109,5 +109,6 @@ class Dialect(ABC):
         return None
 
     @abstractmethod
-    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
-        """Whether these calls, once answered, end the run (return-directly tools)."""
+    def ends_run(self, calls: Sequence[ToolCall], results: Sequence[Any] = ()) -> bool:
+        """Whether these calls, once answered (``results``, one per call), end the run
+        (return-directly tools)."""

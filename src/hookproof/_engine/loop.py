@@ -13,16 +13,20 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from hookproof._engine.chain import Chains
-from hookproof._engine.checkpoint import RESUME, Checkpoint, InterruptRaised, ResumeValues
+from hookproof._engine.checkpoint import (
+    RESUME,
+    InterruptRaised,
+    NestedCheckpointer,
+)
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.observer import RunObserver, Unobserved
+from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle, error_data
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
 from hookproof.context import Runtime
-from hookproof.errors import InvalidInputError
 from hookproof.messages import ToolCall
 from hookproof.requests import NO_RESUME
 
@@ -71,9 +75,15 @@ class Engine(Generic[D]):
         save replaces it). ``bind`` receives the RunHandle before anything runs, so a dialect
         can keep per-run data in the run's context.
         """
+        checkpointer, outer = self.checkpointer, RESUME.get()
+        nested = outer is not None and (checkpointer is None or thread_id is None)
+        if nested and resume is NO_RESUME:
+            assert outer is not None
+            checkpointer, thread_id = NestedCheckpointer(outer), outer.child_thread()
+            resume = nested_resume(checkpointer.get(thread_id), outer)
         run = Run(
             spec=self.dialect.state,
-            checkpointer=self.checkpointer,
+            checkpointer=checkpointer,
             runtime=Runtime(context=context, agent_name=self.dialect.name),
             observer=self.observe(),
             thread_id=thread_id,
@@ -81,50 +91,18 @@ class Engine(Generic[D]):
         if bind is not None:
             bind(run.handle)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
-        phase, index = _start(run, initial, resume, fresh)
-        token = RESUME.set(run.resume_values)
+        phase, index = start(run, initial, resume, fresh)
+        token = RESUME.set(run.answers)
         try:
             await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
         finally:
             RESUME.reset(token)
         if not run.interrupts:
             run.save()
+        elif nested:  # the outer run pauses for it
+            first = run.interrupts[0]
+            raise InterruptRaised(first.value, response_schema=first.response_schema)
         return run.result()
-
-
-def _start(run: Run, initial: dict[str, Any] | None, resume: Any, fresh: bool) -> tuple[Phase, int]:
-    checkpoint = None if fresh else _checkpoint(run)
-    if resume is not NO_RESUME:
-        if checkpoint is None or not checkpoint.pending:
-            raise InvalidInputError(
-                f"hookproof: Command(resume=...) was given for thread {run.thread_id!r}, "
-                "which has no pending interrupt. Resume only a run that returned "
-                "interrupts, on the same agent, checkpointer and thread_id."
-            )
-        run.restore(checkpoint)
-        answered = list(checkpoint.extra.get("resume_values", ()))
-        run.resume_values = ResumeValues([*answered, resume])
-        step = (Phase(checkpoint.phase), checkpoint.hook_index)
-        run.resume_step = step
-        return step
-    if checkpoint is not None:
-        if checkpoint.pending:
-            raise InvalidInputError(
-                f"hookproof: thread {run.thread_id!r} is paused at an interrupt; resume it "
-                "with agent.invoke(Command(resume=...), thread_id=...) before sending new "
-                "input."
-            )
-        run.restore(checkpoint)
-    if initial:
-        run.update(initial, source="input")
-    return Phase.BEFORE_AGENT, 0
-
-
-def _checkpoint(run: Run) -> Checkpoint | None:
-    checkpointer = run.checkpointer
-    if run.thread_id is None or checkpointer is None:
-        return None
-    return checkpointer.get(run.thread_id)  # type: ignore[no-any-return]
 
 
 class _Loop:
@@ -146,14 +124,14 @@ class _Loop:
                 await self._node(hook)
             while phase is not Phase.DONE:
                 run.phase, run.hook_index = phase, index
-                if run.resume_step is not None or run.resume_values.values:
+                if run.resume_step is not None or run.answers.any:
                     run.step_started(phase, index)
                 phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
                 run.record_failure(raised)
                 raise
-            run.pause(raised.value)
+            run.pause(raised)
             return
         except BaseException as error:
             run.record_failure(error)
@@ -188,7 +166,7 @@ class _Loop:
         run = self.run
         for index in range(start, len(hooks)):
             run.hook_index = index
-            if run.resume_step is not None or run.resume_values.values:
+            if run.resume_step is not None or run.answers.any:
                 run.step_started(run.phase, index)
             jump = await self._node(hooks[index])
             if jump is not None:
@@ -198,6 +176,7 @@ class _Loop:
     async def _node(self, hook: NodeHook) -> str | None:
         run = self.run
         run.source = f"{hook.owner}.{hook.hook}"
+        run.enter_task(run.source)
         if run.probe is not None:
             await self._pause(run.source)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
@@ -227,6 +206,7 @@ class _Loop:
     async def _model_step(self) -> None:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
+        run.enter_task("model")
         value = dialect.model_input(run.handle)
         if self.sync:
             outcome = self.chains.sync_model(run, value)
@@ -244,12 +224,50 @@ class _Loop:
         if dialect.runs_whole_tool_turn:
             results = await self._whole_turn(calls, state)
         else:
-            results = [await self._tool_result(i, call, state) for i, call in enumerate(calls)]
+            try:
+                results = await self._each_call(calls, state)
+            except InterruptRaised:
+                self._show_finished(calls)
+                raise
         run.finished_tools.clear()
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
-        return "end" if dialect.ends_run(calls) else jump
+        return "end" if dialect.ends_run(calls, results) else jump
+
+    async def _each_call(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
+        """Every call runs even when an earlier one paused, as LangGraph runs each call as a
+        task of its own: the turn then pauses with every call's interrupt (the calls that
+        finished are kept, so a resume runs only the others). A failure is raised at once."""
+        results: list[Any] = []
+        paused: InterruptRaised | None = None
+        for index, call in enumerate(calls):
+            try:
+                results.append(await self._tool_result(index, call, state))
+            except InterruptRaised as raised:
+                if not self.run.can_pause:
+                    raise
+                paused = paused or raised
+                results.append(None)
+        if paused is not None:
+            raise paused
+        return results
+
+    def _show_finished(self, calls: Sequence[ToolCall]) -> None:
+        """A turn paused: what it returns shows the results of the calls that finished, as
+        LangGraph's does; its checkpoint keeps the state before the turn (the resume applies
+        every call's result, in order, at the turn's end)."""
+        run, finished = self.run, self.run.finished_tools
+        if not finished:
+            return
+        before = dict(run.values)
+        for index, call in enumerate(calls):
+            key = f"{index}:{call.id or call.name}"
+            if key in finished:
+                self.dialect.tool_output(run.handle, call, finished[key])
+        run.shown = run.snapshot()
+        run.values = before
+        run.forget_snapshot()
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);
@@ -262,7 +280,10 @@ class _Loop:
             try:
                 results.append(await self._tool_result(index, call, state))
             except InterruptRaised as raised:
-                paused = paused or raised
+                if paused is None:  # Eino's resume answers one interrupt: the turn's first
+                    paused = raised
+                else:
+                    self.run.pending.pop(self.run.answers.task, None)
                 results.append(None)
             except Exception as error:  # noqa: BLE001 - any failure waits for the turn's end
                 failure = failure or error
@@ -278,11 +299,16 @@ class _Loop:
         run = self.run
         key = f"{index}:{call.id or call.name}"  # by position: ids may repeat or be missing
         if key not in run.finished_tools:
+            run.enter_task(f"tool:{key}")
             value = self.dialect.tool_input(run.handle, call, state)
-            if self.sync:
-                result = self.chains.sync_tool(run, value)
-            else:
-                result = await self.chains.async_tool(run, value)
+            try:
+                if self.sync:
+                    result = self.chains.sync_tool(run, value)
+                else:
+                    result = await self.chains.async_tool(run, value)
+            except InterruptRaised as raised:
+                run.interrupted(raised)
+                raise
             run.finished_tools[key] = self.dialect.checked_tool_result(call, result)
         return run.finished_tools[key]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookproof._engine.checkpoint import Checkpoint, Interrupt, ResumeValues
+from hookproof._engine.checkpoint import Answers, Checkpoint, Interrupt
 from hookproof._engine.observer import RunObserver
 from hookproof._engine.probe import PROBE
 from hookproof._engine.state import StateSpec
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.context import Runtime
-from hookproof.errors import ParentCommandError, UsageError
+from hookproof.errors import InterruptRaised, ParentCommandError, UsageError
 from hookproof.requests import Command, FinalRequest
 from hookproof.trace import TraceRecorder
 
@@ -43,13 +43,15 @@ class Run:
         self.trace = TraceRecorder()
         self.values: dict[str, Any] = {"messages": FrozenList()}
         self._snapshot: FrozenDict | None = None
+        self.shown: FrozenDict | None = None  # what a paused run shows, when not its state
         self.final_requests: list[FinalRequest] = []
         self.thread_id = thread_id
         self.phase, self.hook_index, self.model_calls = Phase.BEFORE_AGENT, 0, 0
         self.source = "agent"
         self.interrupts: tuple[Interrupt, ...] = ()
+        self.pending: dict[str, Interrupt] = {}  # by task, this step's until the pause
         self.finished_tools: dict[str, Any] = {}
-        self.resume_values = ResumeValues()
+        self.answers = Answers(thread_id)
         self.resume_step: tuple[Phase, int] | None = None
         self.probe = PROBE.get()
         self.handle = RunHandle(self)
@@ -61,6 +63,9 @@ class Run:
         keys = self.spec.apply(self.values, update, where)
         self._snapshot = None
         self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
+
+    def forget_snapshot(self) -> None:
+        self._snapshot = None
 
     def snapshot(self) -> FrozenDict:
         if self._snapshot is None:
@@ -101,19 +106,41 @@ class Run:
 
     def step_started(self, phase: Phase, index: int) -> None:
         """Answers belong to the step that was paused; any other step starts without them."""
-        if self.resume_step is None and not self.resume_values.values:
+        if self.resume_step is None and not self.answers.any:
             return
         if self.resume_step != (phase, index):
-            self.resume_values.reset()
+            self.answers.reset()
             self.resume_step = None
+
+    def enter_task(self, task: str) -> None:
+        """``task`` runs now: its ``interrupt()`` calls read its answers, and its interrupt
+        ids are its own (the model-call count tells one turn's step from the next)."""
+        self.answers.enter(task, f"{self.phase.value}:{self.hook_index}:{self.model_calls}")
 
     @property
     def can_pause(self) -> bool:
         return self.thread_id is not None and self.checkpointer is not None
 
-    def pause(self, value: Any) -> None:
-        self.interrupts = (Interrupt(value=value, source=self.source),)
-        self.trace.record("agent", "interrupt", "update", None, {"source": self.source})
+    def interrupted(self, raised: InterruptRaised) -> None:
+        """The running task interrupted: keep its interrupt for the step's pause."""
+        task = self.answers.task
+        if task in self.pending:
+            return
+        self.pending[task] = Interrupt(
+            value=raised.value,
+            source=self.source,
+            id=self.answers.interrupt_id(task),
+            response_schema=raised.response_schema,
+        )
+
+    def pause(self, raised: InterruptRaised) -> None:
+        if not self.pending:
+            self.interrupted(raised)
+        self.interrupts = tuple(self.pending.values())
+        data: dict[str, Any] = {"source": self.interrupts[0].source}
+        if len(self.interrupts) > 1:
+            data["sources"] = tuple(item.source for item in self.interrupts)
+        self.trace.record("agent", "interrupt", "update", None, data)
         self.save(phase=self.phase, index=self.hook_index)
 
     def save(self, *, phase: Phase = Phase.DONE, index: int = 0) -> None:
@@ -130,9 +157,18 @@ class Run:
         self.checkpointer.put(self.thread_id, checkpoint)
 
     def _pause_extra(self) -> FrozenDict:
-        answered = self.resume_values.values[: self.resume_values.used]
+        by_task = self.answers.by_task
+        answered = {
+            task: list(by_task[task].answered) if task in by_task else [] for task in self.pending
+        }
+        tasks = {item.id: task for task, item in self.pending.items()}
         return FrozenDict(
-            {"finished_tools": dict(self.finished_tools), "resume_values": list(answered)}
+            {
+                "finished_tools": dict(self.finished_tools),
+                "resume_values": answered,
+                "interrupt_tasks": tasks,
+                "nested": dict(self.answers.nested),
+            }
         )
 
     def restore(self, checkpoint: Checkpoint) -> None:
@@ -148,9 +184,10 @@ class Run:
         self.trace.record("agent", "run", "error", None, data)
 
     def result(self) -> RunResult:
+        state = self.snapshot() if self.shown is None else self.shown
         return RunResult(
-            messages=tuple(self.values["messages"]),
-            state=self.snapshot(),
+            messages=tuple(state["messages"]),
+            state=state,
             trace=self.trace,
             final_requests=tuple(self.final_requests),
             interrupts=self.interrupts,

@@ -87,7 +87,7 @@ class EinoDialect(Dialect):
     def checked_tool_result(self, call: ToolCall, result: Any) -> Any:
         return result  # the ToolsNode layer built it: a ToolMessage, or a Command to end
 
-    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+    def ends_run(self, calls: Sequence[ToolCall], results: Sequence[Any] = ()) -> bool:
         return False  # the ToolsNode ends the run with Command(goto="end") itself
 
 

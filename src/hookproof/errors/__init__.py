@@ -6,6 +6,7 @@ name, so tracebacks and pickles say ``hookproof.errors.ScriptExhausted`` whereve
 """
 
 from hookproof.errors._agent import (
+    AmbiguousResumeError,
     ConnectionBlocked,
     DuplicateMiddlewareError,
     DuplicateToolError,
@@ -70,6 +71,7 @@ from hookproof.errors._templates import (
 )
 
 __all__ = [
+    "AmbiguousResumeError",
     "CassetteError",
     "CassetteFormatError",
     "ConnectionBlocked",

@@ -146,13 +146,19 @@ class ToolError(HookproofError):
         Exception.__init__(self, *args)
 
 
+class AmbiguousResumeError(InvalidInputError, RuntimeError):
+    """A paused run waits on several interrupts and was resumed with one answer, not with
+    answers by interrupt id. Also a RuntimeError, the type LangGraph raises for it."""
+
+
 class InterruptRaised(HookproofError):
     """Raised by ``interrupt`` to stop the run; the engine turns it into a checkpoint."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, *, response_schema: Any = None) -> None:
         super().__init__(
             "hookproof: interrupt() was called outside an agent run, or the run has no "
             "checkpointer and thread_id to save its place. Build the agent with "
             "checkpointer=InMemoryCheckpointer() and invoke it with thread_id=..."
         )
         self.value = value
+        self.response_schema = response_schema

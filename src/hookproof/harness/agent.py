@@ -11,6 +11,10 @@ tool exclusion):
  6 PatchToolCallsMiddleware     13 HumanInTheLoopMiddleware (interrupt_on=)
  7 (async subagents: not built)
 
+Subagents get the same scaffolding and, last, a HumanInTheLoopMiddleware for their own
+``interrupt_on`` or else the main agent's (as deepagents does); a subagent's review pauses the
+main agent's run, and resuming the main agent answers it.
+
 System prompt, at build time: your system_prompt, then the profile's base_system_prompt or
 hookproof's base prompt, then the profile's suffix, each its own block; the middleware add
 their sections at each model call. Profiles are resolved here, once: a middleware that
@@ -90,6 +94,7 @@ class _Build:
     backend: StateBackend
     tools: tuple[Tool, ...]
     registry: ProfileRegistry
+    interrupt_on: Mapping[str, bool | Mapping[str, Any]] | None = None
 
 
 def _resolve(model: Any, registry: ProfileRegistry) -> tuple[Any, HarnessProfile]:
@@ -153,11 +158,18 @@ def _subagent_builder(build: _Build) -> Any:
             model,
             list(spec.tools) if spec.tools is not None else list(build.tools),
             system_prompt=_system(None, build.profile, base=spec.system_prompt),
-            middleware=[*head, *spec.middleware, *_tail(build)],
+            middleware=[*head, *spec.middleware, *_tail(build, *_review(build, spec))],
             name=spec.name,
         )
 
     return build_subagent
+
+
+def _review(build: _Build, spec: SubAgent) -> list[object]:
+    """A subagent's human review, as deepagents gives it: its own ``interrupt_on``, else the
+    main agent's. Its pause pauses the main agent's run (see hookproof._engine.resume)."""
+    review = spec.interrupt_on if spec.interrupt_on is not None else build.interrupt_on
+    return [HumanInTheLoopMiddleware(review)] if review else []
 
 
 def _subagents(build: _Build, subagents: Sequence[SubAgent | Mapping[str, Any]]) -> list[SubAgent]:
@@ -212,7 +224,7 @@ def create_deep_agent(
     registry = profiles or current_registry()
     resolved, profile = _resolve(model, registry)
     converted = tuple(as_tool(item, source=f"tools=[{i}]") for i, item in enumerate(tools or ()))
-    build = _Build(resolved, profile, backend or StateBackend(), converted, registry)
+    build = _Build(resolved, profile, backend or StateBackend(), converted, registry, interrupt_on)
     optional = [
         *([MemoryMiddleware(memory)] if memory else []),
         *([HumanInTheLoopMiddleware(interrupt_on)] if interrupt_on else []),

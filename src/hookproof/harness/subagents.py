@@ -23,7 +23,8 @@ GENERAL_PURPOSE = "general-purpose"
 
 @dataclass(frozen=True, kw_only=True)
 class SubAgent:
-    """A subagent the ``task`` tool can run. ``tools``/``model`` default to the parent's."""
+    """A subagent the ``task`` tool can run. ``tools``/``model`` default to the parent's,
+    ``interrupt_on`` (human review of its tool calls) to the main agent's."""
 
     name: str
     description: str
@@ -31,6 +32,7 @@ class SubAgent:
     tools: Sequence[object] | None = None
     model: Any = None
     middleware: Sequence[object] = field(default_factory=tuple)
+    interrupt_on: Mapping[str, bool | Mapping[str, Any]] | None = None
 
     @classmethod
     def from_value(cls, value: SubAgent | Mapping[str, Any]) -> SubAgent:
@@ -42,8 +44,8 @@ class SubAgent:
             except TypeError as error:
                 raise InvalidInputError(
                     f"hookproof: subagent {dict(value).get('name')!r} is malformed ({error}). A "
-                    "subagent needs name, description and system_prompt; tools, model and "
-                    "middleware are optional."
+                    "subagent needs name, description and system_prompt; tools, model, "
+                    "middleware and interrupt_on are optional."
                 ) from None
         raise InvalidInputError(
             f"hookproof: a subagent is a SubAgent or a dict, not {type(value).__name__}."

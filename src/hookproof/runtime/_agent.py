@@ -28,6 +28,7 @@ from hookproof.runtime._foreign import (
     native_checkpointer,
     native_message,
     native_middleware,
+    native_structured_output,
     native_tool,
 )
 from hookproof.runtime._middleware import _name_of, compile_middleware
@@ -281,6 +282,20 @@ def _check_model(model: object) -> None:
         )
 
 
+def _structured_output(response_format: Any, model: Any) -> Any:
+    if response_format is None:
+        return None
+    structured = native_structured_output(response_format, response_format, model)
+    if structured is None:
+        raise UsageError(
+            f"hookproof: response_format={safe_repr(response_format, 60)} needs the rules of "
+            "a framework the reference runtime bridges, and neither it nor the model is one's. "
+            "Pass LangChain's ToolStrategy(schema) or ProviderStrategy(schema) (from "
+            "langchain.agents.structured_output), or give a schema with a LangChain chat model."
+        )
+    return structured
+
+
 @untimed
 def create_agent(
     model: Any,
@@ -293,6 +308,7 @@ def create_agent(
     max_iterations: int = DEFAULT_RUNTIME_MAX_ITERATIONS,
     name: str | None = None,
     checkpointer: Any = None,
+    response_format: Any = None,
 ) -> Agent:
     """Build an agent on the reference runtime (LangChain v1 semantics; see the docs)."""
     _check_model(model)
@@ -317,6 +333,7 @@ def create_agent(
         system_message=as_system_message(native_message(system_prompt), "system_prompt"),
         max_iterations=max_iterations,
         tool_origins={tool.name: owner for tool, owner in collected if owner != AGENT},
+        structured=_structured_output(response_format, model),
     )
     engine = Engine(
         dialect, checkpointer=native_checkpointer(checkpointer), observe=dialect.provenance_notes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import zip_longest
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,8 +29,14 @@ from hookproof.messages import (
 )
 from hookproof.provenance import ProvenanceNotes
 from hookproof.requests import Command, ModelRequest, ModelResponse, ToolCallRequest
-from hookproof.runtime._foreign import native_model
+from hookproof.runtime._foreign import native_model, native_structured_output
 from hookproof.runtime._layers import Answer, check_commands
+from hookproof.runtime._structured import (
+    StructuredOutput,
+    answered_by_output_tool,
+    bind_call,
+    output_answer,
+)
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
 
 __all__ = ["LangChainDialect"]
@@ -44,7 +51,14 @@ class LangChainDialect(Dialect):
     ``max_iterations`` bounds the model calls.
 
     For provenance, ``tool_origins`` names who registered each tool (absent: the agent's
-    own ``tools=``); the system prompt's line origins come with each run's observer."""
+    own ``tools=``); the system prompt's line origins come with each run's observer.
+
+    With ``structured`` (a response format its bridge compiled), every model call writes
+    ``structured_response`` (None when it produced none), calls of its artificial tools are
+    answers rather than tools to run, and the run ends once an answer is in."""
+
+    structured: StructuredOutput | None = None
+    output_tools: frozenset[str] = frozenset()
 
     def __init__(
         self,
@@ -57,6 +71,7 @@ class LangChainDialect(Dialect):
         system_message: SystemMessage | None,
         max_iterations: int,
         tool_origins: Mapping[str, str],
+        structured: StructuredOutput | None = None,
     ) -> None:
         super().__init__(name=name, model=model, stack=stack, state=state)
         self.tools = tools
@@ -65,6 +80,8 @@ class LangChainDialect(Dialect):
         self.system_message = system_message
         self.max_iterations = max_iterations
         self.tool_origins = tool_origins
+        self.structured = structured
+        self.output_tools = frozenset[str]() if structured is None else structured.tool_names
 
     def provenance_notes(self, system_origins: tuple[str, ...] = ()) -> ProvenanceNotes:
         """The provenance observer of one run (the engine makes one per run); ``system_origins``
@@ -91,24 +108,42 @@ class LangChainDialect(Dialect):
             messages=state["messages"],
             system_message=self.system_message,
             tools=self.request_tools,
+            response_format=None if self.structured is None else self.structured.response_format,
             state=state,
             runtime=run.runtime,
         )
 
     def final_request(self, call: ModelRequest) -> ModelRequest:
         self._check_executable(call)
-        model = native_model(call.model)  # a LangChain chat model is called through its bridge
-        return call if model is call.model else call.override(model=model)
+        structured = self._structured_for(call)
+        request = call if structured is None else bind_call(structured, call)
+        model = native_model(request.model)  # a LangChain chat model is called through its bridge
+        return request if model is request.model else request.override(model=model)
 
     def model_answer(self, call: ModelRequest, response: ModelResponse) -> Answer:
+        structured = self._structured_for(call)
+        if structured is not None:
+            response = output_answer(structured, call, response)
         return Answer(response, ())
+
+    def _structured_for(self, call: ModelRequest) -> StructuredOutput | None:
+        """The rules of the request's response format: the agent's own, or (a middleware set
+        a format on an agent built without one) its bridge's with no artificial tools
+        declared; None when no bridge takes it (the model is given it as it is)."""
+        if call.response_format is None:
+            return None
+        if self.structured is not None:
+            return self.structured
+        return native_structured_output(None, call.response_format, call.model)  # type: ignore[no-any-return]
 
     def model_output(self, run: RunHandle, outcome: Answer) -> None:
         check_commands(outcome.commands)
         response = outcome.response
         _check_no_call_lost(run.state["messages"], response.result)
         written: dict[str, Any] = {"messages": list(response.result)}
-        if response.structured_response is not None:  # None leaves an earlier value, as LangChain
+        # None leaves an earlier value, as LangChain does, unless the agent has a response
+        # format: then every call clears it, so an answer is always this call's.
+        if response.structured_response is not None or self.structured is not None:
             written["structured_response"] = response.structured_response
         said = [(c.update, f"{owner}.wrap_model_call") for c, owner in outcome.commands if c.update]
         if said:  # one step: a key without reducer is written once, checked before any write
@@ -143,10 +178,27 @@ class LangChainDialect(Dialect):
         both run. When a hook answered all of them (a human rejected a call, say), none run
         and the model is asked again."""
         run.local[_TOOL_STEP] = {}  # a tools step starts: tool_output claims its writes here
+        if self.output_tools and not self._runs_tools:
+            return self._until_answered(run)
         last_ai, answered = _last_turn(messages)
         if last_ai is None or not last_ai.tool_calls:
             return None
-        return [call for call in last_ai.tool_calls if call.id not in answered]
+        outputs = self.output_tools
+        pending = [c for c in last_ai.tool_calls if c.id not in answered and c.name not in outputs]
+        if pending or self.structured is None:
+            return pending
+        return self._until_answered(run)
+
+    @property
+    def _runs_tools(self) -> bool:
+        """Whether the agent has a tools step at all (LangChain builds its tool node only
+        for tools, or for a middleware that wraps tool calls)."""
+        return bool(self.tools) or bool(self.stack.tool_layers)
+
+    def _until_answered(self, run: RunHandle) -> list[ToolCall] | None:
+        """With a response format, the run ends once this model call's answer is in, and
+        asks the model again while it is not (LangChain's retry of a failed answer)."""
+        return None if run.state.get("structured_response") is not None else []
 
     def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolCallRequest:
         runtime = ToolRuntime(
@@ -219,14 +271,25 @@ class LangChainDialect(Dialect):
         if isinstance(result, Command) and result.update:
             source = f"tool {call.name!r} (call {call.id!r})"
             self.state.claim(run.local[_TOOL_STEP], result.update, source)
-        return super().tool_output(run, call, result)
+        jump = super().tool_output(run, call, result)
+        if self.output_tools and answered_by_output_tool(run.state["messages"], self.output_tools):
+            return "end"  # the model's answer came beside these calls: once they ran, it stands
+        return jump
 
-    def ends_run(self, calls: Sequence[ToolCall]) -> bool:
+    def ends_run(self, calls: Sequence[ToolCall], results: Sequence[Any] = ()) -> bool:
         """As LangChain: the run ends after a turn whose registered tools are all marked
         ``return_direct`` (calls to unknown tools do not count); one that is not asks the
-        model again."""
-        ran = [tool for call in calls if (tool := self.tools_by_name.get(call.name)) is not None]
+        model again. The tool that ran counts, named by its ToolMessage (a wrap_tool_call
+        may run another tool than the one called: a reviewer's edit)."""
+        tools = self.tools_by_name
+        names = [_ran_name(call, result, tools) for call, result in zip_longest(calls, results)]
+        ran = [tool for name in names if (tool := tools.get(name)) is not None]
         return bool(ran) and all(tool.return_direct for tool in ran)
+
+
+def _ran_name(call: ToolCall, result: Any, tools: Mapping[str, Tool]) -> str:
+    name = result.name if isinstance(result, ToolMessage) else None
+    return name if name is not None and name in tools else call.name
 
 
 def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message]) -> None:

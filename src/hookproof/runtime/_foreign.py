@@ -26,6 +26,7 @@ __all__ = [
     "native_message",
     "native_middleware",
     "native_model",
+    "native_structured_output",
     "native_tool",
 ]
 
@@ -45,6 +46,10 @@ class Bridge(Protocol):
 
     def checkpointer(self, checkpointer: object) -> Any:
         """The runtime's checkpointer standing for the framework's (or a clear error)."""
+
+    def structured_output(self, response_format: object) -> Any:
+        """The runtime's StructuredOutput for the framework's ``response_format`` (None: an
+        agent that declared none, whose middleware sets one on a request)."""
 
 
 def bridge_for(value: object) -> Bridge | None:
@@ -79,6 +84,14 @@ def native_checkpointer(checkpointer: object) -> Any:
             "hookproof.runtime.InMemoryCheckpointer() or LangGraph's InMemorySaver()."
         )
     return native
+
+
+def native_structured_output(initial: object, response_format: object, model: object) -> Any:
+    """The StructuredOutput (see runtime._structured) of ``initial``, the agent's own format,
+    from the bridge of ``response_format``'s framework or else of the model's; None when
+    neither has a bridge."""
+    bridge = bridge_for(response_format) or bridge_for(model)
+    return None if bridge is None else bridge.structured_output(initial)
 
 
 def native_model(model: object) -> Any:

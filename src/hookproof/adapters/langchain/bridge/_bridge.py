@@ -9,12 +9,20 @@ The engine, its order of hooks, its checks and its trace stay the same for both 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
+from langgraph.runtime import Runtime as LCRuntime
 
 from hookproof._support.signatures import takes_positional
+from hookproof.adapters.langchain.bridge._langgraph_context import (
+    MODEL_NODE,
+    TOOLS_NODE,
+    langgraph_node,
+    to_langchain,
+)
 from hookproof.adapters.langchain.bridge._model import ChatModelCaller
 from hookproof.adapters.langchain.bridge._requests import (
     Crossing,
@@ -25,11 +33,13 @@ from hookproof.adapters.langchain.bridge._requests import (
 )
 from hookproof.adapters.langchain.bridge._tools import explained, hp_tool, state_schema_of
 from hookproof.adapters.langchain.bridge._views import (
+    editable_messages,
     hp_message,
     hp_update,
     keep,
     kept_view,
     lc_state,
+    unreturned_edit,
 )
 from hookproof.errors import UsageError
 from hookproof.tools import Tool
@@ -65,6 +75,50 @@ def _takes_runtime(method: Callable[..., Any]) -> bool:
     return takes_positional(method, 2) is not False  # an unreadable signature: pass it
 
 
+# What LangGraph passes a node function by keyword when it declares a parameter so named.
+_INJECTED = ("config", "writer", "store", "runtime")
+
+
+def _keyword_params(method: Callable[..., Any]) -> frozenset[str]:
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return frozenset()
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return frozenset(p.name for p in parameters if p.kind in kinds and p.name in _INJECTED)
+
+
+def _node_call(method: Callable[..., Any]) -> Callable[[Any, Any, Any], Any]:
+    """Calls a node hook as LangGraph calls a node: the state, then ``runtime``, ``config``,
+    ``writer`` and ``store`` by keyword where the hook declares them (a second positional
+    parameter under another name gets the runtime)."""
+    names = _keyword_params(method)
+    positional_runtime = "runtime" not in names and _takes_runtime(method)
+
+    def call(view: Any, runtime: Any, config: Any) -> Any:
+        kwargs: dict[str, Any] = {}
+        if "runtime" in names:
+            kwargs["runtime"] = runtime
+        if "config" in names:
+            kwargs["config"] = config if config is not None else {}
+        if "writer" in names:
+            kwargs["writer"] = runtime.stream_writer
+        if "store" in names:
+            kwargs["store"] = runtime.store
+        if positional_runtime:
+            return method(view, runtime, **kwargs)
+        return method(view, **kwargs)
+
+    return call
+
+
+def _graph_runtime(config: Any, fallback: Any) -> Any:
+    """The runtime LangGraph gives the node (the one ``get_runtime()`` returns)."""
+    if config is None:
+        return fallback
+    return config["configurable"].get("__pregel_runtime", fallback)
+
+
 def _declare_jumps(target: Any, method: Any) -> Any:
     jumps = getattr(method, _JUMPS, None)
     if jumps:
@@ -83,53 +137,77 @@ def _node_result(outcome: Any, where: str) -> Any:
 
 
 def _sync_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
-    with_runtime, where = _takes_runtime(method), f"{name}.{hook}"
+    call, where = _node_call(method), f"{name}.{hook}"
 
     def run(state: Any, runtime: Any) -> Any:
-        view = lc_state(state)
-        with explained(where):
-            outcome = method(view, lc_runtime(runtime)) if with_runtime else method(view)
-        return _node_result(outcome, where)
+        view, lc_rt = lc_state(state), lc_runtime(runtime)
+        with editable_messages() as edits:
+            with explained(where), langgraph_node(where, lc_rt) as config:
+                outcome = call(view, _graph_runtime(config, lc_rt), config)
+            unreturned_edit(edits, outcome)
+            return _node_result(outcome, where)
 
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
 
 
 def _async_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
-    with_runtime, where = _takes_runtime(method), f"{name}.{hook}"
+    call, where = _node_call(method), f"{name}.{hook}"
 
     async def run(state: Any, runtime: Any) -> Any:
-        view = lc_state(state)
-        with explained(where):
-            outcome = await (method(view, lc_runtime(runtime)) if with_runtime else method(view))
-        return _node_result(outcome, where)
+        view, lc_rt = lc_state(state), lc_runtime(runtime)
+        with editable_messages() as edits:
+            with explained(where), langgraph_node(where, lc_rt) as config:
+                outcome = await call(view, _graph_runtime(config, lc_rt), config)
+            unreturned_edit(edits, outcome)
+            return _node_result(outcome, where)
 
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
 
 
 def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) -> Any:
+    node = _NODES[where.rsplit(".", 1)[-1]]
+
     def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        crossing = crossing_of(request)
+        with explained(where), langgraph_node(node, _request_runtime(request)):
+            crossing = crossing_of(request)
 
-        def lc_handler(changed: Any) -> Any:
-            return crossing.outward(handler(crossing.inward(changed)))
+            def lc_handler(changed: Any) -> Any:
+                with to_langchain():
+                    return crossing.outward(handler(crossing.inward(changed)))
 
-        with explained(where):
             return crossing.result(method(crossing.view, lc_handler))
 
     return run
 
 
 def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) -> Any:
+    node = _NODES[where.rsplit(".", 1)[-1]]
+
     async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        crossing = crossing_of(request)
+        with explained(where), langgraph_node(node, _request_runtime(request)):
+            crossing = crossing_of(request)
 
-        async def lc_handler(changed: Any) -> Any:
-            return crossing.outward(await handler(crossing.inward(changed)))
+            async def lc_handler(changed: Any) -> Any:
+                with to_langchain():
+                    return crossing.outward(await handler(crossing.inward(changed)))
 
-        with explained(where):
             return crossing.result(await method(crossing.view, lc_handler))
 
     return run
+
+
+def _request_runtime(request: Any) -> Any:
+    runtime = getattr(request, "runtime", None)
+    return lc_runtime(runtime) if runtime is not None else LCRuntime()
+
+
+# The LangGraph node a wrap hook runs in: LangChain's model node, or its tool node.
+_NODES = {
+    "wrap_model_call": MODEL_NODE,
+    "awrap_model_call": MODEL_NODE,
+    "wrap_tool_call": TOOLS_NODE,
+    "awrap_tool_call": TOOLS_NODE,
+}
 
 
 _CROSSINGS: dict[str, Callable[[Any], Crossing]] = {
@@ -178,6 +256,11 @@ class LangChainBridge:
 
     def checkpointer(self, checkpointer: object) -> Any:
         return runtime_checkpointer(checkpointer)
+
+    def structured_output(self, response_format: object) -> Any:
+        from hookproof.adapters.langchain.bridge._structured import LangChainStructuredOutput
+
+        return LangChainStructuredOutput(response_format)
 
 
 def runtime_checkpointer(checkpointer: Any) -> Any:

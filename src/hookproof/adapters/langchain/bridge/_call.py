@@ -10,7 +10,6 @@ new LangChain messages.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -189,16 +188,11 @@ class LangChainCall:
 
     @staticmethod
     def interrupts(pending: Sequence[Any], thread_id: str | None) -> list[Any]:
-        """LangGraph's Interrupts for the engine's (ids derived from the thread and place,
-        so they are the same on every run)."""
+        """LangGraph's Interrupts for the engine's: the engine's ids (deterministic, so the
+        same on every run; a resume map keyed by them answers each) and answer schemas."""
         from langgraph.types import Interrupt
 
         return [
-            Interrupt(value=item.value, id=_interrupt_id(thread_id, item.source, index))
-            for index, item in enumerate(pending)
+            Interrupt(value=item.value, id=item.id, response_schema=item.response_schema)
+            for item in pending
         ]
-
-
-def _interrupt_id(thread_id: str | None, source: str, index: int) -> str:
-    text = f"{thread_id}\x00{source}\x00{index}"
-    return hashlib.sha256(text.encode()).hexdigest()[:32]

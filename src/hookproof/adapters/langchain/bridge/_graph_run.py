@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["GraphRun", "current_graph_run", "graph_run"]
+__all__ = ["TOOLS_EXTRA", "GraphRun", "current_graph_run", "graph_run"]
+
+TOOLS_EXTRA = "tools"  # extras key: the agent's tools, which LangGraph's ToolRuntime.tools lists
 
 
 def _ignore(_chunk: Any) -> None:

@@ -59,6 +59,9 @@ class ChatModelCaller:
         messages = [lc_message(item) for item in (*system, *request.messages)]
         settings = thaw(request.model_settings)
         tools = [_openai_format(item) for item in request.tools]
+        if request.response_format is not None:  # native structured output, bound as LangChain
+            native = {"response_format": thaw(request.response_format), **settings}
+            return self.model.bind_tools(tools, **native), messages
         if tools:
             if request.tool_choice is not None:
                 settings["tool_choice"] = thaw(request.tool_choice)

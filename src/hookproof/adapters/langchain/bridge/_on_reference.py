@@ -24,7 +24,6 @@ __all__ = ["on_reference_engine"]
 # LangChain create_agent keywords the reference runtime has no counterpart for: accepted only
 # at their default, so a factory that relies on one is told instead of silently changed.
 _UNSUPPORTED = {
-    "response_format": None,
     "store": None,
     "interrupt_before": None,
     "interrupt_after": None,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hookproof.adapters.langchain.bridge._graph_run import graph_run
+from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, graph_run
 from hookproof.errors import UsageError
 from hookproof.runtime import Agent
 
@@ -138,7 +138,8 @@ class LangChainShapedAgent(Agent):
             )
         output_keys = refuse_unsupported_options(options)
         merged = merged_config(self._settings.config, config or {})
-        call = LangChainCall(self._settings.keys, merged, self.checkpointer, {}, output_keys)
+        extras = {TOOLS_EXTRA: self.tools}  # what LangGraph's ToolRuntime.tools lists
+        call = LangChainCall(self._settings.keys, merged, self.checkpointer, extras, output_keys)
         call.prepare(input)
         return call
 

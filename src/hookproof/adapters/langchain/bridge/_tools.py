@@ -3,7 +3,9 @@ tools in a LangChain hook's request, and LangChain state schemas as the runtime'
 
 A LangChain tool keeps its own schema (as LangChain shows it to the model) and runs through
 its own ``invoke`` with a tool call, with what LangChain's tool node injects: the state
-(``InjectedState``), the tool runtime (``ToolRuntime``) and the call id; no store.
+(``InjectedState``), the tool runtime (``ToolRuntime``), the store (``InjectedStore``, from
+the run's ``GraphRun``) and the call id, in LangGraph's context for the tool node (so
+``get_config()`` and ``interrupt()`` work inside the tool).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.prebuilt import InjectedState, InjectedStore
 from langgraph.prebuilt.tool_node import ToolInvocationError, msg_content_output
 from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
+from langgraph.runtime import Runtime as LCRuntime
 from pydantic import ValidationError
 
 from hookproof._engine import UntrackedValue, is_untracked
@@ -26,6 +29,12 @@ from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
 from hookproof.adapters.langchain.bridge._commands import hp_command
+from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, current_graph_run
+from hookproof.adapters.langchain.bridge._langgraph_context import (
+    TOOLS_NODE,
+    langgraph_node,
+    run_config,
+)
 from hookproof.adapters.langchain.bridge._views import (
     hp_message,
     keep,
@@ -57,13 +66,17 @@ def noop_writer(_chunk: Any) -> None:
 
 
 def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToolRuntime[Any, Any]:
+    """The ToolRuntime LangChain's tool node gives: the tool node's config (as ``get_config()``
+    returns it there), the run's store and stream writer."""
+    run = current_graph_run()
     return LCToolRuntime(
         state=state_view,
         context=context,
-        config={},
-        stream_writer=noop_writer,
+        config=run_config() or {},  # type: ignore[arg-type]
+        stream_writer=noop_writer if run is None else run.stream_writer,
         tool_call_id=call_id,
-        store=None,
+        store=None if run is None else run.store,
+        tools=[] if run is None else [lc_tool(item) for item in run.extras.get(TOOLS_EXTRA, ())],
     )
 
 
@@ -80,11 +93,10 @@ def explained(where: str) -> Iterator[None]:
         if _NEEDS_GRAPH not in str(error) or isinstance(error, NeedsGraphError):
             raise
         raise NeedsGraphError(
-            f"hookproof: {where} called LangGraph's interrupt() or get_config(), which only "
-            "a LangGraph graph provides (HumanInTheLoopMiddleware does, for one). The "
-            "reference runtime cannot pause a LangChain hook. Test this middleware on "
-            "LangChain's create_agent (the LangChain target), or pause with "
-            "hookproof.runtime.interrupt in hookproof middleware."
+            f"hookproof: {where} called LangGraph's interrupt() or get_config() outside an "
+            "agent run: they work in the hooks and tools the reference engine runs (an agent "
+            "from hookproof.runtime.create_agent or on_reference_engine), as in a LangGraph "
+            "graph, and nowhere else. Call it from a run: agent.invoke(...)."
         ) from error
 
 
@@ -152,7 +164,8 @@ def _injected_values(
         elif kind == "runtime":
             values[name] = lc_tool_runtime(view, runtime.context, runtime.tool_call_id)
         else:
-            values[name] = None
+            run = current_graph_run()
+            values[name] = None if run is None else run.store
     return values
 
 
@@ -163,31 +176,30 @@ class _LangChainToolRun:
         self.tool, self.name = tool, name
         self.injections = _injections(tool)
 
-    def call(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], ToolRuntime[Any]]:
-        runtime: ToolRuntime[Any] = kwargs.pop(_RUNTIME)
+    def call(self, kwargs: dict[str, Any], runtime: ToolRuntime[Any]) -> dict[str, Any]:
         args = {**thaw(kwargs), **_injected_values(self.injections, runtime)}
-        return {
-            "name": self.name,
-            "args": args,
-            "id": runtime.tool_call_id,
-            "type": "tool_call",
-        }, runtime
+        return {"name": self.name, "args": args, "id": runtime.tool_call_id, "type": "tool_call"}
 
     def __call__(self, **kwargs: Any) -> Any:
-        call, runtime = self.call(kwargs)
+        runtime: ToolRuntime[Any] = kwargs.pop(_RUNTIME)
         try:
-            with explained(f"tool {self.name!r}"):
-                return self.result(self.tool.invoke(call))
+            with self.in_tool_node(runtime):
+                return self.result(self.tool.invoke(self.call(kwargs, runtime)))
         except ValidationError as error:
             return self.invalid(error, kwargs, runtime)
 
     async def arun(self, **kwargs: Any) -> Any:
-        call, runtime = self.call(kwargs)
+        runtime: ToolRuntime[Any] = kwargs.pop(_RUNTIME)
         try:
-            with explained(f"tool {self.name!r}"):
-                return self.result(await self.tool.ainvoke(call))
+            with self.in_tool_node(runtime):
+                return self.result(await self.tool.ainvoke(self.call(kwargs, runtime)))
         except ValidationError as error:
             return self.invalid(error, kwargs, runtime)
+
+    @contextlib.contextmanager
+    def in_tool_node(self, runtime: ToolRuntime[Any]) -> Iterator[None]:
+        with explained(f"tool {self.name!r}"), langgraph_node(TOOLS_NODE, _node_runtime(runtime)):
+            yield
 
     def result(self, value: Any) -> Any:
         if hasattr(value, "goto") and hasattr(value, "update"):
@@ -224,6 +236,10 @@ class _LangChainToolRun:
         return ToolMessage(
             content=text, tool_call_id=runtime.tool_call_id or "", name=self.name, status="error"
         )
+
+
+def _node_runtime(runtime: ToolRuntime[Any]) -> LCRuntime[Any]:
+    return LCRuntime(context=runtime.context)
 
 
 def hp_tool(tool: Any, source: str) -> Tool:

@@ -11,7 +11,9 @@ without a copy.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from langchain_core.messages import (
@@ -42,6 +44,7 @@ from hookproof.messages import (
 
 __all__ = [
     "LockedList",
+    "editable_messages",
     "hp_message",
     "hp_messages",
     "hp_state",
@@ -50,6 +53,7 @@ __all__ = [
     "lc_state",
     "lock",
     "refuse_edit",
+    "unreturned_edit",
 ]
 
 
@@ -137,12 +141,60 @@ def keep(original: Any, view: Any) -> Any:
 
 _LOCKED_CLASSES: dict[type, type] = {}
 
+# While a node hook runs: the message views it edited in place, with each field's old value.
+_EDITS: contextvars.ContextVar[list[tuple[Any, str, Any]] | None] = contextvars.ContextVar(
+    "hookproof_message_edits", default=None
+)
+
+
+def _set_in_node_or_refuse(self: Any, name: str, value: Any) -> None:
+    edits = _EDITS.get()
+    if edits is None or name not in type(self).model_fields:
+        refuse_edit(self)
+    edits.append((self, name, self.__dict__.get(name)))
+    self.__dict__[name] = value
+
+
+def _edited(view: Any) -> bool:
+    edits = _EDITS.get()
+    return edits is not None and any(item is view for item, _, _ in edits)
+
+
+@contextlib.contextmanager
+def editable_messages() -> Iterator[list[tuple[Any, str, Any]]]:
+    """Let a node hook edit the state's message views in place, as LangChain's own
+    middleware does before returning the edited message (HumanInTheLoopMiddleware sets the
+    last AIMessage's tool_calls): the edited view converts as edited while the hook's update
+    is read, then every view is restored, so no other hook sees the edit. A view edited and
+    not returned is refused by the caller (see ``unreturned_edit``)."""
+    edits: list[tuple[Any, str, Any]] = []
+    token = _EDITS.set(edits)
+    try:
+        yield edits
+    finally:
+        _EDITS.reset(token)
+        for view, name, old in reversed(edits):
+            view.__dict__[name] = old
+
+
+def unreturned_edit(edits: list[tuple[Any, str, Any]], update: Any) -> None:
+    """Refuse a hook's in-place edit of a message it did not return: on LangGraph the edit
+    would silently reach later hooks; here it would silently vanish."""
+    if not edits:
+        return
+    returned = update.get("messages") if isinstance(update, Mapping) else None
+    if not isinstance(returned, list | tuple):
+        returned = [] if returned is None else [returned]
+    for view, _name, _old in edits:
+        if not any(item is view for item in returned):
+            refuse_edit(view)
+
 
 def _locked_class(cls: type[BaseMessage]) -> type[BaseMessage]:
     found = _LOCKED_CLASSES.get(cls)
     if found is None:
         namespace = {
-            "__setattr__": refuse_edit,
+            "__setattr__": _set_in_node_or_refuse,
             "__delattr__": refuse_edit,
             "__module__": __name__,
             "__qualname__": cls.__qualname__,
@@ -251,7 +303,7 @@ def hp_message(value: Any, where: str = "a message") -> Message | RemoveMessage:
     """The hookproof message for what a LangChain hook returned: its original when it is a
     view, else a converted copy (LangChain messages, RemoveMessage, str, tuples, dicts)."""
     original = kept_original(value)
-    if original is not None:
+    if original is not None and not _edited(value):
         return original  # type: ignore[no-any-return]
     if isinstance(value, LCRemoveMessage):
         key = RemoveMessage.ALL if value.id == REMOVE_ALL_MESSAGES else str(value.id)
@@ -266,7 +318,7 @@ def hp_message(value: Any, where: str = "a message") -> Message | RemoveMessage:
 def hp_messages(values: Any, where: str = "messages") -> Any:
     """A list of hookproof messages (a single message stays single, as reducers accept)."""
     original = kept_original(values)
-    if original is not None:
+    if original is not None and not any(map(_edited, values)):
         return original
     if isinstance(values, list | tuple):
         return [hp_message(item, f"{where}[{index}]") for index, item in enumerate(values)]

@@ -1,0 +1,187 @@
+"""LangGraph's runnable context around the LangChain code the reference engine runs.
+
+Inside a LangGraph node, ``get_config()`` returns the node's config: the caller's config
+(tags, metadata, ``configurable`` with ``thread_id`` and the caller's keys), the compiled
+agent's defaults (``recursion_limit``, ``ls_integration``) and LangGraph's internal keys, which
+``interrupt()``, ``get_runtime()``, ``get_store()`` and ``get_stream_writer()`` read. While the
+engine runs a bridged hook or a LangChain tool, ``langgraph_node(...)`` sets such a config, built
+from the run's ``GraphRun`` (the caller's config) and the engine's task (its answers to
+interrupts, and what names the task).
+
+LangGraph's ``interrupt()`` then runs unchanged: it counts its calls and reads its answers from
+a scratchpad backed by the engine's answers for the running task, and raises LangGraph's
+``GraphInterrupt``. The engine pauses on its own ``InterruptRaised``: ``to_engine`` and
+``to_langchain`` turn one into the other where the exception crosses between LangChain code
+and the engine, so LangChain's middleware (retries, fallbacks) let an interrupt through as
+they do on LangGraph.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from langchain_core.runnables.config import var_child_runnable_config
+from langgraph._internal._constants import (
+    CONFIG_KEY_CHECKPOINT_NS,
+    CONFIG_KEY_RUNTIME,
+    CONFIG_KEY_SCRATCHPAD,
+    CONFIG_KEY_SEND,
+    CONFIG_KEY_TASK_ID,
+)
+from langgraph._internal._scratchpad import PregelScratchpad
+from langgraph.errors import GraphInterrupt
+from langgraph.runtime import Runtime as LCRuntime
+from langgraph.types import Interrupt as LCInterrupt
+
+from hookproof._engine.checkpoint import Answers, current_answers, task_hash
+from hookproof.adapters.langchain.bridge._graph_run import GraphRun, current_graph_run
+from hookproof.errors import InterruptRaised
+
+__all__ = [
+    "AGENT_DEFAULTS",
+    "MODEL_NODE",
+    "TOOLS_NODE",
+    "graph_runtime",
+    "langgraph_node",
+    "node_config",
+    "run_config",
+    "to_engine",
+    "to_langchain",
+]
+
+MODEL_NODE = "model"
+TOOLS_NODE = "tools"
+
+# What LangChain's create_agent sets on the graph it compiles; a caller's config overrides it.
+AGENT_DEFAULTS: dict[str, Any] = {
+    "recursion_limit": 9_999,
+    "metadata": {"ls_integration": "langchain_create_agent"},
+}
+
+
+def _ignore(_writes: Any) -> None:
+    """LangGraph's interrupt() records consumed answers as task writes; the engine keeps
+    them itself."""
+
+
+def _no_null_resume(_consume: bool = False) -> Any:
+    """A resume with no task to go to does not exist here: the engine gives each task its own."""
+    return None
+
+
+def _counter() -> Callable[[], int]:
+    return itertools.count().__next__
+
+
+def _scratchpad(answers: Answers) -> PregelScratchpad:
+    slot = answers.current()
+
+    def next_interrupt() -> int:
+        slot.used += 1
+        return slot.used - 1
+
+    return PregelScratchpad(
+        step=0,
+        stop=AGENT_DEFAULTS["recursion_limit"],
+        call_counter=_counter(),
+        interrupt_counter=next_interrupt,
+        get_null_resume=_no_null_resume,
+        resume=slot.values,
+        subgraph_counter=_counter(),
+    )
+
+
+def _task_id(answers: Answers) -> str:
+    """A uuid-shaped, deterministic id for the running task (LangGraph's are uuid-shaped)."""
+    digest = task_hash(f"{answers.thread_id}|{answers.scope}|{answers.task}")
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:]}"
+
+
+def graph_runtime(runtime: LCRuntime[Any], run: GraphRun | None) -> LCRuntime[Any]:
+    """The LangGraph runtime of a node: the bridge's, with the run's store and writer."""
+    if run is None:
+        return runtime
+    store = runtime.store if run.store is None else run.store
+    return runtime.override(store=store, stream_writer=run.stream_writer)
+
+
+def node_config(node: str, runtime: LCRuntime[Any], answers: Answers) -> dict[str, Any]:
+    """The config LangGraph gives node ``node`` of a run: the caller's, with the node's keys."""
+    run = current_graph_run()
+    caller = dict(run.config) if run is not None else {}
+    thread_id = run.thread_id if run is not None else answers.thread_id or None
+    task_id = _task_id(answers)
+    namespace = f"{node}:{task_id}"
+    configurable = dict(run.configurable) if run is not None else {}
+    if thread_id is not None:
+        configurable.setdefault("thread_id", thread_id)
+    configurable.update(
+        {
+            CONFIG_KEY_RUNTIME: graph_runtime(runtime, run),
+            CONFIG_KEY_TASK_ID: task_id,
+            CONFIG_KEY_SEND: _ignore,
+            CONFIG_KEY_CHECKPOINT_NS: namespace,
+            CONFIG_KEY_SCRATCHPAD: _scratchpad(answers),
+        }
+    )
+    metadata = {**AGENT_DEFAULTS["metadata"], **(caller.get("metadata") or {})}
+    if thread_id is not None:
+        metadata["thread_id"] = thread_id
+    metadata.update({"langgraph_node": node, "langgraph_checkpoint_ns": namespace})
+    return {
+        "tags": [],
+        "callbacks": None,
+        "recursion_limit": AGENT_DEFAULTS["recursion_limit"],
+        **caller,
+        "metadata": metadata,
+        "configurable": configurable,
+    }
+
+
+@contextlib.contextmanager
+def langgraph_node(node: str, runtime: LCRuntime[Any]) -> Iterator[dict[str, Any] | None]:
+    """Run the enclosed LangChain code as LangGraph runs node ``node``: ``get_config()`` and
+    ``interrupt()`` work, and an interrupt leaves as the engine's. Outside an engine run
+    nothing is set (LangGraph's own "outside of a runnable context" error stands)."""
+    answers = current_answers()
+    if answers is None:
+        yield None
+        return
+    config = node_config(node, runtime, answers)
+    token = var_child_runnable_config.set(config)  # type: ignore[arg-type]
+    try:
+        with to_engine():
+            yield config
+    finally:
+        var_child_runnable_config.reset(token)
+
+
+@contextlib.contextmanager
+def to_engine() -> Iterator[None]:
+    """LangGraph's GraphInterrupt leaving LangChain code, as the engine's InterruptRaised."""
+    try:
+        yield
+    except GraphInterrupt as raised:
+        interrupts = raised.args[0] if raised.args else ()
+        first = interrupts[0] if interrupts else LCInterrupt(value=None)
+        raise InterruptRaised(first.value, response_schema=first.response_schema) from None
+
+
+@contextlib.contextmanager
+def to_langchain() -> Iterator[None]:
+    """The engine's InterruptRaised entering LangChain code (a wrap hook's handler), as
+    LangGraph's GraphInterrupt, which LangChain's middleware let through untouched."""
+    try:
+        yield
+    except InterruptRaised as raised:
+        pending = LCInterrupt(value=raised.value, response_schema=raised.response_schema)
+        raise GraphInterrupt((pending,)) from None
+
+
+def run_config() -> dict[str, Any] | None:
+    """The config of the node running now (None outside one)."""
+    found = var_child_runnable_config.get()
+    return dict(found) if found else None
