@@ -26,6 +26,7 @@ from langchain.agents.structured_output import (
 )
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import GraphRecursionError
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
@@ -85,27 +86,19 @@ class Outcome:
     error: BaseException | None
 
 
-def _plain(message: Any) -> tuple[Any, ...]:
-    """A message of either engine as comparable values (ids left out)."""
-    if isinstance(message, BaseMessage):
-        calls = [(c["name"], dict(c["args"]), c["id"]) for c in getattr(message, "tool_calls", [])]
-        kind = {"human": "user", "ai": "assistant"}.get(message.type, message.type)
-        extra = (getattr(message, "tool_call_id", None), getattr(message, "status", None))
-        return (kind, message.text, calls, message.name if kind == "tool" else None, *extra)
-    calls = [(c.name, dict(c.args), c.id) for c in getattr(message, "tool_calls", ())]
-    name = message.name if message.role == "tool" else None
+def _plain(message: BaseMessage) -> tuple[Any, ...]:
+    """A LangChain message as comparable values (ids left out)."""
+    calls = [(c["name"], dict(c["args"]), c["id"]) for c in getattr(message, "tool_calls", [])]
+    kind = {"human": "user", "ai": "assistant"}.get(message.type, message.type)
     extra = (getattr(message, "tool_call_id", None), getattr(message, "status", None))
-    return (message.role, message.text, calls, name, *extra)
+    return (kind, message.text, calls, message.name if kind == "tool" else None, *extra)
 
 
 def _outcome(result: Any, model: RecordingChatModel) -> Outcome:
+    """A run's result (LangChain's state dict, on both engines) and the model's requests."""
     requests = [comparable(request) for request in model.requests]
-    if isinstance(result, dict):  # LangChain's state dict
-        messages = result["messages"]
-        structured = result.get("structured_response", ABSENT)
-    else:  # the reference engine's RunResult
-        messages, structured = result.messages, result.state.get("structured_response", ABSENT)
-    return Outcome([_plain(m) for m in messages], structured, requests, None)
+    messages = [_plain(m) for m in result["messages"]]
+    return Outcome(messages, result.get("structured_response", ABSENT), requests, None)
 
 
 def _run(agent: Any, model: RecordingChatModel, given: Any, run: Callable[..., Any]) -> Outcome:
@@ -363,22 +356,30 @@ def test_a_later_turn_does_not_keep_the_earlier_answer() -> None:
     # The second turn's first answer is invalid: the run must not end on the first turn's.
     script = [call("Location", {"city": "Oslo"}), call("Location", {}), call("Location", ROME)]
     outcomes = []
+    config = {"configurable": {"thread_id": "t"}}
     for factory in (build, on_reference_engine(build)):
         model = RecordingChatModel(ScriptedChatModel(script))
         agent = factory(model)
-        if factory is build:
-            config = {"configurable": {"thread_id": "t"}}
-            first = agent.invoke(QUESTION, config)
-            second = agent.invoke({"messages": [HumanMessage("again")]}, config)
-        else:
-            first = agent.invoke(QUESTION, thread_id="t")
-            second = agent.invoke({"messages": [HumanMessage("again")]}, thread_id="t")
+        first = agent.invoke(QUESTION, config)
+        second = agent.invoke({"messages": [HumanMessage("again")]}, config)
         outcomes.append((_outcome(first, model), _outcome(second, model)))
     (lc_first, lc_second), (ref_first, ref_second) = outcomes
     assert ref_first.structured == lc_first.structured == Location(city="Oslo")
     assert ref_second.messages == lc_second.messages
     assert ref_second.structured == lc_second.structured == Location(**ROME)
     assert ref_second.requests == lc_second.requests
+
+
+def test_a_model_that_never_answers_stops_at_the_recursion_limit() -> None:
+    def limited(agent: Any, given: Any) -> Any:
+        return agent.invoke(given, {"recursion_limit": 3})
+
+    build = agent_with(ToolStrategy(Weather), tools=[])
+    langchain, reference = on_both(build, ["hmm"] * 5, run=limited)
+    assert isinstance(langchain.error, GraphRecursionError), langchain.error
+    assert isinstance(reference.error, GraphRecursionError), reference.error
+    assert str(reference.error).startswith("Recursion limit of 3 reached")
+    assert len(reference.requests) == len(langchain.requests) == 3
 
 
 def test_async_runs_answer_alike() -> None:
@@ -460,3 +461,28 @@ def test_an_anonymous_json_schema_gets_the_same_name_on_every_build() -> None:
         names.append(result.final_requests[0].tool_names)
     assert names[0] == names[1]
     assert names[0][0].startswith("response_format_")
+
+
+@pytest.mark.parametrize(
+    ("response_format", "script", "model_name"),
+    [
+        (ProviderStrategy(Weather), [json.dumps(SUNNY)], "scripted"),
+        (Weather, [json.dumps(SUNNY)], "gpt-4o"),
+        (ToolStrategy(Weather), ["x"], "scripted"),
+    ],
+    ids=["provider", "auto-provider", "tool-not-declared"],
+)
+def test_middleware_setting_a_format_on_an_agent_built_without(
+    response_format: Any, script: list[Any], model_name: str
+) -> None:
+    class Setting(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return handler(request.override(response_format=response_format))
+
+    build = agent_with(None, middleware=[Setting()])
+    langchain, reference = on_both(build, script, model_name=model_name)
+    if isinstance(response_format, ToolStrategy):
+        assert_same_error(langchain, reference, ValueError)
+        return
+    assert_same(langchain, reference)
+    assert reference.structured == Weather(**SUNNY)

@@ -52,18 +52,22 @@ def test_readme_langchain_project_runs_as_written(pytester: pytest.Pytester) -> 
         path.write_text(text, encoding="utf-8")
     pytester.makeini("[pytest]\npythonpath = .\n")
     written = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--snapshot-update")
-    written.assert_outcomes(passed=7)
+    written.assert_outcomes(passed=8)
     snapshots = sorted(p.name for p in (pytester.path / "snapshots").rglob("*.txt"))
     assert snapshots == [
-        "test_final_request.txt",
         "test_final_request_per_role[admin].txt",
         "test_final_request_per_role[guest].txt",
+        "test_first_request[general-purpose].txt",
+        "test_first_request[main].txt",
     ]
     guest = next((pytester.path / "snapshots").rglob("*[[]guest].txt")).read_text()
     assert "Today is Monday, January 05, 2026." in guest
     assert "\n  lookup\n" in guest and "\n  refund\n" not in guest  # the guest's tools
+    subagent = next((pytester.path / "snapshots").rglob("*[[]general-purpose].txt")).read_text()
+    assert "\nagent: general-purpose (depth 1)\n" in subagent  # its own parameter's script
+    assert "\n  lookup\n" in subagent and "\n  refund\n" not in subagent
     checked = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
-    checked.assert_outcomes(passed=7)
+    checked.assert_outcomes(passed=8)
 
 
 def _test_lengths(blocks: Iterable[str]) -> list[int]:

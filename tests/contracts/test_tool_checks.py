@@ -17,6 +17,7 @@ from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.harness import BUILTIN_TOOL_NAMES, StateBackend, create_deep_agent
 from hookproof.messages import ToolMessage
+from hookproof.models import ScriptedModel
 from hookproof.runtime import AgentMiddleware, create_agent, tool
 from hookproof.targets import as_target
 
@@ -209,6 +210,87 @@ def test_a_tool_the_baseline_cannot_run_is_untested_not_passed() -> None:
     assert not report.complete
 
 
+# -- check_tools_preserved on the factory the user already has ---------------------------------
+
+
+def _harness_with(router: AgentMiddleware) -> Any:
+    """The app's own factory, build(model): its stack holds the router and a middleware of
+    another concern."""
+    return lambda model: create_deep_agent(
+        model, [lookup, refund], middleware=[router, PassesArguments()]
+    )
+
+
+@pytest.mark.parametrize(
+    "named", [AllowListRouter, "AllowListRouter", AllowListRouter()], ids=["class", "name", "like"]
+)
+def test_preserved_takes_the_middleware_out_of_the_harness_factory(named: Any) -> None:
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_tools_preserved(
+            _harness_with(AllowListRouter()), SUPPORT, middleware=named, owned=BUSINESS
+        )
+    assert "ls: shown to the model without the middleware, gone with it" in _found(error)
+    assert "middleware=[AllowListRouter]" in _found(error)
+    report = contracts.check_tools_preserved(
+        _harness_with(OwnedToolsRouter()), SUPPORT, middleware="OwnedToolsRouter", owned=BUSINESS
+    )
+    assert report.complete and report.middleware_removed == ("OwnedToolsRouter",)
+    assert {"ls", "write_todos", "task"} <= set(report.tool_calls_executed)
+
+
+def test_preserved_takes_out_the_very_instance_the_factory_uses() -> None:
+    used = OwnedToolsRouter()
+
+    def build(model: Any) -> Any:
+        return create_agent(
+            model, [lookup, refund, search_docs], middleware=[used, PassesArguments()]
+        )
+
+    with pytest.raises(InvalidInputError, match="more than one middleware of a stack"):
+        contracts.check_tools_preserved(build, SUPPORT, middleware=AgentMiddleware)
+    report = contracts.check_tools_preserved(build, SUPPORT, middleware=used, owned=BUSINESS)
+    assert report.complete and report.middleware_removed == ("OwnedToolsRouter",)
+    assert "search_docs" in report.tool_calls_executed
+
+
+def test_preserved_refuses_a_middleware_the_factory_does_not_build_and_lists_the_stacks() -> None:
+    build = _harness_with(OwnedToolsRouter())
+    with pytest.raises(InvalidInputError) as error:
+        contracts.check_tools_preserved(build, SUPPORT, middleware="RoleRouter")
+    assert "middleware 'RoleRouter' is in no stack the factory builds" in str(error.value)
+    assert "OwnedToolsRouter, PassesArguments" in str(error.value)
+    with pytest.raises(UsageError, match="takes one middleware to take out"):
+        contracts.check_tools_preserved(build, SUPPORT, middleware=[OwnedToolsRouter()])
+
+
+def test_preserved_reaches_a_constructor_kept_anywhere_but_not_an_agent_built_once() -> None:
+    import functools
+
+    make = functools.partial(create_agent, tools=[lookup, search_docs])
+    kept = lambda model: make(model, middleware=[AllowListRouter()])  # noqa: E731
+    with pytest.raises(ContractViolation, match="search_docs: shown to the model without"):
+        contracts.check_tools_preserved(kept, SUPPORT, middleware=AllowListRouter)
+    built_once = create_agent(ScriptedModel(["done"]), [lookup], middleware=[AllowListRouter()])
+    with pytest.raises(UsageError, match="called none of"):
+        contracts.check_tools_preserved(lambda model: built_once, SUPPORT, middleware="x")
+
+
+def test_preserved_takes_the_handler_out_of_an_eino_factory() -> None:
+    def build(router: EinoRouter) -> Any:
+        return lambda model: ChatModelAgent(
+            model=model, tools=[lookup, refund, search_docs], handlers=[router, EinoPasses()]
+        )
+
+    with pytest.raises(ContractViolation, match="search_docs: shown to the model without"):
+        contracts.check_tools_preserved(
+            build(EinoRouter(allow_list=True)), EINO_SUPPORT, middleware=EinoRouter, owned=BUSINESS
+        )
+    report = contracts.check_tools_preserved(
+        build(EinoRouter(allow_list=False)), EINO_SUPPORT, middleware=EinoRouter, owned=BUSINESS
+    )
+    assert report.complete and report.middleware_removed == ("EinoRouter",)
+
+
 # -- check_allowed_calls_succeed -------------------------------------------------------------
 
 
@@ -394,6 +476,22 @@ def test_preserved_on_langchain_and_deepagents(framework: str) -> None:
         build, SUPPORT, middleware=twins.owned_only, owned=BUSINESS
     )
     assert report.complete and gone in report.tool_calls_executed
+
+
+@pytest.mark.parametrize("framework", ["langchain", "deepagents"])
+def test_preserved_on_the_langchain_and_deepagents_factory_the_user_has(framework: str) -> None:
+    twins, factory = _on(framework)
+    gone = "search_docs" if framework == "langchain" else "ls"
+    buggy = lambda model: factory(model, [twins.allow_list])  # noqa: E731
+    with pytest.raises(ContractViolation) as error:
+        contracts.check_tools_preserved(buggy, SUPPORT, middleware="Router", owned=BUSINESS)
+    assert f"{gone}: shown to the model without the middleware, gone with it" in _found(error)
+    fixed = lambda model: factory(model, [twins.owned_only])  # noqa: E731
+    report = contracts.check_tools_preserved(
+        fixed, SUPPORT, middleware=twins.owned_only, owned=BUSINESS
+    )
+    assert report.complete and gone in report.tool_calls_executed
+    assert report.middleware_removed == ("OwnedOnly",)
 
 
 @pytest.mark.parametrize("framework", ["langchain", "deepagents"])

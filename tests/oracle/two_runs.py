@@ -28,6 +28,15 @@ ENGINES = ("langchain", "reference")
 # A run takes minutes; only a hung test comes near this (a generous bound, so a busy machine
 # never stops a run that would have finished).
 RUN_LIMIT_SECONDS = 40 * 60
+# A test whose run grows without bound gets a MemoryError and fails, listed or not, instead of
+# the whole machine running out of memory and the kernel killing the run.
+RUN_MEMORY_BYTES = 8 * 1024**3
+
+
+def _bounded_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (RUN_MEMORY_BYTES, RUN_MEMORY_BYTES))
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,7 @@ def run_tests(suite: Suite, root: Path, plugins: Path, engine: str, log: Path, w
                 stderr=subprocess.STDOUT,
                 check=False,
                 timeout=RUN_LIMIT_SECONDS,
+                preexec_fn=_bounded_memory,
             )
         except subprocess.TimeoutExpired:  # a hung test: the run did not finish, so no report
             print(f"hookproof oracle: the {engine} run passed {RUN_LIMIT_SECONDS}s; stopped")

@@ -142,3 +142,9 @@ def test_a_framework_without_a_sampler_never_gets_the_reference_runtimes() -> No
             contracts.check_request_not_mutated(ToyMiddleware())
     finally:
         unregister_target("toy")
+
+
+@pytest.mark.usefixtures("toy")
+def test_a_framework_naming_no_constructor_refuses_to_take_a_middleware_out() -> None:
+    with pytest.raises(UsageError, match="names no agent constructor to intercept"):
+        contracts.check_tools_preserved(_toy_agent, "guest", middleware="toy")

@@ -71,7 +71,8 @@ class Chains:
     def _model_enter(self, run: Run, call: Any) -> tuple[ModelRequest, FinalRequest]:
         request = self._dialect.final_request(call)
         check_model(request.model)
-        final = FinalRequest.from_request(request, run.observer.model_called(call, request))
+        provenance = run.observer.model_called(call, request)
+        final = FinalRequest.from_request(request, provenance, run.sender)
         run.final_requests.append(final)
         return request, final
 

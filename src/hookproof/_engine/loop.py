@@ -23,6 +23,7 @@ from hookproof._engine.executors import missing_sync
 from hookproof._engine.observer import RunObserver, Unobserved
 from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle, error_data
+from hookproof._engine.senders import RUNNING
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
@@ -92,10 +93,11 @@ class Engine(Generic[D]):
             bind(run.handle)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = start(run, initial, resume, fresh)
-        token = RESUME.set(run.answers)
+        token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
         try:
             await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
         finally:
+            RUNNING.reset(running)
             RESUME.reset(token)
         if not run.interrupts:
             run.save()

@@ -8,6 +8,7 @@ from typing import Any
 from hookproof._engine.checkpoint import Answers, Checkpoint, Interrupt
 from hookproof._engine.observer import RunObserver
 from hookproof._engine.probe import PROBE
+from hookproof._engine.senders import sender_of_new_run
 from hookproof._engine.state import StateSpec
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict, FrozenList
@@ -54,6 +55,7 @@ class Run:
         self.answers = Answers(thread_id)
         self.resume_step: tuple[Phase, int] | None = None
         self.probe = PROBE.get()
+        self.sender = sender_of_new_run(runtime.agent_name)
         self.handle = RunHandle(self)
 
     # -- state ------------------------------------------------------------------------------

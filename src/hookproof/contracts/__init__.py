@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from hookproof.contracts._args import example_args as example_args
     from hookproof.contracts._bounded_retry import check_bounded_retry as check_bounded_retry
     from hookproof.contracts._closure import check_tool_closure as check_tool_closure
+    from hookproof.contracts._delegation import (
+        check_delegation_contained as check_delegation_contained,
+    )
     from hookproof.contracts._fail_closed import check_fail_closed as check_fail_closed
     from hookproof.contracts._injected_model import (
         check_injected_model_used as check_injected_model_used,
@@ -41,9 +44,11 @@ if TYPE_CHECKING:
         check_metadata_preserved as check_metadata_preserved,
     )
     from hookproof.contracts._report import CheckReport as CheckReport
+    from hookproof.contracts._report import ToolAccess as ToolAccess
     from hookproof.contracts._request_not_mutated import (
         check_request_not_mutated as check_request_not_mutated,
     )
+    from hookproof.contracts._role_matrix import check_role_matrix as check_role_matrix
     from hookproof.contracts._tool_errors import (
         check_tool_errors_surface as check_tool_errors_surface,
     )
@@ -74,6 +79,7 @@ _HELPERS = {
     "ReferenceTarget": "hookproof.targets",
     "Target": "hookproof.targets",
     "TargetRun": "hookproof.targets",
+    "ToolAccess": "hookproof.contracts._report",
     "UntestedError": "hookproof.errors",
     "as_target": "hookproof.targets",
     "example_args": "hookproof.contracts._args",

@@ -4,7 +4,6 @@ hypothesis, imported only when the check runs)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -12,10 +11,9 @@ from hookproof._support.untimed import untimed
 from hookproof.contracts._outcome import crash, rejected, rejection, shown_tools, tiers_arg, untried
 from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
 from hookproof.contracts._runner import Runner
-from hookproof.contracts._tool_names import known_names, named_tools
+from hookproof.contracts._tool_names import builtin_tool_names, known_names, named_tools
 from hookproof.contracts._violation import violation
 from hookproof.errors import UsageError
-from hookproof.harness import BUILTIN_TOOL_NAMES as HARNESS_TOOL_NAMES
 from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
 from hookproof.tools import ToolSchema
 
@@ -92,7 +90,7 @@ def check_allowed_calls_succeed(
     shown = shown_tools(first)
     registered = {*shown, *runner.target.tool_schemas()}
     if absent := skipped - registered:
-        known_names(absent - _builtin_tool_names(), registered, "skip")
+        known_names(absent - builtin_tool_names(), registered, "skip")
     _record_skipped(exercise, registered, set(shown), skipped, context)
     tried = sorted(set(shown) - skipped)
     if not tried:
@@ -109,14 +107,6 @@ def check_allowed_calls_succeed(
         fix="check a context that is shown tools, and let each call reach its tool (answer "
         "interrupts with on_interrupt=..., give the agent a checkpointer)",
     )
-
-
-def _builtin_tool_names() -> frozenset[str]:
-    """The built-in tools of the harness and (when its adapter is loaded, as it is when its
-    constant was passed) deepagents: skip= may name them whether or not the agent has them."""
-    deepagents = sys.modules.get("hookproof.adapters.deepagents")
-    theirs: frozenset[str] = getattr(deepagents, "BUILTIN_TOOL_NAMES", frozenset())
-    return HARNESS_TOOL_NAMES | theirs
 
 
 def _record_skipped(

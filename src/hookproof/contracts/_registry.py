@@ -20,6 +20,7 @@ __all__ = ["CHECKS", "check_names", "load_check"]
 CHECKS: dict[str, str] = {
     "check_allowed_calls_succeed": "hookproof.contracts._allowed_calls:check_allowed_calls_succeed",
     "check_bounded_retry": "hookproof.contracts._bounded_retry:check_bounded_retry",
+    "check_delegation_contained": "hookproof.contracts._delegation:check_delegation_contained",
     "check_exclusion_holds": "hookproof.contracts._tool_gates:check_exclusion_holds",
     "check_fail_closed": "hookproof.contracts._fail_closed:check_fail_closed",
     "check_hook_order": "hookproof.contracts._trace_checks:check_hook_order",
@@ -30,6 +31,7 @@ CHECKS: dict[str, str] = {
         "hookproof.contracts._request_not_mutated:check_request_not_mutated"
     ),
     "check_requires_approval": "hookproof.contracts._tool_gates:check_requires_approval",
+    "check_role_matrix": "hookproof.contracts._role_matrix:check_role_matrix",
     "check_tool_closure": "hookproof.contracts._closure:check_tool_closure",
     "check_tool_errors_surface": "hookproof.contracts._tool_errors:check_tool_errors_surface",
     "check_tools_preserved": "hookproof.contracts._tools_preserved:check_tools_preserved",

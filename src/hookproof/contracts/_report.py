@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 __all__ = [
     "CheckReport",
     "Exercise",
+    "ToolAccess",
     "UntestedError",
+    "access_table",
     "answer_to",
     "attempted_calls",
     "executed_tools",
@@ -40,7 +42,9 @@ class CheckReport:
     """What one check call exercised. ``untested`` is empty unless ``allow_untested=True``
     let the check pass without exercising everything it promises. ``tools_skipped`` maps each
     tool of the agent a check left uncalled on purpose to why (``skip=``, or not shown to
-    the model for the context)."""
+    the model for the context). ``middleware_removed`` names the middleware a check took out
+    of the factory's stack for its baseline; ``tool_access`` is what each tool was to each
+    agent for each context, for the checks that read it (``access_table()`` shows it)."""
 
     check: str
     runs: int = 0
@@ -51,6 +55,12 @@ class CheckReport:
     interrupts_resumed: int = 0
     untested: tuple[str, ...] = ()
     tools_skipped: Mapping[str, str] = field(default_factory=FrozenDict)
+    middleware_removed: tuple[str, ...] = ()
+    tool_access: tuple[ToolAccess, ...] = ()
+
+    def access_table(self) -> str:
+        """``tool_access`` as a table per context: a row per tool, a column per agent."""
+        return access_table(self.tool_access)
 
     @property
     def complete(self) -> bool:
@@ -76,6 +86,45 @@ class CheckReport:
 
 
 _COUNTED = [name for name in _exercised.COUNTS if name != "checks"]
+
+
+@dataclass(frozen=True)
+class ToolAccess:
+    """What one tool was to one agent (``main agent`` or ``subagent 'name'``) for one
+    context: ``visible`` (shown on every model call), ``hidden`` (on none) or ``sometimes
+    visible``; and a call to it ``runs``, is ``refused``, or was ``not tried``."""
+
+    context: str
+    agent: str
+    tool: str
+    visibility: str
+    call: str
+
+    @property
+    def cell(self) -> str:
+        return f"{self.visibility} / {self.call}"
+
+
+def access_table(rows: Sequence[ToolAccess]) -> str:
+    """A table per context: a row per tool, a column per agent, each cell what the tool was
+    to that agent (``visible / runs``)."""
+    blocks = []
+    for context in dict.fromkeys(row.context for row in rows):
+        mine = [row for row in rows if row.context == context]
+        agents = list(dict.fromkeys(row.agent for row in mine))
+        tools = sorted(dict.fromkeys(row.tool for row in mine))
+        cells = {(row.tool, row.agent): row.cell for row in mine}
+        table = [["tool", *agents]] + [
+            [tool, *(cells.get((tool, agent), "-") for agent in agents)] for tool in tools
+        ]
+        widths = [max(len(line[i]) for line in table) for i in range(len(agents) + 1)]
+        lines = [_padded(line, widths) for line in table]
+        blocks.append("\n".join([f"context={context}", *(f"  {line}" for line in lines)]))
+    return "\n".join(blocks)
+
+
+def _padded(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
 
 
 def hook_labels(trace: Trace | None) -> list[str]:
@@ -105,6 +154,8 @@ class Exercise:
         self.resumed = 0
         self.untested: list[str] = []
         self.skipped: dict[str, str] = {}
+        self.taken_out: tuple[str, ...] = ()
+        self.accesses: list[ToolAccess] = []
 
     def context(self, context: Any) -> None:
         self.contexts.append(repr(context))
@@ -118,6 +169,13 @@ class Exercise:
     def skip(self, tool: str, why: str) -> None:
         """Record a tool the check leaves uncalled on purpose, and why."""
         self.skipped[tool] = why
+
+    def removed(self, labels: tuple[str, ...]) -> None:
+        """Record the middleware taken out of the factory's stack for the baseline."""
+        self.taken_out = labels
+
+    def access(self, row: ToolAccess) -> None:
+        self.accesses.append(row)
 
     def observe(self, run: TargetRun, *, ran: Set[str] = frozenset()) -> None:
         """Count one run of the agent: its calls, executions (``ran``: tools whose function
@@ -139,6 +197,8 @@ class Exercise:
             interrupts_resumed=self.resumed,
             untested=tuple(self.untested),
             tools_skipped=FrozenDict(sorted(self.skipped.items())),
+            middleware_removed=self.taken_out,
+            tool_access=tuple(self.accesses),
         )
 
     def failed(self, error: ContractViolation) -> ContractViolation:

@@ -4,11 +4,22 @@ has (a misspelt name would silently be checked the wrong way)."""
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Collection
 
 from hookproof.errors import InvalidInputError, UsageError
+from hookproof.harness import BUILTIN_TOOL_NAMES as HARNESS_TOOL_NAMES
 
-__all__ = ["known_names", "named_tools", "required_names"]
+__all__ = ["builtin_tool_names", "known_names", "named_tools", "required_names"]
+
+
+def builtin_tool_names() -> frozenset[str]:
+    """The built-in tools of the harness and (when its adapter is loaded, as it is when its
+    constant was passed) deepagents: a check may be given them whether or not the agent has
+    them."""
+    deepagents = sys.modules.get("hookproof.adapters.deepagents")
+    theirs: frozenset[str] = getattr(deepagents, "BUILTIN_TOOL_NAMES", frozenset())
+    return HARNESS_TOOL_NAMES | theirs
 
 
 def named_tools(value: Collection[str], parameter: str, check: str) -> frozenset[str]:

@@ -3,22 +3,24 @@ exactly as without that middleware."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from hookproof._support.untimed import untimed
 from hookproof.contracts._args import example_args
 from hookproof.contracts._outcome import crash, rejected, rejection, shown_tools, tiers_arg, untried
+from hookproof.contracts._removal import middleware_label, without_middleware
 from hookproof.contracts._report import CheckReport, Exercise, answer_to, executed_tools
 from hookproof.contracts._runner import Runner
 from hookproof.contracts._tool_names import known_names, named_tools
 from hookproof.contracts._violation import violation
+from hookproof.errors import UsageError
 from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
 from hookproof.tools import ToolSchema
 
 __all__ = ["check_tools_preserved"]
 
-BuildWith = Callable[[Any, list[Any]], Any]  # build(model, middleware) -> agent
 
 _PRESERVED = (
     "every tool the middleware does not own is shown to the model with the same name, "
@@ -34,7 +36,7 @@ _PRESERVED_FIX = (
 
 @untimed
 def check_tools_preserved(
-    build: BuildWith,
+    build: Callable[..., Any],
     context: Any,
     *,
     middleware: Any,
@@ -48,33 +50,39 @@ def check_tools_preserved(
     as without that middleware: a role router that keeps an allow-list of business tools must
     not delete the harness's write_todos, ls or task.
 
-    ``build(model, middleware) -> agent`` is your factory with one more parameter: the list
-    of middleware under test, which it places where that middleware belongs in its stack
-    (``create_deep_agent(model, tools, middleware=[*middleware, Audit()])``). The check
-    builds the agent with ``[middleware]`` and with ``[]`` and compares them, for
-    ``context``. It asks the factory rather than removing the middleware from a built agent
-    because only the factory can: LangChain and deepagents compile the stack into a graph,
-    the harness assembles its own middleware around yours and Eino composes handlers at
-    construction; and a separate "without" factory would drift from the real one.
+    ``build(model) -> agent`` is the factory you already have, and ``middleware`` names the
+    middleware under test in the stack it builds: an instance (the one the factory uses, or
+    else the middleware of exactly its class), a class (its instance), or a name (a
+    middleware's ``name`` or class name). The baseline is what your factory builds with that
+    middleware taken out: while it builds, hookproof intercepts the framework's agent
+    constructors (LangChain's and hookproof's ``create_agent``, which deepagents and the
+    harness build through, and Eino's ``ChatModelAgent``) and calls them without it. It must
+    match one middleware of a stack, or the check says so and lists the stacks;
+    ``report.middleware_removed`` names what was taken out.
 
-    ``middleware`` is one middleware (or a list that belongs together); ``owned`` names the
-    tools it may hide, refuse or change. For every other tool shown to the model without
-    the middleware: it is shown with it, with the same schema, on the first model call; a
-    scripted call to it runs the tool with it whenever it runs the tool without it, and the
-    answer's status (success or error) is the same. A tool the baseline cannot run either
-    (its call paused, was rejected, or never reached it) is untested, not passed."""
+    ``build(model, middleware) -> agent``, a factory with a second parameter, still works: it
+    receives ``[middleware]`` (or the list you pass) and ``[]`` and places it in its stack.
+
+    ``owned`` names the tools the middleware may hide, refuse or change. For every other tool
+    shown to the model without the middleware: it is shown with it, with the same schema, on
+    the first model call; a scripted call to it runs the tool with it whenever it runs the
+    tool without it, and the answer's status (success or error) is the same. A tool the
+    baseline cannot run either (its call paused, was rejected, or never reached it) is
+    untested, not passed."""
     __tracebackhide__ = True
     check = "check_tools_preserved"
-    owned_names, stack = named_tools(owned, "owned", check), _stack(middleware)
+    owned_names = named_tools(owned, "owned", check)
     exercise = Exercise(check, allow_untested=allow_untested)
-    agents = [as_target(_bound(build, items), tiers) for items in (stack, [])]
+    agents, removed = _with_and_without(build, middleware, tiers)
+    exercise.removed(removed)
+    label = ", ".join(removed)
     known_names(owned_names, _registered(agents), "owned")
     with_it, without = (Runner(a, context, on_interrupt, config) for a in agents)
     base, run = without.run(), with_it.run()
     exercise.context(context)
     exercise.observe(base)
     exercise.observe(run)
-    case = f"context={context!r}, middleware=[{_label(stack)}], owned={sorted(owned_names)!r}"
+    case = f"context={context!r}, middleware=[{label}], owned={sorted(owned_names)!r}"
     _raise_on_crash(exercise, check, case, base, run)
     kept = {n: s for n, s in shown_tools(base).items() if n not in owned_names}
     if not kept:
@@ -95,8 +103,8 @@ def check_tools_preserved(
                 found=found,
                 fix=_PRESERVED_FIX,
                 trace=shown_trace,
-                replay=f"check_tools_preserved(build, {context!r}, middleware=[{_label(stack)}"
-                f"(...)], owned={sorted(owned_names)!r}{tiers_arg(tiers)})",
+                replay=f"check_tools_preserved(build, {context!r}, middleware={label!r}, "
+                f"owned={sorted(owned_names)!r}{tiers_arg(tiers)})",
             )
         )
     return exercise.passed(
@@ -107,15 +115,37 @@ def check_tools_preserved(
     )
 
 
-def _stack(middleware: Any) -> list[Any]:
-    return list(middleware) if isinstance(middleware, list | tuple) else [middleware]
+def _with_and_without(
+    build: Callable[..., Any], middleware: Any, tiers: Sequence[str] | None
+) -> tuple[list[Target], tuple[str, ...]]:
+    """The agent with the middleware and without it, and the names of what differs."""
+    if _takes_middleware(build):
+        stack = list(middleware) if isinstance(middleware, list | tuple) else [middleware]
+        with_it = as_target(_bound(build, stack), tiers)
+        labels = tuple(middleware_label(item) for item in stack)
+        return [with_it, as_target(_bound(build, []), tiers)], labels
+    if isinstance(middleware, list | tuple):
+        raise UsageError(
+            "hookproof: check_tools_preserved takes one middleware to take out of what "
+            f"build(model) builds, got a {type(middleware).__name__}. Check each in a call of "
+            "its own, or pass a factory build(model, middleware) to check a list together."
+        )
+    target = as_target(build, tiers)
+    removed = without_middleware(target, middleware, "check_tools_preserved")
+    return [target, removed.target], removed.labels
 
 
-def _label(stack: Sequence[Any]) -> str:
-    return ", ".join(type(item).__name__ for item in stack)
+def _takes_middleware(build: Any) -> bool:
+    """Whether ``build`` takes a second positional argument (the middleware list)."""
+    try:
+        parameters = inspect.signature(build).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(parameter.kind in positional for parameter in parameters) >= 2
 
 
-def _bound(build: BuildWith, stack: list[Any]) -> Build:
+def _bound(build: Callable[..., Any], stack: list[Any]) -> Build:
     return lambda model: build(model, list(stack))
 
 
@@ -136,8 +166,8 @@ def _raise_on_crash(
                     invariant=f"the agent runs {where}",
                     counterexample=case,
                     found=[f"the run {where} raised {crash(broken)}"],
-                    fix="make build(model, middleware) build a runnable agent both with the "
-                    "middleware list it is given and with an empty one",
+                    fix="make the factory build a runnable agent both with the middleware and "
+                    "without it",
                     trace=broken.trace,
                 )
             )

@@ -20,6 +20,10 @@ def excerpt(trace: Trace | None, *, limit: int = 40) -> str:
     return "\n".join(f"  {line}" for line in shown)
 
 
+def _indented(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.split("\n"))
+
+
 def violation(
     check: str,
     *,
@@ -29,6 +33,7 @@ def violation(
     fix: str,
     trace: Trace | None = None,
     replay: str | None = None,
+    table: str | None = None,
 ) -> ContractViolation:
     """Build the violation; raise it from the check (``__tracebackhide__`` keeps it short)."""
     parts = [
@@ -37,6 +42,11 @@ def violation(
         f"Counterexample: {counterexample}",
         "Found:",
         *(f"  - {line}" for line in found),
+        *(
+            ["Tool access (visible or hidden / runs or refused):", _indented(table)]
+            if table
+            else []
+        ),
         f"Fix: {fix}",
     ]
     if trace is not None:

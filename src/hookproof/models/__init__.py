@@ -3,7 +3,7 @@
 from hookproof.errors import ScriptExhausted
 from hookproof.models._recording import RecordingModel
 from hookproof.models._scripted import ScriptedCall, ScriptedModel, Turn, call
-from hookproof.requests import ChatModel, FinalRequest
+from hookproof.requests import ChatModel, FinalRequest, Sender
 
 __all__ = [
     "ChatModel",
@@ -12,6 +12,7 @@ __all__ = [
     "ScriptExhausted",
     "ScriptedCall",
     "ScriptedModel",
+    "Sender",
     "Turn",
     "call",
 ]

@@ -9,7 +9,7 @@ from hookproof.errors import InvalidInputError, UsageError
 from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage
 from hookproof.redaction import redact_text
-from hookproof.requests import FinalRequest, model_name
+from hookproof.requests import FinalRequest, model_name, sent_by
 
 __all__ = ["RecordingModel"]
 
@@ -66,13 +66,29 @@ class RecordingModel:
                 )
             return self._requests[-1]
 
+    def requests_by(
+        self, agent: str | None = None, *, depth: int | None = None
+    ) -> tuple[FinalRequest, ...]:
+        """The requests the agent named ``agent`` sent (any agent when None), at ``depth``
+        (0 the main agent, 1 a subagent...; any when None), in call order. InvalidInputError,
+        saying which agents did send, when none matched."""
+        return sent_by(self.requests, agent, depth, f"RecordingModel {self.name!r}")
+
+    def first(self, agent: str | None = None, *, depth: int | None = None) -> FinalRequest:
+        """The first request of the agent named ``agent`` (at ``depth``): ``first("researcher")``
+        is what subagent researcher's model received first."""
+        return self.requests_by(agent, depth=depth)[0]
+
     def clear(self) -> None:
         with self._lock:
             self._requests.clear()
             self._responses.clear()
 
     def _record(self, request: FinalRequest) -> FinalRequest:
-        recorded = request.override(model=self.name) if request.model != self.name else request
+        recorded = request
+        if request.model != self.name:  # a validated copy: what travels beside it, kept
+            renamed = request.override(model=self.name).with_provenance(request.provenance)
+            recorded = renamed.with_sender(request.sender)
         with self._lock:
             self._requests.append(recorded)
         return recorded

@@ -120,13 +120,23 @@ def options_for(item: pytest.Item) -> HookproofOptions:
         "snapshot_dir": config.getini("hookproof_snapshot_dir") or None,
         "allow_hosts": config.getini("hookproof_allow_hosts") or None,
     }
-    markers = [mark.kwargs for mark in reversed(list(item.iter_markers("hookproof")))]
+    markers = [mark.kwargs for mark in reversed(_closest_first(item))]
     cli = {
         "allow_real_models": config.getoption("hookproof_allow_real_models"),
         "freeze_time": config.getoption("hookproof_freeze_time"),
         "record_mode": config.getoption("hookproof_record_mode"),
     }
     return resolve_options(ini=ini, markers=markers, cli=cli)
+
+
+def _closest_first(item: pytest.Item) -> list[Any]:
+    """The item's hookproof markers, closest first: a ``pytest.param(...,
+    marks=pytest.mark.hookproof(...))`` before the test function's own markers (pytest lists
+    a parameter's marks after them), then the class's, the module's."""
+    marks = list(item.iter_markers("hookproof"))
+    callspec = getattr(item, "callspec", None)
+    of_param = [mark for mark in getattr(callspec, "marks", ()) if mark.name == "hookproof"]
+    return of_param + [mark for mark in marks if not any(mark is own for own in of_param)]
 
 
 def asks_to_freeze(item: pytest.Item) -> bool:

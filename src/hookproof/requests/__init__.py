@@ -12,6 +12,9 @@ from hookproof.requests._requests import ModelRequest, ToolCallRequest
 from hookproof.requests._requests import as_system_message as as_system_message
 from hookproof.requests._responses import NO_RESUME as NO_RESUME
 from hookproof.requests._responses import Command, ExtendedModelResponse, ModelResponse
+from hookproof.requests._sender import RUNNING_AGENT as RUNNING_AGENT
+from hookproof.requests._sender import Sender
+from hookproof.requests._sender import sent_by as sent_by
 
 __all__ = [
     "ChatModel",
@@ -20,6 +23,7 @@ __all__ = [
     "FinalRequest",
     "ModelRequest",
     "ModelResponse",
+    "Sender",
     "ToolCallRequest",
     "model_name",
 ]

@@ -9,10 +9,12 @@ from pydantic import Field, SerializeAsAny
 
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof._support.frozen_model import FrozenMap, ImmutableModel, construct, set_private
+from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage
 from hookproof.provenance import Provenance
 from hookproof.redaction import redact_text
 from hookproof.requests._requests import ModelRequest
+from hookproof.requests._sender import Sender
 from hookproof.tools import Tool, ToolSchema, schema_of
 
 __all__ = ["ChatModel", "FinalRequest", "model_name"]
@@ -66,9 +68,11 @@ class FinalRequest(ImmutableModel):
     model_settings: FrozenMap = Field(default_factory=FrozenDict)
 
     @classmethod
-    def from_request(cls, request: ModelRequest, provenance: Any = None) -> FinalRequest:
+    def from_request(
+        cls, request: ModelRequest, provenance: Any = None, sender: Sender | None = None
+    ) -> FinalRequest:
         """The request's schemas and settings; ``provenance`` (a Provenance, or the engine's
-        pending one) travels beside them, outside equality."""
+        pending one) and ``sender`` travel beside them, outside equality."""
         final = construct(
             cls,
             model=model_name(request.model),
@@ -79,8 +83,8 @@ class FinalRequest(ImmutableModel):
             response_format=request.response_format,
             model_settings=request.model_settings,
         )
-        if provenance is not None:
-            set_private(final, {"_provenance": provenance})
+        if provenance is not None or sender is not None:
+            set_private(final, {"_provenance": provenance, "_sender": sender})
         return final
 
     # Provenance says how the request came to be, not what the model received: two requests
@@ -95,9 +99,30 @@ class FinalRequest(ImmutableModel):
 
     def with_provenance(self, provenance: Any) -> FinalRequest:
         """This request carrying ``provenance`` (a Provenance, or None for none)."""
+        return self._with_private("_provenance", provenance)
+
+    def with_sender(self, sender: Sender | None) -> FinalRequest:
+        """This request sent by ``sender`` (a Sender, or None for not recorded)."""
+        if sender is not None and not isinstance(sender, Sender):
+            raise UsageError(
+                f"hookproof: with_sender takes a Sender (or None), got {type(sender).__name__}. "
+                'Example: final.with_sender(Sender("researcher", depth=1)).'
+            )
+        return self._with_private("_sender", sender)
+
+    def _with_private(self, key: str, value: Any) -> FinalRequest:
         copy = construct(type(self), **self.__dict__)
-        set_private(copy, {"_provenance": provenance} if provenance is not None else None)
+        kept = {**(self.__pydantic_private__ or {}), key: value}
+        set_private(copy, kept if any(item is not None for item in kept.values()) else None)
         return copy
+
+    @property
+    def sender(self) -> Sender | None:
+        """The agent that made this model call (name and depth: 0 the main agent, 1 a
+        subagent it ran from a tool...); None when not recorded (a request built by hand, or
+        a model called outside an agent run)."""
+        found = (self.__pydantic_private__ or {}).get("_sender")
+        return found if isinstance(found, Sender) else None
 
     @property
     def provenance(self) -> Provenance | None:

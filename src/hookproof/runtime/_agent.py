@@ -310,7 +310,10 @@ def create_agent(
     checkpointer: Any = None,
     response_format: Any = None,
 ) -> Agent:
-    """Build an agent on the reference runtime (LangChain v1 semantics; see the docs)."""
+    """Build an agent on the reference runtime (LangChain v1 semantics; see the docs).
+
+    ``response_format`` takes LangChain's structured-output strategies (or a bare schema
+    with a LangChain chat model); the answer is the state's ``structured_response``."""
     _check_model(model)
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
         raise UsageError(f"hookproof: max_iterations must be an int, got {max_iterations!r}.")

@@ -3,7 +3,9 @@
 BREAKING  a tool removed; a parameter removed or retyped; a parameter's requiredness changed
           (a new required parameter included).
 SECURITY  a tool visible now that was not before.
-REVIEW    prompt, description, message, tool_choice, settings or model text changed.
+REVIEW    prompt, description, message, tool_choice, settings or model text changed; or
+          another agent sent the request (subject ``agent``: a subagent now, the main agent
+          now, or another subagent).
 COSMETIC  the same change up to whitespace; or only the provenance changed (which layer
           registered, added, changed or removed a tool, or wrote a prompt line), what the
           model receives being the same (subject ``provenance``); or the same request written
@@ -33,7 +35,7 @@ from hookproof.snapshot._match import LineMatcher
 from hookproof.snapshot._parse import parse
 from hookproof.snapshot._provenance_diff import provenance_changes
 from hookproof.snapshot._request_view import RequestView, ToolView
-from hookproof.snapshot._undescribed import SCALARS, text_changes, undescribed
+from hookproof.snapshot._undescribed import SCALARS, sender_changes, text_changes, undescribed
 from hookproof.snapshot._undescribed import first_by_name as _by_name
 from hookproof.snapshot._view import view
 
@@ -73,6 +75,7 @@ def diff(
     before, after = _as_view(old, "old"), _as_view(new, "new")
     changes = [
         *_scalar_changes(before, after),
+        *sender_changes(before, after),
         *_system_changes(before, after),
         *_line_changes("messages", before.messages, after.messages),
         *_tool_changes(before, after),

@@ -8,8 +8,12 @@ import re
 from typing import Any
 
 from hookproof.errors import SnapshotFormatError, UsageError
+from hookproof.requests import Sender
 from hookproof.snapshot._request_view import (
+    FORMAT_VERSION,
     NONE,
+    PROVENANCE_FORMAT,
+    UNNAMED,
     ProvenanceView,
     RequestView,
     ToolView,
@@ -20,7 +24,7 @@ from hookproof.snapshot.files import HEADER
 
 __all__ = ["check_version", "parse"]
 
-_READABLE = (1, 2)
+_READABLE = (1, 2, 3)
 _HEADER_PATTERN = re.compile(rf"^{re.escape(HEADER)}(\d+)$")
 _SCALARS = ("model", "tool_choice", "response_format", "settings")
 
@@ -44,7 +48,7 @@ def check_version(text: str, source: str) -> int:
         raise _format_error(
             source,
             f"it was written in format {match.group(1)[:12]}, this hookproof reads formats "
-            f"{' and '.join(map(str, _READABLE))}",
+            f"{', '.join(map(str, _READABLE[:-1]))} and {_READABLE[-1]}",
         )
     return version
 
@@ -178,25 +182,28 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
         )
     version = check_version(text, source)
     lines = _Lines(text, source)
-    scalars = {name: lines.json(f"{name}: ") for name in _SCALARS}
+    scalars = {"model": lines.json("model: ")}
+    sender = _sender(lines) if version == FORMAT_VERSION else None
+    scalars.update({name: lines.json(f"{name}: ") for name in _SCALARS[1:]})
     lines.take("")
     system = _section(lines, "system")
     messages = _section(lines, "messages")
     tools = _parse_tools(lines, _tool_count(lines))
     texts = sum(1 for line in system if is_text(line))
-    provenance = _parse_provenance(lines, texts) if version >= 2 else None
+    provenance = _parse_provenance(lines, texts) if _has_provenance(lines, version) else None
     if lines.index != len(lines.lines):
         if version < 2 and lines.lines[lines.index + 1 : lines.index + 2] == ["provenance:"]:
             raise _format_error(
                 source, "it has a provenance section, which needs format 2 (its header says 1)"
             )
         raise _format_error(source, f"unexpected text at line {lines.index + 1}")
-    # Its last line is provenance, which reads the same cut short: only its line break,
-    # always written, tells that it was not.
-    if version >= 2 and not text.endswith("\n"):
+    # Its last line is provenance (or a tool's), which reads the same cut short: only its
+    # line break, always written, tells that it was not.
+    if version >= PROVENANCE_FORMAT and not text.endswith("\n"):
         last = text.rsplit("\n", 1)[-1]
         raise _format_error(source, f"its last line {last[-40:]!r} has no line break: truncated?")
     return RequestView(
+        sender=sender,
         model=scalars["model"],
         tool_choice=scalars["tool_choice"],
         response_format=scalars["response_format"],
@@ -209,6 +216,38 @@ def parse(text: str, *, source: str = "snapshot") -> RequestView:
 
 
 _SECTION = re.compile(r"system (\d{1,6})(?:-(\d{1,6}))?: (.+)")
+_NONE_LINE = f"  {NONE}"
+_SENDER = re.compile(r"(.+) \(depth ([1-9]\d{0,5})\)")
+
+
+def _has_provenance(lines: _Lines, version: int) -> bool:
+    """Formats 2 and 3 always have the section, so a file cut before it is caught; format 3
+    writes ``(none)`` in it for a request without provenance."""
+    if version == FORMAT_VERSION and lines.lines[lines.index + 1 :] == ["provenance:", _NONE_LINE]:
+        lines.index = len(lines.lines)
+        return False
+    return version >= PROVENANCE_FORMAT
+
+
+def _sender(lines: _Lines) -> Sender:
+    """``agent: researcher (depth 1)``, the line format 3 adds for a subagent's request."""
+    raw = lines.take("agent: ")
+    match = _SENDER.fullmatch(raw)
+    if match is None:
+        raise _format_error(
+            lines.source, f"line {lines.index} should be `agent: NAME (depth N)`, N from 1"
+        )
+    name = match.group(1)
+    if name == UNNAMED:
+        return Sender(None, int(match.group(2)))
+    if name.startswith('"'):
+        try:
+            name = json.loads(name)
+        except ValueError:
+            raise _format_error(lines.source, "its agent line has a badly quoted name") from None
+        if not isinstance(name, str):
+            raise _format_error(lines.source, "its agent line has a badly quoted name")
+    return Sender(name, int(match.group(2)))
 
 
 def _parse_provenance(lines: _Lines, system_lines: int) -> ProvenanceView | None:

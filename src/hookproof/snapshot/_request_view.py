@@ -9,22 +9,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookproof.provenance import AGENT
+from hookproof.requests import Sender
 
 __all__ = [
     "EMPTY_SYSTEM",
     "FORMAT_VERSION",
     "NONE",
     "PLAIN_FORMAT",
+    "PROVENANCE_FORMAT",
     "ProvenanceView",
     "RequestView",
     "ToolView",
     "is_text",
     "one_line",
+    "sender_line",
     "tool_name",
 ]
 
-FORMAT_VERSION = 2
-PLAIN_FORMAT = 1  # a request without provenance: format 1's text exactly
+FORMAT_VERSION = 3  # a subagent's request: an ``agent:`` line names the subagent
+PROVENANCE_FORMAT = 2  # a main agent's request with provenance: format 2's text exactly
+PLAIN_FORMAT = 1  # a main agent's request without provenance: format 1's text exactly
+UNNAMED = "(unnamed)"
 NONE = "(none)"
 EMPTY_SYSTEM = "(empty system message)"
 
@@ -82,6 +87,19 @@ class RequestView:
     messages: tuple[str, ...]
     tools: tuple[ToolView, ...]
     provenance: ProvenanceView | None = None
+    sender: Sender | None = None
+    """The subagent that sent the request; None for the main agent's (and for a file
+    written before senders were recorded, format 1 or 2)."""
+
+    @property
+    def version(self) -> int:
+        """The format its text is written in: the oldest that holds all it says."""
+        if self.sender is not None:
+            return FORMAT_VERSION
+        shown = self.provenance is not None and bool(
+            self.provenance.system or self.provenance.tools
+        )
+        return PROVENANCE_FORMAT if shown else PLAIN_FORMAT
 
     @property
     def tool_names(self) -> list[str]:
@@ -107,3 +125,16 @@ def _needs_quotes(name: str) -> bool:
 def tool_name(name: str) -> str:
     """Names with spaces or line breaks are shown JSON-quoted, so every name fits one line."""
     return one_line(name) if _needs_quotes(name) else name
+
+
+def sender_line(sender: Sender) -> str:
+    """``researcher (depth 1)``: a name that could be misread (spaces, control characters, a
+    leading parenthesis or quote) is JSON-quoted; no name is ``(unnamed)``."""
+    name = sender.name
+    if name is None:
+        shown = UNNAMED
+    elif _needs_quotes(name) or not name.isprintable() or name.startswith("("):
+        shown = one_line(name)
+    else:
+        shown = name
+    return f"{shown} (depth {sender.depth})"

@@ -8,11 +8,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from hookproof.requests import Sender
 from hookproof.snapshot._change import Change, ChangeClass
 from hookproof.snapshot._change import short as _short
-from hookproof.snapshot._request_view import RequestView, ToolView
+from hookproof.snapshot._request_view import RequestView, ToolView, sender_line
 
-__all__ = ["SCALARS", "first_by_name", "text_changes", "undescribed"]
+__all__ = ["SCALARS", "first_by_name", "sender_changes", "text_changes", "undescribed"]
 
 SCALARS = ("model", "tool_choice", "response_format", "settings")
 
@@ -50,6 +51,19 @@ def _parts(before: RequestView, after: RequestView) -> Iterator[tuple[str, Any, 
         yield f"tool {name}", old_tools[name], new_tools[name]
     if set(before.tool_names) == set(after.tool_names):
         yield "tools", before.tool_names, after.tool_names  # the same tools, listed otherwise
+
+
+def sender_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
+    """Another agent sent the request: REVIEW, the same request from elsewhere (a task now
+    delegated, or no longer; another subagent). A side without an ``agent:`` line is the
+    main agent's request, or a file written before format 3 named subagents."""
+    if before.sender != after.sender:
+        was, now = _sender_text(before.sender), _sender_text(after.sender)
+        yield Change(ChangeClass.REVIEW, "agent", f"now sent by {now}", was, now)
+
+
+def _sender_text(sender: Sender | None) -> str:
+    return "the main agent" if sender is None else f"subagent {sender_line(sender)}"
 
 
 def _shown(value: Any) -> str:

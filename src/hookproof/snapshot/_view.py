@@ -12,7 +12,7 @@ from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, ContentBlock, Message, TextBlock, ToolMessage
 from hookproof.provenance import AGENT, map_lines
 from hookproof.redaction import REDACTED, is_sensitive_field, redact_text
-from hookproof.requests import FinalRequest
+from hookproof.requests import FinalRequest, Sender
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher, Normaliser
 from hookproof.snapshot._request_view import (
     EMPTY_SYSTEM,
@@ -150,6 +150,15 @@ def _one_line_text(text: str) -> str:
     return _CONTROL.sub(lambda found: repr(found.group())[1:-1], redact_text(text))
 
 
+def _subagent(request: FinalRequest) -> Sender | None:
+    """The subagent that sent ``request``, its name redacted; None for the main agent."""
+    sender = request.sender
+    if sender is None or not sender.is_subagent:
+        return None
+    name = None if sender.name is None else redact_text(sender.name)
+    return Sender(name, sender.depth)
+
+
 def view(
     request: FinalRequest,
     *,
@@ -158,7 +167,8 @@ def view(
     provenance: bool = True,
 ) -> RequestView:
     """Reduce a FinalRequest to normalised plain data (see the module docstring); with
-    ``provenance`` false, its provenance is left out."""
+    ``provenance`` false, how the request came to be is left out: its provenance and the
+    subagent that sent it."""
     if not isinstance(request, FinalRequest):
         raise UsageError(
             f"hookproof: a snapshot is taken of a FinalRequest (e.g. recording_model.last), "
@@ -184,4 +194,5 @@ def view(
         messages=messages,
         tools=tools,
         provenance=_provenance_view(request, system) if provenance else None,
+        sender=_subagent(request) if provenance else None,
     )

@@ -36,7 +36,7 @@ from hookproof.requests import FinalRequest
 from hookproof.snapshot._diff import diff
 from hookproof.snapshot._normalise import DEFAULT_MATCHERS, Matcher
 from hookproof.snapshot._parse import check_version, parse
-from hookproof.snapshot._render import render, without_provenance
+from hookproof.snapshot._render import as_written_in, render
 from hookproof.snapshot._request_view import RequestView
 from hookproof.snapshot.collected import collected_modules
 from hookproof.snapshot.files import HEADER, PENDING_SUFFIX, snapshot_root
@@ -173,12 +173,14 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
         write_text(Path(snapshot_collection.location), data, root=_root(cls.root))
 
     def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
-        """Equal text; a snapshot reviewed before provenance was recorded (format 1) is
-        compared with what the model received, the new provenance aside (and rewritten
-        with it under --snapshot-update)."""
-        if isinstance(snapshot_data, str) and snapshot_data.startswith(f"{HEADER}1\n"):
-            plain = without_provenance(str(serialized_data))
-            return plain == snapshot_data and not (self.updating and plain != serialized_data)
+        """Equal text; a snapshot reviewed in an older format (before provenance, format 1,
+        or before the sending subagent was named, format 2) is compared with what that
+        format says of the request, what it cannot say aside (and rewritten with it under
+        --snapshot-update)."""
+        reviewed = _older_version(snapshot_data)
+        if reviewed is not None:
+            older = as_written_in(str(serialized_data), reviewed)
+            return older == snapshot_data and not (self.updating and older != serialized_data)
         return bool(serialized_data == snapshot_data)
 
     def diff_lines(
@@ -186,6 +188,13 @@ class HookproofSnapshotExtension(SingleFileSnapshotExtension):
     ) -> Iterator[str]:
         yield from semantic_lines(str(snapshot_data), str(serialized_data))
         yield from super().diff_lines(serialized_data, snapshot_data)
+
+
+def _older_version(snapshot_data: Any) -> int | None:
+    """The format of a reviewed text written before the latest one (1 or 2), else None."""
+    if not isinstance(snapshot_data, str):
+        return None
+    return next((v for v in (1, 2) if snapshot_data.startswith(f"{HEADER}{v}\n")), None)
 
 
 def _parameters(test_location: PyTestLocation) -> dict[str, int] | None:

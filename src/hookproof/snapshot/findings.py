@@ -119,6 +119,8 @@ def _raw_lines(view: RequestView, subject: str) -> Sequence[str]:
     lines = render(view).rstrip("\n").split("\n")
     if subject == "provenance":
         return _provenance_lines(lines)
+    if subject == "agent":
+        return [line for line in lines[1:3] if line.startswith("agent: ")]
     return lines  # "snapshot": the whole file
 
 

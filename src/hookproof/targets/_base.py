@@ -160,6 +160,12 @@ class Target(ABC):
         """The executable tools of the built agent, by name (to see a tool's function run)."""
         return {}
 
+    def middleware_constructors(self) -> Sequence[tuple[Callable[..., Any], str]]:
+        """The functions (or classes) that build this framework's agents from a list of
+        middleware, each with the name of that parameter: a check takes one middleware out
+        of what a factory builds by intercepting them while it builds ([]: it cannot)."""
+        return []
+
     def registered_tool_names(self) -> list[list[str]]:
         """The tool names each agent the factory builds registers, duplicates kept, when the
         framework silently keeps one tool per name ([] when it refuses duplicates itself)."""

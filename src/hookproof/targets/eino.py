@@ -8,7 +8,7 @@ answers with text only, so a refusal cannot carry an error status; Eino runs are
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -46,6 +46,11 @@ class EinoTarget(NativeTarget):
                 "hookproof.eino.ChatModelAgent."
             )
         return agent
+
+    def middleware_constructors(self) -> Sequence[tuple[Callable[..., Any], str]]:
+        from hookproof.eino import ChatModelAgent
+
+        return [(ChatModelAgent, "handlers")]
 
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
         infos = [_info(item) for item in self.agent(self.models()).tools]

@@ -106,6 +106,9 @@ class ReferenceTarget(NativeTarget):
         agent = self.agent(self.models())
         return {item.name: item.parameters for item in agent.tools}
 
+    def middleware_constructors(self) -> Sequence[tuple[Callable[..., Any], str]]:
+        return [(create_agent, "middleware")]  # the harness builds through it too
+
     def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:
         check_config(settings.config, "a check on a hookproof runtime agent")
         agent, thread = resumable(self.agent(models)), thread_id(settings.config)

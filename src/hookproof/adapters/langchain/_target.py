@@ -62,6 +62,11 @@ class LangChainTarget(RunWithTarget):
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
         return graph_tool_schemas(self.agent(self.models()))
 
+    def middleware_constructors(self) -> Sequence[tuple[Callable[..., Any], str]]:
+        from langchain.agents import create_agent  # deepagents builds through it too
+
+        return [(create_agent, "middleware")]
+
     def tool_objects(self) -> Mapping[str, list[Any]]:
         """The tools the agent's tool node can execute, by name."""
         return {name: [item] for name, item in _tool_node_tools(self.agent(self.models())).items()}

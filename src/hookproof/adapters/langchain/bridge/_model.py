@@ -14,6 +14,7 @@ from langchain_core.messages import BaseMessage
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import to_message
+from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
 from hookproof.adapters.langchain.bridge._views import keep, kept_view, lc_message
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage
@@ -55,6 +56,7 @@ class ChatModelCaller:
         return self._answer(await bound.ainvoke(messages))
 
     def _prepared(self, request: FinalRequest) -> tuple[Any, list[BaseMessage]]:
+        _count_step()
         system = [] if request.system_message is None else [request.system_message]
         messages = [lc_message(item) for item in (*system, *request.messages)]
         settings = thaw(request.model_settings)
@@ -79,6 +81,26 @@ class ChatModelCaller:
 
     def __repr__(self) -> str:
         return f"<LangChain model {self.name!r} on the reference runtime>"
+
+
+def _count_step() -> None:
+    """A run's config may bound its steps (LangGraph's ``recursion_limit``). Every model call
+    is at least one step of LangChain's graph, so a run that calls the model more often would
+    have stopped there: stop it here too, with LangGraph's error (a model asked again until it
+    answers in a structured-output loop would otherwise run on)."""
+    run = current_graph_run()
+    limit = None if run is None else run.config.get("recursion_limit")
+    if run is None or isinstance(limit, bool) or not isinstance(limit, int):
+        return
+    calls = run.extras["model_calls"] = run.extras.get("model_calls", 0) + 1
+    if calls > limit:
+        from langgraph.errors import GraphRecursionError
+
+        raise GraphRecursionError(
+            f"Recursion limit of {limit} reached without hitting a stop condition. You can "
+            "increase the limit by setting the `recursion_limit` config key. (hookproof: the "
+            f"reference engine counts model calls against it; this run made {calls}.)"
+        )
 
 
 def _openai_format(schema: Any) -> dict[str, Any]:

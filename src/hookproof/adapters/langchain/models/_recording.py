@@ -26,9 +26,11 @@ from hookproof.adapters.langchain.models._base import (
     with_positional,
 )
 from hookproof.adapters.langchain.models._scripted import ScriptedChatModel
+from hookproof.adapters.langchain.models._sender import sender_of
 from hookproof.errors import InvalidInputError
 from hookproof.guard import check_model
 from hookproof.models import FinalRequest
+from hookproof.requests import sent_by
 
 __all__ = ["FalsyRecordingChatModel", "RecordingChatModel", "models_for"]
 
@@ -40,7 +42,7 @@ class RecordingChatModel(ToolBindingChatModel):
     hookproof_offline: ClassVar[bool] = True
     inner: BaseChatModel
     # Calls are kept raw and converted on first read, so recording costs almost nothing.
-    _raw: list[tuple[list[BaseMessage], dict[str, Any], Any, Any]] = PrivateAttr(
+    _raw: list[tuple[list[BaseMessage], dict[str, Any], Any, Any, Any]] = PrivateAttr(
         default_factory=list
     )
     _requests: list[FinalRequest] = PrivateAttr(default_factory=list)
@@ -78,17 +80,18 @@ class RecordingChatModel(ToolBindingChatModel):
         )
 
     def _converted(self) -> list[FinalRequest]:
-        for messages, kwargs, stop, notes in self._raw[len(self._requests) :]:
+        for messages, kwargs, stop, notes, sender in self._raw[len(self._requests) :]:
             final = final_request(messages, kwargs, model=self.model_name, stop=stop)
-            self._requests.append(with_noted_provenance(final, notes))
+            self._requests.append(with_noted_provenance(final, notes).with_sender(sender))
         return self._requests
 
     def _record(self, call: ModelCall) -> dict[str, Any]:
-        """Keep one call with the notes its provenance is computed from; its parameters (the
-        inner model's own and the bound arguments, as portable_kwargs gives them) are
-        returned."""
+        """Keep one call with the notes its provenance is computed from and the agent that
+        made it; its parameters (the inner model's own and the bound arguments, as
+        portable_kwargs gives them) are returned."""
         params = portable_kwargs(self._get_invocation_params(stop=call.stop, **call.kwargs))
-        self._raw.append((list(call.messages), params, call.stop, noted()))
+        sender = sender_of(call.run_manager)
+        self._raw.append((list(call.messages), params, call.stop, noted(), sender))
         return params
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
@@ -113,6 +116,20 @@ class RecordingChatModel(ToolBindingChatModel):
                 "Run the agent first; if you did, it used another model."
             )
         return self._requests[-1]
+
+    def requests_by(
+        self, agent: str | None = None, *, depth: int | None = None
+    ) -> tuple[FinalRequest, ...]:
+        """The requests the agent named ``agent`` sent (any agent when None), at ``depth``
+        (0 the main agent, 1 a subagent a tool ran...; any when None), in call order.
+        InvalidInputError, saying which agents did send, when none matched."""
+        recorder = f"RecordingChatModel {self.model_name!r}"
+        return sent_by(self.requests, agent, depth, recorder)
+
+    def first(self, agent: str | None = None, *, depth: int | None = None) -> FinalRequest:
+        """The first request of the agent named ``agent`` (at ``depth``): ``first("researcher")``
+        is what subagent researcher's model received first."""
+        return self.requests_by(agent, depth=depth)[0]
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
         return self.inner._get_ls_params(stop=stop, **kwargs)
