@@ -20,11 +20,15 @@ FAILING = frozenset({"failed", "error"})
 
 @dataclass(frozen=True)
 class Differences:
-    """The reviewed file: test id -> cause, for the reference engine and for LangChain itself."""
+    """A reviewed file: test id -> cause, for the reference engine and for LangChain itself.
+
+    ``version`` is the version of the suite's project (LangChain's, or deepagents') the file
+    was reviewed for; ``file_name`` names the file in the verdict's messages."""
 
     version: str
     on_reference: dict[str, str]
     on_langchain: dict[str, str]
+    file_name: str = DIFFERENCES_FILE.name
 
 
 @dataclass
@@ -38,22 +42,31 @@ class Verdict:
         return not self.problems
 
 
-def parse_differences(text: str) -> Differences:
+def parse_differences(
+    text: str, project: str = "langchain", file_name: str = DIFFERENCES_FILE.name
+) -> Differences:
+    """A differences file's contents; its version is under the key ``project``."""
     data = tomllib.loads(text)
     if data.get("format") != DIFFERENCES_FORMAT:
         raise ValueError(
-            f"hookproof: the differences file has format {data.get('format')!r}; this runner "
+            f"hookproof: {file_name} has format {data.get('format')!r}; this runner "
             f"reads {DIFFERENCES_FORMAT}. Rewrite it in the documented layout."
         )
+    if not isinstance(data.get(project), str):
+        raise ValueError(
+            f"hookproof: {file_name} does not say which {project} version it was reviewed "
+            f'for. Add {project} = "<version>" at its top.'
+        )
     return Differences(
-        data["langchain"],
+        data[project],
         _by_test(data.get("difference", []), "difference"),
         _by_test(data.get("langchain_failure", []), "langchain_failure"),
+        file_name,
     )
 
 
-def read_differences(path: Path = DIFFERENCES_FILE) -> Differences:
-    return parse_differences(path.read_text(encoding="utf-8"))
+def read_differences(path: Path = DIFFERENCES_FILE, project: str = "langchain") -> Differences:
+    return parse_differences(path.read_text(encoding="utf-8"), project, path.name)
 
 
 def _by_test(groups: list[dict[str, Any]], table: str) -> dict[str, str]:
@@ -83,9 +96,11 @@ def compare(baseline: dict[str, Any], reference: dict[str, Any], listed: Differe
             f"{only[:5]}). The swap must not change collection. Look at the swap plugin."
         )
         return verdict
-    _check(_differing(base, ref), listed.on_reference, ref, "on the reference engine", verdict)
+    named = listed.file_name
+    differing = _differing(base, ref)
+    _check(differing, listed.on_reference, ref, "on the reference engine", verdict, named)
     fails = {t for t, e in base.items() if e["outcome"] in FAILING}
-    _check(fails, listed.on_langchain, base, "on LangChain itself", verdict)
+    _check(fails, listed.on_langchain, base, "on LangChain itself", verdict, named)
     _count(base, ref, listed, verdict)
     return verdict
 
@@ -98,7 +113,7 @@ def _check_ran(report: dict[str, Any], where: str, verdict: Verdict) -> None:
         return
     if report["exitstatus"] not in (0, 1) or report["collection_errors"] or not report["tests"]:
         verdict.problems.append(
-            f"hookproof: LangChain's tests did not run {where} (pytest exit "
+            f"hookproof: the tests did not run {where} (pytest exit "
             f"{report['exitstatus']}, {len(report['tests'])} tests, collection errors "
             f"{report['collection_errors'][:5]}). An oracle that did not run proves nothing. "
             "Read the run's log for the cause (a missing test dependency: install hookproof's "
@@ -114,7 +129,12 @@ def _differing(base: dict[str, Any], ref: dict[str, Any]) -> set[str]:
 
 
 def _check(
-    found: set[str], listed: dict[str, str], run: dict[str, Any], where: str, verdict: Verdict
+    found: set[str],
+    listed: dict[str, str],
+    run: dict[str, Any],
+    where: str,
+    verdict: Verdict,
+    file_name: str,
 ) -> None:
     unlisted = sorted(found - listed.keys())
     if unlisted:
@@ -123,14 +143,14 @@ def _check(
         )
         verdict.problems.append(
             f"hookproof: {len(unlisted)} test(s) fail {where} and are not in "
-            f"{DIFFERENCES_FILE.name}:{lines}\nFix the difference, or list each test with its "
+            f"{file_name}:{lines}\nFix the difference, or list each test with its "
             "reason."
         )
     stale = sorted(listed.keys() - found)
     if stale:
         lines = "".join(f"\n  {t}: {run[t]['outcome'] if t in run else 'not run'}" for t in stale)
         verdict.problems.append(
-            f"hookproof: {len(stale)} test(s) listed in {DIFFERENCES_FILE.name} as failing "
+            f"hookproof: {len(stale)} test(s) listed in {file_name} as failing "
             f"{where} no longer do:{lines}\nRemove them from the list (the list only shrinks)."
         )
 

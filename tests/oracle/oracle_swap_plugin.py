@@ -4,6 +4,9 @@
 agent a test module builds at import is a reference one too) LangChain's
 ``langchain.agents.create_agent`` and ``langchain.agents.factory.create_agent`` are pointed
 at the swap, and after it, any other name bound to LangChain's own in the tests' modules.
+``--hookproof-oracle-swap-in`` names more packages to sweep the same way (deepagents binds
+``create_agent`` in its own modules at import); they are swept when the run starts (their
+modules a conftest imported) and after collection.
 
 Each test that calls it is marked in its report (the oracle counts agent-building tests).
 """
@@ -40,12 +43,26 @@ def create_agent(*args: Any, **kwargs: Any) -> Any:
     return _BUILD_ON_REFERENCE(*args, **kwargs)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--hookproof-oracle-swap-in", action="append", default=[])
+
+
 def pytest_configure(config: pytest.Config) -> None:
     _swap_in([langchain.agents, langchain.agents.factory])
+    _swap_in(_loaded(config.getoption("--hookproof-oracle-swap-in")))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    _swap_in([m for name, m in sorted(sys.modules.items()) if name.startswith("tests.")])
+    _swap_in(_loaded(["tests", *session.config.getoption("--hookproof-oracle-swap-in")]))
+
+
+def _loaded(packages: list[str]) -> list[Any]:
+    """The loaded modules of the packages (a package and its submodules)."""
+    return [
+        module
+        for name, module in sorted(sys.modules.items())
+        if any(name == p or name.startswith(f"{p}.") for p in packages)
+    ]
 
 
 def _swap_in(modules: list[Any]) -> None:

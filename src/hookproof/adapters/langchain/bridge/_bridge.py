@@ -17,6 +17,11 @@ from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
 from langgraph.runtime import Runtime as LCRuntime
 
 from hookproof._support.signatures import takes_positional
+from hookproof.adapters.langchain.bridge._channels import (
+    joined_result,
+    joined_update,
+    node_channels,
+)
 from hookproof.adapters.langchain.bridge._langgraph_context import (
     MODEL_NODE,
     TOOLS_NODE,
@@ -143,12 +148,12 @@ def _sync_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
     def run(state: Any, runtime: Any) -> Any:
         view, lc_rt = lc_state(state), lc_runtime(runtime)
         traced_by = node_span(getattr(method, "__self__", None), hook, view)
-        with editable_messages() as edits:
+        with editable_messages() as edits, node_channels(state) as channels:
             with explained(where), traced_by as traced, langgraph_node(where, lc_rt) as config:
                 outcome = call(view, _graph_runtime(config, lc_rt), config)
                 traced.append(outcome)
             unreturned_edit(edits, outcome)
-            return _node_result(outcome, where)
+            return joined_update(_node_result(outcome, where), channels)
 
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
 
@@ -159,12 +164,12 @@ def _async_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
     async def run(state: Any, runtime: Any) -> Any:
         view, lc_rt = lc_state(state), lc_runtime(runtime)
         traced_by = node_span(getattr(method, "__self__", None), hook, view)
-        with editable_messages() as edits:
+        with editable_messages() as edits, node_channels(state) as channels:
             with explained(where), traced_by as traced, langgraph_node(where, lc_rt) as config:
                 outcome = await call(view, _graph_runtime(config, lc_rt), config)
                 traced.append(outcome)
             unreturned_edit(edits, outcome)
-            return _node_result(outcome, where)
+            return joined_update(_node_result(outcome, where), channels)
 
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
 
@@ -173,14 +178,19 @@ def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) 
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with explained(where), langgraph_node(node, _request_runtime(request)):
+        with (
+            node_channels(request.state) as channels,
+            explained(where),
+            langgraph_node(node, _request_runtime(request)),
+        ):
             crossing = crossing_of(request)
 
             def lc_handler(changed: Any) -> Any:
                 with to_langchain():
                     return crossing.outward(handler(crossing.inward(changed)))
 
-            return crossing.result(method(crossing.view, lc_handler))
+            result = crossing.result(method(crossing.view, lc_handler))
+        return joined_result(result, channels)
 
     return run
 
@@ -189,14 +199,19 @@ def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str)
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with explained(where), langgraph_node(node, _request_runtime(request)):
+        with (
+            node_channels(request.state) as channels,
+            explained(where),
+            langgraph_node(node, _request_runtime(request)),
+        ):
             crossing = crossing_of(request)
 
             async def lc_handler(changed: Any) -> Any:
                 with to_langchain():
                     return crossing.outward(await handler(crossing.inward(changed)))
 
-            return crossing.result(await method(crossing.view, lc_handler))
+            result = crossing.result(await method(crossing.view, lc_handler))
+        return joined_result(result, channels)
 
     return run
 

@@ -28,7 +28,6 @@ from langgraph._internal._constants import (
     CONFIG_KEY_CHECKPOINT_NS,
     CONFIG_KEY_RUNTIME,
     CONFIG_KEY_SCRATCHPAD,
-    CONFIG_KEY_SEND,
     CONFIG_KEY_TASK_ID,
 )
 from langgraph._internal._scratchpad import PregelScratchpad
@@ -37,6 +36,7 @@ from langgraph.runtime import Runtime as LCRuntime
 from langgraph.types import Interrupt as LCInterrupt
 
 from hookproof._engine.checkpoint import Answers, current_answers, task_hash
+from hookproof.adapters.langchain.bridge._channels import channel_functions
 from hookproof.adapters.langchain.bridge._graph_run import GraphRun, current_graph_run
 from hookproof.errors import InterruptRaised
 
@@ -60,11 +60,6 @@ AGENT_DEFAULTS: dict[str, Any] = {
     "recursion_limit": 9_999,
     "metadata": {"ls_integration": "langchain_create_agent"},
 }
-
-
-def _ignore(_writes: Any) -> None:
-    """LangGraph's interrupt() records consumed answers as task writes; the engine keeps
-    them itself."""
 
 
 def _no_null_resume(_consume: bool = False) -> Any:
@@ -122,7 +117,7 @@ def node_config(node: str, runtime: LCRuntime[Any], answers: Answers) -> dict[st
         {
             CONFIG_KEY_RUNTIME: graph_runtime(runtime, run),
             CONFIG_KEY_TASK_ID: task_id,
-            CONFIG_KEY_SEND: _ignore,
+            **channel_functions(),
             CONFIG_KEY_CHECKPOINT_NS: namespace,
             CONFIG_KEY_SCRATCHPAD: _scratchpad(answers),
         }

@@ -18,6 +18,7 @@ from typing import Any, get_origin
 
 from langchain_core.messages import ToolMessage as LCToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.channels.delta import DeltaChannel
 from langgraph.prebuilt import InjectedState, InjectedStore
 from langgraph.prebuilt.tool_node import ToolInvocationError, msg_content_output
 from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
@@ -28,6 +29,7 @@ from hookproof._engine import UntrackedValue, is_untracked
 from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
+from hookproof.adapters.langchain.bridge._channels import joined_result, node_channels
 from hookproof.adapters.langchain.bridge._commands import hp_command
 from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, current_graph_run
 from hookproof.adapters.langchain.bridge._langgraph_context import (
@@ -189,16 +191,18 @@ class _LangChainToolRun:
     def __call__(self, **kwargs: Any) -> Any:
         runtime: ToolRuntime[Any] = kwargs.pop(_RUNTIME)
         try:
-            with self.in_tool_node(runtime):
-                return self.result(self.tool.invoke(self.call(kwargs, runtime)))
+            with node_channels(runtime.state) as channels, self.in_tool_node(runtime):
+                result = self.result(self.tool.invoke(self.call(kwargs, runtime)))
+            return joined_result(result, channels)
         except ValidationError as error:
             return self.invalid(error, kwargs, runtime)
 
     async def arun(self, **kwargs: Any) -> Any:
         runtime: ToolRuntime[Any] = kwargs.pop(_RUNTIME)
         try:
-            with self.in_tool_node(runtime):
-                return self.result(await self.tool.ainvoke(self.call(kwargs, runtime)))
+            with node_channels(runtime.state) as channels, self.in_tool_node(runtime):
+                result = self.result(await self.tool.ainvoke(self.call(kwargs, runtime)))
+            return joined_result(result, channels)
         except ValidationError as error:
             return self.invalid(error, kwargs, runtime)
 
@@ -358,7 +362,7 @@ def _translated_schema(schema: Any, middleware: Any) -> type:
         if key in _ENGINE_KEYS:
             continue
         metadata = getattr(_required_removed(hint), "__metadata__", ())
-        reducers = [item for item in metadata if _is_reducer(item)]
+        reducers = [_reducer_of(item) for item in metadata if _is_reducer(item)]
         scope = [UntrackedValue] if any(map(is_untracked, metadata)) else []
         kept = [*reducers[:1], *scope]
         annotations[key] = typing.Annotated[(Any, *kept)] if kept else Any
@@ -373,4 +377,19 @@ def _required_removed(hint: Any) -> Any:
 
 
 def _is_reducer(value: Any) -> bool:
+    if isinstance(value, DeltaChannel):
+        return True
     return callable(value) and not isinstance(value, type)
+
+
+def _reducer_of(value: Any) -> Any:
+    """A reducer as the engine calls it, (current, written) -> new. LangGraph's DeltaChannel
+    (deepagents' files key) holds a batch reducer, (current, [written, ...]) -> new."""
+    if not isinstance(value, DeltaChannel):
+        return value
+    batch = value.reducer
+
+    def reduce_one(current: Any, written: Any) -> Any:
+        return batch(current, [written])
+
+    return reduce_one
