@@ -16,7 +16,7 @@ from hookproof._engine.chain import Chains
 from hookproof._engine.checkpoint import RESUME, Checkpoint, InterruptRaised, ResumeValues
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
-from hookproof._engine.observer import RunObserver, Unobserved
+from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
 from hookproof._engine.run import Run, RunHandle, error_data
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
@@ -62,6 +62,7 @@ class Engine(Generic[D]):
         resume: Any = NO_RESUME,
         fresh: bool = False,
         bind: Callable[[RunHandle], None] | None = None,
+        listener: StepListener = UNLISTENED,
     ) -> RunResult:
         """Run from ``initial`` input, or resume a paused thread with ``resume``; ``sync``
         (invoke()) calls every step directly, so ``drive`` runs the coroutine without an
@@ -69,7 +70,8 @@ class Engine(Generic[D]):
 
         ``fresh`` starts from ``initial`` alone even when the thread has a checkpoint (its next
         save replaces it). ``bind`` receives the RunHandle before anything runs, so a dialect
-        can keep per-run data in the run's context.
+        can keep per-run data in the run's context. ``listener`` hears the run's steps and
+        updates as they happen (a streaming caller's).
         """
         run = Run(
             spec=self.dialect.state,
@@ -77,9 +79,11 @@ class Engine(Generic[D]):
             runtime=Runtime(context=context, agent_name=self.dialect.name),
             observer=self.observe(),
             thread_id=thread_id,
+            listener=listener,
         )
         if bind is not None:
             bind(run.handle)
+        listener.run_started(run.snapshot)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = _start(run, initial, resume, fresh)
         token = RESUME.set(run.resume_values)
@@ -143,7 +147,7 @@ class _Loop:
         run = self.run
         try:
             for hook in self.stack.on_start:  # every run and resume; never pause or jump
-                await self._node(hook)
+                await self._node(hook, step=False)
             while phase is not Phase.DONE:
                 run.phase, run.hook_index = phase, index
                 if run.resume_step is not None or run.resume_values.values:
@@ -195,11 +199,13 @@ class _Loop:
                 return jump  # a jump leaves the phase: later hooks of this phase do not run
         return None
 
-    async def _node(self, hook: NodeHook) -> str | None:
+    async def _node(self, hook: NodeHook, *, step: bool = True) -> str | None:
         run = self.run
-        run.source = f"{hook.owner}.{hook.hook}"
+        run.source = label = f"{hook.owner}.{hook.hook}"
         if run.probe is not None:
             await self._pause(run.source)
+        if step:
+            run.listener.step_started(label)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
         try:
             if self.sync or hook.async_ is None:  # under ainvoke(), a sync hook still runs
@@ -212,7 +218,14 @@ class _Loop:
             run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
             raise
         run.trace.record("hook", hook.hook, "exit", hook.owner)
-        return run.apply_node_outcome(outcome, hook)
+        jump = run.apply_node_outcome(outcome, hook)
+        if step:
+            await self._step_finished(label)
+        return jump
+
+    async def _step_finished(self, step: str) -> None:
+        if self.run.listener.step_finished(step) and self.sync:
+            await _Suspended()
 
     async def _pause(self, label: str) -> None:
         probe = self.run.probe
@@ -227,6 +240,7 @@ class _Loop:
     async def _model_step(self) -> None:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
+        run.listener.step_started("model")
         value = dialect.model_input(run.handle)
         if self.sync:
             outcome = self.chains.sync_model(run, value)
@@ -234,12 +248,14 @@ class _Loop:
             outcome = await self.chains.async_model(run, value)
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
+        await self._step_finished("model")
 
     async def _tools_step(self) -> str | None:
         run, dialect = self.run, self.dialect
         calls = dialect.pending_calls(run.handle, run.values["messages"])
         if calls is None:
             return "end"
+        run.listener.step_started("tools")
         state = run.snapshot()  # every call of the turn sees the state before the turn
         if dialect.runs_whole_tool_turn:
             results = await self._whole_turn(calls, state)
@@ -249,6 +265,7 @@ class _Loop:
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
+        await self._step_finished("tools")
         return "end" if dialect.ends_run(calls) else jump
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
@@ -278,13 +295,24 @@ class _Loop:
         run = self.run
         key = f"{index}:{call.id or call.name}"  # by position: ids may repeat or be missing
         if key not in run.finished_tools:
+            run.listener.tool_started(call)
             value = self.dialect.tool_input(run.handle, call, state)
             if self.sync:
                 result = self.chains.sync_tool(run, value)
             else:
                 result = await self.chains.async_tool(run, value)
             run.finished_tools[key] = self.dialect.checked_tool_result(call, result)
+            run.listener.tool_finished(call, run.finished_tools[key])
         return run.finished_tools[key]
+
+
+class _Suspended:
+    """Suspends a synchronous run at a step's end; its listening driver resumes it."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Any:
+        yield STEP
 
 
 # Where a declared jump leads from each phase of node hooks (LangChain's graph edges).

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookproof._engine.checkpoint import Checkpoint, Interrupt, ResumeValues
-from hookproof._engine.observer import RunObserver
+from hookproof._engine.observer import UNLISTENED, RunObserver, StepListener
 from hookproof._engine.probe import PROBE
 from hookproof._engine.state import StateSpec
 from hookproof._engine.types import NodeHook, Phase, RunResult
@@ -35,11 +35,13 @@ class Run:
         runtime: Runtime[Any],
         observer: RunObserver,
         thread_id: str | None = None,
+        listener: StepListener = UNLISTENED,
     ) -> None:
         self.spec = spec
         self.checkpointer = checkpointer
         self.runtime = runtime
         self.observer = observer
+        self.listener = listener
         self.trace = TraceRecorder()
         self.values: dict[str, Any] = {"messages": FrozenList()}
         self._snapshot: FrozenDict | None = None
@@ -61,6 +63,7 @@ class Run:
         keys = self.spec.apply(self.values, update, where)
         self._snapshot = None
         self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
+        self.listener.state_updated(update, source)
 
     def snapshot(self) -> FrozenDict:
         if self._snapshot is None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["GraphRun", "current_graph_run", "graph_run"]
+__all__ = ["GraphRun", "current_graph_run", "graph_run", "set_graph_run"]
 
 
 def _ignore(_chunk: Any) -> None:
@@ -62,3 +62,9 @@ def graph_run(run: GraphRun) -> Iterator[GraphRun]:
         yield run
     finally:
         _CURRENT.reset(token)
+
+
+def set_graph_run(run: GraphRun) -> None:
+    """Make ``run`` current for the rest of this context: for a context made for one run
+    (a copied context that a stream runs its run in), dropped with it."""
+    _CURRENT.set(run)

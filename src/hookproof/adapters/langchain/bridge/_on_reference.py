@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from hookproof.adapters.langchain.bridge._stream_events import agent_transformers
 from hookproof.errors import UsageError
 
 __all__ = ["on_reference_engine"]
@@ -45,11 +46,16 @@ def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> An
             "factory on LangChain's create_agent (without on_reference_engine), or build "
             "without those options for this test."
         )
-    options.pop("transformers", None)  # streaming transformers do not change a run
+    transformers = options.pop("transformers", None)
     # LangChain bounds a run by graph steps (9,999, about 5,000 model calls), not by the
     # reference runtime's default of 25 model calls: a long run must not fail here only.
     options.setdefault("max_iterations", LANGCHAIN_MODEL_CALL_BOUND)
-    return create_agent(model, tools, **options)
+    from hookproof.adapters.langchain.bridge._interim import InterimShapedAgent
+
+    agent = InterimShapedAgent.of(create_agent(model, tools, **options))
+    agent.lc_agent_name = options.get("name")
+    agent.stream_transformers = agent_transformers(options.get("middleware") or (), transformers)
+    return agent
 
 
 LANGCHAIN_MODEL_CALL_BOUND = 5_000

@@ -1,0 +1,353 @@
+"""A reference-engine run streamed as LangGraph streams a ``create_agent`` graph.
+
+The engine tells a ``StepListener`` of each step (a middleware hook, the model call, each
+tool call) as it happens. ``GraphStepListener`` turns those steps into what LangGraph emits:
+
+* ``values`` after each step that wrote a key of the output state (and once for the input),
+* ``updates`` per node, named as LangChain names its nodes (``model``, ``tools``,
+  ``<Middleware>.before_model``...),
+* ``messages``, ``tools``: LangGraph's own callback handlers, fed by the callbacks the chat
+  model and the tools fire inside a node whose run config (metadata, callbacks, namespace)
+  is set as LangGraph sets a task's,
+* ``custom``: what ``get_stream_writer()`` / ``runtime.stream_writer`` are given.
+
+Chunks are ``(namespace, mode, payload)`` triples; ``_format`` shapes them as ``stream``'s
+``stream_mode``, ``subgraphs`` and ``version`` ask.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler, CallbackManager
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables.config import (
+    get_callback_manager_for_config,
+    var_child_runnable_config,
+)
+from langgraph._internal._constants import (
+    CONFIG_KEY_CHECKPOINT_NS,
+    CONFIG_KEY_RUNTIME,
+    CONFIG_KEY_STREAM_MESSAGES_V2,
+)
+from langgraph.pregel._messages import StreamMessagesHandler, StreamMessagesHandlerV2
+from langgraph.pregel._tools import StreamToolCallHandler
+from langgraph.runtime import Runtime as LGRuntime
+
+from hookproof._support.frozen import thaw
+from hookproof.adapters.langchain.bridge._graph_run import GraphRun
+from hookproof.adapters.langchain.bridge._views import lc_message, thaw_view
+from hookproof.messages import Message
+from hookproof.requests import Command
+
+__all__ = [
+    "MODES",
+    "Chunk",
+    "GraphStepListener",
+    "StreamRequest",
+    "enclosing_stream",
+    "format_chunk",
+]
+
+Chunk = tuple[tuple[str, ...], str, Any]
+MODES = frozenset({"values", "updates", "messages", "custom", "tools", "tasks"})
+_PUSH, _PULL = "__pregel_push", "__pregel_pull"
+_views_module = lc_message.__module__
+
+
+@dataclass
+class StreamRequest:
+    """What one ``stream`` call asked for, and where its chunks wait to be read."""
+
+    modes: frozenset[str]
+    subgraphs: bool
+    messages_v2: bool = False
+    chunks: deque[Chunk] = field(default_factory=deque)
+    wake: Callable[[], None] = lambda: None  # an async reader waits for each step's end
+
+    def put(self, chunk: Chunk) -> None:
+        if chunk[1] in self.modes and (self.subgraphs or not chunk[0]):
+            self.chunks.append(chunk)
+
+    def drain(self) -> Iterator[Chunk]:
+        while self.chunks:
+            yield self.chunks.popleft()
+
+
+@dataclass(frozen=True)
+class _Enclosing:
+    """The node of a streamed run that a nested agent runs in (a tool calling an agent)."""
+
+    request: StreamRequest
+    namespace: tuple[str, ...]
+
+
+_ENCLOSING: contextvars.ContextVar[_Enclosing | None] = contextvars.ContextVar(
+    "hookproof_enclosing_stream", default=None
+)
+
+
+def enclosing_stream() -> _Enclosing | None:
+    """The streamed run whose node is running now, or None."""
+    return _ENCLOSING.get()
+
+
+def _handlers(request: StreamRequest) -> list[BaseCallbackHandler]:
+    found: list[BaseCallbackHandler] = []
+    if "messages" in request.modes:
+        kind = StreamMessagesHandlerV2 if request.messages_v2 else StreamMessagesHandler
+        found.append(kind(request.put, request.subgraphs, parent_ns=()))
+    if "tools" in request.modes:
+        found.append(StreamToolCallHandler(request.put, request.subgraphs, parent_ns=()))
+    return found
+
+
+class GraphStepListener:
+    """Hears one reference-engine run and streams it as LangGraph streams the same graph.
+
+    ``namespace`` is () for the run the caller streams, the enclosing node's for a nested
+    agent; ``own_handlers`` adds LangGraph's message and tool handlers (a nested run inherits
+    its parent's through the callbacks in the run config instead).
+    """
+
+    def __init__(
+        self,
+        request: StreamRequest,
+        graph_run: GraphRun,
+        *,
+        output_keys: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+        metadata: Mapping[str, Any],
+        namespace: tuple[str, ...] = (),
+        own_handlers: bool = True,
+        suspend: bool = False,
+    ) -> None:
+        self.request, self.graph_run = request, graph_run
+        self.output = output_keys
+        self.namespace = namespace
+        self.suspend = suspend
+        self.manager = _manager(
+            graph_run.config, metadata, _handlers(request) if own_handlers else []
+        )
+        self.step = 0
+        self.state: Callable[[], Mapping[str, Any]] = dict
+        self.node: _Node | None = None
+        self.open_tools: list[_Node] = []
+        self.tools_seen = 0
+        self.written = False
+        graph_run.stream_writer = self._custom
+
+    # -- the engine's events -------------------------------------------------------------------
+
+    def run_started(self, state: Callable[[], Mapping[str, Any]]) -> None:
+        self.state = state
+
+    def state_updated(self, update: Mapping[str, Any], source: str) -> None:
+        self.written = self.written or bool(self.output(update))
+        if source == "input":
+            self._values()
+        elif self.node is not None and self.node.name != "tools":
+            self.node.updates.append(update)
+
+    def step_started(self, step: str) -> None:
+        self.step += 1
+        if step == "tools":
+            self.node = _Node("tools", None, None)
+        else:
+            self.node = self._enter(step, (_PULL, step), (f"branch:to:{step}",))
+
+    def tool_started(self, call: Any) -> None:
+        path = (_PUSH, self.tools_seen, False)
+        node = self._enter("tools", path, (_PUSH,), key=call.id, task_input=_tool_input(call))
+        self.tools_seen += 1
+        self.open_tools.append(node)
+
+    def tool_finished(self, call: Any, result: Any) -> None:
+        update = _lc_update(_update_of(result))
+        self.open_tools.pop().leave(update)
+        self._put("updates", {"tools": update})
+
+    def step_finished(self, step: str) -> bool:
+        node, self.node = self.node, None
+        self.tools_seen = 0
+        if node is not None and step != "tools":
+            merged = _merged(node.updates)
+            output = None if merged is None else _lc_update(merged)
+            node.leave(output)
+            self._put("updates", {step: output})
+        self._values()
+        self.request.wake()
+        return self.suspend
+
+    def failed(self, error: BaseException) -> None:
+        """The run raised: the nodes still open fail as LangGraph's tasks do."""
+        for node in [*reversed(self.open_tools), *([self.node] if self.node else [])]:
+            node.fail(error)
+        self.open_tools.clear()
+        self.node = None
+
+    def _values(self) -> None:
+        if self.written:
+            self._put("values", _lc_update(self.output(self.state())))
+        self.written = False
+
+    # -- LangGraph's side of a node ------------------------------------------------------------
+
+    def _enter(
+        self,
+        name: str,
+        path: tuple[Any, ...],
+        triggers: tuple[str, ...],
+        key: Any = None,
+        task_input: Any = None,
+    ) -> _Node:
+        task = str(uuid.uuid5(uuid.NAMESPACE_OID, f"{self.namespace}|{self.step}|{name}|{key}"))
+        checkpoint_ns = "|".join([*self.namespace, f"{name}:{task}"])
+        metadata = {
+            "langgraph_step": self.step,
+            "langgraph_node": name,
+            "langgraph_triggers": triggers,
+            "langgraph_path": path,
+            "langgraph_checkpoint_ns": checkpoint_ns,
+        }
+        manager = self.manager.copy()
+        manager.add_metadata(metadata)
+        inputs = _lc_update(self.output(self.state()))
+        run_manager = manager.on_chain_start(None, inputs, name=name)
+        shown = {"id": task, "name": name, "input": task_input or inputs, "triggers": triggers}
+        self._put("tasks", {**shown, "metadata": dict(self.manager.inheritable_metadata)})
+        config = _node_config(self.graph_run, run_manager.get_child(), checkpoint_ns)
+        namespace = tuple(checkpoint_ns.split("|"))
+        tokens = (
+            var_child_runnable_config.set(config),
+            _ENCLOSING.set(_Enclosing(self.request, namespace)),
+        )
+        return _Node(name, run_manager, tokens, task, self._put)
+
+    def _custom(self, chunk: Any) -> None:
+        self._put("custom", chunk)
+
+    def _put(self, mode: str, payload: Any) -> None:
+        self.request.put((self.namespace, mode, payload))
+
+
+@dataclass
+class _Node:
+    """One task of LangGraph's graph as the engine runs it: its callbacks' run and the run
+    config it set (restored when it ends)."""
+
+    name: str
+    run_manager: Any
+    tokens: Any
+    task: str = ""
+    put: Callable[[str, Any], None] = lambda _mode, _payload: None
+    updates: list[Mapping[str, Any]] = field(default_factory=list)
+
+    def leave(self, output: Any) -> None:
+        self._reset()
+        if self.run_manager is not None:
+            self.run_manager.on_chain_end(output)
+            self._result(None, output)
+
+    def fail(self, error: BaseException) -> None:
+        self._reset()
+        if self.run_manager is not None:
+            self.run_manager.on_chain_error(error)
+            self._result(f"{type(error).__name__}({error})", None)
+
+    def _result(self, error: str | None, output: Any) -> None:
+        result = {"id": self.task, "name": self.name, "error": error, "interrupts": []}
+        self.put("tasks", {**result, "result": output or {}})
+
+    def _reset(self) -> None:
+        if self.tokens is not None:
+            config_token, enclosing_token = self.tokens
+            self.tokens = None
+            _ENCLOSING.reset(enclosing_token)
+            var_child_runnable_config.reset(config_token)
+
+
+def _manager(
+    config: Mapping[str, Any], metadata: Mapping[str, Any], handlers: list[BaseCallbackHandler]
+) -> CallbackManager:
+    manager = get_callback_manager_for_config(dict(config))  # type: ignore[arg-type]
+    for handler in handlers:
+        manager.add_handler(handler, inherit=True)
+    manager.add_metadata(dict(metadata))
+    return manager
+
+
+def _node_config(run: GraphRun, callbacks: Any, checkpoint_ns: str) -> dict[str, Any]:
+    runtime = LGRuntime(context=run.extras.get("context"), store=run.store)
+    runtime = runtime.override(stream_writer=run.stream_writer)
+    configurable = {
+        **run.configurable,
+        CONFIG_KEY_CHECKPOINT_NS: checkpoint_ns,
+        CONFIG_KEY_RUNTIME: runtime,
+    }
+    configurable.pop(CONFIG_KEY_STREAM_MESSAGES_V2, None)
+    return {**run.config, "callbacks": callbacks, "configurable": configurable}
+
+
+def _tool_input(call: Any) -> dict[str, Any]:
+    shown = {"name": call.name, "args": thaw(call.args), "id": call.id, "type": "tool_call"}
+    return {"__type": "tool_call_with_context", "tool_call": shown}
+
+
+def _update_of(result: Any) -> Any:
+    if isinstance(result, Command):
+        return dict(result.update or {})
+    return {"messages": [result]}
+
+
+def _merged(updates: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    if not updates:
+        return None
+    merged: dict[str, Any] = {}
+    for update in updates:
+        merged.update(update)
+    return merged
+
+
+def _lc_update(update: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: _lc_value(value) for key, value in update.items()}
+
+
+def _lc_value(value: Any) -> Any:
+    if isinstance(value, Message):
+        return _plain(value)
+    if isinstance(value, list | tuple) and any(isinstance(item, Message) for item in value):
+        return [_plain(item) if isinstance(item, Message) else item for item in value]
+    return thaw(value)
+
+
+def _plain(message: Message) -> BaseMessage:
+    """A LangChain message of its own for the reader (the bridge's views are shared and
+    locked; LangGraph's handlers and readers may set a missing id)."""
+    view = lc_message(message)
+    kind = next(cls for cls in type(view).__mro__ if cls.__module__ != _views_module)
+    return kind.model_construct(**thaw_view(dict(view.__dict__)))
+
+
+def format_chunk(
+    chunk: Chunk, stream_mode: str | Sequence[str], subgraphs: bool, version: str
+) -> Any:
+    """One chunk as ``stream`` yields it for these arguments (LangGraph's shapes)."""
+    namespace, mode, payload = chunk
+    if version == "v2":
+        part = {"type": mode, "ns": namespace, "data": payload}
+        if mode == "values":
+            part["interrupts"] = ()
+        return part
+    several = not isinstance(stream_mode, str)
+    if subgraphs and several:
+        return (namespace, mode, payload)
+    if several:
+        return (mode, payload)
+    if subgraphs:
+        return (namespace, payload)
+    return payload

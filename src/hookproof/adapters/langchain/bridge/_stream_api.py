@@ -1,0 +1,209 @@
+"""``stream``, ``astream`` and ``stream_events(version="v3")`` on a LangChain-shaped agent.
+
+A synchronous stream is lazy as LangGraph's is: the run is suspended at the end of each step
+until the caller has read that step's chunks, so breaking out of the loop stops the run
+there. An asynchronous stream runs the run as a task that wakes the reader at each step's
+end. Either way the run executes its own context (a copy of the caller's), so nothing it
+sets leaks into the caller between chunks.
+
+``stream_events(version="v3")`` hands these chunks to LangGraph's own stream multiplexer with
+the transformers a ``create_agent`` graph registers, so its projections (``tool_calls``,
+``messages``, ``subgraphs``, ``output``...) are LangGraph's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hookproof._engine import STEP, RunResult, StepListener
+from hookproof.adapters.langchain.bridge._graph_run import GraphRun, set_graph_run
+from hookproof.adapters.langchain.bridge._stream import (
+    MODES,
+    GraphStepListener,
+    StreamRequest,
+    enclosing_stream,
+    format_chunk,
+)
+from hookproof.errors import MissingAsyncHookError, UsageError
+
+__all__ = ["LangChainCallShape", "LangChainStreaming"]
+
+
+class LangChainCallShape(Protocol):
+    """One LangChain-shaped call, prepared (the agent's ``_call`` makes it)."""
+
+    engine_input: Any
+    thread_id: str | None
+    graph_run: GraphRun
+
+    def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+class LangChainStreaming:
+    """The streaming half of a compiled ``create_agent`` graph's API."""
+
+    stream_transformers: tuple[Callable[[tuple[str, ...]], Any], ...] = ()
+    lc_agent_name: str | None = None
+
+    if TYPE_CHECKING:  # what the agent class this is mixed into provides
+
+        def _call(
+            self, input: Any, config: Mapping[str, Any] | None, options: Mapping[str, Any]
+        ) -> LangChainCallShape: ...
+
+        def _start_run(
+            self,
+            input: Any,
+            *,
+            context: Any,
+            thread_id: str | None,
+            sync: bool,
+            listener: StepListener,
+        ) -> Coroutine[Any, Any, RunResult]: ...
+
+    def stream(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        context: Any = None,
+        stream_mode: str | Sequence[str] | None = None,
+        subgraphs: bool = False,
+        version: str = "v1",
+        **options: Any,
+    ) -> Iterator[Any]:
+        """What a compiled ``create_agent`` graph's ``stream`` yields, chunk for chunk."""
+        request = _request(stream_mode, subgraphs, config, version)
+        call = self._call(input, config, options)
+        return self._chunks(call, context, request, (stream_mode or "values", subgraphs, version))
+
+    async def astream(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        context: Any = None,
+        stream_mode: str | Sequence[str] | None = None,
+        subgraphs: bool = False,
+        version: str = "v1",
+        **options: Any,
+    ) -> AsyncIterator[Any]:
+        """Like stream, on the running event loop."""
+        request = _request(stream_mode, subgraphs, config, version)
+        call = self._call(input, config, options)
+        shape = (stream_mode or "values", subgraphs, version)
+        async for chunk in self._achunks(call, context, request):
+            yield format_chunk(chunk, *shape)
+
+    def _listener(self, call: LangChainCallShape, request: StreamRequest, suspend: bool) -> Any:
+        metadata = {"ls_integration": "langchain_create_agent"}
+        if self.lc_agent_name:
+            metadata["lc_agent_name"] = self.lc_agent_name
+        enclosing = enclosing_stream()
+        return GraphStepListener(
+            request,
+            call.graph_run,
+            output_keys=call.output_values,
+            metadata=metadata,
+            namespace=() if enclosing is None else enclosing.namespace,
+            suspend=suspend,
+        )
+
+    def _chunks(
+        self, call: LangChainCallShape, context: Any, request: StreamRequest, shape: Any
+    ) -> Iterator[Any]:
+        listener = self._listener(call, request, suspend=True)
+        scope = contextvars.copy_context()
+        scope.run(set_graph_run, call.graph_run)
+        run = self._start_run(
+            call.engine_input,
+            context=context,
+            thread_id=call.thread_id,
+            sync=True,
+            listener=listener,
+        )
+        try:
+            while _stepped(scope, run, listener):
+                yield from (format_chunk(chunk, *shape) for chunk in request.drain())
+            yield from (format_chunk(chunk, *shape) for chunk in request.drain())
+        except BaseException:
+            yield from (format_chunk(chunk, *shape) for chunk in request.drain())
+            raise
+        finally:
+            run.close()
+
+    async def _achunks(
+        self, call: LangChainCallShape, context: Any, request: StreamRequest
+    ) -> AsyncIterator[Any]:
+        listener = self._listener(call, request, suspend=False)
+        woken = asyncio.Event()
+        request.wake = woken.set
+        scope = contextvars.copy_context()
+        scope.run(set_graph_run, call.graph_run)
+        run = self._start_run(
+            call.engine_input,
+            context=context,
+            thread_id=call.thread_id,
+            sync=False,
+            listener=listener,
+        )
+        task = asyncio.get_running_loop().create_task(run, context=scope)
+        try:
+            while not task.done():
+                waiter = asyncio.ensure_future(woken.wait())
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                woken.clear()
+                for chunk in request.drain():
+                    yield chunk
+            if task.exception() is not None:
+                scope.run(listener.failed, task.exception())
+            for chunk in request.drain():
+                yield chunk
+            task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+
+
+def _stepped(scope: contextvars.Context, run: Any, listener: GraphStepListener) -> bool:
+    """Resume the run until its next step ends (True) or it returns (False)."""
+    try:
+        yielded = scope.run(run.send, None)
+    except StopIteration:
+        return False
+    except BaseException as error:
+        scope.run(listener.failed, error)
+        raise
+    if yielded != STEP:
+        raise MissingAsyncHookError(
+            "hookproof: something awaited real asynchronous work during stream(). stream() "
+            "runs synchronously, so it cannot wait for it. Use `agent.astream(...)` instead."
+        )
+    return True
+
+
+def _request(
+    stream_mode: str | Sequence[str] | None,
+    subgraphs: bool,
+    config: Mapping[str, Any] | None,
+    version: str,
+) -> StreamRequest:
+    modes = [stream_mode or "values"] if isinstance(stream_mode, str | None) else list(stream_mode)
+    unknown = sorted(set(modes) - MODES)
+    if unknown:
+        raise UsageError(
+            f"hookproof: stream_mode {unknown} is not one the reference engine streams; it "
+            f"streams {sorted(MODES)}. Stream this agent on LangChain's create_agent for the "
+            "others."
+        )
+    if version not in ("v1", "v2"):
+        raise UsageError(f"hookproof: stream() takes version='v1' or 'v2', got {version!r}.")
+    configurable = (config or {}).get("configurable") or {}
+    from langgraph._internal._constants import CONFIG_KEY_STREAM_MESSAGES_V2
+
+    messages_v2 = version == "v2" and bool(configurable.get(CONFIG_KEY_STREAM_MESSAGES_V2))
+    return StreamRequest(frozenset(modes), subgraphs, messages_v2)
