@@ -29,7 +29,9 @@ class _Call:
     def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]:
         out = {k: v for k, v in state.items() if k != "jump_to"}
         if "messages" in out:
-            out["messages"] = [lc_message(m) if isinstance(m, Message) else m for m in out["messages"]]
+            out["messages"] = [
+                lc_message(m) if isinstance(m, Message) else m for m in out["messages"]
+            ]
         return out
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from langchain_core.callbacks import BaseCallbackHandler, CallbackManager
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables.config import (
+    ensure_config,
     get_callback_manager_for_config,
     var_child_runnable_config,
 )
@@ -67,12 +68,19 @@ class StreamRequest:
     modes: frozenset[str]
     subgraphs: bool
     messages_v2: bool = False
+    base: tuple[str, ...] = ()  # the namespace of the streamed agent (a nested one's node)
     chunks: deque[Chunk] = field(default_factory=deque)
     wake: Callable[[], None] = lambda: None  # an async reader waits for each step's end
 
     def put(self, chunk: Chunk) -> None:
-        if chunk[1] in self.modes and (self.subgraphs or not chunk[0]):
-            self.chunks.append(chunk)
+        """Keep a chunk of this agent or (with ``subgraphs``) of the agents it runs, with its
+        namespace relative to this agent's."""
+        namespace, mode, payload = chunk
+        if mode not in self.modes or namespace[: len(self.base)] != self.base:
+            return
+        relative = namespace[len(self.base) :]
+        if self.subgraphs or not relative:
+            self.chunks.append((relative, mode, payload))
 
     def drain(self) -> Iterator[Chunk]:
         while self.chunks:
@@ -101,18 +109,18 @@ def _handlers(request: StreamRequest) -> list[BaseCallbackHandler]:
     found: list[BaseCallbackHandler] = []
     if "messages" in request.modes:
         kind = StreamMessagesHandlerV2 if request.messages_v2 else StreamMessagesHandler
-        found.append(kind(request.put, request.subgraphs, parent_ns=()))
+        found.append(kind(request.put, request.subgraphs, parent_ns=request.base))
     if "tools" in request.modes:
-        found.append(StreamToolCallHandler(request.put, request.subgraphs, parent_ns=()))
+        found.append(StreamToolCallHandler(request.put, request.subgraphs, parent_ns=request.base))
     return found
 
 
 class GraphStepListener:
     """Hears one reference-engine run and streams it as LangGraph streams the same graph.
 
-    ``namespace`` is () for the run the caller streams, the enclosing node's for a nested
-    agent; ``own_handlers`` adds LangGraph's message and tool handlers (a nested run inherits
-    its parent's through the callbacks in the run config instead).
+    A nested agent (one a tool of a streamed agent runs) streams in the namespace of that
+    tool's node, to its own reader and to the enclosing stream; LangGraph's message and tool
+    handlers of the enclosing stream reach it through the callbacks of the run config.
     """
 
     def __init__(
@@ -122,17 +130,15 @@ class GraphStepListener:
         *,
         output_keys: Callable[[Mapping[str, Any]], Mapping[str, Any]],
         metadata: Mapping[str, Any],
-        namespace: tuple[str, ...] = (),
-        own_handlers: bool = True,
+        enclosing: _Enclosing | None = None,
         suspend: bool = False,
     ) -> None:
         self.request, self.graph_run = request, graph_run
         self.output = output_keys
-        self.namespace = namespace
+        self.namespace = () if enclosing is None else enclosing.namespace
+        self.enclosing = None if enclosing is None else enclosing.request
         self.suspend = suspend
-        self.manager = _manager(
-            graph_run.config, metadata, _handlers(request) if own_handlers else []
-        )
+        self.manager = _manager(graph_run.config, metadata, _handlers(request))
         self.step = 0
         self.state: Callable[[], Mapping[str, Any]] = dict
         self.node: _Node | None = None
@@ -232,7 +238,10 @@ class GraphStepListener:
         self._put("custom", chunk)
 
     def _put(self, mode: str, payload: Any) -> None:
-        self.request.put((self.namespace, mode, payload))
+        chunk = (self.namespace, mode, payload)
+        self.request.put(chunk)
+        if self.enclosing is not None:
+            self.enclosing.put(chunk)
 
 
 @dataclass
@@ -274,11 +283,20 @@ class _Node:
 def _manager(
     config: Mapping[str, Any], metadata: Mapping[str, Any], handlers: list[BaseCallbackHandler]
 ) -> CallbackManager:
-    manager = get_callback_manager_for_config(dict(config))  # type: ignore[arg-type]
+    manager = get_callback_manager_for_config(ensure_config(dict(config)))  # type: ignore[arg-type]
     for handler in handlers:
         manager.add_handler(handler, inherit=True)
     manager.add_metadata(dict(metadata))
+    configurable = config.get("configurable") or {}
+    shown = {key: value for key, value in configurable.items() if _shown_in_metadata(key, value)}
+    manager.add_metadata(shown)
     return manager
+
+
+def _shown_in_metadata(key: str, value: Any) -> bool:
+    """Run-config keys LangChain copies into a run's metadata (thread_id, say)."""
+    plain = isinstance(value, str | int | float | bool) and not isinstance(value, type)
+    return plain and not key.startswith("__") and key not in ("checkpoint_ns",)
 
 
 def _node_config(run: GraphRun, callbacks: Any, checkpoint_ns: str) -> dict[str, Any]:

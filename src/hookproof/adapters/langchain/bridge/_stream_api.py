@@ -78,6 +78,7 @@ class LangChainStreaming:
         """What a compiled ``create_agent`` graph's ``stream`` yields, chunk for chunk."""
         request = _request(stream_mode, subgraphs, config, version)
         call = self._call(input, config, options)
+        request.base = _base()
         return self._chunks(call, context, request, (stream_mode or "values", subgraphs, version))
 
     async def astream(
@@ -94,6 +95,7 @@ class LangChainStreaming:
         """Like stream, on the running event loop."""
         request = _request(stream_mode, subgraphs, config, version)
         call = self._call(input, config, options)
+        request.base = _base()
         shape = (stream_mode or "values", subgraphs, version)
         async for chunk in self._achunks(call, context, request):
             yield format_chunk(chunk, *shape)
@@ -102,13 +104,12 @@ class LangChainStreaming:
         metadata = {"ls_integration": "langchain_create_agent"}
         if self.lc_agent_name:
             metadata["lc_agent_name"] = self.lc_agent_name
-        enclosing = enclosing_stream()
         return GraphStepListener(
             request,
             call.graph_run,
             output_keys=call.output_values,
             metadata=metadata,
-            namespace=() if enclosing is None else enclosing.namespace,
+            enclosing=enclosing_stream(),
             suspend=suspend,
         )
 
@@ -167,6 +168,11 @@ class LangChainStreaming:
         finally:
             if not task.done():
                 task.cancel()
+
+
+def _base() -> tuple[str, ...]:
+    enclosing = enclosing_stream()
+    return () if enclosing is None else enclosing.namespace
 
 
 def _stepped(scope: contextvars.Context, run: Any, listener: GraphStepListener) -> bool:
