@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["GraphRun", "current_graph_run", "graph_run", "set_graph_run"]
+__all__ = ["GraphRun", "current_graph_run", "graph_run", "set_graph_run", "write_to_stream"]
 
 
 def _ignore(_chunk: Any) -> None:
@@ -68,3 +68,11 @@ def set_graph_run(run: GraphRun) -> None:
     """Make ``run`` current for the rest of this context: for a context made for one run
     (a copied context that a stream runs its run in), dropped with it."""
     _CURRENT.set(run)
+
+
+def write_to_stream(chunk: Any) -> None:
+    """The stream writer bridged hooks and tools are given (``runtime.stream_writer``): it
+    writes to the stream of the run in progress, if one streams ``custom`` chunks."""
+    run = _CURRENT.get()
+    if run is not None:
+        run.stream_writer(chunk)

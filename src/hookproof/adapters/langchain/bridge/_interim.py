@@ -42,9 +42,3 @@ class InterimShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
 
     def _call(self, input: Any, config: Any, options: Any) -> Any:
         return _Call(input, config)
-
-    def invoke(self, input: Any, config: Any = None, *, context: Any = None, **kw: Any) -> Any:  # type: ignore[override]
-        values: Any = None
-        for values in self.stream(input, config, context=context, stream_mode="values"):
-            pass
-        return values

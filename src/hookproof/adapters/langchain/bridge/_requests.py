@@ -20,11 +20,11 @@ from langgraph.types import Command as LCCommand
 
 from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain.bridge._commands import hp_command, lc_command
+from hookproof.adapters.langchain.bridge._graph_run import write_to_stream
 from hookproof.adapters.langchain.bridge._tools import (
     hp_tool_or_schema,
     lc_tool,
     lc_tool_runtime,
-    noop_writer,
 )
 from hookproof.adapters.langchain.bridge._views import (
     LockedList,
@@ -87,7 +87,7 @@ def lc_runtime(runtime: Any) -> LCRuntime[Any]:
     view = kept_view(runtime)
     if view is None:
         context = getattr(runtime, "context", None)
-        view = keep(runtime, LCRuntime(context=context, stream_writer=noop_writer))
+        view = keep(runtime, LCRuntime(context=context, stream_writer=write_to_stream))
     return view  # type: ignore[no-any-return]
 
 

@@ -22,10 +22,11 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.callbacks import BaseCallbackHandler, CallbackManager
 from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import (
     ensure_config,
     get_callback_manager_for_config,
@@ -269,8 +270,8 @@ class _Node:
             self._result(f"{type(error).__name__}({error})", None)
 
     def _result(self, error: str | None, output: Any) -> None:
-        result = {"id": self.task, "name": self.name, "error": error, "interrupts": []}
-        self.put("tasks", {**result, "result": output or {}})
+        result: dict[str, Any] = {"id": self.task, "name": self.name, "error": error}
+        self.put("tasks", {**result, "interrupts": [], "result": output or {}})
 
     def _reset(self) -> None:
         if self.tokens is not None:
@@ -299,7 +300,7 @@ def _shown_in_metadata(key: str, value: Any) -> bool:
     return plain and not key.startswith("__") and key not in ("checkpoint_ns",)
 
 
-def _node_config(run: GraphRun, callbacks: Any, checkpoint_ns: str) -> dict[str, Any]:
+def _node_config(run: GraphRun, callbacks: Any, checkpoint_ns: str) -> RunnableConfig:
     runtime = LGRuntime(context=run.extras.get("context"), store=run.store)
     runtime = runtime.override(stream_writer=run.stream_writer)
     configurable = {
@@ -308,7 +309,9 @@ def _node_config(run: GraphRun, callbacks: Any, checkpoint_ns: str) -> dict[str,
         CONFIG_KEY_RUNTIME: runtime,
     }
     configurable.pop(CONFIG_KEY_STREAM_MESSAGES_V2, None)
-    return {**run.config, "callbacks": callbacks, "configurable": configurable}
+    return cast(
+        "RunnableConfig", {**run.config, "callbacks": callbacks, "configurable": configurable}
+    )
 
 
 def _tool_input(call: Any) -> dict[str, Any]:
@@ -348,7 +351,7 @@ def _plain(message: Message) -> BaseMessage:
     locked; LangGraph's handlers and readers may set a missing id)."""
     view = lc_message(message)
     kind = next(cls for cls in type(view).__mro__ if cls.__module__ != _views_module)
-    return kind.model_construct(**thaw_view(dict(view.__dict__)))
+    return cast("type[BaseMessage]", kind).model_construct(**thaw_view(dict(view.__dict__)))
 
 
 def format_chunk(

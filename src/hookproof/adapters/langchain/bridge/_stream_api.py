@@ -61,7 +61,7 @@ class LangChainStreaming:
             context: Any,
             thread_id: str | None,
             sync: bool,
-            listener: StepListener,
+            listener: StepListener = ...,
         ) -> Coroutine[Any, Any, RunResult]: ...
 
     def stream(

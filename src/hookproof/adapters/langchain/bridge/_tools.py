@@ -26,6 +26,7 @@ from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
 from hookproof.adapters.langchain.bridge._commands import hp_command
+from hookproof.adapters.langchain.bridge._graph_run import write_to_stream
 from hookproof.adapters.langchain.bridge._views import (
     hp_message,
     keep,
@@ -45,15 +46,10 @@ __all__ = [
     "hp_tool_or_schema",
     "lc_tool",
     "lc_tool_runtime",
-    "noop_writer",
     "state_schema_of",
 ]
 
 _RUNTIME = "__hookproof_runtime__"
-
-
-def noop_writer(_chunk: Any) -> None:
-    """Stream writes go nowhere: the reference runtime has no stream channel."""
 
 
 def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToolRuntime[Any, Any]:
@@ -61,7 +57,7 @@ def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToo
         state=state_view,
         context=context,
         config={},
-        stream_writer=noop_writer,
+        stream_writer=write_to_stream,
         tool_call_id=call_id,
         store=None,
     )
