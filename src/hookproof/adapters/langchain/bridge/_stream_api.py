@@ -29,7 +29,9 @@ from hookproof.adapters.langchain.bridge._stream import (
 )
 from hookproof.errors import MissingAsyncHookError, UsageError
 
-__all__ = ["LangChainCallShape", "LangChainStreaming"]
+__all__ = ["DEFAULT_MODE", "LangChainCallShape", "LangChainStreaming"]
+
+DEFAULT_MODE = "updates"  # a compiled create_agent graph streams its updates by default
 
 
 class LangChainCallShape(Protocol):
@@ -79,7 +81,9 @@ class LangChainStreaming:
         request = _request(stream_mode, subgraphs, config, version)
         call = self._call(input, config, options)
         request.base = _base()
-        return self._chunks(call, context, request, (stream_mode or "values", subgraphs, version))
+        return self._chunks(
+            call, context, request, (stream_mode or DEFAULT_MODE, subgraphs, version)
+        )
 
     async def astream(
         self,
@@ -96,7 +100,7 @@ class LangChainStreaming:
         request = _request(stream_mode, subgraphs, config, version)
         call = self._call(input, config, options)
         request.base = _base()
-        shape = (stream_mode or "values", subgraphs, version)
+        shape = (stream_mode or DEFAULT_MODE, subgraphs, version)
         async for chunk in self._achunks(call, context, request):
             yield format_chunk(chunk, *shape)
 
@@ -134,7 +138,7 @@ class LangChainStreaming:
             yield from (format_chunk(chunk, *shape) for chunk in request.drain())
             raise
         finally:
-            run.close()
+            scope.run(run.close)
 
     async def _achunks(
         self, call: LangChainCallShape, context: Any, request: StreamRequest
@@ -198,7 +202,9 @@ def _request(
     config: Mapping[str, Any] | None,
     version: str,
 ) -> StreamRequest:
-    modes = [stream_mode or "values"] if isinstance(stream_mode, str | None) else list(stream_mode)
+    modes = (
+        [stream_mode or DEFAULT_MODE] if isinstance(stream_mode, str | None) else list(stream_mode)
+    )
     unknown = sorted(set(modes) - MODES)
     if unknown:
         raise UsageError(

@@ -100,12 +100,31 @@ class LangChainStreamEvents:
                 f"stream_events(version='v3') does not accept {', '.join(owned)}: the run "
                 "stream chooses the stream modes and always streams subgraphs."
             )
+        _warn_beta()
         builtins = [ValuesTransformer, MessagesTransformer, LifecycleTransformer]
         factories = [*builtins, SubgraphTransformer, *self.stream_transformers]
         factories += _checked(transformers or ())
         mux = StreamMux(factories=factories, scope=(), is_async=is_async)
         modes = {mode for item in mux._transformers for mode in item.required_stream_modes}
         return mux, sorted(modes)
+
+
+_WARNED: list[bool] = []
+
+
+def _warn_beta() -> None:
+    """LangGraph warns once per process that its v3 stream is experimental; so does this one
+    (a test that turns warnings into errors sees the same on both)."""
+    import warnings
+
+    from langchain_core._api.beta_decorator import LangChainBetaWarning
+
+    if _WARNED:
+        return
+    _WARNED.append(True)
+    warnings.warn(
+        "The v3 streaming protocol on Pregel is experimental.", LangChainBetaWarning, stacklevel=4
+    )
 
 
 def _checked(specs: Sequence[Any]) -> list[Factory]:
