@@ -220,12 +220,9 @@ class _Loop:
         run.trace.record("hook", hook.hook, "exit", hook.owner)
         jump = run.apply_node_outcome(outcome, hook)
         if step:
-            await self._step_finished(label)
+            if run.listener.step_finished(label) and self.sync:
+                await _Suspended()
         return jump
-
-    async def _step_finished(self, step: str) -> None:
-        if self.run.listener.step_finished(step) and self.sync:
-            await _Suspended()
 
     async def _pause(self, label: str) -> None:
         probe = self.run.probe
@@ -248,7 +245,8 @@ class _Loop:
             outcome = await self.chains.async_model(run, value)
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
-        await self._step_finished("model")
+        if run.listener.step_finished("model") and self.sync:
+            await _Suspended()
 
     async def _tools_step(self) -> str | None:
         run, dialect = self.run, self.dialect
@@ -265,7 +263,8 @@ class _Loop:
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
-        await self._step_finished("tools")
+        if run.listener.step_finished("tools") and self.sync:
+            await _Suspended()
         return "end" if dialect.ends_run(calls) else jump
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
