@@ -219,9 +219,8 @@ class _Loop:
             raise
         run.trace.record("hook", hook.hook, "exit", hook.owner)
         jump = run.apply_node_outcome(outcome, hook)
-        if step:
-            if run.listener.step_finished(label) and self.sync:
-                await _Suspended()
+        if step and run.listener.step_finished(label) and self.sync:
+            await _Suspended()
         return jump
 
     async def _pause(self, label: str) -> None:
