@@ -26,6 +26,12 @@ class _Call:
         state["messages"] = [hp_message(m) for m in convert_to_messages(input["messages"])]
         self.engine_input = state
 
+    @staticmethod
+    def interrupts(pending: Any, thread_id: str | None) -> list[Any]:
+        from langgraph.types import Interrupt
+
+        return [Interrupt(value=item.value, id=str(index)) for index, item in enumerate(pending)]
+
     def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]:
         out = {k: v for k, v in state.items() if k != "jump_to"}
         if "messages" in out:

@@ -59,6 +59,7 @@ __all__ = [
 Chunk = tuple[tuple[str, ...], str, Any]
 MODES = frozenset({"values", "updates", "messages", "custom", "tools", "tasks"})
 _PUSH, _PULL = "__pregel_push", "__pregel_pull"
+INTERRUPT = "__interrupt__"
 _views_module = lc_message.__module__
 
 
@@ -133,6 +134,7 @@ class GraphStepListener:
         metadata: Mapping[str, Any],
         enclosing: _Enclosing | None = None,
         suspend: bool = False,
+        resuming: bool = False,
     ) -> None:
         self.request, self.graph_run = request, graph_run
         self.output = output_keys
@@ -145,7 +147,7 @@ class GraphStepListener:
         self.node: _Node | None = None
         self.open_tools: list[_Node] = []
         self.tools_seen = 0
-        self.written = False
+        self.written = resuming  # a resumed run first shows the state it resumes from
         graph_run.stream_writer = self._custom
 
     # -- the engine's events -------------------------------------------------------------------
@@ -161,6 +163,7 @@ class GraphStepListener:
             self.node.updates.append(update)
 
     def step_started(self, step: str) -> None:
+        self._values()
         self.step += 1
         if step == "tools":
             self.node = _Node("tools", None, None)
@@ -189,6 +192,14 @@ class GraphStepListener:
         self._values()
         self.request.wake()
         return self.suspend
+
+    def finished(self, interrupts: Sequence[Any]) -> None:
+        """The run returned; paused at ``interrupts`` (LangGraph's), LangGraph shows them as
+        an update and with the state."""
+        if not interrupts:
+            return
+        self._put("updates", {INTERRUPT: tuple(interrupts)})
+        self._put("values", {**self.output(self.state()), INTERRUPT: tuple(interrupts)})
 
     def failed(self, error: BaseException) -> None:
         """The run raised: the nodes still open fail as LangGraph's tasks do."""
@@ -360,10 +371,11 @@ def format_chunk(
     """One chunk as ``stream`` yields it for these arguments (LangGraph's shapes)."""
     namespace, mode, payload = chunk
     if version == "v2":
-        part = {"type": mode, "ns": namespace, "data": payload}
-        if mode == "values":
-            part["interrupts"] = ()
-        return part
+        if mode != "values":
+            return {"type": mode, "ns": namespace, "data": payload}
+        data = {key: value for key, value in payload.items() if key != INTERRUPT}
+        shown = payload.get(INTERRUPT, ())
+        return {"type": mode, "ns": namespace, "data": data, "interrupts": shown}
     several = not isinstance(stream_mode, str)
     if subgraphs and several:
         return (namespace, mode, payload)

@@ -43,6 +43,8 @@ class LangChainCallShape(Protocol):
 
     def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]: ...
 
+    def interrupts(self, pending: Sequence[Any], thread_id: str | None) -> list[Any]: ...
+
 
 class LangChainStreaming:
     """The streaming half of a compiled ``create_agent`` graph's API."""
@@ -115,6 +117,7 @@ class LangChainStreaming:
             metadata=metadata,
             enclosing=enclosing_stream(),
             suspend=suspend,
+            resuming=_is_resume(call.engine_input),
         )
 
     def _chunks(
@@ -131,8 +134,9 @@ class LangChainStreaming:
             listener=listener,
         )
         try:
-            while _stepped(scope, run, listener):
+            while (result := _stepped(scope, run, listener)) is None:
                 yield from (format_chunk(chunk, *shape) for chunk in request.drain())
+            listener.finished(_interrupts(call, result))
             yield from (format_chunk(chunk, *shape) for chunk in request.drain())
         except BaseException:
             yield from (format_chunk(chunk, *shape) for chunk in request.drain())
@@ -166,6 +170,8 @@ class LangChainStreaming:
                     yield chunk
             if task.exception() is not None:
                 scope.run(listener.failed, task.exception())
+            else:
+                listener.finished(_interrupts(call, task.result()))
             for chunk in request.drain():
                 yield chunk
             task.result()
@@ -174,17 +180,27 @@ class LangChainStreaming:
                 task.cancel()
 
 
+def _is_resume(engine_input: Any) -> bool:
+    return getattr(engine_input, "resume", None) is not None and not isinstance(engine_input, dict)
+
+
 def _base() -> tuple[str, ...]:
     enclosing = enclosing_stream()
     return () if enclosing is None else enclosing.namespace
 
 
-def _stepped(scope: contextvars.Context, run: Any, listener: GraphStepListener) -> bool:
-    """Resume the run until its next step ends (True) or it returns (False)."""
+def _interrupts(call: LangChainCallShape, result: RunResult) -> list[Any]:
+    if not result.interrupts:
+        return []
+    return call.interrupts(result.interrupts, call.thread_id)
+
+
+def _stepped(scope: contextvars.Context, run: Any, listener: GraphStepListener) -> RunResult | None:
+    """Resume the run until its next step ends (None) or it returns (its result)."""
     try:
         yielded = scope.run(run.send, None)
-    except StopIteration:
-        return False
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
     except BaseException as error:
         scope.run(listener.failed, error)
         raise
@@ -193,7 +209,7 @@ def _stepped(scope: contextvars.Context, run: Any, listener: GraphStepListener) 
             "hookproof: something awaited real asynchronous work during stream(). stream() "
             "runs synchronously, so it cannot wait for it. Use `agent.astream(...)` instead."
         )
-    return True
+    return None
 
 
 def _request(
