@@ -326,3 +326,17 @@ def test_config_metadata_and_thread_reach_the_chunks_metadata() -> None:
     config: RunnableConfig = {"configurable": {"thread_id": "t-1"}}
     chunks = assert_same_stream(_build, _INPUT, config, stream_mode="messages")
     assert {chunk[1]["thread_id"] for chunk in chunks} == {"t-1"}
+
+
+def test_astream_streams_the_tokens_of_an_async_model_call() -> None:
+    def build() -> Any:
+        model = GenericFakeChatModel(messages=iter([AIMessage("two words")]))
+        return langchain_create_agent(model, [])
+
+    async def collected(agent: Any) -> list[Any]:
+        return [comparable(c) async for c in agent.astream(_INPUT, stream_mode="messages")]
+
+    langchain, reference = _both(build)
+    expected = asyncio.run(collected(langchain))
+    assert asyncio.run(collected(reference)) == expected
+    assert [chunk[0][1] for chunk in expected] == ["two", " ", "words"]
