@@ -27,7 +27,7 @@ if SRC.is_dir() and str(SRC) not in sys.path:
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from hookproof import contracts  # noqa: E402
+from hookproof import _exercised, contracts  # noqa: E402
 from hookproof.contracts import strategies  # noqa: E402
 from hookproof.examples.dynamic_routing import AgentContext, build_support_agent  # noqa: E402
 
@@ -93,7 +93,9 @@ def measure(examples: int, factory: Any = build) -> tuple[int, float]:
         )
 
     started = time.perf_counter()
-    run()
+    # As under the pytest plugin, which scopes check_fail_closed's baseline to one test.
+    with _exercised.collecting():
+        run()
     return count, time.perf_counter() - started
 
 

@@ -33,6 +33,7 @@ EXPORTS: dict[str, set[str]] = {
         "DeepAgentsTarget",
     },
     "hookproof.adapters.langchain": {
+        "LangChainShapedAgent",
         "RecordingChatModel",
         "ScriptedChatModel",
         "final_request",
@@ -41,6 +42,7 @@ EXPORTS: dict[str, set[str]] = {
     },
     "hookproof.adapters.langchain.bridge": {
         "BRIDGE",
+        "LangChainShapedAgent",
         "on_reference_engine",
     },
     "hookproof.adapters.langchain.models": {

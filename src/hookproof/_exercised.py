@@ -16,6 +16,7 @@ __all__ = [
     "COUNTS",
     "PROPERTY",
     "collecting",
+    "current_test_memo",
     "decode",
     "describe",
     "encode",
@@ -44,8 +45,24 @@ class Countable(Protocol):
 
 # Process-wide on purpose: a check may run in a thread the test started. pytest runs one test
 # at a time per process (xdist uses processes).
-_ACTIVE: list[list[Any]] = []
+_ACTIVE: list[_Collected] = []
 _LOCK = threading.Lock()
+
+
+class _Collected(list[Any]):
+    """One test's reports, and ``memo``: what a check may reuse within that test only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.memo: dict[Any, Any] = {}
+
+
+def current_test_memo() -> dict[Any, Any] | None:
+    """A dict that lives as long as the test that is running, or None outside one: a check
+    reuses work across its calls within one test (a property test's examples), never across
+    tests, whose fixtures and monkeypatches may make the same factory build another agent."""
+    with _LOCK:
+        return _ACTIVE[-1].memo if _ACTIVE else None
 
 
 def record(report: Countable) -> None:
@@ -58,7 +75,7 @@ def record(report: Countable) -> None:
 @contextmanager
 def collecting() -> Iterator[list[Any]]:
     """Collect the reports recorded inside the ``with`` block."""
-    reports: list[Any] = []
+    reports = _Collected()
     with _LOCK:
         _ACTIVE.append(reports)
     try:

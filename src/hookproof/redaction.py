@@ -42,6 +42,7 @@ from hookproof._secrets.patterns import (
     REDACTED,
     keep_around,
     redact_builtin,
+    redact_field_assignments,
     replace_query,
 )
 from hookproof.errors import InvalidInputError, UsageError
@@ -77,7 +78,9 @@ class Redaction:
     """Extra field names and regular expressions to redact, on top of the built-ins.
 
     ``fields`` are data keys whose values are replaced whole (compared like the built-ins:
-    case-insensitive, ``-`` and ``_`` ignored). ``patterns`` are regular expressions searched
+    case-insensitive, ``-`` and ``_`` ignored); in text, a value given to one of them
+    (``tenant_key: abc``, ``"tenant_key": "a b"``, ``TENANT_KEY=abc``, ``?tenant_key=abc``)
+    is replaced too, whatever it looks like. ``patterns`` are regular expressions searched
     in every text; a match is replaced whole, or only its group named ``secret`` when the
     pattern has one (``r"session=(?P<secret>\\w+)"`` keeps ``session=``).
     """
@@ -112,6 +115,8 @@ class Redaction:
         redacted = redact_builtin(text)
         if self.fields and "=" in redacted:  # ?tenant_key=... when tenant_key is a field
             redacted = ANY_QUERY_PARAMETER.sub(lambda m: replace_query(m, self.fields), redacted)
+        if self.fields:
+            redacted = redact_field_assignments(redacted, self.fields)
         for pattern in self.patterns:
             redacted = _compile_extra(pattern).sub(_replace_extra, redacted)
         return redacted

@@ -377,7 +377,7 @@ def test_on_reference_engine_bounds_a_run_as_langchain_does() -> None:
         return langchain_create_agent(model, [add])
 
     script = [call("add", {"a": i, "b": 1}) for i in range(40)] + ["done"]
-    result = on_reference_engine(app)(ScriptedChatModel(script)).invoke(
+    result = on_reference_engine(app)(ScriptedChatModel(script)).run(
         {"messages": [("user", "count")]}
     )
     assert result.text == "done"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -147,6 +149,42 @@ def test_fail_closed_property_on_the_example_router(context: Any) -> None:
     )
 
 
+class SwitchableRouter(AdminByDefaultRouter):
+    """Admin tools for every role while ``open_to_all`` is set (a setting a fixture flips)."""
+
+    open_to_all = True
+
+    def wrap_model_call(self, request: ModelRequest, handler: Any) -> Any:
+        if SwitchableRouter.open_to_all:
+            return handler(request)
+        return super().wrap_model_call(request, handler)
+
+
+def test_fail_closed_takes_no_baseline_from_an_earlier_test(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One factory, two tests: in the first, the least-privileged context sees every tool, so
+    # an unknown role seeing them too is no gain; in the second, a fixture closes the guest
+    # down, and the unknown role's admin tools are a gain. A baseline kept from the first test
+    # would hide it.
+    from hookproof import _exercised
+
+    build = _build_with(SwitchableRouter)
+    check = partial(
+        contracts.check_fail_closed,
+        build,
+        AgentContext("root"),  # type: ignore[arg-type]
+        least_privileged_context=GUEST,
+        tiers=TIERS,
+    )
+    with _exercised.collecting():
+        check()
+    monkeypatch.setattr(SwitchableRouter, "open_to_all", False)
+    with _exercised.collecting():
+        message = _violates(check)
+    assert "tools beyond the least-privileged set" in message
+
+
 # -- falsy injected model -------------------------------------------------------------------
 
 
@@ -262,6 +300,42 @@ def test_isolation_under_asyncio_alone() -> None:
         modes=["asyncio"],
     )
     assert "asyncio: all 2 runs held" in message
+
+
+class StallsOnce(AgentMiddleware):
+    """Before the model, the admin's third run waits until another run gave up waiting."""
+
+    def __init__(self, released: threading.Event) -> None:
+        self.released, self.admin_runs = released, 0
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        if runtime.context.role == "admin":
+            self.admin_runs += 1
+            if self.admin_runs == 3:
+                self.released.wait(timeout=60)
+
+
+def test_isolation_runs_not_held_together_are_not_a_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hookproof.contracts import _isolation
+
+    released, wait = threading.Event(), _isolation._HoldAt._wait
+
+    def wait_then_release(hold: Any) -> None:
+        wait(hold)
+        if hold.broken:
+            released.set()
+
+    monkeypatch.setattr(_isolation, "_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(_isolation._HoldAt, "_wait", wait_then_release)
+    stalling = StallsOnce(released)
+
+    def build(model: Any) -> Any:
+        return create_agent(model, list(BUSINESS_TOOLS), middleware=[stalling])
+
+    contexts = [AgentContext("guest"), AgentContext("admin")]
+    with pytest.raises(contracts.UntestedError, match="could not be held together at boundary 2"):
+        contracts.check_isolation(build, contexts, modes=["threads"])
+    assert released.is_set()
 
 
 # -- unbounded or indiscriminate retry ------------------------------------------------------

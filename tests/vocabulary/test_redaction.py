@@ -115,6 +115,22 @@ def test_a_query_parameter_named_by_an_extra_field_is_redacted() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tenant_key: abc123", f"tenant_key: {REDACTED}"),
+        ("TENANT-KEY=abc", f"TENANT-KEY={REDACTED}"),
+        ("tenantKey = 'two words'", f"tenantKey = '{REDACTED}'"),
+        ('{"tenant_key": "a b \\" c", "x": 1}', f'{{"tenant_key": "{REDACTED}", "x": 1}}'),
+        ("{'tenant_key': 'k1', 'n': 2}", f"{{'tenant_key': '{REDACTED}', 'n': 2}}"),
+        ("the tenant_keys: fine", "the tenant_keys: fine"),  # another name
+        ("x_tenant_key=v", "x_tenant_key=v"),  # as in data: the name compares whole
+    ],
+)
+def test_a_value_given_to_an_extra_field_in_text_is_redacted(text: str, expected: str) -> None:
+    assert redact_text(text, Redaction(fields=("tenant_key",))) == expected
+
+
 def test_the_replacement_does_not_depend_on_the_secret() -> None:
     first = redact_text(IN_TEXT["openai_legacy"])
     rotated = redact_text(

@@ -11,7 +11,14 @@ from functools import lru_cache
 
 from hookproof._secrets.fields import field_key, is_sensitive_field
 
-__all__ = ["ANY_QUERY_PARAMETER", "REDACTED", "keep_around", "redact_builtin", "replace_query"]
+__all__ = [
+    "ANY_QUERY_PARAMETER",
+    "REDACTED",
+    "keep_around",
+    "redact_builtin",
+    "redact_field_assignments",
+    "replace_query",
+]
 
 REDACTED = "[REDACTED]"
 
@@ -327,3 +334,33 @@ def replace_query(match: re.Match[str], extra_fields: tuple[str, ...]) -> str:
     if is_sensitive_field(match.group("n"), extra_fields):
         return keep_around(match, "s")
     return match.group(0)
+
+
+def _spelled_any_way(field: str) -> str:
+    """A regex for ``field``'s name as data keys compare it: any case, with or without "-"
+    and "_" between its letters (tenant_key, TENANT-KEY, tenantKey)."""
+    letters = [re.escape(letter) for letter in field_key(field)]
+    return "[-_]?".join(letters)
+
+
+@lru_cache(maxsize=64)
+def _field_assignments(fields: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    names = "|".join(sorted({_spelled_any_way(field) for field in fields if field_key(field)}))
+    if not names:
+        return ()
+    # The name stands whole (not the end of a longer name), then ":" or "=", as in JSON, a
+    # repr, a header or an env line. A quoted value is taken to its closing quote, spaces and
+    # all; an unquoted one to the next space or delimiter. The user named the field, so any
+    # value is a secret (no "looks like a key" test as for the built-in names).
+    head = rf"(?i){_not_after(_WORD)}(?:{names})(?![A-Za-z0-9])[\"']?\s*[:=]\s*"
+    quoted = re.compile(head + r"(?P<q>[\"'])(?P<s>(?:\\.|(?!(?P=q))[^\\\n])+)(?P=q)")
+    bare = re.compile(head + r"(?P<s>[^\s\"'`,;{}\[\]<>\\]+)")
+    return quoted, bare
+
+
+def redact_field_assignments(text: str, fields: tuple[str, ...]) -> str:
+    """Values given to one of the user's extra ``fields`` in text (``tenant_key: abc``,
+    ``"tenant_key": "abc"``, ``TENANT_KEY=abc``) replaced, as in data."""
+    for pattern in _field_assignments(fields):
+        text = pattern.sub(_replace_builtin, text)
+    return text

@@ -5,8 +5,9 @@ agent and through each subagent its ``task`` tool offers."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
+from hookproof._exercised import current_test_memo
 from hookproof._support.untimed import untimed
 from hookproof.contracts._outcome import crash, tiers_arg
 from hookproof.contracts._report import CheckReport, Exercise
@@ -94,12 +95,11 @@ def _baseline_crashed(least_privileged_context: Any, baseline: TargetRun) -> Any
     )
 
 
-_BASELINES: dict[tuple[Any, ...], tuple[Any, TargetRun]] = {}  # build, baseline run
-
-
 class _Baselines:
     """The least-privileged runs, computed once per (factory, context, tiers, script,
-    answer): a property test calls the check hundreds of times with the same baseline."""
+    answer) within one test: a property test calls the check hundreds of times with the same
+    baseline. Never across tests (their fixtures may change what the factory builds), and not
+    at all outside a test the plugin watches."""
 
     def __init__(self, build: Any, runner: Runner, tiers: Sequence[str] | None) -> None:
         self.build, self.runner, self.tiers = build, runner, tuple(tiers or ())
@@ -108,15 +108,15 @@ class _Baselines:
         """The baseline run for ``script``; counted in ``exercise`` when it ran now."""
         runner = self.runner
         options = (runner.context, self.tiers, script, runner.on_interrupt, runner.config)
-        key = (id(self.build), repr(options))
-        cached = _BASELINES.get(key)
+        key = ("check_fail_closed baseline", id(self.build), repr(options))
+        memo = current_test_memo()
+        cached = None if memo is None else memo.get(key)
         if cached is not None and cached[0] is self.build:
-            return cached[1]
+            return cast(TargetRun, cached[1])
         run = runner.run(script)
         exercise.observe(run)
-        if len(_BASELINES) >= 64:
-            _BASELINES.clear()
-        _BASELINES[key] = (self.build, run)
+        if memo is not None:
+            memo[key] = (self.build, run)
         return run
 
 

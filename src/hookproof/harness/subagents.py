@@ -63,9 +63,7 @@ def _task_tool(agents: Mapping[str, Agent], description: str) -> Tool:
                 f"Error: no subagent named {subagent_type!r}; choose one of {sorted(agents)}."
             )
         shared = {"files": runtime.state["files"]} if "files" in runtime.state else {}
-        result = agent.invoke(
-            {"messages": [("user", description)], **shared}, context=runtime.context
-        )
+        result = agent.run({"messages": [("user", description)], **shared}, context=runtime.context)
         reply = ToolMessage(
             content=result.text, tool_call_id=runtime.tool_call_id or "", name=TASK_TOOL_NAME
         )

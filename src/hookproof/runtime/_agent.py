@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Coroutine, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Self
 
 from pydantic import ValidationError
 
@@ -41,8 +42,9 @@ DEFAULT_RUNTIME_MAX_ITERATIONS = 25
 
 
 class Agent:
-    """A built agent. ``invoke`` and ``ainvoke`` return a RunResult; the agent keeps no
-    per-run data, so one agent can serve concurrent runs."""
+    """A built agent. ``run`` and ``arun`` return a RunResult (so do ``invoke`` and
+    ``ainvoke`` on an agent from ``create_agent``); the agent keeps no per-run data, so one
+    agent can serve concurrent runs."""
 
     def __init__(
         self,
@@ -77,21 +79,27 @@ class Agent:
     def checkpointer(self) -> Any:
         return self._engine.checkpointer
 
-    def with_checkpointer(self, checkpointer: Any) -> Agent:
+    def with_checkpointer(self, checkpointer: Any) -> Self:
         """The same agent saving its threads in ``checkpointer`` (so a run that pauses at an
         interrupt can be resumed); this agent is left as it is."""
-        engine = self._engine.with_checkpointer(native_checkpointer(checkpointer))
-        return Agent(engine, middleware=self.middleware, context_schema=self.context_schema)
+        return self._with_engine(self._engine.with_checkpointer(native_checkpointer(checkpointer)))
 
-    def with_system_origins(self, origins: Sequence[str]) -> Agent:
+    def with_system_origins(self, origins: Sequence[str]) -> Self:
         """The same agent whose FinalRequests' provenance names ``origins[i]`` as the author
         of line ``i`` of its system prompt (a harness that builds the prompt from parts names
         each part's author); this agent is left as it is."""
         observe = partial(self._dialect.provenance_notes, tuple(origins))
-        engine = Engine(self._dialect, checkpointer=self.checkpointer, observe=observe)
-        return Agent(engine, middleware=self.middleware, context_schema=self.context_schema)
+        return self._with_engine(
+            Engine(self._dialect, checkpointer=self.checkpointer, observe=observe)
+        )
 
-    def invoke(
+    def _with_engine(self, engine: Engine[LangChainDialect]) -> Self:
+        """A copy of this agent (of its own class, with its settings) on ``engine``."""
+        clone = copy.copy(self)
+        clone._engine, clone._dialect = engine, engine.dialect
+        return clone
+
+    def run(
         self,
         input: Mapping[str, Any] | Command,
         *,
@@ -106,14 +114,24 @@ class Agent:
         run = self._start_run(input, context=context, thread_id=thread_id, sync=True)
         return drive(run)  # type: ignore[no-any-return]
 
-    async def ainvoke(
+    def invoke(
         self,
         input: Mapping[str, Any] | Command,
         *,
         context: Any = None,
         thread_id: str | None = None,
     ) -> RunResult:
-        """Like invoke, on the running event loop."""
+        """The same as ``run`` (an agent of a framework's shape answers in that shape)."""
+        return self.run(input, context=context, thread_id=thread_id)
+
+    async def arun(
+        self,
+        input: Mapping[str, Any] | Command,
+        *,
+        context: Any = None,
+        thread_id: str | None = None,
+    ) -> RunResult:
+        """Like run, on the running event loop."""
         return await self._start_run(input, context=context, thread_id=thread_id, sync=False)
 
     def _start_run(
@@ -136,6 +154,16 @@ class Agent:
             resume=_resume_of(input),
             listener=listener,
         )
+
+    async def ainvoke(
+        self,
+        input: Mapping[str, Any] | Command,
+        *,
+        context: Any = None,
+        thread_id: str | None = None,
+    ) -> RunResult:
+        """The same as ``arun``."""
+        return await self.arun(input, context=context, thread_id=thread_id)
 
     def __repr__(self) -> str:
         names = [_name_of(item) for item in self.middleware]

@@ -115,8 +115,8 @@ class ReferenceTarget(NativeTarget):
         token = PROBE.set(probe)
         try:
             paused = resume_loop(
-                lambda: agent.invoke(dict(payload), context=context, thread_id=thread),
-                lambda last: agent.invoke(
+                lambda: agent.run(dict(payload), context=context, thread_id=thread),
+                lambda last: agent.run(
                     Command(resume=resume_value(last.interrupts[0].value, answer)),
                     context=context,
                     thread_id=thread,
@@ -158,7 +158,7 @@ class ReferenceTarget(NativeTarget):
         def sync(context: Any, probe: Any) -> Any:
             token = PROBE.set(probe)
             try:
-                return agent.invoke(dict(input), context=context, thread_id=thread_id())
+                return agent.run(dict(input), context=context, thread_id=thread_id())
             except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
                 return error
             finally:
@@ -167,7 +167,7 @@ class ReferenceTarget(NativeTarget):
         async def async_(context: Any, probe: Any) -> Any:
             PROBE.set(probe)
             try:
-                return await agent.ainvoke(dict(input), context=context, thread_id=thread_id())
+                return await agent.arun(dict(input), context=context, thread_id=thread_id())
             except Exception as error:  # noqa: BLE001 - compared with the sequential outcome
                 return error
 
@@ -289,11 +289,11 @@ def _scripted_model(*turns: Any, name: str = "scripted", provider: str | None = 
 
 
 def _invoke(agent: Any, input: Mapping[str, Any]) -> list[Message]:
-    return list(agent.invoke(dict(input)).messages)
+    return list(agent.run(dict(input)).messages)
 
 
 async def _ainvoke(agent: Any, input: Mapping[str, Any]) -> list[Message]:
-    return list((await agent.ainvoke(dict(input))).messages)
+    return list((await agent.arun(dict(input))).messages)
 
 
 REFERENCE_KIT = ConformanceKit(

@@ -8,7 +8,9 @@ chat model and records those FinalRequests, so snapshots, diffs and contracts wo
 on ``langchain.agents.create_agent`` and deepagents. ``run(agent, input)`` runs such an agent
 once as hookproof's ``RunResult``. ``on_reference_engine(build)`` runs a factory written for
 LangChain's ``create_agent`` on hookproof's reference engine, with its LangChain middleware
-and tools unchanged.
+and tools unchanged; the agent it builds, a ``LangChainShapedAgent``, is called as LangChain's
+(``invoke(input, config, context=...)`` returns the state dict) and ``.run(...)`` returns
+hookproof's ``RunResult``.
 
 By role: ``models`` (the chat models), ``tracing`` (a run's trace and its requests'
 provenance, ``build_instrumented``), ``bridge`` (LangChain objects on the reference engine)
@@ -25,10 +27,11 @@ import langchain_core  # noqa: F401
 
 from hookproof.adapters.langchain._convert import final_request
 from hookproof.adapters.langchain._run import run
-from hookproof.adapters.langchain.bridge import on_reference_engine
+from hookproof.adapters.langchain.bridge import LangChainShapedAgent, on_reference_engine
 from hookproof.adapters.langchain.models import RecordingChatModel, ScriptedChatModel
 
 __all__ = [
+    "LangChainShapedAgent",
     "RecordingChatModel",
     "ScriptedChatModel",
     "final_request",

@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from hookproof.adapters.langchain.bridge._on_reference import on_reference_engine
+from hookproof.adapters.langchain.bridge._shaped import LangChainShapedAgent
 
-__all__ = ["BRIDGE", "on_reference_engine"]
+__all__ = ["BRIDGE", "LangChainShapedAgent", "on_reference_engine"]
 
 
 def __getattr__(name: str) -> Any:

@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from hookproof.adapters.langchain.bridge._shaped import LangChainShapedAgent
+from hookproof.adapters.langchain.bridge._state_keys import state_keys
 from hookproof.adapters.langchain.bridge._stream_events import agent_transformers
 from hookproof.errors import UsageError
 
@@ -50,12 +52,15 @@ def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> An
     # LangChain bounds a run by graph steps (9,999, about 5,000 model calls), not by the
     # reference runtime's default of 25 model calls: a long run must not fail here only.
     options.setdefault("max_iterations", LANGCHAIN_MODEL_CALL_BOUND)
-    from hookproof.adapters.langchain.bridge._interim import InterimShapedAgent
-
-    agent = InterimShapedAgent.of(create_agent(model, tools, **options))
+    keys = state_keys([options.get("state_schema"), *_middleware_schemas(options)])
+    agent = LangChainShapedAgent.of(create_agent(model, tools, **options), keys)
     agent.lc_agent_name = options.get("name")
     agent.stream_transformers = agent_transformers(options.get("middleware") or (), transformers)
     return agent
+
+
+def _middleware_schemas(options: dict[str, Any]) -> list[Any]:
+    return [getattr(item, "state_schema", None) for item in options.get("middleware") or ()]
 
 
 LANGCHAIN_MODEL_CALL_BOUND = 5_000

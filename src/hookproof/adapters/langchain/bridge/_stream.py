@@ -156,7 +156,8 @@ class GraphStepListener:
         self.state = state
 
     def state_updated(self, update: Mapping[str, Any], source: str) -> None:
-        self.written = self.written or bool(self.output(update))
+        # only the keys matter: the values stand in, so no message is converted here
+        self.written = self.written or bool(self.output(dict.fromkeys(update, ())))
         if source == "input":
             self._values()
         elif self.node is not None and self.node.name != "tools":

@@ -18,7 +18,7 @@ import contextvars
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hookproof._engine import STEP, RunResult, StepListener
+from hookproof._engine import STEP, UNLISTENED, RunResult, StepListener, drive
 from hookproof.adapters.langchain.bridge._graph_run import GraphRun, set_graph_run
 from hookproof.adapters.langchain.bridge._stream import (
     MODES,
@@ -106,7 +106,38 @@ class LangChainStreaming:
         async for chunk in self._achunks(call, context, request):
             yield format_chunk(chunk, *shape)
 
-    def _listener(self, call: LangChainCallShape, request: StreamRequest, suspend: bool) -> Any:
+    def _run_listened(self, call: LangChainCallShape, context: Any) -> RunResult:
+        """An invoke's run: heard by the stream that encloses it (an agent a streamed agent's
+        tool runs streams into its parent's stream, as a LangGraph subgraph does)."""
+        run = self._start_run(
+            call.engine_input,
+            context=context,
+            thread_id=call.thread_id,
+            sync=True,
+            listener=self._nested_listener(call),
+        )
+        return drive(run)  # type: ignore[no-any-return]
+
+    async def _arun_listened(self, call: LangChainCallShape, context: Any) -> RunResult:
+        """Like _run_listened, on the running event loop."""
+        return await self._start_run(
+            call.engine_input,
+            context=context,
+            thread_id=call.thread_id,
+            sync=False,
+            listener=self._nested_listener(call),
+        )
+
+    def _nested_listener(self, call: LangChainCallShape) -> StepListener:
+        enclosing = enclosing_stream()
+        if enclosing is None:
+            return UNLISTENED
+        request = StreamRequest(frozenset(), subgraphs=False, base=enclosing.namespace)
+        return self._listener(call, request, suspend=False)
+
+    def _listener(
+        self, call: LangChainCallShape, request: StreamRequest, suspend: bool
+    ) -> GraphStepListener:
         metadata = {"ls_integration": "langchain_create_agent"}
         if self.lc_agent_name:
             metadata["lc_agent_name"] = self.lc_agent_name
@@ -168,8 +199,9 @@ class LangChainStreaming:
                 woken.clear()
                 for chunk in request.drain():
                     yield chunk
-            if task.exception() is not None:
-                scope.run(listener.failed, task.exception())
+            error = task.exception()
+            if error is not None:
+                scope.run(listener.failed, error)
             else:
                 listener.finished(_interrupts(call, task.result()))
             for chunk in request.drain():

@@ -1,0 +1,163 @@
+"""The agent ``on_reference_engine`` builds: LangChain's call shapes on the reference engine.
+
+A compiled ``create_agent`` graph is called ``invoke(input, config, context=...)`` and answers
+with its state dict: LangChain messages (the caller's own objects where LangGraph keeps
+them), every state key the graph outputs, ``__interrupt__`` when the run paused. This agent
+takes and returns the same, so a test written for LangChain runs on the reference engine
+unchanged; ``run``/``arun`` still return hookproof's ``RunResult``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hookproof.adapters.langchain.bridge._graph_run import graph_run
+from hookproof.adapters.langchain.bridge._stream_api import LangChainStreaming
+from hookproof.adapters.langchain.bridge._stream_events import LangChainStreamEvents
+from hookproof.errors import UsageError
+from hookproof.runtime import Agent
+
+if TYPE_CHECKING:
+    from hookproof.adapters.langchain.bridge._call import LangChainCall
+
+__all__ = ["LangChainShapedAgent", "StateKeys", "merged_config"]
+
+
+@dataclass(frozen=True)
+class StateKeys:
+    """What the agent's state schemas say about its keys, as LangChain reads them: every
+    declared key, and those left out of the graph's input or its output."""
+
+    declared: frozenset[str] = frozenset({"messages"})
+    not_input: frozenset[str] = frozenset()
+    not_output: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class _Settings:
+    keys: StateKeys = field(default_factory=StateKeys)
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+
+class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
+    """A reference-engine agent that is called as a compiled ``create_agent`` graph is:
+    ``invoke(input, config=None, *, context=None)`` returns LangChain's state dict.
+
+    It is a ``hookproof.runtime.Agent``: ``run``/``arun`` return hookproof's ``RunResult``
+    (the contract checks, snapshots and traces use them), and its other methods are the
+    runtime agent's. It streams as the graph does (``stream``, ``astream``,
+    ``stream_events(version="v3")``).
+    """
+
+    _settings: _Settings
+
+    @classmethod
+    def of(cls, agent: Agent, keys: StateKeys) -> LangChainShapedAgent:
+        """``agent``, called in LangChain's shapes (its state keys as ``keys`` says)."""
+        shaped = cls(
+            agent._engine, middleware=agent.middleware, context_schema=agent.context_schema
+        )
+        shaped._settings = _Settings(keys=keys)
+        return shaped
+
+    @property
+    def config(self) -> Mapping[str, Any]:
+        """The run config ``with_config`` bound (merged into every call's ``config``)."""
+        return self._settings.config
+
+    def with_config(
+        self, config: Mapping[str, Any] | None = None, **keys: Any
+    ) -> LangChainShapedAgent:
+        """The same agent with ``config`` (and ``keys``) merged into every run's config, as a
+        LangChain runnable's ``with_config``; this agent is left as it is."""
+        clone = self._with_engine(self._engine)
+        bound = merged_config(self._settings.config, {**(config or {}), **keys})
+        clone._settings = _Settings(keys=self._settings.keys, config=bound)
+        return clone
+
+    def invoke(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        context: Any = None,
+        **options: Any,
+    ) -> Any:
+        """What a compiled ``create_agent`` graph's ``invoke`` takes and returns."""
+        call = self._call(input, config, options)
+        with graph_run(call.graph_run):
+            result = self._run_listened(call, context)
+        return call.output(result)
+
+    async def ainvoke(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        context: Any = None,
+        **options: Any,
+    ) -> Any:
+        """Like invoke, on the running event loop."""
+        call = self._call(input, config, options)
+        with graph_run(call.graph_run):
+            result = await self._arun_listened(call, context)
+        return call.output(result)
+
+    def get_state(self, config: Mapping[str, Any]) -> Any:
+        """The thread's saved state as LangGraph's ``StateSnapshot`` (``values``,
+        ``interrupts``; ``next`` and ``tasks`` are empty, the engine has no graph nodes)."""
+        from langgraph.types import StateSnapshot
+
+        from hookproof.adapters.langchain.bridge._call import LangChainCall
+
+        merged: Any = merged_config(self._settings.config, config)  # a RunnableConfig
+        thread = LangChainCall.thread_of(merged)
+        saved = None
+        if thread is not None and self.checkpointer is not None:
+            saved = self.checkpointer.get(thread)
+        if saved is None:
+            return StateSnapshot({}, (), merged, None, None, None, (), ())
+        call = LangChainCall(self._settings.keys, merged, self.checkpointer, {})
+        values = call.output_values(saved.values)
+        pending = call.interrupts(saved.interrupts, thread)
+        return StateSnapshot(values, (), merged, None, None, None, (), tuple(pending))
+
+    def _call(
+        self, input: Any, config: Mapping[str, Any] | None, options: Mapping[str, Any]
+    ) -> LangChainCall:
+        # Loaded on the first call: it needs langgraph, which building the agent does not.
+        from hookproof.adapters.langchain.bridge._call import (
+            LangChainCall,
+            refuse_unsupported_options,
+        )
+
+        if config is not None and not isinstance(config, Mapping):
+            raise UsageError(
+                f"hookproof: invoke() takes the run config as its second argument, a dict "
+                f"(LangChain's RunnableConfig), got a {type(config).__name__}. Example: "
+                'agent.invoke({"messages": [...]}, {"configurable": {"thread_id": "1"}}).'
+            )
+        output_keys = refuse_unsupported_options(options)
+        merged = merged_config(self._settings.config, config or {})
+        call = LangChainCall(self._settings.keys, merged, self.checkpointer, {}, output_keys)
+        call.prepare(input)
+        return call
+
+
+def merged_config(base: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` over ``base`` as LangChain merges run configs: ``configurable`` and
+    ``metadata`` merged key by key, ``tags`` joined, any other key replaced."""
+    merged = dict(base)
+    for key, value in config.items():
+        if key in ("configurable", "metadata") and isinstance(value, Mapping):
+            merged[key] = {**(merged.get(key) or {}), **value}
+        elif key == "tags" and value is not None:
+            merged[key] = [
+                *(merged.get(key) or ()),
+                *[t for t in value if t not in (merged.get(key) or ())],
+            ]
+        else:
+            merged[key] = value
+    return merged
