@@ -17,7 +17,6 @@ Chunks are ``(namespace, mode, payload)`` triples; ``_format`` shapes them as ``
 
 from __future__ import annotations
 
-import contextvars
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -43,6 +42,7 @@ from langgraph.runtime import Runtime as LGRuntime
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain.bridge._graph_run import GraphRun
+from hookproof.adapters.langchain.bridge._stream_scope import Enclosing, enter_node, leave_node
 from hookproof.adapters.langchain.bridge._views import lc_message, thaw_view
 from hookproof.messages import Message
 from hookproof.requests import Command
@@ -52,7 +52,6 @@ __all__ = [
     "Chunk",
     "GraphStepListener",
     "StreamRequest",
-    "enclosing_stream",
     "format_chunk",
 ]
 
@@ -89,24 +88,6 @@ class StreamRequest:
             yield self.chunks.popleft()
 
 
-@dataclass(frozen=True)
-class _Enclosing:
-    """The node of a streamed run that a nested agent runs in (a tool calling an agent)."""
-
-    request: StreamRequest
-    namespace: tuple[str, ...]
-
-
-_ENCLOSING: contextvars.ContextVar[_Enclosing | None] = contextvars.ContextVar(
-    "hookproof_enclosing_stream", default=None
-)
-
-
-def enclosing_stream() -> _Enclosing | None:
-    """The streamed run whose node is running now, or None."""
-    return _ENCLOSING.get()
-
-
 def _handlers(request: StreamRequest) -> list[BaseCallbackHandler]:
     found: list[BaseCallbackHandler] = []
     if "messages" in request.modes:
@@ -132,7 +113,7 @@ class GraphStepListener:
         *,
         output_keys: Callable[[Mapping[str, Any]], Mapping[str, Any]],
         metadata: Mapping[str, Any],
-        enclosing: _Enclosing | None = None,
+        enclosing: Enclosing | None = None,
         suspend: bool = False,
         resuming: bool = False,
     ) -> None:
@@ -243,7 +224,7 @@ class GraphStepListener:
         namespace = tuple(checkpoint_ns.split("|"))
         tokens = (
             var_child_runnable_config.set(config),
-            _ENCLOSING.set(_Enclosing(self.request, namespace)),
+            enter_node(Enclosing(self.request, namespace)),
         )
         return _Node(name, run_manager, tokens, task, self._put)
 
@@ -289,7 +270,7 @@ class _Node:
         if self.tokens is not None:
             config_token, enclosing_token = self.tokens
             self.tokens = None
-            _ENCLOSING.reset(enclosing_token)
+            leave_node(enclosing_token)
             var_child_runnable_config.reset(config_token)
 
 

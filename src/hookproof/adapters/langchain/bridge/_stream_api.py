@@ -18,15 +18,12 @@ import contextvars
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+if TYPE_CHECKING:
+    from hookproof.adapters.langchain.bridge._stream import GraphStepListener, StreamRequest
+
 from hookproof._engine import STEP, UNLISTENED, RunResult, StepListener, drive
 from hookproof.adapters.langchain.bridge._graph_run import GraphRun, set_graph_run
-from hookproof.adapters.langchain.bridge._stream import (
-    MODES,
-    GraphStepListener,
-    StreamRequest,
-    enclosing_stream,
-    format_chunk,
-)
+from hookproof.adapters.langchain.bridge._stream_scope import enclosing_stream
 from hookproof.errors import MissingAsyncHookError, UsageError
 
 __all__ = ["DEFAULT_MODE", "LangChainCallShape", "LangChainStreaming"]
@@ -104,7 +101,7 @@ class LangChainStreaming:
         request.base = _base()
         shape = (stream_mode or DEFAULT_MODE, subgraphs, version)
         async for chunk in self._achunks(call, context, request):
-            yield format_chunk(chunk, *shape)
+            yield _stream().format_chunk(chunk, *shape)
 
     def _run_listened(self, call: LangChainCallShape, context: Any) -> RunResult:
         """An invoke's run: heard by the stream that encloses it (an agent a streamed agent's
@@ -132,6 +129,8 @@ class LangChainStreaming:
         enclosing = enclosing_stream()
         if enclosing is None:
             return UNLISTENED
+        from hookproof.adapters.langchain.bridge._stream import StreamRequest
+
         request = StreamRequest(frozenset(), subgraphs=False, base=enclosing.namespace)
         return self._listener(call, request, suspend=False)
 
@@ -141,6 +140,8 @@ class LangChainStreaming:
         metadata = {"ls_integration": "langchain_create_agent"}
         if self.lc_agent_name:
             metadata["lc_agent_name"] = self.lc_agent_name
+        from hookproof.adapters.langchain.bridge._stream import GraphStepListener
+
         return GraphStepListener(
             request,
             call.graph_run,
@@ -155,6 +156,7 @@ class LangChainStreaming:
         self, call: LangChainCallShape, context: Any, request: StreamRequest, shape: Any
     ) -> Iterator[Any]:
         listener = self._listener(call, request, suspend=True)
+        format_chunk = _stream().format_chunk
         scope = contextvars.copy_context()
         scope.run(set_graph_run, call.graph_run)
         run = self._start_run(
@@ -253,6 +255,8 @@ def _request(
     modes = (
         [stream_mode or DEFAULT_MODE] if isinstance(stream_mode, str | None) else list(stream_mode)
     )
+    from hookproof.adapters.langchain.bridge._stream import MODES, StreamRequest
+
     unknown = sorted(set(modes) - MODES)
     if unknown:
         raise UsageError(
@@ -267,3 +271,11 @@ def _request(
 
     messages_v2 = version == "v2" and bool(configurable.get(CONFIG_KEY_STREAM_MESSAGES_V2))
     return StreamRequest(frozenset(modes), subgraphs, messages_v2)
+
+
+def _stream() -> Any:
+    """The stream's module, loaded on the first stream (it needs LangGraph; importing the
+    adapter does not)."""
+    from hookproof.adapters.langchain.bridge import _stream
+
+    return _stream
