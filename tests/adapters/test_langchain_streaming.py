@@ -27,11 +27,14 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_stream_writer
+from langgraph.types import Command, Interrupt
 
 from hookproof.adapters.langchain import ScriptedChatModel, on_reference_engine
 from hookproof.errors import UsageError
 from hookproof.models import call
+from hookproof.runtime import interrupt as hookproof_interrupt
 
 # -- what the agents are built from ----------------------------------------------------------
 
@@ -336,3 +339,32 @@ def test_astream_streams_the_tokens_of_an_async_model_call() -> None:
     expected = asyncio.run(collected(langchain))
     assert asyncio.run(collected(reference)) == expected
     assert [chunk[0][1] for chunk in expected] == ["two", " ", "words"]
+
+
+class _AskFirst(AgentMiddleware):  # type: ignore[type-arg]
+    def after_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        return {"messages": []} if hookproof_interrupt("ok?") == "yes" else None
+
+
+def test_a_paused_stream_shows_the_interrupt_and_a_resumed_one_its_starting_state() -> None:
+    # LangGraph's shape for a pause: an "__interrupt__" update, then the state with it; a
+    # resumed stream starts with the state it resumes from (v2 parts carry `interrupts`)
+    def build() -> Any:
+        model = ScriptedChatModel(["hello"])
+        return langchain_create_agent(
+            model, [], middleware=[_AskFirst()], checkpointer=InMemorySaver()
+        )
+
+    agent = on_reference_engine(build)()
+    config: RunnableConfig = {"configurable": {"thread_id": "t"}}
+    paused = list(agent.stream(_INPUT, config, stream_mode=["updates", "values"]))
+    (pending,) = paused[-2][1]["__interrupt__"]
+    assert isinstance(pending, Interrupt)
+    assert pending.value == "ok?"
+    assert paused[-1] == ("values", {**paused[-3][1], "__interrupt__": (pending,)})
+    modes = ["updates", "values"]
+    resumed = list(agent.stream(Command(resume="yes"), config, stream_mode=modes, version="v2"))
+    assert [part["type"] for part in resumed] == ["values", "updates", "values"]
+    assert resumed[0]["data"] == paused[-3][1]
+    assert resumed[1]["data"] == {"_AskFirst.after_model": {"messages": []}}
+    assert all(part.get("interrupts", ()) == () for part in resumed)
