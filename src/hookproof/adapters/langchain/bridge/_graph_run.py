@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,10 @@ class GraphRun:
     store: Any = None
     stream_writer: Callable[[Any], None] = _ignore
     extras: dict[str, Any] = field(default_factory=dict)
+    # The config LangGraph gives the task running now, while a stream runs the run (callbacks
+    # with LangGraph's stream handlers, langgraph_* metadata, the task's checkpoint namespace):
+    # a node's config is built on it, so streaming sees what the node's code calls.
+    node_config: Mapping[str, Any] | None = None
 
     @property
     def configurable(self) -> dict[str, Any]:

@@ -225,8 +225,10 @@ class GraphStepListener:
         tokens = (
             var_child_runnable_config.set(config),
             enter_node(Enclosing(self.request, namespace)),
+            self.graph_run.node_config,
         )
-        return _Node(name, run_manager, tokens, task, self._put)
+        self.graph_run.node_config = config
+        return _Node(name, run_manager, tokens, task, self._put, self.graph_run)
 
     def _custom(self, chunk: Any) -> None:
         self._put("custom", chunk)
@@ -248,6 +250,7 @@ class _Node:
     tokens: Any
     task: str = ""
     put: Callable[[str, Any], None] = lambda _mode, _payload: None
+    graph_run: GraphRun | None = None
     updates: list[Mapping[str, Any]] = field(default_factory=list)
 
     def leave(self, output: Any) -> None:
@@ -268,10 +271,12 @@ class _Node:
 
     def _reset(self) -> None:
         if self.tokens is not None:
-            config_token, enclosing_token = self.tokens
+            config_token, enclosing_token, outer_config = self.tokens
             self.tokens = None
             leave_node(enclosing_token)
             var_child_runnable_config.reset(config_token)
+            if self.graph_run is not None:
+                self.graph_run.node_config = outer_config
 
 
 def _manager(
