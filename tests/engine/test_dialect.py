@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from hookproof._engine import (
+    STEP,
     Dialect,
     Engine,
     InMemoryCheckpointer,
@@ -23,6 +24,7 @@ from hookproof._engine import (
     interrupt,
 )
 from hookproof._support.frozen import FrozenDict, FrozenList
+from hookproof.errors import MissingAsyncHookError
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from hookproof.models import ScriptedModel, call
 from hookproof.requests import ModelRequest, ModelResponse
@@ -216,3 +218,85 @@ def test_a_dialect_must_implement_the_whole_interface() -> None:
 
     with pytest.raises(TypeError, match="abstract"):
         Half(name="half", model=None, stack=Stack(), state=StateSpec([]))  # type: ignore[abstract]
+
+
+class _Listener:
+    """Records what a StepListener hears; suspends at each step's end when asked."""
+
+    def __init__(self, suspend: bool = False) -> None:
+        self.heard: list[tuple[Any, ...]] = []
+        self.suspend = suspend
+        self.state: Any = None
+
+    def run_started(self, state: Any) -> None:
+        self.state = state
+
+    def step_started(self, step: str) -> None:
+        self.heard.append(("start", step))
+
+    def tool_started(self, call: Any) -> None:
+        self.heard.append(("tool", call.name))
+
+    def tool_finished(self, call: Any, result: Any) -> None:
+        self.heard.append(("tool done", call.name, result.text))
+
+    def state_updated(self, update: Any, source: str) -> None:
+        self.heard.append(("update", source, tuple(update)))
+
+    def step_finished(self, step: str) -> bool:
+        self.heard.append(("end", step, len(self.state()["messages"])))
+        return self.suspend
+
+
+def _echo_engine() -> Engine[Tiny]:
+    before = NodeHook("count", "before_model", lambda state, runtime: None, None)
+    return Engine(
+        Tiny(_model(), {"echo": lambda text: text.upper()}, Stack(before_model=(before,)))
+    )
+
+
+def test_a_step_listener_hears_each_step_update_and_tool_call_in_order() -> None:
+    listener = _Listener()
+    result = drive(
+        _echo_engine().run({"messages": [UserMessage("hi")]}, None, sync=True, listener=listener)
+    )
+    assert listener.heard == [
+        ("update", "input", ("messages",)),
+        ("start", "count.before_model"),
+        ("end", "count.before_model", 1),
+        ("start", "model"),
+        ("update", "model", ("messages",)),
+        ("end", "model", 2),
+        ("start", "tools"),
+        ("tool", "echo"),
+        ("tool done", "echo", "HI"),
+        ("update", "tool", ("messages",)),
+        ("end", "tools", 3),
+        ("start", "count.before_model"),
+        ("end", "count.before_model", 3),
+        ("start", "model"),
+        ("update", "model", ("messages",)),
+        ("end", "model", 4),
+    ]
+    unheard = drive(_echo_engine().run({"messages": [UserMessage("hi")]}, None, sync=True))
+    assert result.trace.events == unheard.trace.events  # listening changes nothing
+
+
+def test_a_listener_can_suspend_a_synchronous_run_at_each_step_end() -> None:
+    listener = _Listener(suspend=True)
+    run = _echo_engine().run({"messages": [UserMessage("hi")]}, None, sync=True, listener=listener)
+    ends, result = [], None
+    while result is None:
+        try:
+            assert run.send(None) == STEP
+            ends.append(listener.heard[-1][1])
+        except StopIteration as stopped:
+            result = stopped.value
+    assert ends == ["count.before_model", "model", "tools", "count.before_model", "model"]
+    assert result.messages[-1].text == "done"
+    with pytest.raises(MissingAsyncHookError):  # drive() never resumes a suspended run
+        drive(
+            _echo_engine().run(
+                {"messages": [UserMessage("hi")]}, None, sync=True, listener=_Listener(True)
+            )
+        )

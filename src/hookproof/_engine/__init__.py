@@ -14,13 +14,22 @@ from hookproof._engine.checkpoint import (
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import drive, run_tool
 from hookproof._engine.loop import Engine
-from hookproof._engine.observer import RunObserver, Unobserved
+from hookproof._engine.observer import (
+    STEP,
+    UNLISTENED,
+    RunObserver,
+    StepListener,
+    Unlistened,
+    Unobserved,
+)
 from hookproof._engine.run import RunHandle
 from hookproof._engine.state import StateSpec, UntrackedValue, add_messages, is_untracked
 from hookproof._engine.types import Layer, NodeHook, Phase, RunResult, Stack
 from hookproof._engine.workers import in_thread
 
 __all__ = [
+    "STEP",
+    "UNLISTENED",
     "Checkpoint",
     "Dialect",
     "Engine",
@@ -35,6 +44,8 @@ __all__ = [
     "RunResult",
     "Stack",
     "StateSpec",
+    "StepListener",
+    "Unlistened",
     "Unobserved",
     "UntrackedValue",
     "add_messages",

@@ -20,7 +20,7 @@ from hookproof._engine.checkpoint import (
 )
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
-from hookproof._engine.observer import RunObserver, Unobserved
+from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
 from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle, error_data
 from hookproof._engine.senders import RUNNING
@@ -67,6 +67,7 @@ class Engine(Generic[D]):
         resume: Any = NO_RESUME,
         fresh: bool = False,
         bind: Callable[[RunHandle], None] | None = None,
+        listener: StepListener = UNLISTENED,
     ) -> RunResult:
         """Run from ``initial`` input, or resume a paused thread with ``resume``; ``sync``
         (invoke()) calls every step directly, so ``drive`` runs the coroutine without an
@@ -74,7 +75,8 @@ class Engine(Generic[D]):
 
         ``fresh`` starts from ``initial`` alone even when the thread has a checkpoint (its next
         save replaces it). ``bind`` receives the RunHandle before anything runs, so a dialect
-        can keep per-run data in the run's context.
+        can keep per-run data in the run's context. ``listener`` hears the run's steps and
+        updates as they happen (a streaming caller's).
         """
         checkpointer, outer = self.checkpointer, RESUME.get()
         nested = outer is not None and (checkpointer is None or thread_id is None)
@@ -88,9 +90,11 @@ class Engine(Generic[D]):
             runtime=Runtime(context=context, agent_name=self.dialect.name),
             observer=self.observe(),
             thread_id=thread_id,
+            listener=listener,
         )
         if bind is not None:
             bind(run.handle)
+        listener.run_started(run.snapshot)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = start(run, initial, resume, fresh)
         token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
@@ -123,7 +127,7 @@ class _Loop:
         run = self.run
         try:
             for hook in self.stack.on_start:  # every run and resume; never pause or jump
-                await self._node(hook)
+                await self._node(hook, step=False)
             while phase is not Phase.DONE:
                 run.phase, run.hook_index = phase, index
                 if run.resume_step is not None or run.answers.any:
@@ -175,12 +179,14 @@ class _Loop:
                 return jump  # a jump leaves the phase: later hooks of this phase do not run
         return None
 
-    async def _node(self, hook: NodeHook) -> str | None:
+    async def _node(self, hook: NodeHook, *, step: bool = True) -> str | None:
         run = self.run
-        run.source = f"{hook.owner}.{hook.hook}"
+        run.source = label = f"{hook.owner}.{hook.hook}"
         run.enter_task(run.source)
         if run.probe is not None:
             await self._pause(run.source)
+        if step:
+            run.listener.step_started(label)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
         try:
             if self.sync or hook.async_ is None:  # under ainvoke(), a sync hook still runs
@@ -193,7 +199,10 @@ class _Loop:
             run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
             raise
         run.trace.record("hook", hook.hook, "exit", hook.owner)
-        return run.apply_node_outcome(outcome, hook)
+        jump = run.apply_node_outcome(outcome, hook)
+        if step and run.listener.step_finished(label) and self.sync:
+            await _Suspended()
+        return jump
 
     async def _pause(self, label: str) -> None:
         probe = self.run.probe
@@ -209,6 +218,7 @@ class _Loop:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
         run.enter_task("model")
+        run.listener.step_started("model")
         value = dialect.model_input(run.handle)
         if self.sync:
             outcome = self.chains.sync_model(run, value)
@@ -216,12 +226,15 @@ class _Loop:
             outcome = await self.chains.async_model(run, value)
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
+        if run.listener.step_finished("model") and self.sync:
+            await _Suspended()
 
     async def _tools_step(self) -> str | None:
         run, dialect = self.run, self.dialect
         calls = dialect.pending_calls(run.handle, run.values["messages"])
         if calls is None:
             return "end"
+        run.listener.step_started("tools")
         state = run.snapshot()  # every call of the turn sees the state before the turn
         if dialect.runs_whole_tool_turn:
             results = await self._whole_turn(calls, state)
@@ -235,6 +248,8 @@ class _Loop:
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
+        if run.listener.step_finished("tools") and self.sync:
+            await _Suspended()
         return "end" if dialect.ends_turn(calls, results) else jump
 
     async def _each_call(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
@@ -302,6 +317,7 @@ class _Loop:
         key = f"{index}:{call.id or call.name}"  # by position: ids may repeat or be missing
         if key not in run.finished_tools:
             run.enter_task(f"tool:{key}")
+            run.listener.tool_started(call)
             value = self.dialect.tool_input(run.handle, call, state)
             try:
                 if self.sync:
@@ -312,7 +328,17 @@ class _Loop:
                 run.interrupted(raised)
                 raise
             run.finished_tools[key] = self.dialect.checked_tool_result(call, result)
+            run.listener.tool_finished(call, run.finished_tools[key])
         return run.finished_tools[key]
+
+
+class _Suspended:
+    """Suspends a synchronous run at a step's end; its listening driver resumes it."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Any:
+        yield STEP
 
 
 # Where a declared jump leads from each phase of node hooks (LangChain's graph edges).

@@ -8,11 +8,12 @@ provenance read from those notes. An engine built without one records no provena
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from hookproof.requests import ModelRequest
 
-__all__ = ["RunObserver", "Unobserved"]
+__all__ = ["STEP", "RunObserver", "StepListener", "Unlistened", "Unobserved"]
 
 
 class RunObserver(Protocol):
@@ -43,3 +44,59 @@ class Unobserved:
 
     def model_called(self, call: Any, request: ModelRequest) -> Any:
         return None
+
+
+STEP = "hookproof-step-finished"
+"""What the coroutine of a synchronous run yields when its listener asked to suspend at the
+end of a step (``drive`` refuses it; only a driver that listens resumes such a run)."""
+
+
+class StepListener(Protocol):
+    """Hears one run's steps as they happen (a new one per run)."""
+
+    def run_started(self, state: Callable[[], Mapping[str, Any]]) -> None:
+        """The run begins; ``state()`` reads its state at any later event."""
+
+    def step_started(self, step: str) -> None:
+        """Step ``step`` begins: ``"<owner>.<hook>"`` for a node hook, ``"model"``, or
+        ``"tools"`` for the tool turn."""
+
+    def tool_started(self, call: Any) -> None:
+        """One tool call of the current tool turn begins (``call`` is the ToolCall)."""
+
+    def tool_finished(self, call: Any, result: Any) -> None:
+        """That call returned ``result`` (a ToolMessage or a Command), not yet applied."""
+
+    def state_updated(self, update: Mapping[str, Any], source: str) -> None:
+        """``update`` was applied to the state (``source``: ``"input"``, a hook's name,
+        ``"model"``, ``"tool"``...)."""
+
+    def step_finished(self, step: str) -> bool:
+        """Step ``step`` ended without error; True suspends a synchronous run here."""
+
+
+class Unlistened:
+    """The listener of a run nobody streams."""
+
+    __slots__ = ()
+
+    def run_started(self, state: Callable[[], Mapping[str, Any]]) -> None:
+        return None
+
+    def step_started(self, step: str) -> None:
+        return None
+
+    def tool_started(self, call: Any) -> None:
+        return None
+
+    def tool_finished(self, call: Any, result: Any) -> None:
+        return None
+
+    def state_updated(self, update: Mapping[str, Any], source: str) -> None:
+        return None
+
+    def step_finished(self, step: str) -> bool:
+        return False
+
+
+UNLISTENED = Unlistened()

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookproof._engine.checkpoint import Answers, Checkpoint, Interrupt
-from hookproof._engine.observer import RunObserver
+from hookproof._engine.observer import UNLISTENED, RunObserver, StepListener
 from hookproof._engine.probe import PROBE
 from hookproof._engine.senders import sender_of_new_run
 from hookproof._engine.state import StateSpec
@@ -36,11 +36,13 @@ class Run:
         runtime: Runtime[Any],
         observer: RunObserver,
         thread_id: str | None = None,
+        listener: StepListener = UNLISTENED,
     ) -> None:
         self.spec = spec
         self.checkpointer = checkpointer
         self.runtime = runtime
         self.observer = observer
+        self.listener = listener
         self.trace = TraceRecorder()
         self.values: dict[str, Any] = {"messages": FrozenList()}
         self._snapshot: FrozenDict | None = None
@@ -65,6 +67,7 @@ class Run:
         keys = self.spec.apply(self.values, update, where)
         self._snapshot = None
         self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
+        self.listener.state_updated(update, source)
 
     def forget_snapshot(self) -> None:
         self._snapshot = None

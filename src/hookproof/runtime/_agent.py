@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from functools import partial
 from typing import Any, Self
 
 from pydantic import ValidationError
 
-from hookproof._engine import Engine, RunResult, StateSpec, drive
+from hookproof._engine import UNLISTENED, Engine, RunResult, StateSpec, StepListener, drive
 from hookproof._support.untimed import untimed
 from hookproof.errors import (
     DuplicateToolError,
@@ -130,14 +130,7 @@ class Agent:
         ``input`` is ``{"messages": [...], ...}``, or ``Command(resume=answer)`` to resume a
         paused thread. With a checkpointer, ``thread_id`` keeps the conversation between calls.
         """
-        initial = _arguments(input, thread_id)[0]
-        run = self._engine.run(
-            initial,
-            _coerced(self.context_schema, context),
-            sync=True,
-            thread_id=thread_id,
-            resume=_resume_of(input),
-        )
+        run = self._start_run(input, context=context, thread_id=thread_id, sync=True)
         return drive(run)  # type: ignore[no-any-return]
 
     def invoke(
@@ -158,13 +151,27 @@ class Agent:
         thread_id: str | None = None,
     ) -> RunResult:
         """Like run, on the running event loop."""
+        return await self._start_run(input, context=context, thread_id=thread_id, sync=False)
+
+    def _start_run(
+        self,
+        input: Mapping[str, Any] | Command,
+        *,
+        context: Any,
+        thread_id: str | None,
+        sync: bool,
+        listener: StepListener = UNLISTENED,
+    ) -> Coroutine[Any, Any, RunResult]:
+        """The run's coroutine (for a subclass that streams it step by step: ``listener``
+        hears its steps)."""
         initial = _arguments(input, thread_id)[0]
-        return await self._engine.run(
+        return self._engine.run(
             initial,
             _coerced(self.context_schema, context),
-            sync=False,
+            sync=sync,
             thread_id=thread_id,
             resume=_resume_of(input),
+            listener=listener,
         )
 
     async def ainvoke(

@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TOOLS_EXTRA", "GraphRun", "current_graph_run", "graph_run"]
+__all__ = [
+    "TOOLS_EXTRA",
+    "GraphRun",
+    "current_graph_run",
+    "graph_run",
+    "set_graph_run",
+    "write_to_stream",
+]
 
 TOOLS_EXTRA = "tools"  # extras key: the agent's tools, which LangGraph's ToolRuntime.tools lists
 
@@ -38,6 +45,10 @@ class GraphRun:
     # id(engine message) -> (engine message, the caller's LangChain message it was made from):
     # the chat model gets the caller's own objects, as on LangGraph.
     callers: dict[int, tuple[Any, Any]] = field(default_factory=dict)
+    # The config LangGraph gives the task running now, while a stream runs the run (callbacks
+    # with LangGraph's stream handlers, langgraph_* metadata, the task's checkpoint namespace):
+    # a node's config is built on it, so streaming sees what the node's code calls.
+    node_config: Mapping[str, Any] | None = None
 
     @property
     def configurable(self) -> dict[str, Any]:
@@ -67,3 +78,17 @@ def graph_run(run: GraphRun) -> Iterator[GraphRun]:
         yield run
     finally:
         _CURRENT.reset(token)
+
+
+def set_graph_run(run: GraphRun) -> None:
+    """Make ``run`` current for the rest of this context: for a context made for one run
+    (a copied context that a stream runs its run in), dropped with it."""
+    _CURRENT.set(run)
+
+
+def write_to_stream(chunk: Any) -> None:
+    """The stream writer bridged hooks and tools are given (``runtime.stream_writer``): it
+    writes to the stream of the run in progress, if one streams ``custom`` chunks."""
+    run = _CURRENT.get()
+    if run is not None:
+        run.stream_writer(chunk)

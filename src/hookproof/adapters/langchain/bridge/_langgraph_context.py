@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from langchain_core.runnables.config import var_child_runnable_config
@@ -106,22 +106,22 @@ def graph_runtime(runtime: LCRuntime[Any], run: GraphRun | None) -> LCRuntime[An
 def node_config(node: str, runtime: LCRuntime[Any], answers: Answers) -> dict[str, Any]:
     """The config LangGraph gives node ``node`` of a run: the caller's, with the node's keys."""
     run = current_graph_run()
+    task_id = _task_id(answers)
+    task_keys = {
+        CONFIG_KEY_RUNTIME: graph_runtime(runtime, run),
+        CONFIG_KEY_TASK_ID: task_id,
+        **channel_functions(),
+        CONFIG_KEY_SCRATCHPAD: _scratchpad(answers),
+    }
+    if run is not None and run.node_config is not None:
+        return _within_stream(run.node_config, task_keys)
     caller = dict(run.config) if run is not None else {}
     thread_id = run.thread_id if run is not None else answers.thread_id or None
-    task_id = _task_id(answers)
     namespace = f"{node}:{task_id}"
     configurable = dict(run.configurable) if run is not None else {}
     if thread_id is not None:
         configurable.setdefault("thread_id", thread_id)
-    configurable.update(
-        {
-            CONFIG_KEY_RUNTIME: graph_runtime(runtime, run),
-            CONFIG_KEY_TASK_ID: task_id,
-            **channel_functions(),
-            CONFIG_KEY_CHECKPOINT_NS: namespace,
-            CONFIG_KEY_SCRATCHPAD: _scratchpad(answers),
-        }
-    )
+    configurable.update({**task_keys, CONFIG_KEY_CHECKPOINT_NS: namespace})
     metadata = {**AGENT_DEFAULTS["metadata"], **(caller.get("metadata") or {})}
     if thread_id is not None:
         metadata["thread_id"] = thread_id
@@ -134,6 +134,14 @@ def node_config(node: str, runtime: LCRuntime[Any], answers: Answers) -> dict[st
         "metadata": metadata,
         "configurable": configurable,
     }
+
+
+def _within_stream(streamed: Mapping[str, Any], task_keys: dict[str, Any]) -> dict[str, Any]:
+    """A node's config while a stream runs the run: the stream's task config (its callbacks
+    carry LangGraph's stream handlers, its metadata and checkpoint namespace name the task),
+    with the keys interrupts, the runtime and channels need."""
+    configurable = {**(streamed.get("configurable") or {}), **task_keys}
+    return {**streamed, "configurable": configurable}
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ from typing import Any
 
 from hookproof.adapters.langchain.bridge._shaped import LangChainShapedAgent
 from hookproof.adapters.langchain.bridge._state_keys import state_keys
+from hookproof.adapters.langchain.bridge._stream_events import agent_transformers
 from hookproof.errors import UsageError
 
 __all__ = ["on_reference_engine"]
@@ -48,15 +49,18 @@ def _reference_create_agent(model: Any, tools: Any = None, **options: Any) -> An
             "factory on LangChain's create_agent (without on_reference_engine), or build "
             "without those options for this test."
         )
-    options.pop("transformers", None)  # streaming transformers do not change a run
+    transformers = options.pop("transformers", None)
     # LangChain bounds a run by graph steps (9,999, about 5,000 model calls), not by the
     # reference runtime's default of 25 model calls: a long run must not fail here only.
     options.setdefault("max_iterations", LANGCHAIN_MODEL_CALL_BOUND)
     keys = state_keys([options.get("state_schema"), *_middleware_schemas(options)])
     store = options.pop("store", None)
-    agent = create_agent(chat_model_by_name(model), tools, **options)
-    agent = agent.with_message_name(options.get("name"))
-    return LangChainShapedAgent.of(agent, keys, options.get("name"), drawing=drawing, store=store)
+    built = create_agent(chat_model_by_name(model), tools, **options)
+    built = built.with_message_name(options.get("name"))
+    agent = LangChainShapedAgent.of(built, keys, options.get("name"), drawing=drawing, store=store)
+    agent.lc_agent_name = options.get("name")
+    agent.stream_transformers = agent_transformers(options.get("middleware") or (), transformers)
+    return agent
 
 
 def _middleware_schemas(options: dict[str, Any]) -> list[Any]:

@@ -20,12 +20,11 @@ from langgraph.types import Command as LCCommand
 
 from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain.bridge._commands import hp_command, hp_model_command, lc_command
-from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
+from hookproof.adapters.langchain.bridge._graph_run import current_graph_run, write_to_stream
 from hookproof.adapters.langchain.bridge._tools import (
     hp_tool_or_schema,
     lc_tool,
     lc_tool_runtime,
-    noop_writer,
 )
 from hookproof.adapters.langchain.bridge._views import (
     LockedList,
@@ -91,7 +90,7 @@ def lc_runtime(runtime: Any) -> LCRuntime[Any]:
         context = getattr(runtime, "context", None)
         run = current_graph_run()
         store = None if run is None else run.store
-        made = LCRuntime(context=context, stream_writer=noop_writer, store=store)
+        made = LCRuntime(context=context, stream_writer=write_to_stream, store=store)
         view = keep(runtime, made)
     return view  # type: ignore[no-any-return]
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, graph_run
+from hookproof.adapters.langchain.bridge._stream_api import LangChainStreaming
+from hookproof.adapters.langchain.bridge._stream_events import LangChainStreamEvents
 from hookproof.errors import InvalidUpdateError, UsageError
 from hookproof.runtime import Agent
 
@@ -42,13 +44,14 @@ class _Settings:
     store: Any = None  # create_agent(store=...): every run's hooks and tools see it
 
 
-class LangChainShapedAgent(Agent):
+class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
     """A reference-engine agent that is called as a compiled ``create_agent`` graph is:
     ``invoke(input, config=None, *, context=None)`` returns LangChain's state dict.
 
     It is a ``hookproof.runtime.Agent``: ``run``/``arun`` return hookproof's ``RunResult``
     (the contract checks, snapshots and traces use them), and its other methods are the
-    runtime agent's.
+    runtime agent's. It streams as the graph does (``stream``, ``astream``,
+    ``stream_events(version="v3")``).
     """
 
     _settings: _Settings = _Settings()
@@ -102,7 +105,7 @@ class LangChainShapedAgent(Agent):
         call = self._call(input, config, options)
         try:
             with graph_run(call.graph_run):
-                result = self.run(call.engine_input, context=context, thread_id=call.thread_id)
+                result = self._run_listened(call, context)
         except InvalidUpdateError as error:
             _raise_as_langgraph(call, error)
         return call.output(result)
@@ -119,9 +122,7 @@ class LangChainShapedAgent(Agent):
         call = self._call(input, config, options)
         try:
             with graph_run(call.graph_run):
-                result = await self.arun(
-                    call.engine_input, context=context, thread_id=call.thread_id
-                )
+                result = await self._arun_listened(call, context)
         except InvalidUpdateError as error:
             _raise_as_langgraph(call, error)
         return call.output(result)

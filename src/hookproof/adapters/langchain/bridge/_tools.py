@@ -31,7 +31,11 @@ from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
 from hookproof.adapters.langchain.bridge._channels import joined_result, node_channels
 from hookproof.adapters.langchain.bridge._commands import hp_command
-from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, current_graph_run
+from hookproof.adapters.langchain.bridge._graph_run import (
+    TOOLS_EXTRA,
+    current_graph_run,
+    write_to_stream,
+)
 from hookproof.adapters.langchain.bridge._langgraph_context import (
     TOOLS_NODE,
     langgraph_node,
@@ -56,16 +60,11 @@ __all__ = [
     "hp_tool_or_schema",
     "lc_tool",
     "lc_tool_runtime",
-    "noop_writer",
     "state_schema_of",
 ]
 
 _RUNTIME = "__hookproof_runtime__"
 _RUNTIME_NAME = "runtime"
-
-
-def noop_writer(_chunk: Any) -> None:
-    """Stream writes go nowhere: the reference runtime has no stream channel."""
 
 
 def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToolRuntime[Any, Any]:
@@ -76,7 +75,7 @@ def lc_tool_runtime(state_view: Any, context: Any, call_id: str | None) -> LCToo
         state=state_view,
         context=context,
         config=run_config() or {},  # type: ignore[arg-type]
-        stream_writer=noop_writer if run is None else run.stream_writer,
+        stream_writer=write_to_stream,
         tool_call_id=call_id,
         store=None if run is None else run.store,
         tools=[] if run is None else [lc_tool(item) for item in run.extras.get(TOOLS_EXTRA, ())],
