@@ -101,7 +101,14 @@ class ProvenanceNotes:
     ``system_origins``: the origin of each line of the agent's own system prompt, where not
     all AGENT's; ``prior``: the dialect's own changes before its model layers."""
 
-    __slots__ = ("_edits", "_origins", "_prior", "_request_of", "_system_origins")
+    __slots__ = (
+        "_agent_edits_last",
+        "_edits",
+        "_origins",
+        "_prior",
+        "_request_of",
+        "_system_origins",
+    )
 
     def __init__(
         self,
@@ -110,11 +117,13 @@ class ProvenanceNotes:
         request_of: Callable[[Any], Any],
         system_origins: Sequence[str] = (),
         prior: PriorEdits = _no_prior_edits,
+        agent_edits_last: bool = False,
     ) -> None:
         self._origins = origins
         self._request_of = request_of
         self._system_origins = system_origins
         self._prior = prior
+        self._agent_edits_last = agent_edits_last
         self._edits: list[Edit] = []
 
     def request_passed(self, owner: str, received: Any, passed: Any) -> None:
@@ -128,7 +137,13 @@ class ProvenanceNotes:
         edits = self._edits
         base = start if start is not None else edits[0][1] if edits else call
         return PendingProvenance(
-            base, [*prior, *edits], request, self._origins, self._request_of, self._system_origins
+            base,
+            [*prior, *edits],
+            request,
+            self._origins,
+            self._request_of,
+            self._system_origins,
+            self._agent_edits_last,
         )
 
 
@@ -146,6 +161,7 @@ class PendingProvenance:
         origins: Mapping[str, str],
         request_of: Callable[[Any], Any],
         system_origins: Sequence[str] = (),
+        agent_edits_last: bool = False,
     ) -> None:
         self._arguments: tuple[Any, ...] | None = (
             base,
@@ -154,6 +170,7 @@ class PendingProvenance:
             origins,
             request_of,
             tuple(system_origins),
+            agent_edits_last,
         )
         self._result: Provenance | None = None
 
@@ -182,20 +199,25 @@ def compute(
     origins: Mapping[str, str],
     request_of: Callable[[Any], Any] = lambda value: value,
     system_origins: Sequence[str] = (),
+    agent_edits_last: bool = False,
 ) -> Provenance:
     """Provenance of ``final`` (a ModelRequest): ``base`` is what the outermost model layer
     received, ``edits`` each layer's change in order from the outside in, ``origins`` who
     registered each tool by name (AGENT when absent), ``request_of`` the request a layer's
     value holds (None for a value that holds none), ``system_origins`` the origin of each
     line of the agent's own system prompt where it is not all AGENT's (a harness's base
-    prompt, say)."""
+    prompt, say). With ``agent_edits_last`` (the LangChain dialect), a tool ``final`` holds
+    that no layer passed on was set by the agent after every layer (LangChain's artificial
+    structured-output tools), and a request no layer changed is the one the agent gave."""
     steps = [(owner, request_of(before), request_of(after)) for owner, before, after in edits]
     # A dialect's own values between its layers (Eino's state before it is a request) hold
     # no request: the first request found is where the history starts.
     known = [request_of(base), *(item for _, old, new in steps for item in (old, new))]
     # With no layer between, what the model received is what the agent gave it (as a
     # LangChain run reads it: its artificial structured-output tools registered by the agent).
-    start = next((item for item in known if item is not None), final) if steps else final
+    start = next((item for item in known if item is not None), final)
+    if agent_edits_last and not steps:
+        start = final
     history = {
         name: [f"registered by {origins.get(name, AGENT)}"] for name in _schemas(start.tools)
     }
@@ -211,7 +233,8 @@ def compute(
         last = new
     # What the dialect itself set after every layer, if anything (LangChain's artificial
     # structured-output tools, say).
-    _tool_events(history, _schemas(last.tools), _schemas(final.tools), AGENT)
+    if agent_edits_last:
+        _tool_events(history, _schemas(last.tools), _schemas(final.tools), AGENT)
     lines = _relabel(lines, _lines(final), AGENT)
     visible = set(_schemas(final.tools))
     tools = tuple(

@@ -93,7 +93,10 @@ class LangChainDialect(Dialect):
         """The provenance observer of one run (the engine makes one per run); ``system_origins``
         names the author of each system-prompt line where not all the agent's (a harness)."""
         return ProvenanceNotes(
-            self.tool_origins, request_of=_request_of, system_origins=system_origins
+            self.tool_origins,
+            request_of=_request_of,
+            system_origins=system_origins,
+            agent_edits_last=True,
         )
 
     # -- the model step ---------------------------------------------------------------------
