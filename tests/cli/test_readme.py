@@ -26,15 +26,35 @@ def _project_files() -> dict[str, str]:
     }
 
 
-def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+def _runnable_blocks(*, langchain: bool) -> list[str]:
+    """The README's runnable python examples ("my_" marks sketches; file blocks run as a
+    project below): those that import LangChain, or the others."""
     blocks = _python_blocks()
     assert blocks, "the README has no python example"
-    runnable = [
-        block for block in blocks if "my_" not in block and not FILE_HEADER.match(block)
-    ]  # "my_" marks sketches; file blocks run as a project below
-    for block in runnable:
+    return [
+        block
+        for block in blocks
+        if "my_" not in block
+        and not FILE_HEADER.match(block)
+        and (LANGCHAIN_IMPORT.search(block) is not None) == langchain
+    ]
+
+
+LANGCHAIN_IMPORT = re.compile(r"^\s*(from|import) (langchain|langgraph|deepagents)\b", re.MULTILINE)
+
+
+def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    for block in _runnable_blocks(langchain=False):
         exec(compile(block, str(README), "exec"), {"__name__": "readme_example"})
     assert "OnlyPublic.wrap_model_call:enter" in capsys.readouterr().out
+
+
+def test_readme_langchain_examples_run() -> None:
+    pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
+    blocks = _runnable_blocks(langchain=True)
+    assert blocks, "the README has no runnable LangChain example"
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), {"__name__": "readme_example"})
 
 
 @pytest.mark.slow

@@ -292,9 +292,9 @@ class DictRouter(RoleRouter):
 
 
 def test_role_matrix_on_langchain_create_agent() -> None:
+    app = _langchain_app()
     from langchain.agents import create_agent as lc_create_agent
 
-    app = _langchain_app()
     matrix = _matrix(frozenset())
 
     def build(router: type) -> Callable[[Any], Any]:
@@ -318,6 +318,7 @@ def test_role_matrix_on_langchain_create_agent() -> None:
 
 
 def test_role_matrix_on_deepagents() -> None:
+    pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
     from hookproof.adapters.deepagents import BUILTIN_TOOL_NAMES as DEEPAGENTS_TOOL_NAMES
 
     matrix = _matrix(DEEPAGENTS_TOOL_NAMES)
