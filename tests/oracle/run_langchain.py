@@ -29,12 +29,7 @@ SUITE = two_runs.Suite("LangChain's agent tests", ("tests/unit_tests/agents",))
 
 
 def main(argv: list[str] | None = None) -> int:
-    options = _parser().parse_args(argv)
-    try:
-        return _run(options)
-    except OracleError as error:
-        print(error, file=sys.stderr)
-        return 2
+    return two_runs.main(_parser(), _run, argv)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.oracle import comparison
+from tests.oracle.sources import OracleError
 
 HERE = Path(__file__).parent
 PLUGINS = ("oracle_report_plugin.py", "oracle_swap_plugin.py")
@@ -125,3 +126,14 @@ def print_verdict(verdict: comparison.Verdict) -> None:
         for cause, count in sorted(verdict.by_cause.items(), key=lambda kv: (-kv[1], kv[0])):
             print(f"  {count:4} {cause}")
     print("hookproof oracle: " + ("OK" if verdict.ok else "FAILED"))
+
+
+def main(parser: Any, run: Any, argv: list[str] | None) -> int:
+    """A runner's command line: ``run(options)``'s exit code, or 2 with the message when
+    it could not get as far as comparing (an OracleError)."""
+    options = parser.parse_args(argv)
+    try:
+        return int(run(options))
+    except OracleError as error:
+        print(error, file=sys.stderr)
+        return 2
