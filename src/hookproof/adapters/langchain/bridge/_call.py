@@ -178,12 +178,16 @@ class LangChainCall:
         return values
 
     def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        values: dict[str, Any] = {}
-        for key, value in state.items():
-            if key in self.keys.not_output:
-                continue
-            values[key] = self._messages_out(value) if key == "messages" else thaw(value)
-        return values
+        shown = {key: value for key, value in state.items() if key not in self.keys.not_output}
+        return self.langchain_values(shown)
+
+    def langchain_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` (state keys the engine holds) as LangGraph holds them: messages as the
+        caller's own or new LangChain messages, other values unlocked."""
+        return {
+            key: self._messages_out(value) if key == "messages" else thaw(value)
+            for key, value in values.items()
+        }
 
     def _messages_out(self, messages: Sequence[Message]) -> list[BaseMessage]:
         return [self._message_out(message) for message in messages]
