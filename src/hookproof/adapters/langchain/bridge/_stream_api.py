@@ -171,6 +171,8 @@ class LangChainStreaming:
                 yield from (format_chunk(chunk, *shape) for chunk in request.drain())
             listener.finished(_interrupts(call, result))
             yield from (format_chunk(chunk, *shape) for chunk in request.drain())
+        except GeneratorExit:
+            raise  # the reader broke off: a closing generator must not yield
         except BaseException:
             yield from (format_chunk(chunk, *shape) for chunk in request.drain())
             raise
