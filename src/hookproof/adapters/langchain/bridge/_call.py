@@ -88,6 +88,12 @@ class LangChainCall:
         self._output_keys = output_keys
         self._callers: dict[int, tuple[Message, BaseMessage]] = self.graph_run.callers
 
+    def context_for(self, context: Any) -> Any:
+        """The run's context: the call's, or (none given) the enclosing node's."""
+        from hookproof.adapters.langchain.bridge._inherit import inherited_context
+
+        return inherited_context(self.config, context)
+
     @staticmethod
     def graph_error(error: Exception) -> Exception:
         return as_langgraph_error(error)

@@ -40,6 +40,8 @@ class LangChainCallShape(Protocol):
 
     def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]: ...
 
+    def context_for(self, context: Any) -> Any: ...
+
     def interrupts(self, pending: Sequence[Any], thread_id: str | None) -> list[Any]: ...
 
 
@@ -108,7 +110,7 @@ class LangChainStreaming:
         tool runs streams into its parent's stream, as a LangGraph subgraph does)."""
         run = self._start_run(
             call.engine_input,
-            context=context,
+            context=call.context_for(context),
             thread_id=call.thread_id,
             sync=True,
             listener=self._nested_listener(call),
@@ -119,7 +121,7 @@ class LangChainStreaming:
         """Like _run_listened, on the running event loop."""
         return await self._start_run(
             call.engine_input,
-            context=context,
+            context=call.context_for(context),
             thread_id=call.thread_id,
             sync=False,
             listener=self._nested_listener(call),
@@ -161,7 +163,7 @@ class LangChainStreaming:
         scope.run(set_graph_run, call.graph_run)
         run = self._start_run(
             call.engine_input,
-            context=context,
+            context=call.context_for(context),
             thread_id=call.thread_id,
             sync=True,
             listener=listener,
@@ -189,7 +191,7 @@ class LangChainStreaming:
         scope.run(set_graph_run, call.graph_run)
         run = self._start_run(
             call.engine_input,
-            context=context,
+            context=call.context_for(context),
             thread_id=call.thread_id,
             sync=False,
             listener=listener,
