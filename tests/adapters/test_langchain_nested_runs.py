@@ -5,7 +5,9 @@ parent's context and store when it is given none."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -13,6 +15,7 @@ pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to 
 
 from langchain.agents import create_agent as langchain_create_agent
 from langchain.tools import ToolRuntime
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from langgraph.store.memory import InMemoryStore
@@ -92,3 +95,106 @@ def test_a_subagent_given_no_store_runs_with_the_parents() -> None:
     reference = _inner_runtime(on_reference_engine(lambda: _build(store=store)))
     assert langchain.store is store
     assert reference.store is store
+
+
+# -- the graph's own chain run, for the run config's callbacks --------------------------------
+
+
+class _Runs(BaseCallbackHandler):
+    """Every chain, chat model and tool run a handler is told of, with its parent."""
+
+    def __init__(self) -> None:
+        self.names: dict[UUID, str] = {}
+        self.parents: dict[UUID, UUID | None] = {}
+        self.ends: dict[UUID, Any] = {}
+        self.errors: dict[UUID, BaseException] = {}
+
+    def _start(self, name: str, run_id: UUID, parent_run_id: UUID | None) -> None:
+        self.names[run_id], self.parents[run_id] = name, parent_run_id
+
+    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+        self._start(kwargs["name"], kwargs["run_id"], kwargs.get("parent_run_id"))
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        self._start("chat model", kwargs["run_id"], kwargs.get("parent_run_id"))
+
+    def on_tool_start(self, serialized: Any, input_str: Any, **kwargs: Any) -> None:
+        name = kwargs.get("name") or serialized["name"]
+        self._start(f"tool {name}", kwargs["run_id"], kwargs.get("parent_run_id"))
+
+    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
+        self.ends[kwargs["run_id"]] = outputs
+
+    def on_chain_error(self, error: BaseException, **kwargs: Any) -> None:
+        self.errors[kwargs["run_id"]] = error
+
+    def named(self, name: str) -> list[UUID]:
+        return [run for run, found in self.names.items() if found == name]
+
+    def ancestors(self, run: UUID) -> list[str]:
+        found: list[str] = []
+        parent = self.parents[run]
+        while parent is not None:
+            found.append(self.names.get(parent, "?"))
+            parent = self.parents.get(parent)
+        return found
+
+
+def _runs_of(agent: Any, config: dict[str, Any] | None = None) -> _Runs:
+    runs = _Runs()
+    agent.invoke({"messages": [HumanMessage("hello")]}, {**(config or {}), "callbacks": [runs]})
+    return runs
+
+
+def test_a_run_with_callbacks_is_one_chain_run_named_as_the_agent_around_what_it_runs() -> None:
+    for agent in (_build(), on_reference_engine(_build)()):
+        runs = _runs_of(agent)
+        [graph] = runs.named("outer")
+        assert runs.parents[graph] is None
+        assert [m.text for m in runs.ends[graph]["messages"]][-1] == "outer done"
+        for model_run in runs.named("chat model"):
+            assert "outer" in runs.ancestors(model_run)
+
+
+def test_the_run_name_in_the_config_names_the_graphs_run() -> None:
+    for agent in (_build(), on_reference_engine(_build)()):
+        runs = _runs_of(agent, {"run_name": "nightly"})
+        assert len(runs.named("nightly")) == 1
+        assert runs.named("outer") == []
+
+
+def test_a_subagents_chain_run_is_a_child_of_the_tool_that_invoked_it() -> None:
+    for agent in (_build(), on_reference_engine(_build)()):
+        runs = _runs_of(agent)
+        [inner] = runs.named("inner")
+        assert runs.ancestors(inner)[0] == "tool delegate"
+        assert runs.ancestors(inner)[-1] == "outer"
+        [look_run] = runs.named("tool look")
+        assert "inner" in runs.ancestors(look_run)
+
+
+def test_a_failing_run_ends_its_chain_run_with_the_error() -> None:
+    def build() -> Any:
+        return langchain_create_agent(ScriptedChatModel([]), [], name="empty")
+
+    for agent in (build(), on_reference_engine(build)()):
+        runs = _Runs()
+        with pytest.raises(Exception):  # noqa: B017,PT011 - each engine's own "script ran out"
+            agent.invoke({"messages": [HumanMessage("hello")]}, {"callbacks": [runs]})
+        [graph] = runs.named("empty")
+        assert graph in runs.errors
+
+
+def test_a_stream_with_callbacks_is_one_chain_run_too_sync_and_async() -> None:
+    async def drained(agent: Any, config: Any) -> None:
+        async for _chunk in agent.astream({"messages": [HumanMessage("hello")]}, config):
+            pass
+
+    for build in (_build, on_reference_engine(_build)):
+        streamed, astreamed = _Runs(), _Runs()
+        list(build().stream({"messages": [HumanMessage("hello")]}, {"callbacks": [streamed]}))
+        asyncio.run(drained(build(), {"callbacks": [astreamed]}))
+        for runs in (streamed, astreamed):
+            [graph] = runs.named("outer")
+            assert runs.parents[graph] is None
+            assert graph in runs.ends

@@ -84,6 +84,7 @@ class LangChainCall:
         self.thread_id = self.thread_of(config)
         self.graph_run = GraphRun(config=config, extras=extras or {})
         self.engine_input: Any = None
+        self.input: Any = None  # what the caller passed
         self._checkpointer = checkpointer
         self._output_keys = output_keys
         self._callers: dict[int, tuple[Message, BaseMessage]] = self.graph_run.callers
@@ -109,6 +110,7 @@ class LangChainCall:
     def prepare(self, input: Any) -> None:
         from langgraph.types import Command as LGCommand
 
+        self.input = input
         if isinstance(input, LGCommand):
             self.engine_input = self._command(input)
         elif isinstance(input, Mapping):
