@@ -104,3 +104,34 @@ func TestInstrumentLeavesTheAppsConfigurationAsItWas(t *testing.T) {
 		t.Fatal("a nil config should give nil")
 	}
 }
+
+// Handlers are named by their Go type, numbered where a type repeats, as Python names them.
+func TestInstrumentNamesHandlersByTheirType(t *testing.T) {
+	ctx := context.Background()
+	recorder := hookproof.NewRecordingChatModel(hookproof.NewScriptedChatModel(hookproof.Text("hi")))
+	trace := hookproof.NewTrace()
+	config := trace.Instrument(&adk.ChatModelAgentConfig{
+		Name: "twice", Description: "two personas", Instruction: "Hi.", Model: recorder,
+		Handlers: []adk.ChatModelAgentMiddleware{
+			&tripplanner.Persona{Tone: "calm"}, &tripplanner.Budget{EUR: 1}, &tripplanner.Persona{Tone: "brief"},
+		},
+	})
+	agent, err := adk.NewChatModelAgent(ctx, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runToEnd(ctx, t, agent)
+	got := strings.Join(trace.Labels(), "\n")
+	expected := strings.Join([]string{
+		"Persona#1.before_agent:enter", "Persona#1.before_agent:exit",
+		"Persona#2.before_agent:enter", "Persona#2.before_agent:exit",
+		"Budget.before_model_rewrite_state:enter", "Budget.before_model_rewrite_state:exit",
+		"model:enter", "model:exit",
+	}, "\n")
+	if got != expected {
+		t.Fatalf("trace:\n%s\nexpected:\n%s", got, expected)
+	}
+	if !strings.Contains(recorder.Last().SystemMessage.Text(), "Be calm.\nBe brief.") {
+		t.Fatalf("system message: %q", recorder.Last().SystemMessage.Text())
+	}
+}
