@@ -171,6 +171,7 @@ class LangChainShapedAgent(  # type: ignore[misc]
             LangChainCall,
             refuse_unsupported_options,
         )
+        from hookproof.adapters.langchain.bridge._inherit import inherited_store, nested_config
 
         if config is not None and not isinstance(config, Mapping):
             raise UsageError(
@@ -179,10 +180,12 @@ class LangChainShapedAgent(  # type: ignore[misc]
                 'agent.invoke({"messages": [...]}, {"configurable": {"thread_id": "1"}}).'
             )
         output_keys = refuse_unsupported_options(options)
-        merged = merged_config(self._settings.config, config or {})
+        explicit = merged_config(self._settings.config, config or {})
+        merged = nested_config(self._settings.config, config or {}) or explicit
         extras = {TOOLS_EXTRA: self.tools}  # what LangGraph's ToolRuntime.tools lists
         call = LangChainCall(self._settings.keys, merged, self.checkpointer, extras, output_keys)
-        call.graph_run.store = self._settings.store
+        call.thread_id = LangChainCall.thread_of(explicit)  # a nested run keeps no thread
+        call.graph_run.store = inherited_store(merged, self._settings.store)
         call.prepare(input)
         return call
 
