@@ -216,11 +216,15 @@ class ChatModelAgent:
         ctx: RunContext | None = None,
         *,
         enable_streaming: bool = False,
+        targets: Mapping[str, Any] | None = None,
     ) -> AgentRun:
         """Continue a run that paused at ``interrupt()``: before_agent runs again, then the
-        step that interrupted, where ``interrupt()`` now returns ``resume_value``."""
-        self._check_resumable(checkpoint_id)
-        return self._execute(ctx, enable_streaming, checkpoint_id, None, resume_value)
+        step that interrupted, where ``interrupt()`` now returns ``resume_value``. A pause
+        with several interrupts (tool calls of one message) is answered whole: each gets
+        ``resume_value``, or, with ``targets={interrupt.id: value, ...}`` (Eino's
+        ResumeParams.Targets), its own; one left out interrupts again."""
+        answers = self._answers(checkpoint_id, resume_value, targets)
+        return self._execute(ctx, enable_streaming, checkpoint_id, None, answers)
 
     @staticmethod
     def _check_input(messages: Any) -> None:
@@ -230,7 +234,25 @@ class ChatModelAgent:
                 f"{type(messages).__name__}. Example: agent.run([('user', 'hello')])."
             )
 
-    def _check_resumable(self, checkpoint_id: str) -> None:
+    def _answers(
+        self, checkpoint_id: str, value: Any, targets: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        """The answer of each pending interrupt, by id (the engine's resume map)."""
+        pending = self._check_resumable(checkpoint_id)
+        if targets is None:
+            return {item.id: value for item in pending}
+        ids = {item.id for item in pending}
+        unknown = sorted(key for key in targets if key not in ids)
+        if unknown:
+            raise InvalidInputError(
+                f"hookproof: resume({checkpoint_id!r}, targets=...) names {unknown}, which "
+                f"{'is' if len(unknown) == 1 else 'are'} not pending there (pending: "
+                f"{sorted(ids)}). Target the ids of the interrupt event's "
+                "action.interrupts."
+            )
+        return dict(targets)
+
+    def _check_resumable(self, checkpoint_id: str) -> tuple[Any, ...]:
         if self.checkpointer is None:
             raise UsageError(
                 "hookproof: resume() needs the agent's checkpointer; build it with "
@@ -244,6 +266,7 @@ class ChatModelAgent:
                 "an interrupt event, on the same agent and checkpointer (a finished run "
                 "cannot be resumed)."
             )
+        return tuple(saved.interrupts)
 
     async def arun(
         self,
@@ -269,11 +292,12 @@ class ChatModelAgent:
         ctx: RunContext | None = None,
         *,
         enable_streaming: bool = False,
+        targets: Mapping[str, Any] | None = None,
     ) -> AgentRun:
         """Like resume, without blocking the running event loop (see arun)."""
-        self._check_resumable(checkpoint_id)
+        answers = self._answers(checkpoint_id, resume_value, targets)
         return await in_thread(  # type: ignore[no-any-return]
-            self._execute, ctx, enable_streaming, checkpoint_id, None, resume_value
+            self._execute, ctx, enable_streaming, checkpoint_id, None, answers
         )
 
     def _execute(

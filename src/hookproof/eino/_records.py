@@ -142,7 +142,9 @@ def return_directly_flags(value: Any) -> FrozenDict:
     return FrozenDict(dict.fromkeys((str(name) for name in value), True))
 
 
-_TUPLE_FIELDS = frozenset({"messages", "tool_infos", "deferred_tool_infos", "tools", "content"})
+_TUPLE_FIELDS = frozenset(
+    {"messages", "tool_infos", "deferred_tool_infos", "tools", "content", "interrupts"}
+)
 
 
 def _refuse(self: object, name: str, _value: object = None) -> None:
@@ -263,9 +265,12 @@ EventKind = Literal["model_output", "tool_result", "custom", "error", "interrupt
 
 @_frozen_record
 class AgentAction(_Record):
-    """A control action carried by an event; ``interrupted`` holds the interrupt's info."""
+    """A control action carried by an event. A pause has every interrupt in ``interrupts``
+    (several when several tool calls of one message interrupted; resume answers them all)
+    and the first in ``interrupted``."""
 
     interrupted: Any = None
+    interrupts: tuple[Any, ...] = ()
     exit: bool = False
     customized: Any = None
 

@@ -164,8 +164,10 @@ class EinoRun:
         }
 
     def emit_interrupts(self, result: RunResult) -> None:
-        for pending in result.interrupts:
-            self.exec.emit(AgentEvent(action=AgentAction(interrupted=pending)))
+        """One event for the pause, with every interrupt (Eino's InterruptContexts)."""
+        if result.interrupts:
+            action = AgentAction(interrupted=result.interrupts[0], interrupts=result.interrupts)
+            self.exec.emit(AgentEvent(action=action))
 
 
 def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:
