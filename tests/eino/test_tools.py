@@ -17,7 +17,7 @@ from hookproof.eino import (
     ToolResult,
     select_endpoint,
 )
-from hookproof.errors import DuplicateToolError, UsageError
+from hookproof.errors import DuplicateToolError, EinoError, UsageError
 from hookproof.messages import AssistantMessage, ToolMessage, text_message
 from hookproof.models import call
 from tests.eino.helpers import (
@@ -318,15 +318,61 @@ def test_tool_infos_set_to_none_are_refilled_at_the_next_model_call() -> None:
     assert [request.tool_names for request in model.requests] == [["search"], ["search"]]
 
 
-def test_a_wrapper_that_omits_options_keeps_the_tools() -> None:
-    class Forgetful(BaseChatModelAgentMiddleware):
-        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
-            class Drop(ModelWrapper):
-                def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
-                    return self.inner.generate(ctx, messages)  # options left out
+class Forgetful(BaseChatModelAgentMiddleware):
+    """wrap_model returns a wrapper that calls the inner model without its options."""
 
-            return Drop(model)
+    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+        class Drop(ModelWrapper):
+            def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                return self.inner.generate(ctx, messages)  # options left out
 
+            def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                return self.inner.stream(ctx, messages)
+
+        return Drop(model)
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_wrapper_that_omits_options_leaves_the_model_without_tools(streaming: bool) -> None:
+    # Eino's tools reach the model only as an option (WithTools): a wrapper that does not
+    # pass the options on drops them, and the model is shown no tool
     model = scripted("ok")
-    agent_with(model, handlers=[Forgetful()]).run([("user", "x")])
-    assert model.last.tool_names == ["search"]
+    run = agent_with(model, handlers=[Forgetful()]).run([("user", "x")], enable_streaming=streaming)
+    assert run.error is None and model.last.tool_names == []
+
+
+def test_a_wrapper_that_passes_options_on_keeps_the_tools() -> None:
+    model, log = scripted("ok"), []
+    agent_with(model, handlers=[Logger("w", log)]).run([("user", "x")])
+    assert "w.generate>" in log and model.last.tool_names == ["search"]
+
+
+class CrossWired(BaseChatModelAgentMiddleware):
+    """wrap_model returns a wrapper whose generate calls the inner stream and whose stream
+    calls the inner generate."""
+
+    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+        class Cross(ModelWrapper):
+            def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                return next(iter(self.inner.stream(ctx, messages, **options)))
+
+            def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                return iter([self.inner.generate(ctx, messages, **options)])
+
+        return Cross(model)
+
+
+@pytest.mark.parametrize(
+    ("streaming", "missing"),
+    [(True, "generate endpoint not set"), (False, "stream endpoint not set")],
+)
+def test_a_wrapper_calling_the_other_modes_endpoint_fails_as_in_eino(
+    streaming: bool, missing: str
+) -> None:
+    # Eino hands wrap_model a model with only the endpoint of the run's mode
+    model = scripted("ok")
+    run = agent_with(model, handlers=[CrossWired()]).run(
+        [("user", "x")], enable_streaming=streaming
+    )
+    assert isinstance(run.error, EinoError) and str(run.error).startswith(missing)
+    assert "CrossWired.wrap_model" in str(run.error) and not model.requests

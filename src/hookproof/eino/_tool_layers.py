@@ -194,13 +194,26 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     )
     handle = run.exec.handle
     assert handle is not None
-    names = run.agent_ctx.return_directly
-    held = return_directly_index(handle.state.get("messages", ()), names) if names else None
-    if held is not None and held == call.index:
+    if _held(call, handle.state.get("messages", ())):
+        # Eino holds by call id: a call sharing the return-directly call's id is held too,
+        # and the later one replaces its event, which is never sent
         handle.update({HELD_KEY: event}, source="return_directly")
     else:
         run.exec.emit(event, owner="eino:event_sender")
     return replay(chunks) if streamable else result
+
+
+def _held(call: ToolCall, messages: Sequence[Message]) -> bool:
+    """Whether the call's event waits for the run's end: the return-directly call's does,
+    and so does any other call of its message with the same (non-empty) id."""
+    names = call.run.agent_ctx.return_directly
+    index = return_directly_index(messages, names) if names else None
+    if index is None:
+        return False
+    if index == call.index:
+        return True
+    held_id = _calls_of(messages)[index].id
+    return bool(held_id) and held_id == call.call_id
 
 
 def _message_id(call: ToolCall) -> str:
