@@ -321,8 +321,10 @@ def _event(event: AgentEvent) -> str:
     message = event.message
     if message is None:
         return event_line("", "", False, "", (), str(event.custom))
-    calls = [item.name for item in getattr(message, "tool_calls", ())]
     role = "tool" if isinstance(message, ToolMessage) else "assistant"
+    if event.stream_error is not None:  # the Go runner cannot concatenate such a stream
+        return event_line(role, event.tool_name or "", event.is_streaming, "stream error", (), "")
+    calls = [item.name for item in getattr(message, "tool_calls", ())]
     assert isinstance(message, AssistantMessage | ToolMessage)
     return event_line(role, event.tool_name or "", event.is_streaming, message.text, calls, "")
 

@@ -143,6 +143,7 @@ from hookproof.errors import (
     RunContextError,
     ToolCallError,
     ToolNotFoundError,
+    WillRetryError,
 )
 
 __all__ = [
@@ -193,6 +194,7 @@ __all__ = [
     "ToolNotFoundError",
     "ToolOutput",
     "ToolResult",
+    "WillRetryError",
     "default_backoff",
     "delete_run_local_value",
     "get_run_local_value",

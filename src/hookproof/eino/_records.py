@@ -280,8 +280,10 @@ class AgentEvent(_Record):
     """One item of a run's event stream.
 
     A message event has ``message`` (and ``tool_name`` for a tool result; ``chunks`` when it
-    was streamed). A custom event has ``custom``. An error event has ``error`` (the original
-    exception) and ``node_path`` (where it happened). An interrupt has ``action.interrupted``.
+    was streamed). A streamed model output that retry rejected has ``stream_error``, the
+    WillRetryError its stream ended in (``message`` is what it streamed before). A custom
+    event has ``custom``. An error event has ``error`` (the original exception) and
+    ``node_path`` (where it happened). An interrupt has ``action.interrupted``.
     """
 
     agent_name: str = ""
@@ -293,6 +295,7 @@ class AgentEvent(_Record):
     action: AgentAction | None = None
     error: BaseException | None = None
     node_path: str | None = None
+    stream_error: BaseException | None = None
 
     @property
     def kind(self) -> EventKind:
@@ -313,6 +316,9 @@ class AgentEvent(_Record):
             return f"error{where}: {type(self.error).__name__}: {self.error}"
         if self.kind == "interrupt":
             return f"interrupt: {safe_repr(self.action.interrupted, 80)}"  # type: ignore[union-attr]
+        if self.stream_error is not None:
+            ended = f"{type(self.stream_error).__name__}: {self.stream_error}"
+            return f"{self.kind} (stream ended in {ended})"
         if self.message is not None:
             tool = f" {self.tool_name}" if self.tool_name else ""
             calls = getattr(self.message, "tool_calls", ())
