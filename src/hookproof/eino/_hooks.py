@@ -11,7 +11,13 @@ from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import AgentMiddleware, overrides
-from hookproof.eino._provenance import note_agent_change, note_state_change, shape
+from hookproof.eino._provenance import (
+    PROVENANCE_KEY,
+    note_agent_change,
+    note_state_change,
+    restore_notes,
+    shape,
+)
 from hookproof.eino._records import ChatModelAgentContext, ChatModelAgentState
 from hookproof.eino._run import (
     AFTER_CTX_KEY,
@@ -109,6 +115,7 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     run.exec.state_ready = True
     if run.resuming:
         run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
+        restore_notes(run, state.get(PROVENANCE_KEY))
         return None
     instruction = run.agent_ctx.instruction
     system = text_message(SystemMessage, instruction) if instruction else None
@@ -199,8 +206,12 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = run.bind(ctx)
-        note_state_change(run, owner, before, after)
-        return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}
+        notes = note_state_change(run, owner, before, after)
+        return {
+            **_state_update(before, after),
+            **_chained(run, state, MODEL_CTX_KEY, ctx),
+            **notes,
+        }
 
     return hook
 
@@ -217,8 +228,7 @@ def _legacy(middleware: AgentMiddleware, field: str, owner: str) -> Hook:
                 f"hookproof: AgentMiddleware.{field} returned {type(after).__name__}; it "
                 "returns a ChatModelAgentState (state.override(...)) or None to keep it."
             )
-        note_state_change(run, owner, before, after)
-        return _state_update(before, after)
+        return {**_state_update(before, after), **note_state_change(run, owner, before, after)}
 
     return hook
 
