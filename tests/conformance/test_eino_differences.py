@@ -104,30 +104,3 @@ def test_a_pausing_call_lets_the_others_of_its_message_run_first() -> None:
     resumed = agent.resume("t", "yes")
     assert resumed.error is None and ran == ["b"]  # kept, not run again
     assert [m.text for m in resumed.messages if m.role == "tool"] == ["a: yes", "b"]
-
-
-def test_a_tool_removed_before_a_pause_is_still_credited_after_the_resume() -> None:
-    # Eino's state keeps the rewritten tool infos across the pause; the provenance of the
-    # requests after the resume names the handler that removed the tool before it
-    from hookproof.eino import InMemoryCheckpointer, interrupt
-
-    class DropsFirst(BaseChatModelAgentMiddleware):
-        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-            infos = state.tool_infos
-            return ctx, state.override(tool_infos=infos[1:]) if infos else state
-
-    @tool
-    def approve(q: str) -> str:
-        """Needs a human."""
-        return f"{q}: {interrupt('approve?')}"
-
-    model = RecordingModel(ScriptedModel([call("approve", {"q": "a"}), "done"]))
-    agent = ChatModelAgent(
-        model=model, tools=[approve], handlers=[DropsFirst()], checkpointer=InMemoryCheckpointer()
-    )
-    assert agent.run([("user", "hi")], checkpoint_id="t").interrupted
-    assert agent.resume("t", "yes").error is None
-    last = model.requests[-1]
-    assert last.tool_names == [] and last.provenance is not None
-    described = {item.name: item.describe() for item in last.provenance.tools}
-    assert described == {"approve": "registered by agent; removed by DropsFirst"}

@@ -181,3 +181,29 @@ def test_resume_targets_refuse_an_id_that_is_not_pending() -> None:
     agent.run([("user", "x")], checkpoint_id="t")
     with pytest.raises(InvalidInputError, match="not pending there"):
         agent.resume("t", targets={"nope": "yes"})
+
+
+def test_tool_infos_emptied_before_a_pause_are_refilled_after_it() -> None:
+    # Eino's checkpoint keeps no empty list: the emptied tool infos come back nil after the
+    # resume, and the next model call shows the run's tools again
+    from hookproof.models import call
+    from hookproof.tools import tool
+    from tests.eino.helpers import search
+
+    class DropsFirst(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            infos = state.tool_infos
+            return ctx, state.override(tool_infos=infos[1:]) if infos else state
+
+    @tool
+    def ask(q: str) -> str:
+        """Ask a human."""
+        return f"{q}: {interrupt('approve?')}"
+
+    model = scripted(call("search", {"q": "a"}), call("ask", {"q": "b"}), "done")
+    agent = agent_with(
+        model, tools=[search, ask], handlers=[DropsFirst()], checkpointer=InMemoryCheckpointer()
+    )
+    assert agent.run([("user", "x")], checkpoint_id="t").interrupted
+    assert agent.resume("t", "yes").error is None
+    assert [request.tool_names for request in model.requests] == [["ask"], [], ["ask"]]

@@ -268,6 +268,11 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
         "a fresh state shows no tool, the next call the run's": Scenario(
             (_SEARCH, "done"), (HandlerSpec("fresh", "fresh"),)
         ),
+        "a list emptied before a pause is refilled after it": Scenario(
+            ({"call": "lookup", "args": {"q": "a"}}, _SEARCH, "done"),
+            (HandlerSpec("shrink", "shrink"),),
+            interrupt="search",
+        ),
         "a fresh state, then a filter": Scenario(
             (_SEARCH, _SEARCH, "done"),
             (HandlerSpec("fresh", "fresh"), HandlerSpec("shrink", "shrink")),

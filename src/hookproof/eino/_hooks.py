@@ -11,13 +11,7 @@ from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import AgentMiddleware, overrides
-from hookproof.eino._provenance import (
-    PROVENANCE_KEY,
-    note_agent_change,
-    note_state_change,
-    restore_notes,
-    shape,
-)
+from hookproof.eino._provenance import note_agent_change, note_state_change, shape
 from hookproof.eino._records import ChatModelAgentContext, ChatModelAgentState
 from hookproof.eino._run import (
     AFTER_CTX_KEY,
@@ -115,11 +109,18 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     run.exec.state_ready = True
     if run.resuming:
         run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
-        restore_notes(run, state.get(PROVENANCE_KEY))
-        return None
+        return _as_checkpointed(state)
     instruction = run.agent_ctx.instruction
     system = text_message(SystemMessage, instruction) if instruction else None
     return run.initial_state(system)
+
+
+def _as_checkpointed(state: FrozenDict) -> dict[str, Any] | None:
+    """Eino's checkpoint (gob) keeps no empty list: tool infos a rewrite emptied come back
+    nil after a pause, so the next model call refills them with the run's tools."""
+    keys = ("tool_infos", "deferred_tool_infos")
+    emptied = [key for key in keys if state.get(key) is not None and not state[key]]
+    return dict.fromkeys(emptied) or None
 
 
 def _note_start(run: EinoRun) -> None:
@@ -206,12 +207,8 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = run.bind(ctx)
-        notes = note_state_change(run, owner, before, after)
-        return {
-            **_state_update(before, after),
-            **_chained(run, state, MODEL_CTX_KEY, ctx),
-            **notes,
-        }
+        note_state_change(run, owner, before, after)
+        return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}
 
     return hook
 
@@ -228,7 +225,8 @@ def _legacy(middleware: AgentMiddleware, field: str, owner: str) -> Hook:
                 f"hookproof: AgentMiddleware.{field} returned {type(after).__name__}; it "
                 "returns a ChatModelAgentState (state.override(...)) or None to keep it."
             )
-        return {**_state_update(before, after), **note_state_change(run, owner, before, after)}
+        note_state_change(run, owner, before, after)
+        return _state_update(before, after)
 
     return hook
 

@@ -16,16 +16,7 @@ from typing import Any
 
 from hookproof.messages import Message, SystemMessage
 
-__all__ = [
-    "PROVENANCE_KEY",
-    "RequestShape",
-    "note_agent_change",
-    "note_state_change",
-    "restore_notes",
-    "shape",
-]
-
-PROVENANCE_KEY = "_eino_provenance"
+__all__ = ["RequestShape", "note_agent_change", "note_state_change", "shape"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,24 +33,14 @@ def shape(tools: Sequence[Any] | None, messages: Sequence[Message]) -> RequestSh
     return RequestShape(tuple(tools or ()), system)
 
 
-def note_state_change(run: Any, owner: str, before: Any, after: Any) -> dict[str, Any]:
-    """A state rewrite that changed the tool infos or the system message; returns the state
-    update that keeps the notes in the checkpoint (a rewrite persists past a pause, and so
-    does who made it)."""
+def note_state_change(run: Any, owner: str, before: Any, after: Any) -> None:
+    """A state rewrite that changed the tool infos or the system message."""
     if after is before:
-        return {}
+        return
     old = shape(before.tool_infos, before.messages)
     new = shape(after.tool_infos, after.messages)
-    if old == new:
-        return {}
-    run.provenance_edits.append((owner, old, new))
-    return {PROVENANCE_KEY: tuple(run.provenance_edits)}
-
-
-def restore_notes(run: Any, saved: Any) -> None:
-    """On resume: the notes made before the pause come first."""
-    if saved:
-        run.provenance_edits[:0] = saved
+    if old != new:
+        run.provenance_edits.append((owner, old, new))
 
 
 def note_agent_change(run: Any, owner: str, before: Any, after: Any) -> None:
