@@ -421,7 +421,8 @@ def test_a_streaming_retry_sends_the_rejected_attempts_stream_ending_in_will_ret
 
     def rejects_again(_ctx: Any, attempt: Any) -> Any:
         output = attempt.output_message
-        return RetryDecision(retry=True) if output is not None and output.text == "again" else None
+        rejected = output is not None and output.text == "again"
+        return RetryDecision(retry=True, reject_reason="repeats itself") if rejected else None
 
     config = ModelRetryConfig(max_retries=1, should_retry=rejects_again, backoff_func=lambda *_: 0)
     agent = agent_with(scripted("again", "done"), model_retry_config=config)
@@ -430,6 +431,7 @@ def test_a_streaming_retry_sends_the_rejected_attempts_stream_ending_in_will_ret
     assert isinstance(rejected.stream_error, WillRetryError)
     assert rejected.stream_error.retry_attempt == 0 and rejected.message.text == "again"  # type: ignore[union-attr]
     assert str(rejected.stream_error) == "model output rejected by ShouldRetry at attempt 1"
+    assert rejected.stream_error.reject_reason == "repeats itself"
     assert accepted.stream_error is None and run.error is None and run.text == "done"
     unstreamed = agent_with(scripted("again", "done"), model_retry_config=config)
     assert unstreamed.run([("user", "x")]).kinds() == ["model_output"]  # no rejected event

@@ -195,7 +195,12 @@ class ChatModelAgentContext(_Record):
 @_frozen_record
 class ChatModelAgentState(_Record):
     """What before/after_model_rewrite_state see and return: the messages the model gets,
-    the tools it is shown (``tool_infos``) and deferred tools (None when unused)."""
+    the tools it is shown (``tool_infos``) and deferred tools (None when unused).
+
+    Both persist from one model call to the next, as in Eino: a hook sees the list the
+    previous call left, its own rewrites included. ``tool_infos=None`` (a fresh state) shows
+    the model no tool for this call; the next call starts again from the run's tools, as it
+    does after a resume when the list was empty (Eino's checkpoint keeps no empty list)."""
 
     messages: tuple[Message, ...] = ()
     tool_infos: tuple[ToolInfo, ...] | None = None
