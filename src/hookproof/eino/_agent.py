@@ -28,11 +28,12 @@ from hookproof.eino._hooks import (
 )
 from hookproof.eino._model_layers import model_layers
 from hookproof.eino._records import AgentEvent
+from hookproof.eino._resume import resume_answers
 from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig
 from hookproof.eino._run import AgentRun, EinoRun
 from hookproof.eino._settings import DEFAULT_EINO_MAX_ITERATIONS, AgentSettings, Setting
 from hookproof.eino._tool_layers import tool_layers
-from hookproof.errors import EinoError, InvalidInputError, UsageError, safe_repr
+from hookproof.errors import EinoError, UsageError, safe_repr
 from hookproof.messages import Message, coerce_messages
 from hookproof.requests import NO_RESUME
 
@@ -223,7 +224,7 @@ class ChatModelAgent:
         with several interrupts (tool calls of one message) is answered whole: each gets
         ``resume_value``, or, with ``targets={interrupt.id: value, ...}`` (Eino's
         ResumeParams.Targets), its own; one left out interrupts again."""
-        answers = self._answers(checkpoint_id, resume_value, targets)
+        answers = resume_answers(self.checkpointer, checkpoint_id, resume_value, targets)
         return self._execute(ctx, enable_streaming, checkpoint_id, None, answers)
 
     @staticmethod
@@ -233,40 +234,6 @@ class ChatModelAgent:
                 f"hookproof: ChatModelAgent.run() takes a list of messages, got "
                 f"{type(messages).__name__}. Example: agent.run([('user', 'hello')])."
             )
-
-    def _answers(
-        self, checkpoint_id: str, value: Any, targets: Mapping[str, Any] | None
-    ) -> dict[str, Any]:
-        """The answer of each pending interrupt, by id (the engine's resume map)."""
-        pending = self._check_resumable(checkpoint_id)
-        if targets is None:
-            return {item.id: value for item in pending}
-        ids = {item.id for item in pending}
-        unknown = sorted(key for key in targets if key not in ids)
-        if unknown:
-            raise InvalidInputError(
-                f"hookproof: resume({checkpoint_id!r}, targets=...) names {unknown}, which "
-                f"{'is' if len(unknown) == 1 else 'are'} not pending there (pending: "
-                f"{sorted(ids)}). Target the ids of the interrupt event's "
-                "action.interrupts."
-            )
-        return dict(targets)
-
-    def _check_resumable(self, checkpoint_id: str) -> tuple[Any, ...]:
-        if self.checkpointer is None:
-            raise UsageError(
-                "hookproof: resume() needs the agent's checkpointer; build it with "
-                "ChatModelAgent(..., checkpointer=InMemoryCheckpointer())."
-            )
-        saved = self.checkpointer.get(checkpoint_id)
-        if saved is None or not saved.pending:
-            raise InvalidInputError(
-                f"hookproof: resume({checkpoint_id!r}) found no interrupted run saved under "
-                "that checkpoint id. Resume only after run(..., checkpoint_id=...) ended with "
-                "an interrupt event, on the same agent and checkpointer (a finished run "
-                "cannot be resumed)."
-            )
-        return tuple(saved.interrupts)
 
     async def arun(
         self,
@@ -295,7 +262,7 @@ class ChatModelAgent:
         targets: Mapping[str, Any] | None = None,
     ) -> AgentRun:
         """Like resume, without blocking the running event loop (see arun)."""
-        answers = self._answers(checkpoint_id, resume_value, targets)
+        answers = resume_answers(self.checkpointer, checkpoint_id, resume_value, targets)
         return await in_thread(  # type: ignore[no-any-return]
             self._execute, ctx, enable_streaming, checkpoint_id, None, answers
         )
