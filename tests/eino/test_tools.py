@@ -264,15 +264,25 @@ class NoIdModel:
         return construct(AssistantMessage, content=(), tool_calls=calls)
 
 
-def test_calls_without_ids_each_run_and_return_directly_finds_its_call() -> None:
+def test_calls_without_ids_each_run_and_send_one_event_as_in_eino() -> None:
+    # Eino holds the event of every call whose id is the return-directly call's, "" when
+    # there is none: calls without ids are all held, and the last one's event is sent
     model = NoIdModel([("search", {"q": "a"}), ("search", {"q": "b"})], "done")
     run = agent_with(model).run([("user", "x")])
     assert [m.text for m in run.messages if m.role == "tool"] == ["found a", "found b"]
-    direct = NoIdModel([("search", {"q": "a"}), ("lookup", {"q": "b"})], "never")
+    assert [e.describe() for e in run][1:] == [
+        "tool_result search: 'found b'",
+        "model_output: 'done'",
+    ]
+
+
+def test_a_return_directly_call_without_an_id_does_not_end_the_run_as_in_eino() -> None:
+    direct = NoIdModel([("search", {"q": "a"}), ("lookup", {"q": "b"})], "answered")
     run = agent_with(direct, tools=[search, lookup], return_directly=["lookup"]).run(
         [("user", "x")]
     )
-    assert run.text == "customer b" and run.kinds()[-1] == "tool_result"
+    assert run.error is None and run.text == "answered"
+    assert run.kinds() == ["model_output", "tool_result", "model_output"]
 
 
 def test_a_function_tool_can_take_the_run_ctx() -> None:

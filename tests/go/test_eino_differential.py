@@ -89,6 +89,7 @@ _HANDLER = st.one_of(
     st.just(("signed", "", "")),
     st.just(("fresh", "", "")),
     st.just(("shrink", "", "")),
+    st.just(("noids", "", "")),
 )
 
 
@@ -107,7 +108,8 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     handlers = draw(st.lists(_HANDLER, max_size=3))
     streaming, streamable = draw(st.booleans()), draw(st.booleans())
     interrupt = "" if streamable else draw(st.sampled_from(("", "", "search", "lookup")))
-    if interrupt and any(_shares_an_id(turn) for turn in turns):
+    blanks_ids = any(kind == "noids" for kind, _, _ in handlers)
+    if interrupt and (blanks_ids or any(_shares_an_id(turn) for turn in turns)):
         interrupt = ""  # a paused turn whose calls share an id: a known difference (KNOWN)
     fallback = draw(st.none() | st.lists(st.one_of(st.just("fine"), _CALL, _ERROR), max_size=2))
     return Scenario(

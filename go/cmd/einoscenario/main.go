@@ -436,8 +436,25 @@ func (s *shrink) BeforeModelRewriteState(ctx context.Context, state *adk.ChatMod
 	return ctx, state, nil
 }
 
+// noIDs blanks the ids of the tool calls of each model answer, after the model call.
+type noIDs struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+func (n *noIDs) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	last := *state.Messages[len(state.Messages)-1]
+	last.ToolCalls = append([]schema.ToolCall(nil), last.ToolCalls...)
+	for index := range last.ToolCalls {
+		last.ToolCalls[index].ID = ""
+	}
+	state.Messages[len(state.Messages)-1] = &last
+	return ctx, state, nil
+}
+
 func handler(spec handlerSpec) adk.ChatModelAgentMiddleware {
 	switch spec.Kind {
+	case "noids":
+		return &noIDs{}
 	case "dropopts":
 		return &dropOptions{}
 	case "crosswired":

@@ -233,7 +233,20 @@ class _Shrink(_Probe):
         return ctx, state
 
 
+class _NoIds(_Probe):
+    """after_model_rewrite_state blanks the ids of the answer's tool calls."""
+
+    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        last = state.messages[-1]
+        calls = getattr(last, "tool_calls", ())
+        if not calls:
+            return ctx, state
+        blanked = last.override(tool_calls=[call.override(id="") for call in calls])
+        return ctx, state.override(messages=(*state.messages[:-1], blanked))
+
+
 _KINDS: dict[str, type[_Probe]] = {
+    "noids": _NoIds,
     "dropopts": _DropOptions,
     "crosswired": _CrossWire,
     "signed": _Sign,

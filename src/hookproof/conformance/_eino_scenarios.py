@@ -36,7 +36,8 @@ __all__ = [
 #   signed    - wrap_model's wrapper appends " (signed by <name>)" (a chunk when streaming);
 #   fresh     - before the first model call, before_model_rewrite_state returns a new state
 #               with the messages only (tool infos None);
-#   shrink    - before_model_rewrite_state drops the first of the tool infos it sees.
+#   shrink    - before_model_rewrite_state drops the first of the tool infos it sees;
+#   noids     - after_model_rewrite_state blanks the ids of the answer's tool calls.
 HANDLER_KINDS = (
     "probe",
     "filter",
@@ -50,6 +51,7 @@ HANDLER_KINDS = (
     "signed",
     "fresh",
     "shrink",
+    "noids",
 )
 # Where a ``fail`` handler's error comes from: the hook itself, or (``*_call``) the model or
 # tool endpoint the wrapper returns.
@@ -260,6 +262,17 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
         "the later call returns": Scenario((_BOTH_SAME,), _PROBES, return_directly=("lookup",)),
         "the earlier call returns": Scenario((_BOTH_SAME,), _PROBES, return_directly=("search",)),
         "streaming": Scenario((_BOTH_SAME,), _PROBES, return_directly=("lookup",), streaming=True),
+    },
+    "tool_calls_without_ids": {
+        "only the last call's event is sent": Scenario(
+            (_BOTH, "done"), (HandlerSpec("noids", "blank"),)
+        ),
+        "return-directly does not end the run": Scenario(
+            (_BOTH, "done"), (HandlerSpec("noids", "blank"),), return_directly=("search",)
+        ),
+        "streaming": Scenario(
+            (_BOTH, _TWICE, "done"), (HandlerSpec("noids", "blank"),), streaming=True
+        ),
     },
     "tool_infos_persist_across_model_calls": {
         "a filter sees the list the last call left": Scenario(

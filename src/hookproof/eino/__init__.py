@@ -76,8 +76,10 @@ Where Eino is stricter than its docs say, this is as strict (each a named semant
       the list the previous call left; a state whose tool_infos is None shows no tool for
       that call, and the next call starts again from the run's tools, as does a list emptied
       before a pause, after the resume (Eino's checkpoint keeps no empty list);
-    * events are held by call id: a call sharing the return-directly call's id is held too,
-      and only the last held event is sent;
+    * tool events are held by call id, the return-directly call's ("" when there is none):
+      a call sharing it is held too, as is every call without an id, and only the last
+      held event is sent, after the tool step; a return-directly call without an id does
+      not end the run;
     * several tool calls of one message that interrupt pause once, in one interrupt event
       (AgentAction.interrupts), and one resume answers them all (``targets=`` by id);
     * in a streaming run, an output should_retry rejects is sent as it streamed, its stream

@@ -172,6 +172,7 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
     """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
     run = _run(runtime)
     assert run.exec.handle is not None
+    held = _send_held(state, run)  # the last tool step's held event goes out first
     if run.exec.handle.model_calls >= run.agent.max_iterations:
         raise ExceedMaxIterationsError(
             f"exceeds max iterations: agent {run.agent.name!r} already called the model "
@@ -179,7 +180,7 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
             "tools. Check the script or raise max_iterations."
         )
     run.model_ctx = run.ctx
-    update: dict[str, Any] = {}
+    update: dict[str, Any] = held or {}
     if state.get(MODEL_CTX_KEY):
         update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx
     if state.get("tool_infos") is None:
@@ -283,13 +284,19 @@ def after_model_hooks(
 # -- the finish ---------------------------------------------------------------------------
 
 
-def _finish(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
-    """The held-back return-directly event goes out after the others."""
+def _send_held(state: FrozenDict, run: EinoRun) -> dict[str, Any] | None:
+    """A held tool event goes out after the tool step's others (Eino: the ToolsNode's
+    post-handler): the return-directly call's, or the last call's without an id."""
     held = state.get(HELD_KEY)
     if held is None:
         return None
-    _run(runtime).exec.emit(held, owner="eino:event_sender")
+    run.exec.emit(held, owner="eino:event_sender")
     return {HELD_KEY: None}
+
+
+def _finish(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
+    """The held-back return-directly event goes out after the others."""
+    return _send_held(state, _run(runtime))
 
 
 def _after_agent(index: int, handler: Any) -> Hook:

@@ -105,8 +105,8 @@ def _tools_node(request: ToolsNodeInput, inner: Inner) -> ToolMessage | Command:
     except Exception as error:
         raise _tool_error(call, error) from error
     message = _node_message(call, result)
-    if index == return_directly_index(messages, run.agent_ctx.return_directly):
-        return Command(update={"messages": [message]}, goto="end")
+    if index == return_directly_index(messages, run.agent_ctx.return_directly) and call_id:
+        return Command(update={"messages": [message]}, goto="end")  # Eino needs its id
     return message
 
 
@@ -204,16 +204,13 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
 
 
 def _held(call: ToolCall, messages: Sequence[Message]) -> bool:
-    """Whether the call's event waits for the run's end: the return-directly call's does,
-    and so does any other call of its message with the same (non-empty) id."""
+    """Whether the call's event waits for the end of the tool step: Eino holds the event of
+    each call whose id is the return-directly call's ("" when there is none), so calls
+    sharing it, and calls without an id, are held too; the last one held is sent."""
     names = call.run.agent_ctx.return_directly
     index = return_directly_index(messages, names) if names else None
-    if index is None:
-        return False
-    if index == call.index:
-        return True
-    held_id = _calls_of(messages)[index].id
-    return bool(held_id) and held_id == call.call_id
+    held_id = (_calls_of(messages)[index].id or "") if index is not None else ""
+    return call.call_id == held_id
 
 
 def _message_id(call: ToolCall) -> str:
