@@ -93,9 +93,10 @@ _HANDLER = st.one_of(
 )
 
 
-def _shares_an_id(turn: Any) -> bool:
+def _shares_an_id(turn: Any, blanks_ids: bool) -> bool:
+    """Whether the turn has several calls with one id ("" when a handler blanks them)."""
     calls = turn if isinstance(turn, list) else []
-    return sum(1 for item in calls if item.get("id")) > 1
+    return sum(1 for item in calls if blanks_ids or item.get("id")) > 1
 
 
 @st.composite
@@ -109,7 +110,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     streaming, streamable = draw(st.booleans()), draw(st.booleans())
     interrupt = "" if streamable else draw(st.sampled_from(("", "", "search", "lookup")))
     blanks_ids = any(kind == "noids" for kind, _, _ in handlers)
-    if interrupt and (blanks_ids or any(_shares_an_id(turn) for turn in turns)):
+    if interrupt and any(_shares_an_id(turn, blanks_ids) for turn in turns):
         interrupt = ""  # a paused turn whose calls share an id: a known difference (KNOWN)
     fallback = draw(st.none() | st.lists(st.one_of(st.just("fine"), _CALL, _ERROR), max_size=2))
     return Scenario(
