@@ -51,6 +51,7 @@ from hookproof.errors._eino import (
     SerializationError,
     ToolCallError,
     ToolNotFoundError,
+    WillRetryError,
 )
 from hookproof.errors._files import (
     CassetteError,
@@ -118,6 +119,7 @@ __all__ = [
     "UnsupportedTemplateConstruct",
     "UntestedError",
     "UsageError",
+    "WillRetryError",
 ]
 
 for _name in __all__:
