@@ -15,7 +15,7 @@ pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to 
 
 from langchain.agents import create_agent as langchain_create_agent
 from langchain.tools import ToolRuntime
-from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from langgraph.store.memory import InMemoryStore
@@ -198,3 +198,22 @@ def test_a_stream_with_callbacks_is_one_chain_run_too_sync_and_async() -> None:
             [graph] = runs.named("outer")
             assert runs.parents[graph] is None
             assert graph in runs.ends
+
+
+def test_an_async_handler_sees_the_graphs_run_on_the_runs_event_loop() -> None:
+    class OnTheLoop(AsyncCallbackHandler):
+        def __init__(self) -> None:
+            self.starts: list[tuple[str, bool]] = []
+
+        async def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+            self.starts.append((kwargs["name"], asyncio.get_running_loop() is loops[-1]))
+
+    async def invoked(agent: Any, handler: OnTheLoop) -> None:
+        loops.append(asyncio.get_running_loop())
+        await agent.ainvoke({"messages": [HumanMessage("hello")]}, {"callbacks": [handler]})
+
+    loops: list[asyncio.AbstractEventLoop] = []
+    for agent in (_build(), on_reference_engine(_build)()):
+        handler = OnTheLoop()
+        asyncio.run(invoked(agent, handler))
+        assert ("outer", True) in handler.starts

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mappin
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from hookproof.adapters.langchain.bridge._graph_span import GraphSpan
+    from hookproof.adapters.langchain.bridge._graph_span import AsyncGraphSpan, GraphSpan
     from hookproof.adapters.langchain.bridge._stream import GraphStepListener, StreamRequest
 
 from hookproof._engine import STEP, UNLISTENED, RunResult, StepListener, drive
@@ -130,7 +130,7 @@ class LangChainStreaming:
 
     async def _arun_listened(self, call: LangChainCallShape, context: Any) -> RunResult:
         """Like _run_listened, on the running event loop."""
-        span = self._span(call)
+        span = await self._aspan(call)
         run = self._start_run(
             call.engine_input,
             context=call.context_for(context),
@@ -141,9 +141,9 @@ class LangChainStreaming:
         try:
             result = await run
         except BaseException as error:
-            span.error(error)
+            await span.error(error)
             raise
-        span.end(lambda: call.output(result))
+        await span.end(lambda: call.output(result))
         return result
 
     def _span(self, call: LangChainCallShape) -> GraphSpan:
@@ -151,6 +151,11 @@ class LangChainStreaming:
         from hookproof.adapters.langchain.bridge._graph_span import open_graph_span
 
         return open_graph_span(call.graph_run.config, call.input, self.lc_agent_name)
+
+    async def _aspan(self, call: LangChainCallShape) -> AsyncGraphSpan:
+        from hookproof.adapters.langchain.bridge._graph_span import aopen_graph_span
+
+        return await aopen_graph_span(call.graph_run.config, call.input, self.lc_agent_name)
 
     def _nested_listener(self, call: LangChainCallShape) -> StepListener:
         enclosing = enclosing_stream()
@@ -213,7 +218,7 @@ class LangChainStreaming:
     async def _achunks(
         self, call: LangChainCallShape, context: Any, request: StreamRequest
     ) -> AsyncIterator[Any]:
-        span = self._span(call)
+        span = await self._aspan(call)
         listener = self._listener(call, request, suspend=False)
         woken = asyncio.Event()
         request.wake = woken.set
@@ -243,9 +248,9 @@ class LangChainStreaming:
             for chunk in request.drain():
                 yield chunk
             result = task.result()
-            span.end(lambda: call.output(result))
+            await span.end(lambda: call.output(result))
         except BaseException as failed:
-            span.error(failed)
+            await span.error(failed)
             raise
         finally:
             if not task.done():
