@@ -33,3 +33,15 @@ class UntestedError(ContractViolation):
 class UnsupportedHypothesisError(HookproofError, RuntimeError):
     """A check ran inside a hypothesis example with a deadline, but the installed hypothesis
     gives hookproof no way to keep the check's run time out of that deadline."""
+
+
+class EngineDisagreementError(HookproofError, AssertionError):
+    """A check ran an example on the reference engine (the app's framework code through a
+    bridge) and on the framework's real graph, and the two verdicts differ: neither is
+    reported, since trusting either could be a false pass or a spurious violation.
+    ``check`` names the check, ``counterexample`` the example."""
+
+    def __init__(self, message: str, *, check: str, counterexample: str) -> None:
+        super().__init__(message)
+        self.check = check
+        self.counterexample = redacted(counterexample)

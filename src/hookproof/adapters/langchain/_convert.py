@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.tools import StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof._support.frozen import thaw
@@ -93,8 +94,32 @@ def _ai_extras(message: AIMessage) -> dict[str, Any]:
     return extras
 
 
+_SCHEMAS: dict[tuple[Any, ...], ToolSchema] = {}
+_SCHEMAS_KEPT = 4096
+
+
 def schema_of_tool(raw: Any) -> ToolSchema:
-    """The portable schema of a LangChain tool or a provider-format tool dict."""
+    """The portable schema of a LangChain tool or a provider-format tool dict. A structured
+    tool's schema is its name, description and argument class: made once for each (LangChain
+    makes a pydantic model per conversion, and deepagents makes new tools on every build)."""
+    key = _schema_key(raw)
+    if key is None:
+        return _converted(raw)
+    if key not in _SCHEMAS:
+        if len(_SCHEMAS) >= _SCHEMAS_KEPT:
+            _SCHEMAS.clear()
+        _SCHEMAS[key] = _converted(raw)
+    return _SCHEMAS[key]
+
+
+def _schema_key(raw: Any) -> tuple[Any, ...] | None:
+    arguments = getattr(raw, "args_schema", None)
+    if not isinstance(raw, StructuredTool) or not isinstance(arguments, type):
+        return None
+    return (type(raw), raw.name, raw.description, arguments)
+
+
+def _converted(raw: Any) -> ToolSchema:
     spec = (
         raw
         if isinstance(raw, Mapping) and raw.get("type") == "function"

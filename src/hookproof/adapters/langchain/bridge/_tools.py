@@ -105,7 +105,25 @@ def explained(where: str) -> Iterator[None]:
 # -- LangChain tools on the runtime -----------------------------------------------------------
 
 
+_INJECTIONS: dict[tuple[Any, ...], dict[str, tuple[str, str | None]]] = {}
+
+
 def _injections(tool: BaseTool) -> dict[str, tuple[str, str | None]]:
+    """``_found_injections``, made once per argument class and function code (deepagents
+    makes new tools on every build, and reading them builds pydantic models)."""
+    function = getattr(tool, "func", None) or getattr(tool, "coroutine", None)
+    if not isinstance(tool.args_schema, type):
+        return _found_injections(tool)
+    code = getattr(function, "__code__", None)
+    key = (type(tool), tool.args_schema, code, repr(getattr(function, "__annotations__", None)))
+    if key not in _INJECTIONS:
+        if len(_INJECTIONS) >= 4096:
+            _INJECTIONS.clear()
+        _INJECTIONS[key] = _found_injections(tool)
+    return dict(_INJECTIONS[key])
+
+
+def _found_injections(tool: BaseTool) -> dict[str, tuple[str, str | None]]:
     """Arguments the model never sees, by name: ("state", key), ("store", None) or
     ("runtime", None). The call id LangChain's own ``invoke`` injects."""
     shown = _fields_of(tool.tool_call_schema)
