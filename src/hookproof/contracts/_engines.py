@@ -109,14 +109,14 @@ def judged(
             "Pass confirm=1 or more."
         )
     if engines.fast is None:
-        report = body(engines.graph)
-        return replace(report, engine="graph", engine_note=engines.note) if engines.note else report
+        return _on_graph(body, engines)
     counts = _counts(check, engines)
     try:
         report = body(engines.fast)
     except UntestedError:
         note = "the reference engine could not exercise every obligation, so the graph decides"
-        return replace(body(engines.graph), engine="graph", engine_note=note, **counts.shown())
+        report = _on_graph(body, Engines(engines.graph, None, note))
+        return replace(report, **counts.shown())
     except ContractViolation as found:
         counts.reference += 1
         raise _confirmed_violation(check, body, engines.graph, found, example) from None
@@ -127,6 +127,16 @@ def judged(
     counts.confirmed += 1
     note = "confirmed on the real graph"
     return replace(report, engine="reference", engine_note=note, **counts.shown())
+
+
+def _on_graph(body: Callable[[Target], CheckReport], engines: Engines) -> CheckReport:
+    """``body`` on the graph alone; a graph chosen over the reference engine says so."""
+    try:
+        report = body(engines.graph)
+    except ContractViolation as found:
+        found.engine = "graph" if engines.note else None
+        raise
+    return replace(report, engine="graph", engine_note=engines.note) if engines.note else report
 
 
 def _confirmed_violation(
@@ -140,6 +150,7 @@ def _confirmed_violation(
     try:
         body(graph)
     except ContractViolation as confirmed:
+        confirmed.engine = "reference, confirmed on the real graph"
         return confirmed
     return EngineDisagreementError(
         f"hookproof: {check} found a violation for {example} on the reference engine, but "

@@ -11,7 +11,11 @@ if TYPE_CHECKING:
 
 class ContractViolation(HookproofError, AssertionError):
     """A contract does not hold. The message gives the invariant, the counterexample, a trace
-    excerpt, how to fix it, and a snippet that replays the case."""
+    excerpt, how to fix it, and a snippet that replays the case. ``engine`` says where a check
+    that chooses its engine found it (``"reference, confirmed on the real graph"`` or
+    ``"graph"``); None for the others."""
+
+    engine: str | None = None
 
     def __init__(self, message: str, *, check: str, counterexample: str) -> None:
         super().__init__(message)
