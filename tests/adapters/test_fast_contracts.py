@@ -1,7 +1,8 @@
-"""check_fail_closed on LangChain create_agent and deepagents apps runs on the reference
-engine (the app's code unchanged, through the bridge) and confirms on the real graph: the
-buggy twin is caught and the fixed twin passes there; engines made to disagree fail the
-check instead of passing it; an app the bridge refuses runs on the real graph and says so."""
+"""check_fail_closed on LangChain create_agent and deepagents apps runs a test's first
+example on the real graph and the next ones on the reference engine (the app's code
+unchanged, through the bridge), confirmed on the real graph: the buggy twin is caught and the
+fixed twin passes there; engines made to disagree fail the check instead of passing it; an
+app the bridge refuses runs on the real graph and says so."""
 
 from __future__ import annotations
 
@@ -128,13 +129,25 @@ def _fail_closed(build: Callable[[Any], Any], **options: Any) -> contracts.Check
     return contracts.check_fail_closed(build, INTRUDER, least_privileged_context=GUEST, **options)
 
 
+def _second_example(build: Callable[[Any], Any], **options: Any) -> contracts.CheckReport:
+    """The check's second example in one test (the first runs on the real graph alone)."""
+    with _exercised.collecting():
+        first: Any
+        try:
+            first = _fail_closed(build, **options)
+        except ContractViolation as error:
+            first = error
+        assert first.engine == "graph"
+        return _fail_closed(build, **options)
+
+
 @pytest.mark.parametrize("app", APPS)
 def test_the_fast_path_catches_the_buggy_twin_and_passes_the_fixed_one(app: Any) -> None:
-    with pytest.raises(
-        ContractViolation, match=r"tools beyond the least-privileged set: \['refund'\]"
-    ):
-        _fail_closed(app(DenyListRouter))
-    report = _fail_closed(app(RoleRouter))
+    leak = r"tools beyond the least-privileged set: \['refund'\]"
+    with pytest.raises(ContractViolation, match=leak) as error:
+        _second_example(app(DenyListRouter))
+    assert error.value.engine == "reference, confirmed on the real graph"
+    report = _second_example(app(RoleRouter))
     assert (report.engine, report.engine_note) == ("reference", "confirmed on the real graph")
     assert (report.examples_on_reference, report.confirmed_on_graph) == (1, 1)
 
@@ -142,7 +155,7 @@ def test_the_fast_path_catches_the_buggy_twin_and_passes_the_fixed_one(app: Any)
 @pytest.mark.parametrize("app", APPS)
 def test_a_pass_the_real_graph_does_not_share_fails_instead_of_passing(app: Any) -> None:
     with pytest.raises(EngineDisagreementError) as error:
-        _fail_closed(app(LeaksOnGraphOnly))
+        _second_example(app(LeaksOnGraphOnly))
     message = str(error.value)
     assert "passed context=Ctx(role='intruder') on the reference engine" in message
     assert "What the real graph found:" in message and "['refund']" in message
@@ -154,7 +167,7 @@ def test_a_pass_the_real_graph_does_not_share_fails_instead_of_passing(app: Any)
 @pytest.mark.parametrize("app", APPS)
 def test_a_violation_the_real_graph_does_not_show_is_not_reported(app: Any) -> None:
     with pytest.raises(EngineDisagreementError) as error:
-        _fail_closed(app(LeaksOnReferenceOnly))
+        _second_example(app(LeaksOnReferenceOnly))
     message = str(error.value)
     assert "found a violation for context=Ctx(role='intruder') on the reference engine" in message
     assert "the real graph passes the same example" in message
@@ -165,19 +178,22 @@ def test_a_violation_the_real_graph_does_not_show_is_not_reported(app: Any) -> N
 def test_the_graph_confirms_the_first_passing_example_of_a_test_and_then_a_spread() -> None:
     build = _langchain(RoleRouter)
     with _exercised.collecting():
-        reports = [_fail_closed(build) for _ in range(17)]
-    confirmed = [r.examples_on_reference for r in reports if r.engine_note]
+        reports = [_fail_closed(build) for _ in range(18)]
+    assert reports[0].engine == "graph"
+    confirmed = [r.examples_on_reference for r in reports[1:] if r.engine_note]
     assert confirmed == [1, 4, 16]
     assert [r.confirmed_on_graph for r in reports][-1] == 3
     with _exercised.collecting():
-        few = [_fail_closed(build, confirm=1) for _ in range(5)]
-    assert [r.confirmed_on_graph for r in few] == [1, 1, 1, 1, 1]
+        few = [_fail_closed(build, confirm=1) for _ in range(6)]
+    assert [r.confirmed_on_graph for r in few] == [0, 1, 1, 1, 1, 1]
 
 
 def test_a_sampled_out_pass_is_not_run_on_the_graph() -> None:
     """Between samples only the reference engine runs: the gap shows at the next sample."""
     build = _langchain(LeaksOnGraphOnly)
     with _exercised.collecting():
+        with pytest.raises(ContractViolation):  # the first example, on the real graph
+            _fail_closed(build)
         with pytest.raises(EngineDisagreementError):
             _fail_closed(build)
         assert _fail_closed(build).engine == "reference"
@@ -192,7 +208,7 @@ def test_an_app_the_bridge_refuses_runs_on_the_real_graph_and_says_why() -> None
             model, [search, refund], middleware=[RoleRouter()], interrupt_before=["tools"]
         )
 
-    report = _fail_closed(build)
+    report = _second_example(build)
     assert report.engine == "graph"
     assert "the reference engine cannot build the app" in report.engine_note
     assert "interrupt_before" in report.engine_note
@@ -212,7 +228,9 @@ def test_engine_choices_and_bad_options() -> None:
     graph = _fail_closed(build, engine="graph")
     assert (graph.engine, graph.engine_note) == ("graph", "engine='graph' was asked for")
     assert graph.examples_on_reference == graph.confirmed_on_graph == 0
-    assert _fail_closed(build, engine="reference").engine == "reference"
+    with _exercised.collecting():
+        forced = _fail_closed(build, engine="reference")
+    assert (forced.engine, forced.confirmed_on_graph) == ("reference", 1)
     with pytest.raises(UsageError, match=re.escape("engine='fast' is not an engine")):
         _fail_closed(build, engine="fast")
     with pytest.raises(UsageError, match="Pass confirm=1 or more"):
@@ -242,3 +260,36 @@ def test_the_swap_is_undone_after_the_check() -> None:
     deepagents_graph = pytest.importorskip("deepagents.graph")
     _fail_closed(_deepagents(RoleRouter))
     assert deepagents_graph.create_agent is genuine
+
+
+def _deepagents_subagent(*, filtered: bool) -> Callable[[Any], Any]:
+    """A subagent declared without middleware inherits refund, unfiltered (the buggy twin)."""
+    pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
+    from deepagents import create_deep_agent
+
+    def spec(name: str) -> dict[str, Any]:
+        base = {"name": name, "description": name, "system_prompt": "."}
+        return {**base, "middleware": [RoleRouter()]} if filtered else base
+
+    return lambda model: create_deep_agent(
+        model=model,
+        tools=[search, refund],
+        middleware=[RoleRouter()],
+        subagents=[spec("general-purpose"), spec("researcher")],
+        context_schema=Ctx,
+    )
+
+
+def test_delegation_on_the_fast_path_catches_the_buggy_twin_and_passes_the_fixed_one() -> None:
+    buggy, fixed = _deepagents_subagent(filtered=False), _deepagents_subagent(filtered=True)
+    with _exercised.collecting():
+        for engine in ("graph", "reference, confirmed on the real graph"):
+            hidden = "refund is hidden from the main agent"
+            with pytest.raises(ContractViolation, match=hidden) as error:
+                contracts.check_delegation_contained(buggy, GUEST)
+            assert error.value.engine == engine
+    with _exercised.collecting():
+        reports = [contracts.check_delegation_contained(fixed, GUEST) for _ in range(2)]
+    assert [r.engine for r in reports] == ["graph", "reference"]
+    assert reports[1].confirmed_on_graph == 1
+    assert reports[1].access_table() == reports[0].access_table()

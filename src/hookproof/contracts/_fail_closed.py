@@ -39,13 +39,13 @@ def check_fail_closed(
     model, than the least-privileged trusted context; a crash is a violation too. The
     least-privileged run must reach the model, or there is nothing to compare with.
 
-    A LangChain ``create_agent`` or deepagents app runs on the reference engine (its code
-    unchanged, through the bridge) when it can be built there: a violation is reported only
-    when the real graph shows it too, and the 1st, 4th, 16th, ... passing example of each
-    test (``confirm`` of them) is run again on the real graph; engines that disagree raise
-    ``EngineDisagreementError``. ``engine="graph"`` runs every example on the real graph,
-    ``engine="reference"`` refuses to fall back to it when the bridge cannot build the app.
-    ``report.engine`` says where this example ran."""
+    A LangChain ``create_agent`` or deepagents app runs its first example of a test on the
+    real graph and the next ones on the reference engine (its code unchanged, through the
+    bridge): a violation is reported only when the real graph shows it too, and the 1st,
+    4th, 16th, ... example on the reference engine (``confirm`` of them) is run again on the
+    real graph; engines that disagree raise ``EngineDisagreementError``. ``engine="graph"``
+    runs every example on the real graph, ``engine="reference"`` refuses to fall back to it
+    when the bridge cannot build the app. ``report.engine`` says where this example ran."""
     __tracebackhide__ = True
     options = _Options(least_privileged_context, tiers, script, on_interrupt, config)
     engines = engines_for(build, tiers, engine)

@@ -147,7 +147,12 @@ class BridgedTarget(LangChainTarget):
         return {item.name: item.parameters for item in self.agent(self.models()).tools}
 
     def tool_objects(self) -> Mapping[str, list[Any]]:
-        return {}
+        """The LangChain tools the reference engine's tools run, by name (a bridged tool
+        keeps the LangChain tool it calls as ``func.tool``)."""
+        found: dict[str, list[Any]] = {}
+        for item in self.agent(self.models()).tools:
+            found.setdefault(item.name, []).append(getattr(item.func, "tool", item))
+        return found
 
     def bridged_target(self) -> BridgedTarget | None:
         return self
