@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.tools import StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._blocks import hp_block
 from hookproof.adapters.langchain._settings import provider_settings
+from hookproof.adapters.langchain._tool_memo import ToolMemo
 from hookproof.errors import InvalidInputError
 from hookproof.messages import (
     AssistantMessage,
@@ -94,29 +94,9 @@ def _ai_extras(message: AIMessage) -> dict[str, Any]:
     return extras
 
 
-_SCHEMAS: dict[tuple[Any, ...], ToolSchema] = {}
-_SCHEMAS_KEPT = 4096
-
-
 def schema_of_tool(raw: Any) -> ToolSchema:
-    """The portable schema of a LangChain tool or a provider-format tool dict. A structured
-    tool's schema is its name, description and argument class: made once for each (LangChain
-    makes a pydantic model per conversion, and deepagents makes new tools on every build)."""
-    key = _schema_key(raw)
-    if key is None:
-        return _converted(raw)
-    if key not in _SCHEMAS:
-        if len(_SCHEMAS) >= _SCHEMAS_KEPT:
-            _SCHEMAS.clear()
-        _SCHEMAS[key] = _converted(raw)
-    return _SCHEMAS[key]
-
-
-def _schema_key(raw: Any) -> tuple[Any, ...] | None:
-    arguments = getattr(raw, "args_schema", None)
-    if not isinstance(raw, StructuredTool) or not isinstance(arguments, type):
-        return None
-    return (type(raw), raw.name, raw.description, arguments)
+    """The portable schema of a LangChain tool or a provider-format tool dict."""
+    return _SCHEMAS(raw)
 
 
 def _converted(raw: Any) -> ToolSchema:
@@ -131,6 +111,9 @@ def _converted(raw: Any) -> ToolSchema:
         description=function.get("description", ""),
         parameters=function.get("parameters", {"type": "object", "properties": {}}),
     )
+
+
+_SCHEMAS = ToolMemo(_converted)
 
 
 def final_request(

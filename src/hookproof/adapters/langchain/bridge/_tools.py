@@ -29,6 +29,7 @@ from hookproof._engine import UntrackedValue, is_untracked
 from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
+from hookproof.adapters.langchain._tool_memo import ToolMemo
 from hookproof.adapters.langchain.bridge._channels import joined_result, node_channels
 from hookproof.adapters.langchain.bridge._commands import hp_command
 from hookproof.adapters.langchain.bridge._graph_run import (
@@ -105,25 +106,7 @@ def explained(where: str) -> Iterator[None]:
 # -- LangChain tools on the runtime -----------------------------------------------------------
 
 
-_INJECTIONS: dict[tuple[Any, ...], dict[str, tuple[str, str | None]]] = {}
-
-
 def _injections(tool: BaseTool) -> dict[str, tuple[str, str | None]]:
-    """``_found_injections``, made once per argument class and function code (deepagents
-    makes new tools on every build, and reading them builds pydantic models)."""
-    function = getattr(tool, "func", None) or getattr(tool, "coroutine", None)
-    if not isinstance(tool.args_schema, type):
-        return _found_injections(tool)
-    code = getattr(function, "__code__", None)
-    key = (type(tool), tool.args_schema, code, repr(getattr(function, "__annotations__", None)))
-    if key not in _INJECTIONS:
-        if len(_INJECTIONS) >= 4096:
-            _INJECTIONS.clear()
-        _INJECTIONS[key] = _found_injections(tool)
-    return dict(_INJECTIONS[key])
-
-
-def _found_injections(tool: BaseTool) -> dict[str, tuple[str, str | None]]:
     """Arguments the model never sees, by name: ("state", key), ("store", None) or
     ("runtime", None). The call id LangChain's own ``invoke`` injects."""
     shown = _fields_of(tool.tool_call_schema)
@@ -194,12 +177,15 @@ def _injected_values(
     return values
 
 
+_INJECTIONS = ToolMemo(_injections)  # deepagents makes new tools per build
+
+
 class _LangChainToolRun:
     """Runs one LangChain tool for the runtime: the call as LangChain's tool node makes it."""
 
     def __init__(self, tool: BaseTool, name: str) -> None:
         self.tool, self.name = tool, name
-        self.injections = _injections(tool)
+        self.injections = dict(_INJECTIONS(tool))
 
     def call(self, kwargs: dict[str, Any], runtime: ToolRuntime[Any]) -> dict[str, Any]:
         args = {**thaw(kwargs), **_injected_values(self.injections, runtime)}
