@@ -215,6 +215,7 @@ EXPORTS: dict[str, set[str]] = {
         "DuplicateMiddlewareError",
         "DuplicateToolError",
         "EinoError",
+        "EngineDisagreementError",
         "ExceedMaxIterationsError",
         "ExceedMaxRetriesError",
         "FileAccessError",

@@ -37,6 +37,7 @@ from hookproof.errors._base import ordinal as ordinal
 from hookproof.errors._base import safe_repr as safe_repr
 from hookproof.errors._contracts import (
     ContractViolation,
+    EngineDisagreementError,
     UnsupportedHypothesisError,
     UntestedError,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "DuplicateMiddlewareError",
     "DuplicateToolError",
     "EinoError",
+    "EngineDisagreementError",
     "ExceedMaxIterationsError",
     "ExceedMaxRetriesError",
     "FileAccessError",
