@@ -177,10 +177,12 @@ class LangChainCall:
             values["__interrupt__"] = self.interrupts(result.interrupts, self.thread_id)
         return values
 
-    def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]:
+    def output_values(self, state: Mapping[str, Any], *, private: bool = False) -> dict[str, Any]:
+        """``state`` as the graph outputs it; with ``private``, keys left out of the output
+        stay, as in the state LangGraph's ``get_state`` shows (it reads every channel)."""
         values: dict[str, Any] = {}
         for key, value in state.items():
-            if key in self.keys.not_output:
+            if key in self.keys.not_output and not private:
                 continue
             values[key] = self._messages_out(value) if key == "messages" else thaw(value)
         return values

@@ -29,6 +29,7 @@ from hookproof._engine import UntrackedValue, is_untracked
 from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
+from hookproof.adapters.langchain.bridge._bound import bound_as
 from hookproof.adapters.langchain.bridge._channels import joined_result, node_channels
 from hookproof.adapters.langchain.bridge._commands import hp_command
 from hookproof.adapters.langchain.bridge._graph_run import (
@@ -265,7 +266,7 @@ def hp_tool(tool: Any, source: str) -> Tool:
             "reference runtime cannot run: pass LangChain tools (BaseTool, @tool functions) "
             "or hookproof tools."
         )
-    schema = schema_of_tool(tool)
+    schema = bound_as(schema_of_tool(tool), tool)
     run = _LangChainToolRun(tool, schema.name)
     converted = Tool(
         schema=schema,
@@ -286,7 +287,7 @@ def hp_tool_or_schema(value: Any) -> Tool | ToolSchema:
     if isinstance(original, Tool | ToolSchema):
         return original
     if isinstance(value, Mapping):
-        return schema_of_tool(value)
+        return bound_as(schema_of_tool(value), value)
     return hp_tool(value, "request.tools")
 
 
