@@ -383,13 +383,19 @@ def _is_reducer(value: Any) -> bool:
 
 
 def _reducer_of(value: Any) -> Any:
-    """A reducer as the engine calls it, (current, written) -> new. LangGraph's DeltaChannel
+    """A reducer as the engine calls it, (current, written) -> new, given the current value
+    as LangGraph's channel holds it (plain lists and dicts, not the engine's frozen ones: a
+    list reducer such as ``operator.add`` adds a list to it). LangGraph's DeltaChannel
     (deepagents' files key) holds a batch reducer, (current, [written, ...]) -> new."""
-    if not isinstance(value, DeltaChannel):
-        return value
-    batch = value.reducer
+    if isinstance(value, DeltaChannel):
+        batch = value.reducer
+
+        def reduce_batch(current: Any, written: Any) -> Any:
+            return batch(thaw(current), [written])
+
+        return reduce_batch
 
     def reduce_one(current: Any, written: Any) -> Any:
-        return batch(current, [written])
+        return value(thaw(current), written)
 
     return reduce_one
