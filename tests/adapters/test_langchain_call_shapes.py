@@ -189,7 +189,7 @@ def test_get_state_shows_the_keys_the_output_leaves_out_as_langgraph_does() -> N
         saved = runnable.get_state(config).values
         second = runnable.invoke({"messages": [("user", "more")]}, config)
         found.append((first, saved, second))
-    (lc_first, lc_saved, lc_second), (first, saved, second) = found
+    (_, lc_saved, lc_second), (first, saved, second) = found
     assert "secret" not in first and "hidden_out" not in first
     assert saved["secret"] == "s" and saved["hidden_out"] == "h"
     assert sorted(saved) == sorted(lc_saved)
