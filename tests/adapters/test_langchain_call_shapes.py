@@ -207,6 +207,16 @@ def test_a_list_reducer_key_written_on_every_turn_adds_up_as_on_langgraph() -> N
     assert reference["seen"] == langchain["seen"]
 
 
+def test_reading_the_checkpointer_with_a_langgraph_config_is_a_clear_error() -> None:
+    """The reference engine keeps a thread in its own checkpointer, not as LangGraph
+    checkpoints: a LangGraph config given to it says so instead of a TypeError."""
+    agent = on_reference_engine(_app)(ScriptedChatModel(["x"]), InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    agent.invoke({"messages": [("user", "hi")]}, config)
+    with pytest.raises(UsageError, match=r"get_state\(config\)"):
+        agent.checkpointer.get(config)
+
+
 def test_output_keys_picks_keys_as_langgraph_does() -> None:
     graph, agent = _both(_keyed_app, ["ok", "ok"])
     for runnable in (graph, agent):
