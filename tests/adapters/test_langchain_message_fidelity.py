@@ -212,6 +212,34 @@ def test_a_file_block_is_a_file_block_in_the_recorded_request(name: str) -> None
     assert hook.seen == [question]
 
 
+class DropsFiles(AgentMiddleware):  # type: ignore[misc]
+    """Replaces file blocks the model cannot read with a note, on copies of the messages
+    (model_copy), as deepagents' per-provider scrubbing does."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        def scrubbed(message: Any) -> Any:
+            blocks = message.content_blocks
+            kept = [b if b["type"] != "file" else {"type": "text", "text": "[no]"} for b in blocks]
+            return message if kept == blocks else message.model_copy(update={"content": kept})
+
+        return handler(request.override(messages=[scrubbed(m) for m in request.messages]))
+
+
+@pytest.mark.parametrize("shape", ["v1 base64", "v1 file id", "v0 base64", "v0 id"])
+def test_a_hook_that_scrubs_file_blocks_on_copies_works_as_on_langchain(shape: str) -> None:
+    given, _ = FILES[shape]
+    question = HumanMessage(content=[{"type": "text", "text": "read"}, given], id="u1")
+    received = []
+    for build in (langchain_create_agent, create_agent):
+        model = Replies(messages=iter([AIMessage("read")]))
+        build(model, [], middleware=[DropsFiles()]).invoke({"messages": [question]})
+        received.append(_without_made_ids(model.received))
+    on_langchain, on_reference = received
+    assert on_reference == on_langchain
+    assert on_reference[0].content_blocks[1] == {"type": "text", "text": "[no]"}
+    assert question.content[1] == given  # the caller's message is left as it was
+
+
 def test_a_message_holding_an_image_reaches_a_langchain_model() -> None:
     """langchain_core copies such a message to change it for tracing: the copy is free."""
     image = {"type": "image", "base64": PNG, "mime_type": "image/png"}
