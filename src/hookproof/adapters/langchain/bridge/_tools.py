@@ -383,10 +383,9 @@ def _is_reducer(value: Any) -> bool:
 
 
 def _reducer_of(value: Any) -> Any:
-    """A reducer as the engine calls it, (current, written) -> new, given the current value
-    as LangGraph's channel holds it (plain lists and dicts, not the engine's frozen ones: a
-    list reducer such as ``operator.add`` adds a list to it). LangGraph's DeltaChannel
-    (deepagents' files key) holds a batch reducer, (current, [written, ...]) -> new."""
+    """A reducer as the engine calls it, (current, written) -> new, given plain lists and
+    dicts as LangGraph's channel holds them (``operator.add`` adds a list to a list). A
+    DeltaChannel (deepagents' files) holds a batch reducer, (current, [written]) -> new."""
     if isinstance(value, DeltaChannel):
         batch = value.reducer
 
