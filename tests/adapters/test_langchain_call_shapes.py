@@ -174,6 +174,49 @@ def test_private_and_omitted_keys_are_left_out_as_langchain_leaves_them_out() ->
     assert _shown(reference) == _shown(langchain)
 
 
+def _keyed_app_with_memory(model: Any) -> Any:
+    return langchain_create_agent(model, [], middleware=[_Writer()], checkpointer=InMemorySaver())
+
+
+def test_get_state_shows_the_keys_the_output_leaves_out_as_langgraph_does() -> None:
+    """invoke's answer leaves out private and output-omitted keys; the thread's saved state
+    (get_state) holds them, and the next turn on the thread starts from them."""
+    graph, agent = _both(_keyed_app_with_memory, ["ok", "again"])
+    config = {"configurable": {"thread_id": "t"}}
+    found = []
+    for runnable in (graph, agent):
+        first = runnable.invoke({"messages": [("user", "hi")]}, config)
+        saved = runnable.get_state(config).values
+        second = runnable.invoke({"messages": [("user", "more")]}, config)
+        found.append((first, saved, second))
+    (_, lc_saved, lc_second), (first, saved, second) = found
+    assert "secret" not in first and "hidden_out" not in first
+    assert saved["secret"] == "s" and saved["hidden_out"] == "h"
+    assert sorted(saved) == sorted(lc_saved)
+    assert _shown(saved) == _shown(lc_saved)
+    assert second["seen"][-4:] == ["secret=s", "hidden_out=h", "not_in=n", "shown=v"]
+    assert _shown(second) == _shown(lc_second)
+
+
+def test_a_list_reducer_key_written_on_every_turn_adds_up_as_on_langgraph() -> None:
+    """The reducer gets the key's current value as LangGraph's channel holds it, a list."""
+    graph, agent = _both(_app, _script(), None, [_Writer()])
+    langchain = graph.invoke({"messages": [("user", "1+2?")]})
+    reference = agent.invoke({"messages": [("user", "1+2?")]})
+    assert len(reference["seen"]) == 8  # before_model ran twice, four entries each
+    assert reference["seen"] == langchain["seen"]
+
+
+def test_reading_the_checkpointer_with_a_langgraph_config_is_a_clear_error() -> None:
+    """The reference engine keeps a thread in its own checkpointer, not as LangGraph
+    checkpoints: a LangGraph config given to it says so instead of a TypeError."""
+    agent = on_reference_engine(_app)(ScriptedChatModel(["x"]), InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    agent.invoke({"messages": [("user", "hi")]}, config)
+    with pytest.raises(UsageError, match=r"get_state\(config\)"):
+        agent.checkpointer.get(config)
+
+
 def test_output_keys_picks_keys_as_langgraph_does() -> None:
     graph, agent = _both(_keyed_app, ["ok", "ok"])
     for runnable in (graph, agent):

@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run these")
 
+from langchain.agents import create_agent as langchain_create_agent
 from langchain.agents.middleware import (
     AgentMiddleware,
     ModelFallbackMiddleware,
@@ -24,6 +25,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import Field
 
+from hookproof.messages import FileBlock, ImageBlock
 from hookproof.runtime import create_agent
 
 PNG = "iVBORw0KGgo="
@@ -49,6 +51,23 @@ BLOCKS: dict[str, dict[str, Any]] = {
         "extras": {"filename": "a.pdf"},
         "index": 1,
     },
+    "file by url": {"type": "file", "url": "https://example.com/a.pdf", "mime_type": "x/y"},
+    "v0 file by base64": {
+        "type": "file",
+        "source_type": "base64",
+        "data": "JVBERi0=",
+        "mime_type": "application/pdf",
+        "filename": "a.pdf",
+    },
+    "v0 file by url": {"type": "file", "source_type": "url", "url": "https://example.com/b"},
+    "v0 file by id": {"type": "file", "source_type": "id", "id": "file-abc"},
+    "v0 image by base64": {
+        "type": "image",
+        "source_type": "base64",
+        "data": PNG,
+        "mime_type": "image/png",
+    },
+    "v0 audio by url": {"type": "audio", "source_type": "url", "url": "https://e.com/a.wav"},
     "plain text data": {"type": "text-plain", "text": "data", "mime_type": "text/plain"},
     "tool call": {"type": "tool_call", "name": "t", "args": {"a": 1}, "id": "c9"},
     "invalid tool call": {
@@ -123,13 +142,102 @@ def _history(block: dict[str, Any]) -> list[Any]:
 
 @pytest.mark.parametrize("name", sorted(BLOCKS))
 def test_a_langchain_message_crosses_the_reference_engine_unchanged(name: str) -> None:
+    """Hooks see the very messages; the model gets what it gets on LangChain's create_agent
+    (langchain_core turns a v0 data block into the standard shape for the model itself)."""
     history = _history(BLOCKS[name])
     model, hook = Replies(messages=iter([AIMessage("done", id="a2")])), Sees()
     system = SystemMessage(content=[{"type": "text", "text": "be brief"}, BLOCKS[name]])
     agent = create_agent(model, [], system_prompt=system, middleware=[hook])
     agent.invoke({"messages": history})
     assert hook.seen == history
-    assert model.received == [system, *history]
+    on_langchain = Replies(messages=iter([AIMessage("done", id="a2")]))
+    langchain_create_agent(on_langchain, [], system_prompt=system).invoke({"messages": history})
+    assert _without_made_ids(model.received) == _without_made_ids(on_langchain.received)
+
+
+def _without_made_ids(messages: list[Any]) -> list[Any]:
+    """The messages with the random block ids langchain_core makes ("lc_...") left out."""
+    return [m.model_copy(update={"content": _kept_ids(m.content)}) for m in messages]
+
+
+def _kept_ids(content: Any) -> Any:
+    if not isinstance(content, list):
+        return content
+    return [
+        {k: v for k, v in b.items() if not (k == "id" and str(v).startswith("lc_"))}
+        if isinstance(b, dict)
+        else b
+        for b in content
+    ]
+
+
+FILES = {
+    "v1 base64": (
+        {"type": "file", "base64": "JVBERi0=", "mime_type": "application/pdf"},
+        FileBlock(base64="JVBERi0=", mime_type="application/pdf"),
+    ),
+    "v1 url": (
+        {"type": "file", "url": "https://example.com/a.docx"},
+        FileBlock(url="https://example.com/a.docx"),
+    ),
+    "v1 file id": ({"type": "file", "file_id": "file-1"}, FileBlock(file_id="file-1")),
+    "v0 base64": (
+        {"type": "file", "source_type": "base64", "data": "JVBERi0=", "mime_type": "app/pdf"},
+        FileBlock(base64="JVBERi0=", mime_type="app/pdf", extras={"source_type": "base64"}),
+    ),
+    "v0 url": (
+        {"type": "file", "source_type": "url", "url": "https://example.com/b"},
+        FileBlock(url="https://example.com/b", extras={"source_type": "url"}),
+    ),
+    "v0 id": (
+        {"type": "file", "source_type": "id", "id": "file-2"},
+        FileBlock(file_id="file-2", extras={"source_type": "id"}),
+    ),
+    "v0 image": (
+        {"type": "image", "source_type": "base64", "data": PNG, "mime_type": "image/png"},
+        ImageBlock(base64=PNG, mime_type="image/png", extras={"source_type": "base64"}),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_file_block_is_a_file_block_in_the_recorded_request(name: str) -> None:
+    """What a snapshot shows of a LangChain file block is a file: its data and mime type,
+    never its JSON as text; a hook still sees the block as it was."""
+    given, shown = FILES[name]
+    question = HumanMessage(content=[{"type": "text", "text": "read it"}, given], id="u1")
+    model, hook = Replies(messages=iter([AIMessage("read")])), Sees()
+    result = create_agent(model, [], middleware=[hook]).invoke({"messages": [question]})
+    assert result.final_requests[0].messages[0].content[1] == shown
+    assert hook.seen == [question]
+
+
+class DropsFiles(AgentMiddleware):  # type: ignore[misc]
+    """Replaces file blocks the model cannot read with a note, on copies of the messages
+    (model_copy), as deepagents' per-provider scrubbing does."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        def scrubbed(message: Any) -> Any:
+            blocks = message.content_blocks
+            kept = [b if b["type"] != "file" else {"type": "text", "text": "[no]"} for b in blocks]
+            return message if kept == blocks else message.model_copy(update={"content": kept})
+
+        return handler(request.override(messages=[scrubbed(m) for m in request.messages]))
+
+
+@pytest.mark.parametrize("shape", ["v1 base64", "v1 file id", "v0 base64", "v0 id"])
+def test_a_hook_that_scrubs_file_blocks_on_copies_works_as_on_langchain(shape: str) -> None:
+    given, _ = FILES[shape]
+    question = HumanMessage(content=[{"type": "text", "text": "read"}, given], id="u1")
+    received = []
+    for build in (langchain_create_agent, create_agent):
+        model = Replies(messages=iter([AIMessage("read")]))
+        build(model, [], middleware=[DropsFiles()]).invoke({"messages": [question]})
+        received.append(_without_made_ids(model.received))
+    on_langchain, on_reference = received
+    assert on_reference == on_langchain
+    assert on_reference[0].content_blocks[1] == {"type": "text", "text": "[no]"}
+    assert question.content[1] == given  # the caller's message is left as it was
 
 
 def test_a_message_holding_an_image_reaches_a_langchain_model() -> None:

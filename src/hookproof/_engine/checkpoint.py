@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookproof._support.frozen import FrozenDict
-from hookproof.errors import InterruptRaised
+from hookproof.errors import InterruptRaised, UsageError
 
 __all__ = [
     "Answers",
@@ -76,16 +76,29 @@ class InMemoryCheckpointer:
         self._lock = threading.Lock()
 
     def get(self, thread_id: str) -> Checkpoint | None:
+        _check_thread_id(thread_id)
         with self._lock:
             return self._threads.get(thread_id)
 
     def put(self, thread_id: str, checkpoint: Checkpoint) -> None:
+        _check_thread_id(thread_id)
         with self._lock:
             self._threads[thread_id] = checkpoint
 
     def threads(self) -> list[str]:
         with self._lock:
             return sorted(self._threads)
+
+
+def _check_thread_id(thread_id: object) -> None:
+    if not isinstance(thread_id, str):
+        raise UsageError(
+            f"hookproof: InMemoryCheckpointer takes a thread id (a str), got a "
+            f"{type(thread_id).__name__}. It keeps hookproof checkpoints, not LangGraph's: "
+            "read a thread of a LangChain-shaped agent with agent.get_state(config); code "
+            "that reads LangGraph checkpoints (checkpointer.get(config)['channel_values']) "
+            "needs LangChain's create_agent."
+        )
 
 
 @dataclass

@@ -8,9 +8,11 @@ not read) becomes a text block holding the block as JSON, marked with its kind i
 so hooks and snapshots still show it, and turns back into the block it was: a LangChain
 message crosses into hookproof and back equal to itself.
 
-Provider formats that hookproof reads (OpenAI's ``image_url``, Anthropic's ``thinking``,
-LangChain's older ``source_type`` data blocks) are normalised to hookproof's image and
-reasoning blocks, and come back in the standard format.
+LangChain's older (v0) data blocks (an image, audio or file with ``source_type`` url, base64
+or id) become hookproof's media blocks too, their ``data`` as ``base64`` and their ``id`` as
+``file_id``, with ``source_type`` in ``extras``: they come back in their own shape. Provider
+formats that hookproof reads (OpenAI's ``image_url``, Anthropic's ``thinking``) are normalised
+to hookproof's image and reasoning blocks, and come back in the standard format.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ _MEDIA: dict[str, type[ImageBlock | AudioBlock | VideoBlock | FileBlock]] = {
     "file": FileBlock,
 }
 _MEDIA_KEYS = ("url", "base64", "file_id", "mime_type")
+SOURCE_TYPE = "source_type"
+# A v0 data block's keys for hookproof's media fields, by its source_type.
+_V0_KEYS = {"url": "url", "base64": "data", "id": "id"}
+_V0_FIELDS = {"url": "url", "data": "base64", "id": "file_id", "mime_type": "mime_type"}
 
 
 def hp_block(raw: Any) -> Any:
@@ -54,8 +60,10 @@ def hp_block(raw: Any) -> Any:
             text=raw.get("text", ""), id=raw.get("id"), cache_control=raw.get("cache_control"),
             extras=data,
         )  # fmt: skip
-    if kind in _MEDIA and "source_type" not in raw and _media_values_are_text(raw):
+    if kind in _MEDIA and SOURCE_TYPE not in raw and _media_values_are_text(raw):
         return _media(_MEDIA[kind], raw)
+    if kind in _MEDIA and _is_v0_data_block(raw):
+        return _v0_media(_MEDIA[kind], raw)
     if kind in ("reasoning", "thinking") or kind in ("image", "image_url"):
         return _normalised(kind, dict(raw))
     return TextBlock(text=json.dumps(raw, sort_keys=True, default=str), extras={KIND: str(kind)})
@@ -73,6 +81,22 @@ def _media(cls: type[Any], raw: Mapping[str, Any]) -> Any:
     values = {key: raw[key] for key in _MEDIA_KEYS if key in raw}
     extras = _rest(raw, "type", "id", "cache_control", *_MEDIA_KEYS)
     return cls(id=raw.get("id"), cache_control=raw.get("cache_control"), extras=extras, **values)
+
+
+def _is_v0_data_block(raw: Mapping[str, Any]) -> bool:
+    key = _V0_KEYS.get(raw.get(SOURCE_TYPE))  # type: ignore[arg-type]
+    return key is not None and all(
+        isinstance(raw[name], str) for name in (key, "mime_type") if name in raw
+    )
+
+
+def _v0_media(cls: type[Any], raw: Mapping[str, Any]) -> Any:
+    """A v0 data block: only its source's key is read as the data (an ``id`` beside a url
+    stays in extras), so the block comes back as it was."""
+    source = _V0_KEYS[raw[SOURCE_TYPE]]
+    read = {key: field for key, field in _V0_FIELDS.items() if key in (source, "mime_type")}
+    values = {field: raw[key] for key, field in read.items() if key in raw}
+    return cls(**values, extras=_rest(raw, "type", *read))
 
 
 def _normalised(kind: str, data: dict[str, Any]) -> Any:
@@ -107,6 +131,8 @@ def lc_block(block: Any) -> dict[str, Any]:
         data["text"] = block.text
     elif isinstance(block, ReasoningBlock):
         data["reasoning"] = block.reasoning
+    elif isinstance(block.extras.get(SOURCE_TYPE), str) and block.extras[SOURCE_TYPE] in _V0_KEYS:
+        data.update(_v0_fields(block))
     else:
         dumped = block.model_dump(exclude_none=True, exclude={"extras", "id", "cache_control"})
         data.update(thaw(dumped))
@@ -116,6 +142,12 @@ def lc_block(block: Any) -> dict[str, Any]:
         data["cache_control"] = thaw(block.cache_control)
     data.update(thaw(block.extras))
     return data
+
+
+def _v0_fields(block: Any) -> dict[str, Any]:
+    fields = {field: key for key, field in _V0_FIELDS.items()}
+    dumped = block.model_dump(exclude_none=True, exclude={"extras", "id", "cache_control", "type"})
+    return {fields.get(name, name): value for name, value in thaw(dumped).items()}
 
 
 def _kept_block(block: TextBlock) -> dict[str, Any] | None:

@@ -37,7 +37,8 @@ from hookproof.adapters.langchain.bridge._requests import (
     model_request_crossing,
     tool_request_crossing,
 )
-from hookproof.adapters.langchain.bridge._tools import explained, hp_tool, state_schema_of
+from hookproof.adapters.langchain.bridge._state_schema import state_schema_of
+from hookproof.adapters.langchain.bridge._tools import explained, hp_tool
 from hookproof.adapters.langchain.bridge._views import (
     editable_messages,
     hp_message,

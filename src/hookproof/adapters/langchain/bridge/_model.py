@@ -14,6 +14,7 @@ from langchain_core.messages import BaseMessage
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import to_message
+from hookproof.adapters.langchain.bridge._bound import bind_form
 from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
 from hookproof.adapters.langchain.bridge._views import keep, kept_view, lc_message
 from hookproof.errors import UsageError
@@ -71,7 +72,7 @@ class ChatModelCaller:
         system = [] if request.system_message is None else [request.system_message]
         messages = [_as_sent(item) for item in (*system, *request.messages)]
         settings = thaw(request.model_settings)
-        tools = [_openai_format(item) for item in request.tools]
+        tools = [bind_form(item) for item in request.tools]
         if request.response_format is not None:  # native structured output, bound as LangChain
             native = {"response_format": thaw(request.response_format), **settings}
             return self.model.bind_tools(tools, **native), messages
@@ -122,12 +123,3 @@ def _as_sent(message: Any) -> BaseMessage:
     if caller is not None and caller[0] is message:
         return caller[1]  # type: ignore[no-any-return]
     return lc_message(message)
-
-
-def _openai_format(schema: Any) -> dict[str, Any]:
-    function = {
-        "name": schema.name,
-        "description": schema.description,
-        "parameters": thaw(schema.parameters),
-    }
-    return {"type": "function", "function": function}

@@ -140,8 +140,9 @@ class LangChainShapedAgent(  # type: ignore[misc]
         return call.output(result)
 
     def get_state(self, config: Mapping[str, Any]) -> Any:
-        """The thread's saved state as LangGraph's ``StateSnapshot`` (``values``,
-        ``interrupts``; ``next`` and ``tasks`` are empty, the engine has no graph nodes)."""
+        """The thread's saved state as LangGraph's ``StateSnapshot`` (``values``, private
+        keys included as LangGraph reads every channel; ``interrupts``; ``next`` and
+        ``tasks`` are empty, the engine has no graph nodes)."""
         from langgraph.types import StateSnapshot
 
         from hookproof.adapters.langchain.bridge._call import LangChainCall
@@ -154,7 +155,7 @@ class LangChainShapedAgent(  # type: ignore[misc]
         if saved is None:
             return StateSnapshot({}, (), merged, None, None, None, (), ())
         call = LangChainCall(self._settings.keys, merged, self.checkpointer)
-        values = call.output_values(saved.values)
+        values = call.langchain_values(saved.values)  # every key, as LangGraph reads channels
         pending = call.interrupts(saved.interrupts, thread)
         return StateSnapshot(values, (), merged, None, None, None, (), tuple(pending))
 

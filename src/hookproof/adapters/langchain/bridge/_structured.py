@@ -30,6 +30,7 @@ from langchain.agents.structured_output import (
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
+from hookproof.adapters.langchain.bridge._bound import bound_as
 from hookproof.adapters.langchain.bridge._tools import lc_tool
 from hookproof.adapters.langchain.bridge._views import lc_message
 from hookproof.messages import AssistantMessage, ToolCall, ToolMessage
@@ -116,8 +117,12 @@ def stable_name(spec: Any) -> str:
 
 
 def _schema(name: str, binding: OutputToolBinding[Any]) -> ToolSchema:
-    shown = schema_of_tool(binding.tool)
-    return ToolSchema(name=name, description=shown.description, parameters=shown.parameters)
+    """The artificial tool's schema under ``name``; the model is bound with LangChain's tool
+    object for it, as create_agent binds it (renamed where the name is made stable)."""
+    tool = binding.tool
+    shown = schema_of_tool(tool)
+    schema = ToolSchema(name=name, description=shown.description, parameters=shown.parameters)
+    return bound_as(schema, tool if tool.name == name else tool.model_copy(update={"name": name}))
 
 
 def _provider_request(request: ModelRequest, strategy: ProviderStrategy[Any]) -> ModelRequest:

@@ -1,5 +1,5 @@
-"""LangChain tools as hookproof Tools on the reference runtime, hookproof tools as LangChain
-tools in a LangChain hook's request, and LangChain state schemas as the runtime's.
+"""LangChain tools as hookproof Tools on the reference runtime, and hookproof tools as LangChain
+tools in a LangChain hook's request.
 
 A LangChain tool keeps its own schema (as LangChain shows it to the model) and runs through
 its own ``invoke`` with a tool call, with what LangChain's tool node injects: the state
@@ -18,18 +18,16 @@ from typing import Any, get_origin
 
 from langchain_core.messages import ToolMessage as LCToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
-from langgraph.channels.delta import DeltaChannel
 from langgraph.prebuilt import InjectedState, InjectedStore
 from langgraph.prebuilt.tool_node import ToolInvocationError, msg_content_output
 from langgraph.prebuilt.tool_node import ToolRuntime as LCToolRuntime
 from langgraph.runtime import Runtime as LCRuntime
 from pydantic import ValidationError
 
-from hookproof._engine import UntrackedValue, is_untracked
-from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
 from hookproof.adapters.langchain._tool_memo import ToolMemo
+from hookproof.adapters.langchain.bridge._bound import bound_as
 from hookproof.adapters.langchain.bridge._channels import joined_result, node_channels
 from hookproof.adapters.langchain.bridge._commands import hp_command
 from hookproof.adapters.langchain.bridge._graph_run import (
@@ -61,7 +59,6 @@ __all__ = [
     "hp_tool_or_schema",
     "lc_tool",
     "lc_tool_runtime",
-    "state_schema_of",
 ]
 
 _RUNTIME = "__hookproof_runtime__"
@@ -269,7 +266,7 @@ def hp_tool(tool: Any, source: str) -> Tool:
             "reference runtime cannot run: pass LangChain tools (BaseTool, @tool functions) "
             "or hookproof tools."
         )
-    schema = schema_of_tool(tool)
+    schema = bound_as(schema_of_tool(tool), tool)
     run = _LangChainToolRun(tool, schema.name)
     converted = Tool(
         schema=schema,
@@ -290,7 +287,7 @@ def hp_tool_or_schema(value: Any) -> Tool | ToolSchema:
     if isinstance(original, Tool | ToolSchema):
         return original
     if isinstance(value, Mapping):
-        return schema_of_tool(value)
+        return bound_as(schema_of_tool(value), value)
     return hp_tool(value, "request.tools")
 
 
@@ -329,70 +326,3 @@ def _lc_view(item: Tool | ToolSchema) -> Any:
         coroutine=arun,
         return_direct=item.return_direct,
     )
-
-
-# -- state schemas -----------------------------------------------------------------------------
-
-_ENGINE_KEYS = frozenset({"messages", "jump_to"})
-
-
-def state_schema_of(middleware: Any) -> type | None:
-    """The runtime's state schema for a LangChain middleware's: the same keys, with the
-    reducers given as functions in ``Annotated`` metadata (markers like LangGraph's
-    EphemeralValue are not reducers; UntrackedValue keeps its key out of checkpoints);
-    messages and jump_to are the engine's own. One per LangChain schema, so the runtime's
-    per-schema caches stay small."""
-    schema = getattr(middleware, "state_schema", None)
-    if schema is None:
-        return None
-    found = _SCHEMAS.get(schema)
-    if found is None:
-        found = _SCHEMAS[schema] = _translated_schema(schema, middleware)
-    return found
-
-
-_SCHEMAS: dict[Any, type] = {}
-
-
-def _translated_schema(schema: Any, middleware: Any) -> type:
-    hints = annotations_of(
-        schema,
-        f"the state schema {schema!r} of middleware {getattr(middleware, 'name', middleware)!r}",
-        "Define it at module level.",
-    )
-    annotations: dict[str, Any] = {}
-    for key, hint in hints.items():
-        if key in _ENGINE_KEYS:
-            continue
-        metadata = getattr(_required_removed(hint), "__metadata__", ())
-        reducers = [_reducer_of(item) for item in metadata if _is_reducer(item)]
-        scope = [UntrackedValue] if any(map(is_untracked, metadata)) else []
-        kept = [*reducers[:1], *scope]
-        annotations[key] = typing.Annotated[(Any, *kept)] if kept else Any
-    return type(f"{getattr(schema, '__name__', 'State')}", (), {"__annotations__": annotations})
-
-
-def _required_removed(hint: Any) -> Any:
-    """``NotRequired[Annotated[...]]`` is the ``Annotated[...]`` inside."""
-    while typing.get_origin(hint) in (typing.Required, typing.NotRequired):
-        hint = typing.get_args(hint)[0]
-    return hint
-
-
-def _is_reducer(value: Any) -> bool:
-    if isinstance(value, DeltaChannel):
-        return True
-    return callable(value) and not isinstance(value, type)
-
-
-def _reducer_of(value: Any) -> Any:
-    """A reducer as the engine calls it, (current, written) -> new. LangGraph's DeltaChannel
-    (deepagents' files key) holds a batch reducer, (current, [written, ...]) -> new."""
-    if not isinstance(value, DeltaChannel):
-        return value
-    batch = value.reducer
-
-    def reduce_one(current: Any, written: Any) -> Any:
-        return batch(current, [written])
-
-    return reduce_one
