@@ -37,11 +37,11 @@ type provenanceView struct {
 
 // snapshotView is a snapshot's request as plain data: what the gate pairs and diffs.
 type snapshotView struct {
-	sender                                  *senderView
+	sender                                      *senderView
 	model, toolChoice, responseFormat, settings any
-	system, messages                        []string
-	tools                                   []toolView
-	provenance                              *provenanceView
+	system, messages                            []string
+	tools                                       []toolView
+	provenance                                  *provenanceView
 }
 
 func (v *snapshotView) scalar(name string) any {
