@@ -153,6 +153,16 @@ def tools_cases() -> list[dict[str, Any]]:
     return cases
 
 
+LINKY = "[Approve](http://x) @octocat #12 GH-7 www.x.com deadbeefcafe1 :smile: <img src=x> `x`"
+
+
+def add_named(data: dict[str, Any]) -> None:
+    """A tool whose history names a layer with everything GitHub would link or render."""
+    data["tools"].append({"name": "notes", "description": "```\nfence", "parameters": {"type": "object"}})
+    data["provenance"] = copy.deepcopy(PROVENANCE)
+    data["provenance"]["tools"].append({"name": "notes", "events": [f"added by {LINKY}"], "visible": True})
+
+
 def text_cases() -> list[dict[str, Any]]:
     base = snap()
 
@@ -182,7 +192,11 @@ def text_cases() -> list[dict[str, Any]]:
         ),
         case(
             "long_lines_and_diffs",
-            pair(base, edited(system("\n".join(f"line {n} " + "x" * (n * 37) for n in range(90))))),
+            pair(base, edited(system("\n".join(f"line {n} " + "x" * (450 if n % 50 == 0 else n % 7) for n in range(420))))),
+        ),
+        case(
+            "markdown_inert_names",
+            pair(snap(request(provenance=PROVENANCE)), edited(add_named), "suite/@octocat <b>.txt"),
         ),
         case(
             "secrets_redacted",
@@ -303,8 +317,22 @@ def unreadable_cases() -> list[dict[str, Any]]:
         "baseline/outside_link.txt": {"link": "../outside.txt"},
         "baseline/broken_link.txt": {"link": "missing.txt"},
         "baseline/inside_link.txt": {"link": "ok.txt"},
+        "baseline/inner/nested.txt": base,
+        "baseline/inner_link": {"link": "inner"},
     }
     return [case("unreadable_files", tree)]
+
+
+def markdown_cut_case() -> dict[str, Any]:
+    """Findings past the 65,536 characters of a pull-request comment: the rest is counted."""
+    long_text = "\n".join(f"step {n}: " + "y" * 190 for n in range(40))
+
+    def add(data: dict[str, Any]) -> None:
+        for n in range(9):
+            parameters = {"type": "object"}
+            data["tools"].append({"name": f"tool_{n}", "description": long_text, "parameters": parameters})
+
+    return case("markdown_cut", pair(snap(), edited(add)))
 
 
 def named_cases() -> list[dict[str, Any]]:
@@ -315,4 +343,5 @@ def named_cases() -> list[dict[str, Any]]:
         *agent_cases(),
         *file_cases(),
         *unreadable_cases(),
+        markdown_cut_case(),
     ]

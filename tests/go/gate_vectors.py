@@ -30,7 +30,7 @@ from tests.go.vectors import PROVENANCE_FILE, RANDOM_FILE, VECTORS, random_cases
 
 GATE_FILE = VECTORS / "gate.jsonl"
 FORMATS = ("text", "markdown", "json")
-RANDOM_PAIRS = 160
+RANDOM_PAIRS = 120
 ROOT_MARK = "$ROOT"
 
 Tree = dict[str, Any]
