@@ -48,7 +48,11 @@ PROVENANCE = {
     "tools": [
         {"name": "search_flights", "events": ["registered by agent"], "visible": True},
         {"name": "book_hotel", "events": ["added by HotelMiddleware"], "visible": True},
-        {"name": "delete_all", "events": ["registered by agent", "removed by Guard"], "visible": False},
+        {
+            "name": "delete_all",
+            "events": ["registered by agent", "removed by Guard"],
+            "visible": False,
+        },
     ],
     "system": ["agent", "agent", "PromptMiddleware"],
 }
@@ -83,7 +87,7 @@ def case(name: str, tree: dict[str, Any], *options: str) -> dict[str, Any]:
 
 
 def as_subagent(text: str, agent: str = "researcher (depth 1)") -> str:
-    header, model, rest = text.split("\n", 2)
+    _header, model, rest = text.split("\n", 2)
     body = f"hookproof final request, format 3\n{model}\nagent: {agent}\n{rest}"
     return body if "\nprovenance:\n" in body else body + "\nprovenance:\n  (none)\n"
 
@@ -136,7 +140,9 @@ def tools_cases() -> list[dict[str, Any]]:
         case("tools_reordered", pair(base, edited(reorder))),
         case(
             "description_changed",
-            pair(base, edited(lambda d: tool(flights, d).update(description="Find cheap flights."))),
+            pair(
+                base, edited(lambda d: tool(flights, d).update(description="Find cheap flights."))
+            ),
         ),
         case(
             "description_whitespace",
@@ -158,9 +164,13 @@ LINKY = "[Approve](http://x) @octocat #12 GH-7 www.x.com deadbeefcafe1 :smile: <
 
 def add_named(data: dict[str, Any]) -> None:
     """A tool whose history names a layer with everything GitHub would link or render."""
-    data["tools"].append({"name": "notes", "description": "```\nfence", "parameters": {"type": "object"}})
+    data["tools"].append(
+        {"name": "notes", "description": "```\nfence", "parameters": {"type": "object"}}
+    )
     data["provenance"] = copy.deepcopy(PROVENANCE)
-    data["provenance"]["tools"].append({"name": "notes", "events": [f"added by {LINKY}"], "visible": True})
+    data["provenance"]["tools"].append(
+        {"name": "notes", "events": [f"added by {LINKY}"], "visible": True}
+    )
 
 
 def text_cases() -> list[dict[str, Any]]:
@@ -173,26 +183,95 @@ def text_cases() -> list[dict[str, Any]]:
         return lambda d: d["messages"][index].update(fields)
 
     return [
-        case("system_lines_changed", pair(base, edited(system("You plan trips.\nBe thorough.\nUse the tools.")))),
-        case("system_lines_added", pair(base, edited(system("You plan trips.\nBe brief.\nAsk first.\nNever book.\nUse the tools.")))),
+        case(
+            "system_lines_changed",
+            pair(base, edited(system("You plan trips.\nBe thorough.\nUse the tools."))),
+        ),
+        case(
+            "system_lines_added",
+            pair(
+                base,
+                edited(
+                    system("You plan trips.\nBe brief.\nAsk first.\nNever book.\nUse the tools.")
+                ),
+            ),
+        ),
         case("system_lines_removed", pair(base, edited(system("You plan trips.")))),
-        case("system_blank_line_added", pair(base, edited(system("You plan trips.\n\nBe brief.\nUse the tools.")))),
-        case("system_whitespace", pair(base, edited(system("You plan  trips.\nBe brief.\nUse the tools.")))),
+        case(
+            "system_blank_line_added",
+            pair(base, edited(system("You plan trips.\n\nBe brief.\nUse the tools."))),
+        ),
+        case(
+            "system_whitespace",
+            pair(base, edited(system("You plan  trips.\nBe brief.\nUse the tools."))),
+        ),
         case("message_changed", pair(base, edited(message(0, content="Plan four days in Rome")))),
         case("message_metadata", pair(base, edited(message(1, id="m3")))),
-        case("message_added", pair(base, edited(lambda d: d["messages"].append({"role": "user", "content": "And Milan?"})))),
+        case(
+            "message_added",
+            pair(
+                base,
+                edited(lambda d: d["messages"].append({"role": "user", "content": "And Milan?"})),
+            ),
+        ),
         case("model_changed", pair(base, edited(lambda d: d.update(model="gpt-y")))),
-        case("tool_choice_changed", pair(base, edited(lambda d: d.update(tool_choice={"name": "book_hotel"})))),
-        case("response_format_changed", pair(base, edited(lambda d: d.update(response_format={"type": "json_schema", "schema": {"type": "object"}})))),
-        case("settings_changed", pair(base, edited(lambda d: d.update(model_settings={"temperature": 0.7, "api_key": "sk-proj-abc123def456ghi789jkl0"})))),
-        case("settings_int_float", pair(base, edited(lambda d: d.update(model_settings={"temperature": 0.0})))),
+        case(
+            "tool_choice_changed",
+            pair(base, edited(lambda d: d.update(tool_choice={"name": "book_hotel"}))),
+        ),
+        case(
+            "response_format_changed",
+            pair(
+                base,
+                edited(
+                    lambda d: d.update(
+                        response_format={"type": "json_schema", "schema": {"type": "object"}}
+                    )
+                ),
+            ),
+        ),
+        case(
+            "settings_changed",
+            pair(
+                base,
+                edited(
+                    lambda d: d.update(
+                        model_settings={
+                            "temperature": 0.7,
+                            "api_key": "sk-proj-abc123def456ghi789jkl0",
+                        }
+                    )
+                ),
+            ),
+        ),
+        case(
+            "settings_int_float",
+            pair(base, edited(lambda d: d.update(model_settings={"temperature": 0.0}))),
+        ),
         case(
             "markdown_inert",
-            pair(base, edited(system("Approve [here](http://x) @octocat #12 GH-7 www.x.com deadbeefcafe1 :smile: <img src=x> `code` ```fence"))),
+            pair(
+                base,
+                edited(
+                    system(
+                        "Approve [here](http://x) @octocat #12 GH-7 www.x.com deadbeefcafe1 "
+                        ":smile: <img src=x> `code` ```fence"
+                    )
+                ),
+            ),
         ),
         case(
             "long_lines_and_diffs",
-            pair(base, edited(system("\n".join(f"line {n} " + "x" * (450 if n % 50 == 0 else n % 7) for n in range(420))))),
+            pair(
+                base,
+                edited(
+                    system(
+                        "\n".join(
+                            f"line {n} " + "x" * (450 if n % 50 == 0 else n % 7) for n in range(420)
+                        )
+                    )
+                ),
+            ),
         ),
         case(
             "markdown_inert_names",
@@ -200,7 +279,10 @@ def text_cases() -> list[dict[str, Any]]:
         ),
         case(
             "secrets_redacted",
-            pair(base, edited(system("Use key sk-proj-abc123def456ghi789jkl0 and password=Hunter2xyz!"))),
+            pair(
+                base,
+                edited(system("Use key sk-proj-abc123def456ghi789jkl0 and password=Hunter2xyz!")),
+            ),
         ),
     ]
 
@@ -214,7 +296,9 @@ def provenance_cases() -> list[dict[str, Any]]:
         tool("book_hotel", data["provenance"])["events"] = ["added by OtherMiddleware"]
 
     def shown(data: dict[str, Any]) -> None:
-        data["tools"].append({"name": "delete_all", "description": "Delete.", "parameters": {"type": "object"}})
+        data["tools"].append(
+            {"name": "delete_all", "description": "Delete.", "parameters": {"type": "object"}}
+        )
         for item in data["provenance"]["tools"]:
             if item["name"] == "delete_all":
                 item["events"] = ["registered by agent"]
@@ -224,8 +308,12 @@ def provenance_cases() -> list[dict[str, Any]]:
         data["system_message"]["content"][0]["text"] = "You plan trips.\nBe brief.\nUse every tool."
 
     def unrecorded(data: dict[str, Any]) -> None:
-        data["provenance"]["tools"] = [t for t in data["provenance"]["tools"] if t["name"] != "book_hotel"]
-        data["provenance"]["tools"].append({"name": "ghost", "events": ["registered by X"], "visible": False})
+        data["provenance"]["tools"] = [
+            t for t in data["provenance"]["tools"] if t["name"] != "book_hotel"
+        ]
+        data["provenance"]["tools"].append(
+            {"name": "ghost", "events": ["registered by X"], "visible": False}
+        )
 
     def removed(data: dict[str, Any]) -> None:
         data["tools"] = [t for t in data["tools"] if t["name"] != "book_hotel"]
@@ -246,7 +334,7 @@ def agent_cases() -> list[dict[str, Any]]:
     return [
         case("agent_now_subagent", pair(base, as_subagent(base))),
         case("agent_depth", pair(as_subagent(base), as_subagent(base, "researcher (depth 2)"))),
-        case("agent_unnamed", pair(as_subagent(base), as_subagent(base, '(unnamed) (depth 1)'))),
+        case("agent_unnamed", pair(as_subagent(base), as_subagent(base, "(unnamed) (depth 1)"))),
         case("agent_quoted", pair(as_subagent(base, '"two words" (depth 1)'), as_subagent(base))),
     ]
 
@@ -262,18 +350,33 @@ def file_cases() -> list[dict[str, Any]]:
         case("snapshot_missing", pair(base, base) | {"baseline/old/req.txt": changed}),
         case("grouped_in_many_snapshots", many),
         case("crlf_read_as_lf", pair(base, crlf)),
-        case("other_files_ignored", pair(base, base) | {"baseline/README.md": "x", "candidate/.gitkeep": ""}),
+        case(
+            "other_files_ignored",
+            pair(base, base) | {"baseline/README.md": "x", "candidate/.gitkeep": ""},
+        ),
         case("upper_case_suffix", {"baseline/A.TXT": base, "candidate/A.TXT": changed}),
         case("fail_on_review", pair(base, changed), "--fail-on", "review"),
         case("fail_on_none", pair(base, edited(lambda d: d["tools"].pop())), "--fail-on", "none"),
         case("fail_on_cosmetic", pair(base, crlf), "--fail-on", " Cosmetic ,review"),
         case("fail_on_unknown", pair(base, base), "--fail-on", "breaking,fatal"),
-        case("allow_empty_baseline", {"baseline/.gitkeep": "", "candidate/x.txt": base}, "--allow-empty-baseline"),
+        case(
+            "allow_empty_baseline",
+            {"baseline/.gitkeep": "", "candidate/x.txt": base},
+            "--allow-empty-baseline",
+        ),
         case("empty_baseline", {"baseline/.gitkeep": "", "candidate/x.txt": base}),
         case("empty_candidate", {"baseline/x.txt": base, "candidate/.gitkeep": ""}),
         case("both_empty", {"baseline/.gitkeep": "", "candidate/.gitkeep": ""}),
-        {"name": "missing_directory", "tree": {"baseline/x.txt": base}, "args": ["baseline", "nowhere/"]},
-        {"name": "paths_normalised", "tree": pair(base, changed), "args": ["./baseline/", "candidate//"]},
+        {
+            "name": "missing_directory",
+            "tree": {"baseline/x.txt": base},
+            "args": ["baseline", "nowhere/"],
+        },
+        {
+            "name": "paths_normalised",
+            "tree": pair(base, changed),
+            "args": ["./baseline/", "candidate//"],
+        },
     ]
 
 
@@ -297,12 +400,18 @@ def unreadable_cases() -> list[dict[str, Any]]:
         "truncated.txt": base[: base.index("tools: 2") + 20],
         "duplicate_tool.txt": base.replace("  book_hotel\n", "  search_flights\n", 1),
         "bad_parameters.txt": base.replace('"type": "object",', '"type": "object"', 1),
-        "array_parameters.txt": base.replace("    | {\n    |   \"properties\": {\n    |     \"city\"", "    | [\n    |   \"properties\": {\n    |     \"city\"", 1),
+        "array_parameters.txt": base.replace(
+            '    | {\n    |   "properties": {\n    |     "city"',
+            '    | [\n    |   "properties": {\n    |     "city"',
+            1,
+        ),
         "trailing.txt": base + "extra\n",
         "no_blank.txt": base.replace("\n\nmessages:", "\nmessages:", 1),
         "nameless_tool.txt": base.replace("  book_hotel\n", "  \n", 1),
         "cut_provenance.txt": snap(request(provenance=PROVENANCE)).rstrip("\n"),
-        "bad_provenance.txt": snap(request(provenance=PROVENANCE)).replace("system 1-2:", "system 2-3:", 1),
+        "bad_provenance.txt": snap(request(provenance=PROVENANCE)).replace(
+            "system 1-2:", "system 2-3:", 1
+        ),
         "provenance_in_format_1.txt": base + "\nprovenance:\n  tool x: registered by agent\n",
         "bad_agent.txt": as_subagent(base, "researcher depth 1"),
     }
@@ -330,7 +439,9 @@ def markdown_cut_case() -> dict[str, Any]:
     def add(data: dict[str, Any]) -> None:
         for n in range(9):
             parameters = {"type": "object"}
-            data["tools"].append({"name": f"tool_{n}", "description": long_text, "parameters": parameters})
+            data["tools"].append(
+                {"name": f"tool_{n}", "description": long_text, "parameters": parameters}
+            )
 
     return case("markdown_cut", pair(snap(), edited(add)))
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hookproof.cli import main
+from hookproof.errors import HookproofError
 from hookproof.snapshot import render
 from tests.go.gate_cases import named_cases
 from tests.go.vectors import PROVENANCE_FILE, RANDOM_FILE, VECTORS, random_cases, request_from_json
@@ -80,9 +81,7 @@ def runs_of(case: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         materialise(case["tree"], root)
-        return {
-            name: run_gate(root, [*case["args"], "--format", name]) for name in FORMATS
-        }
+        return {name: run_gate(root, [*case["args"], "--format", name]) for name in FORMATS}
 
 
 # -- random pairs --------------------------------------------------------------------------
@@ -201,7 +200,7 @@ _EDITS: tuple[Callable[[random.Random, dict[str, Any]], None], ...] = (
 def _rendered(request: dict[str, Any]) -> str | None:
     try:
         return render(request_from_json(request))
-    except Exception:  # an edit the request model refuses: pick another
+    except HookproofError:  # an edit the request model refuses: pick another
         return None
 
 

@@ -16,8 +16,7 @@ STORED = stored_cases()
 
 def _outputs(format_name: str) -> str:
     return "\n".join(
-        case["runs"][format_name]["stdout"] + case["runs"][format_name]["stderr"]
-        for case in STORED
+        case["runs"][format_name]["stdout"] + case["runs"][format_name]["stderr"] for case in STORED
     )
 
 
@@ -107,9 +106,13 @@ def test_the_json_vectors_parse_and_hold_every_class() -> None:
         for case in STORED
         if case["runs"]["json"]["code"] != 2
     ]
-    classes = {kind for report in reports for finding in report["findings"] for kind in finding["classes"]}
+    classes = {
+        kind for report in reports for finding in report["findings"] for kind in finding["classes"]
+    }
     assert classes == {"BREAKING", "SECURITY", "REVIEW", "COSMETIC"}
-    assert any(report["findings"] and report["findings"][0]["diff_more_lines"] for report in reports)
+    assert any(
+        report["findings"] and report["findings"][0]["diff_more_lines"] for report in reports
+    )
 
 
 @pytest.mark.parametrize(
