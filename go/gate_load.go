@@ -126,7 +126,7 @@ func kindOf(path string) string {
 	case err != nil && link != "":
 		return link + "a missing file"
 	case err != nil:
-		return "gone (removed while the gate ran)"
+		return "missing"
 	case info.Mode().IsRegular():
 		return link + "a regular file"
 	}
@@ -144,7 +144,10 @@ func readSnapshotBytes(path, directory string) ([]byte, string) {
 	}
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "is " + kindOf(path)
+		if kind := kindOf(path); kind != "missing" {
+			return nil, "is " + kind
+		}
+		return nil, "is gone (removed while the gate ran)"
 	}
 	if err != nil {
 		return nil, fmt.Sprintf("cannot be read (%s)", strerror(err))

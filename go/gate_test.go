@@ -13,9 +13,10 @@ import (
 )
 
 type gateRun struct {
-	Code   int    `json:"code"`
-	Stdout string `json:"stdout"`
-	Stderr string `json:"stderr"`
+	Code    int     `json:"code"`
+	Stdout  string  `json:"stdout"`
+	Stderr  string  `json:"stderr"`
+	Written *string `json:"written"`
 }
 
 type gateVector struct {
@@ -108,12 +109,18 @@ func runIn(t *testing.T, directory string, args []string) gateRun {
 	var stdout, stderr bytes.Buffer
 	code := RunCommand(append([]string{"gate"}, args...), &stdout, &stderr)
 	resolved, _ := filepath.EvalSymlinks(directory)
-	return gateRun{code, strings.ReplaceAll(stdout.String(), resolved, "$ROOT"), strings.ReplaceAll(stderr.String(), resolved, "$ROOT")}
+	run := gateRun{code, strings.ReplaceAll(stdout.String(), resolved, "$ROOT"), strings.ReplaceAll(stderr.String(), resolved, "$ROOT"), nil}
+	if written, err := os.ReadFile("report.txt"); err == nil { // -o report.txt, gone before the next run
+		text := string(written)
+		run.Written = &text
+		_ = os.Remove("report.txt")
+	}
+	return run
 }
 
 func TestGateMatchesPythonOnTheSharedVectors(t *testing.T) {
 	vectors := readGateVectors(t)
-	if len(vectors) < 180 {
+	if len(vectors) < 330 {
 		t.Fatalf("only %d gate vectors: the file is cut short", len(vectors))
 	}
 	for _, vector := range vectors {
@@ -131,6 +138,11 @@ func TestGateMatchesPythonOnTheSharedVectors(t *testing.T) {
 				}
 				assertSameOutput(t, format+" stdout", got.Stdout, expected.Stdout)
 				assertSameOutput(t, format+" stderr", got.Stderr, expected.Stderr)
+				if (got.Written == nil) != (expected.Written == nil) {
+					t.Errorf("%s: wrote a report: %v, Python's: %v", format, got.Written != nil, expected.Written != nil)
+				} else if got.Written != nil {
+					assertSameOutput(t, format+" report file", *got.Written, *expected.Written)
+				}
 			}
 		})
 	}

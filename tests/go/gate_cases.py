@@ -372,6 +372,9 @@ def file_cases() -> list[dict[str, Any]]:
             "tree": {"baseline/x.txt": base},
             "args": ["baseline", "nowhere/"],
         },
+        case("output_written", pair(base, changed), "-o", "report.txt"),
+        case("output_to_missing_directory", pair(base, changed), "--output", "nowhere/r.txt"),
+        case("output_onto_a_directory", pair(base, changed), "--output=baseline"),
         {
             "name": "paths_normalised",
             "tree": pair(base, changed),

@@ -4,10 +4,11 @@
 Each case is a tree of files (``baseline/...`` and ``candidate/...``: snapshot texts, raw
 bytes, links, directories named ``*.txt``, FIFOs), the gate's arguments, and per format the
 exit code, stdout and stderr of ``hookproof gate ARGS --format FORMAT`` run in the tree's
-directory; the tree's resolved path is written ``$ROOT``. go/gate_test.go runs the Go gate on
-every case and expects the same bytes; tests/go/test_gate_vectors.py checks that Python still
-gives them. Regenerate after a deliberate change with ``python -m tests.go.gate_vectors``
-and review the diff.
+directory; the tree's resolved path is written ``$ROOT``, and a report written with
+``-o report.txt`` is kept as ``written``. go/gate_test.go runs the Go gate on every case and
+expects the same bytes; tests/go/test_gate_vectors.py checks that Python still gives them.
+Regenerate after a deliberate change with ``python -m tests.go.gate_vectors`` and review the
+diff.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from tests.go.vectors import PROVENANCE_FILE, RANDOM_FILE, VECTORS, random_cases
 GATE_FILE = VECTORS / "gate.jsonl"
 FORMATS = ("text", "markdown", "json")
 RANDOM_PAIRS = 120
+HAND_EDITED = 150
 ROOT_MARK = "$ROOT"
+REPORT_FILE = "report.txt"
 
 Tree = dict[str, Any]
 
@@ -70,11 +73,16 @@ def run_gate(root: Path, args: list[str]) -> dict[str, Any]:
     with _inside(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["gate", *args])
     resolved = str(root.resolve())
-    return {
+    run = {
         "code": code,
         "stdout": out.getvalue().replace(resolved, ROOT_MARK),
         "stderr": err.getvalue().replace(resolved, ROOT_MARK),
     }
+    report = root / REPORT_FILE
+    if report.is_file():  # -o report.txt: what it wrote, and gone before the next run
+        run["written"] = report.read_text("utf-8")
+        report.unlink()
+    return run
 
 
 def runs_of(case: dict[str, Any]) -> dict[str, Any]:
@@ -232,8 +240,79 @@ def random_pairs(count: int = RANDOM_PAIRS, seed: int = 33) -> list[dict[str, An
     return [_random_pair(rng, requests, index) for index in range(count)]
 
 
+# -- snapshots edited by hand -------------------------------------------------------------
+
+_SPLICES = (
+    "",
+    " ",
+    "|",
+    "| ",
+    "  ",
+    "    | ",
+    "(none)",
+    "tools: 0",
+    "tools: 9",
+    "provenance:",
+    "  system 1: agent",
+    "  tool search0: registered by agent",
+    '  tool "a b": added by X',
+    "agent: x (depth 1)",
+    'model: "m"',
+    "model: 1.0",
+    "settings: {}",
+    'settings: {"a": 1e400}',
+    "tool_choice: NaN",
+    "    | {}",
+    "    | []",
+    "  <user>",
+    "  | hello",
+    "\ufeff",
+    "\u2028",
+)
+
+
+def _hand_edit(rng: random.Random, text: str) -> str:
+    """A snapshot as a person or a merge might leave it: a line deleted, repeated, moved,
+    spliced in, a character changed, or the file cut short."""
+    lines = text.split("\n")
+    at = rng.randrange(len(lines))
+    kind = rng.randint(0, 6)
+    if kind == 0:
+        del lines[at]
+    elif kind == 1:
+        lines.insert(at, lines[at])
+    elif kind == 2:
+        lines.insert(rng.randrange(len(lines)), lines.pop(at))
+    elif kind == 3:
+        lines.insert(at, rng.choice(_SPLICES))
+    elif kind == 4 and lines[at]:
+        column = rng.randrange(len(lines[at]))
+        swapped = rng.choice(' "{}[],:0a\\')
+        lines[at] = lines[at][:column] + swapped + lines[at][column + 1 :]
+    elif kind == 5:
+        return text[: rng.randrange(len(text))]
+    else:
+        lines[at] = lines[at] + rng.choice(("  ", " x", ","))
+    return "\n".join(lines)
+
+
+def hand_edited(count: int = HAND_EDITED, seed: int = 34) -> list[dict[str, Any]]:
+    texts = [case["expected"] for case in random_cases(RANDOM_FILE)[120:200]]
+    texts += [case["expected"] for case in random_cases(PROVENANCE_FILE)[80:120]]
+    rng = random.Random(seed)
+    cases = []
+    for index in range(count):
+        text = rng.choice(texts)
+        edited = text
+        for _ in range(rng.randint(1, 2)):
+            edited = _hand_edit(rng, edited)
+        tree = {"baseline/s.txt": text, "candidate/s.txt": edited}
+        cases.append({"name": f"edited_{index}", "tree": tree, "args": ["baseline", "candidate"]})
+    return cases
+
+
 def all_cases() -> list[dict[str, Any]]:
-    return [*named_cases(), *random_pairs()]
+    return [*named_cases(), *random_pairs(), *hand_edited()]
 
 
 def stored_cases() -> list[dict[str, Any]]:
