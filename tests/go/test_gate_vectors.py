@@ -102,7 +102,7 @@ def test_the_markdown_vectors_show_snapshot_text_inert_and_cut(shown: str) -> No
 
 def test_the_json_vectors_parse_and_hold_every_class() -> None:
     reports: list[dict[str, Any]] = [
-        json.loads(case["runs"]["json"]["stdout"])
+        json.loads(case["runs"]["json"].get("written") or case["runs"]["json"]["stdout"])
         for case in STORED
         if case["runs"]["json"]["code"] != 2
     ]
