@@ -372,7 +372,7 @@ def test_only_the_run_given_the_callbacks_is_traced() -> None:
     agent = build(ScriptedChatModel(["ok", "ok"]))
     agent.invoke({"messages": [("user", "traced")]}, {"callbacks": [tracer]})
     agent.invoke({"messages": [("user", "not traced")]})
-    assert tracer.starts == ["_Counts.before_model"]
+    assert tracer.starts == ["LangGraph", "_Counts.before_model"]  # the graph's run, its hook
     assert [m.content for m in tracer.inputs["_Counts.before_model"]["messages"]] == ["traced"]
 
 
