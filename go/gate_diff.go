@@ -27,7 +27,7 @@ type change struct {
 	before, after, origin *string
 }
 
-func text(value string) *string { return &value }
+func strPtr(value string) *string { return &value }
 
 func (c change) explained() string {
 	if c.origin != nil && *c.origin != "" {
@@ -64,7 +64,7 @@ func scalarChanges(before, after *snapshotView) []change {
 	for _, name := range scalarNames {
 		old, new := before.scalar(name), after.scalar(name)
 		if !pyEqual(old, new) {
-			changes = append(changes, change{kind: Review, subject: name, what: "changed", before: text(shortValue(old)), after: text(shortValue(new))})
+			changes = append(changes, change{kind: Review, subject: name, what: "changed", before: strPtr(shortValue(old)), after: strPtr(shortValue(new))})
 		}
 	}
 	return changes
@@ -95,13 +95,13 @@ func lineChanges(subject string, old, new []string, origin hunkOrigin) []change 
 			} else if headersOnly(old[code.i1:code.i2], new[code.j1:code.j2]) {
 				what = "message metadata changed"
 			}
-			changes = append(changes, change{kind, subject, what, text(removed), text(added), origin(code)})
+			changes = append(changes, change{kind, subject, what, strPtr(removed), strPtr(added), origin(code)})
 		case "delete":
 			what := countedLines(code.i2-code.i1, "removed")
-			changes = append(changes, change{blankKind(old[code.i1:code.i2]), subject, what, text(removed), nil, origin(code)})
+			changes = append(changes, change{blankKind(old[code.i1:code.i2]), subject, what, strPtr(removed), nil, origin(code)})
 		case "insert":
 			what := countedLines(code.j2-code.j1, "added")
-			changes = append(changes, change{blankKind(new[code.j1:code.j2]), subject, what, nil, text(added), origin(code)})
+			changes = append(changes, change{blankKind(new[code.j1:code.j2]), subject, what, nil, strPtr(added), origin(code)})
 		}
 	}
 	return changes
@@ -126,7 +126,7 @@ func systemChanges(before, after *snapshotView) []change {
 		if len(said) == 0 {
 			return nil
 		}
-		return text(strings.Join(said, "; "))
+		return strPtr(strings.Join(said, "; "))
 	}
 	return lineChanges("system prompt", before.system, after.system, origin)
 }
@@ -182,7 +182,7 @@ func removedOrigin(before, after *snapshotView, name string) *string {
 		return now
 	}
 	if was := history(before, name); was != nil && *was != "" {
-		return text("was " + *was)
+		return strPtr("was " + *was)
 	}
 	return nil
 }
@@ -208,7 +208,7 @@ func shownOrigin(before, after *snapshotView, name string) *string {
 	if nowText != "" {
 		parts = append(parts, nowText)
 	}
-	return text(strings.Join(append(parts, "no longer "+hider), "; "))
+	return strPtr(strings.Join(append(parts, "no longer "+hider), "; "))
 }
 
 func nameSet(names []string) map[string]bool {
@@ -254,7 +254,7 @@ func oneTool(old, new toolView) []change {
 	var changes []change
 	if old.description != new.description {
 		kind := textKind(old.description, new.description)
-		changes = append(changes, change{kind, subject, "description changed", text(old.description), text(new.description), nil})
+		changes = append(changes, change{kind, subject, "description changed", strPtr(old.description), strPtr(new.description), nil})
 	}
 	return append(changes, parameterChanges(subject, old.parameters, new.parameters)...)
 }

@@ -83,7 +83,7 @@ func parameterChanges(subject string, old, new *Object) []change {
 			kind, label = Breaking, "required"
 		}
 		what := fmt.Sprintf("%s parameter %s added", label, pyRepr(name))
-		changes = append(changes, change{kind: kind, subject: subject, what: what, after: text(shortValue(newProps.Values[name]))})
+		changes = append(changes, change{kind: kind, subject: subject, what: what, after: strPtr(shortValue(newProps.Values[name]))})
 	}
 	for _, name := range sortedKeys(oldKeys, func(name string) bool { return newKeys[name] }) {
 		changes = append(changes, oneParameter(subject, name, oldProps.Values[name], newProps.Values[name])...)
@@ -105,7 +105,7 @@ func parameterChanges(subject string, old, new *Object) []change {
 	changes = append(changes, shapeChanges(subject, old, new, all)...)
 	restOld, restNew := without(old, "properties", "required"), without(new, "properties", "required")
 	if !pyEqual(restOld, restNew) {
-		changes = append(changes, change{kind: Review, subject: subject, what: "schema changed", before: text(shortValue(restOld)), after: text(shortValue(restNew))})
+		changes = append(changes, change{kind: Review, subject: subject, what: "schema changed", before: strPtr(shortValue(restOld)), after: strPtr(shortValue(restNew))})
 	}
 	return changes
 }
@@ -124,7 +124,7 @@ func shapeChanges(subject string, old, new *Object, names map[string]bool) []cha
 		if properties(old).Len() > 0 {
 			kind = Breaking
 		}
-		changes = append(changes, change{kind: kind, subject: subject, what: "properties changed", before: text(shortValue(was)), after: text(shortValue(now))})
+		changes = append(changes, change{kind: kind, subject: subject, what: "properties changed", before: strPtr(shortValue(was)), after: strPtr(shortValue(now))})
 	}
 	was, _ = old.Get("required")
 	now, _ = new.Get("required")
@@ -135,7 +135,7 @@ func shapeChanges(subject string, old, new *Object, names map[string]bool) []cha
 				kind = Breaking
 			}
 		}
-		changes = append(changes, change{kind: kind, subject: subject, what: "required list changed", before: text(shortValue(was)), after: text(shortValue(now))})
+		changes = append(changes, change{kind: kind, subject: subject, what: "required list changed", before: strPtr(shortValue(was)), after: strPtr(shortValue(now))})
 	}
 	return changes
 }
@@ -206,9 +206,9 @@ func oneParameter(subject, name string, old, new any) []change {
 		return nil
 	}
 	if oldType, newType := typePart(old), typePart(new); !pyEqual(oldType, newType) {
-		return []change{{kind: Breaking, subject: subject, what: fmt.Sprintf("parameter %s type changed", pyRepr(name)), before: text(shortValue(oldType)), after: text(shortValue(newType))}}
+		return []change{{kind: Breaking, subject: subject, what: fmt.Sprintf("parameter %s type changed", pyRepr(name)), before: strPtr(shortValue(oldType)), after: strPtr(shortValue(newType))}}
 	}
-	return []change{{kind: Review, subject: subject, what: fmt.Sprintf("parameter %s description changed", pyRepr(name)), before: text(shortValue(old)), after: text(shortValue(new))}}
+	return []change{{kind: Review, subject: subject, what: fmt.Sprintf("parameter %s description changed", pyRepr(name)), before: strPtr(shortValue(old)), after: strPtr(shortValue(new))}}
 }
 
 // -- what no rule describes ----------------------------------------------------------------
@@ -266,7 +266,7 @@ func undescribed(before, after *snapshotView, changes []change) []change {
 		if part.subject == "tools" {
 			what = "the same tool names, listed in another order or repeated"
 		}
-		found = append(found, change{kind: Review, subject: part.subject, what: what, before: text(shortValue(part.old)), after: text(shortValue(part.new))})
+		found = append(found, change{kind: Review, subject: part.subject, what: what, before: strPtr(shortValue(part.old)), after: strPtr(shortValue(part.new))})
 	}
 	withProvenance := before.provenance != nil && after.provenance != nil
 	if len(changes) == 0 && len(found) == 0 && !sameView(before, after, withProvenance) {
@@ -287,7 +287,7 @@ func senderChanges(before, after *snapshotView) []change {
 		return nil
 	}
 	was, now := senderText(before.sender), senderText(after.sender)
-	return []change{{kind: Review, subject: "agent", what: "now sent by " + now, before: text(was), after: text(now)}}
+	return []change{{kind: Review, subject: "agent", what: "now sent by " + now, before: strPtr(was), after: strPtr(now)}}
 }
 
 // -- provenance only -----------------------------------------------------------------------
@@ -314,10 +314,10 @@ func provenanceChanges(before, after *snapshotView) []change {
 		}
 		found := change{kind: Cosmetic, subject: "provenance", what: historyChange(name, was, now, hadWas, hasNow)}
 		if hadWas {
-			found.before = text(was)
+			found.before = strPtr(was)
 		}
 		if hasNow {
-			found.after = text(now)
+			found.after = strPtr(now)
 		}
 		changes = append(changes, found)
 	}
@@ -374,7 +374,7 @@ func originChanges(before, after *snapshotView) []change {
 			lines = fmt.Sprintf("lines %d-%d", first.line, last)
 		}
 		what := fmt.Sprintf("system prompt %s from %s, now from %s", lines, first.was, first.now)
-		changes = append(changes, change{kind: Cosmetic, subject: "provenance", what: what, before: text(first.was), after: text(first.now)})
+		changes = append(changes, change{kind: Cosmetic, subject: "provenance", what: what, before: strPtr(first.was), after: strPtr(first.now)})
 		start = index
 	}
 	return changes
