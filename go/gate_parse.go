@@ -5,7 +5,23 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
+
+// decimalValue is int() of a run of decimal digits of any script: each script's digits are
+// ten consecutive code points, zero first, so a digit's value is its distance from the
+// start of its run, modulo ten.
+func decimalValue(digits string) int {
+	value := 0
+	for _, digit := range digits {
+		start := digit
+		for unicode.IsDigit(start - 1) {
+			start--
+		}
+		value = value*10 + int(digit-start)%10
+	}
+	return value
+}
 
 // snapshotFormatError is why a file is not a readable snapshot (Python's SnapshotFormatError
 // problem): the gate lists it beside the file's path.
@@ -18,9 +34,10 @@ func formatProblem(format string, args ...any) error {
 }
 
 var (
-	headerPattern     = regexp.MustCompile(`^` + regexp.QuoteMeta(snapshotHeader) + `([0-9]+)$`)
-	senderPattern     = regexp.MustCompile(`^(.+) \(depth ([1-9][0-9]{0,5})\)$`)
-	provenancePattern = regexp.MustCompile(`^system ([0-9]{1,6})(?:-([0-9]{1,6}))?: (.+)$`)
+	// \p{Nd}: Python's \d matches any decimal digit, and int() reads it ("１" is 1).
+	headerPattern     = regexp.MustCompile(`^` + regexp.QuoteMeta(snapshotHeader) + `(\p{Nd}+)$`)
+	senderPattern     = regexp.MustCompile(`^(.+) \(depth ([1-9]\p{Nd}{0,5})\)$`)
+	provenancePattern = regexp.MustCompile(`^system (\p{Nd}{1,6})(?:-(\p{Nd}{1,6}))?: (.+)$`)
 )
 
 func checkVersion(text string) (int, error) {
@@ -30,8 +47,8 @@ func checkVersion(text string) (int, error) {
 		return 0, &snapshotFormatError{notAHeader(text, first)}
 	}
 	version := -1
-	if len(match[1]) < 6 {
-		version, _ = strconv.Atoi(match[1])
+	if runeCount(match[1]) < 6 {
+		version = decimalValue(match[1])
 	}
 	if version < 1 || version > 3 {
 		return 0, formatProblem("it was written in format %s, this hookproof reads formats 1, 2 and 3", runePrefix(match[1], 12))
@@ -184,7 +201,7 @@ func (l *snapshotLines) sender() (*senderView, error) {
 	if match == nil {
 		return nil, formatProblem("line %d should be `agent: NAME (depth N)`, N from 1", l.index)
 	}
-	depth, _ := strconv.Atoi(match[2])
+	depth := decimalValue(match[2])
 	name := match[1]
 	if name == unnamedAgent {
 		return &senderView{depth: depth}, nil

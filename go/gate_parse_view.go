@@ -134,14 +134,14 @@ func (p *provenanceView) read(line, where string) error {
 	match := provenancePattern.FindStringSubmatch(line)
 	first := 0
 	if match != nil {
-		first, _ = strconv.Atoi(match[1])
+		first = decimalValue(match[1])
 	}
 	if match == nil || first != len(p.system)+1 {
 		return formatProblem("%s should be `system FIRST-LAST: origin`", where)
 	}
 	last := first
 	if match[2] != "" {
-		last, _ = strconv.Atoi(match[2])
+		last = decimalValue(match[2])
 	}
 	for count := 0; count < last-first+1; count++ {
 		p.system = append(p.system, match[3])

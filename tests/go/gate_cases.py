@@ -344,6 +344,7 @@ def file_cases() -> list[dict[str, Any]]:
     many = {f"baseline/t{n:02d}/req.txt": base for n in range(23)}
     many |= {f"candidate/t{n:02d}/req.txt": changed for n in range(23)}
     crlf = base.replace("\n", "\r\n")
+    traced = snap(request(provenance=PROVENANCE))
     return [
         case("unchanged", pair(base, base)),
         case("snapshot_added", pair(base, base) | {"candidate/new/req.txt": changed}),
@@ -372,6 +373,12 @@ def file_cases() -> list[dict[str, Any]]:
             "tree": {"baseline/x.txt": base},
             "args": ["baseline", "nowhere/"],
         },
+        case(
+            "unicode_digits",
+            pair(base, base.replace("format 1", "format \uff11", 1))
+            | pair(traced, traced.replace("system 1-2:", "system \uff11-\u0662:", 1), "t/p.txt")
+            | pair(as_subagent(base), as_subagent(base, "researcher (depth 1\u0660)"), "t/a.txt"),
+        ),
         case("output_written", pair(base, changed), "-o", "report.txt"),
         case("output_to_missing_directory", pair(base, changed), "--output", "nowhere/r.txt"),
         case("output_onto_a_directory", pair(base, changed), "--output=baseline"),
