@@ -403,6 +403,7 @@ def unreadable_cases() -> list[dict[str, Any]]:
         "long_version.txt": base.replace("format 1", "format 1234567", 1),
         "bad_model.txt": base.replace('model: "gpt-x"', 'model: "gpt-x', 1),
         "bad_settings.txt": base.replace('settings: {"temperature": 0}', "settings: {'t': 1}", 1),
+        "long_number.txt": base.replace('model: "gpt-x"', "model: " + "7" * 4301, 1),
         "bad_escape.txt": base.replace('model: "gpt-x"', 'model: "gpt\\x"', 1),
         "bad_unicode.txt": base.replace('model: "gpt-x"', 'model: "\\u12g4"', 1),
         "extra_data.txt": base.replace('model: "gpt-x"', 'model: "gpt-x" 2', 1),

@@ -135,6 +135,7 @@ def test_the_json_vectors_parse_and_hold_every_class() -> None:
         "holds invalid JSON (Extra data",
         "holds invalid JSON (Expecting property name enclosed in double quotes",
         "has invalid parameters (Expecting ',' delimiter",
+        "holds invalid JSON (a number has too many digits)",
         "is listed twice",
         "has no line break: truncated?",
         "should be `system FIRST-LAST: origin`",
