@@ -72,16 +72,18 @@ func parseGateArguments(args []string) (*gateArguments, error) {
 	return parsed, nil
 }
 
-func renderReport(report *GateReport, format string) (string, error) {
-	switch format {
-	case "text":
-		return report.Text(), nil
-	case "markdown":
-		return report.Markdown(), nil
-	case "json":
-		return report.JSON(), nil
+// reportFormats are the formats the Go command renders, as Python's registry names them.
+var reportFormats = map[string]func(*GateReport) string{
+	"text":     (*GateReport).Text,
+	"markdown": (*GateReport).Markdown,
+	"json":     (*GateReport).JSON,
+}
+
+func checkFormat(format string) error {
+	if reportFormats[format] != nil {
+		return nil
 	}
-	return "", usageError("argument --format: invalid choice: %s (choose from 'text', 'markdown', 'json'; the html report needs Python's hookproof)", pyRepr(format))
+	return usageError("argument --format: invalid choice: %s (choose from 'text', 'markdown', 'json'; the html report needs Python's hookproof)", pyRepr(format))
 }
 
 // RunCommand runs `hookproof ARGS` (only the gate command is in Go) and returns its exit
@@ -114,14 +116,14 @@ func runGate(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	if _, err := renderReport(&GateReport{}, parsed.format); err != nil {
+	if err := checkFormat(parsed.format); err != nil {
 		return 2, err
 	}
 	report, err := Gate(parsed.directories[0], parsed.directories[1], GateOptions{FailOn: failOn, AllowEmptyBaseline: parsed.allowEmptyBaseline})
 	if err != nil {
 		return 2, err
 	}
-	text, _ := renderReport(report, parsed.format)
+	text := reportFormats[parsed.format](report)
 	if parsed.output == "" {
 		fmt.Fprintln(stdout, text)
 		return report.ExitCode(), nil

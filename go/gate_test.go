@@ -155,3 +155,17 @@ func assertSameOutput(t *testing.T, what, got, expected string) {
 	}
 	t.Errorf("%s differs from Python's, %s", what, firstDifference(got, expected))
 }
+
+func TestTheGoCommandRefusesWhatItDoesNotOffer(t *testing.T) {
+	for _, args := range [][]string{
+		{"gate", "--format", "html", "a", "b"},
+		{"gate", "a"},
+		{"gate", "--fail", "review", "a", "b"},
+		{"review"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := RunCommand(args, &stdout, &stderr); code != 2 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "usage: hookproof gate") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; expected exit 2 and a usage message", args, code, stdout.String(), stderr.String())
+		}
+	}
+}
