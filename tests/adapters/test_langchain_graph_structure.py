@@ -177,3 +177,18 @@ def test_a_parent_command_at_the_top_level_is_still_refused() -> None:
     _, agent = _both(_handoff_script(), tools=[transfer_to_billing])
     with pytest.raises(ParentCommandError, match="runs at the top level"):
         agent.invoke({"messages": [("user", "my bill?")]})
+
+
+def test_a_parent_command_inside_another_reference_run_is_still_refused() -> None:
+    _, inner = _both(_handoff_script(), tools=[transfer_to_billing])
+
+    @tool
+    def ask_front_desk(question: str) -> str:
+        """Ask the front desk agent."""
+        return str(inner.invoke({"messages": [("user", question)]})["messages"][-1].content)
+
+    outer = on_reference_engine(_app)(
+        ScriptedChatModel([call("ask_front_desk", {"question": "my bill?"})]), [ask_front_desk]
+    )
+    with pytest.raises(ParentCommandError, match="runs at the top level"):
+        outer.invoke({"messages": [("user", "help")]})

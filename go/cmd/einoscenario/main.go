@@ -124,6 +124,40 @@ func collect[T any](stream *schema.StreamReader[T]) ([]T, error) {
 
 func boom(hook string) error { return errors.New("boom in " + hook) }
 
+// probe defines the hooks the Python side's probe overrides, each leaving everything as it
+// is (so the trace shows each); the other kinds define only the hooks they use.
+type probe struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+func (*probe) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	return ctx, runCtx, nil
+}
+
+func (*probe) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
+	return ctx, nil
+}
+
+func (*probe) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	return ctx, state, nil
+}
+
+func (*probe) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	return ctx, state, nil
+}
+
+func (*probe) WrapModel(_ context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	return inner, nil
+}
+
+func (*probe) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	return endpoint, nil
+}
+
+func (*probe) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, _ *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+	return endpoint, nil
+}
+
 // filter drops one tool from what the model is shown, before every model call.
 type filter struct {
 	*adk.BaseChatModelAgentMiddleware
@@ -335,7 +369,7 @@ func handler(spec handlerSpec) adk.ChatModelAgentMiddleware {
 	case "answer":
 		return &answer{name: spec.Name}
 	}
-	return &adk.BaseChatModelAgentMiddleware{}
+	return &probe{}
 }
 
 func returnDirectly(names []string) map[string]bool {

@@ -94,10 +94,15 @@ def _tools(scenario: Scenario) -> tuple[Any, ...]:
     return (search, lookup)
 
 
-class _Probe(BaseChatModelAgentMiddleware):
-    """Overrides every hook, so each is traced (the Go side traces every hook)."""
+class _Handler(BaseChatModelAgentMiddleware):
+    """A scenario's handler: each kind overrides the hooks its Go twin defines (both traces
+    show only those)."""
 
     spec = HandlerSpec("probe", "")
+
+
+class _Probe(_Handler):
+    """Overrides every hook, so each is traced."""
 
     def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
         return ctx, agent_ctx
@@ -121,7 +126,7 @@ class _Probe(BaseChatModelAgentMiddleware):
         return endpoint
 
 
-class _AgentContext(_Probe):
+class _AgentContext(_Handler):
     """before_agent: a line naming the handler joins the instruction; ``tool`` is dropped."""
 
     def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
@@ -130,7 +135,7 @@ class _AgentContext(_Probe):
         return ctx, agent_ctx.override(instruction=instruction, tools=tools)
 
 
-class _Answer(_Probe):
+class _Answer(_Handler):
     """after_model_rewrite_state: a message of tool calls becomes a text answer."""
 
     def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
@@ -141,13 +146,13 @@ class _Answer(_Probe):
         return ctx, state.override(messages=(*state.messages[:-1], answer))
 
 
-class _Filter(_Probe):
+class _Filter(_Handler):
     def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
         kept = [info for info in state.tool_infos if info.name != self.spec.tool]
         return ctx, state.override(tool_infos=kept)
 
 
-class _Rewrite(_Probe):
+class _Rewrite(_Handler):
     def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
         note = text_message(UserMessage, f"note from {self.spec.name}")
         return ctx, state.override(messages=(*state.messages, note))
@@ -165,7 +170,7 @@ class _FailingModel(ModelWrapper):
         raise _boom("wrap_model_call")
 
 
-class _Failing(_Probe):
+class _Failing(_Handler):
     def _check(self, hook: str) -> None:
         if self.spec.hook == hook:
             raise _boom(hook)
@@ -202,7 +207,7 @@ class _Failing(_Probe):
         raise _boom("tool_wrapper_call")
 
 
-class _RunLocal(_Probe):
+class _RunLocal(_Handler):
     """Counts model calls in a run-local value; tool results and after_agent show it."""
 
     def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
@@ -232,7 +237,7 @@ class _RunLocal(_Probe):
         return ctx
 
 
-_KINDS: dict[str, type[_Probe]] = {
+_KINDS: dict[str, type[_Handler]] = {
     "probe": _Probe,
     "filter": _Filter,
     "rewrite": _Rewrite,
@@ -243,9 +248,9 @@ _KINDS: dict[str, type[_Probe]] = {
 }
 
 
-def _handler(spec: HandlerSpec) -> _Probe:
+def _handler(spec: HandlerSpec) -> _Handler:
     # the class is named as the handler: hookproof.eino traces a handler by its class name
-    cls: type[_Probe] = type(spec.name, (_KINDS[spec.kind],), {"spec": spec})
+    cls: type[_Handler] = type(spec.name, (_KINDS[spec.kind],), {"spec": spec})
     return cls()
 
 

@@ -149,8 +149,12 @@ class LangChainCall:
         return state
 
     def _messages_in(self, messages: Any) -> Any:
-        items = list(messages) if isinstance(messages, list | tuple) else [messages]
-        converted = [hp_message(item, f"input['messages'][{i}]") for i, item in enumerate(items)]
+        several = isinstance(messages, list | tuple)
+        items = list(messages) if several else [messages]  # one message alone, as LangGraph
+        converted = [
+            hp_message(item, f"input['messages'][{i}]" if several else "input['messages']")
+            for i, item in enumerate(items)
+        ]
         history = self._history()
         used = {m.id for m in history} | {getattr(m, "id", None) for m in converted}
         number = len(history)
@@ -165,7 +169,7 @@ class LangChainCall:
                     item.id = message.id  # as add_messages does to the caller's message
             if isinstance(item, BaseMessage) and isinstance(message, Message):
                 self._callers[id(message)] = (message, item)
-        return converted if isinstance(messages, list | tuple) else converted[0]
+        return converted if several else converted[0]
 
     def _history(self) -> Sequence[Message]:
         if self._checkpointer is None or self.thread_id is None:

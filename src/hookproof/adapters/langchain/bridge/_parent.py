@@ -5,7 +5,8 @@ subgraph: a hook or tool of it that returns ``Command(graph=Command.PARENT, goto
 raises ``ParentCommand``, addressed to the namespace of the node that runs the agent, and
 that node's graph applies the update and follows the goto (a multi-agent handoff). The
 reference-engine agent does the same when it runs inside a LangGraph task; at the top level
-there is no graph above it and hookproof's ParentCommandError stands.
+there is no graph above it, and inside another reference-engine run the engine has no graph
+either: there hookproof's ParentCommandError stands.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from langgraph.errors import ParentCommand
 
 from hookproof.adapters.langchain.bridge._call import LangChainCall
 from hookproof.adapters.langchain.bridge._commands import lc_command
+from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
 from hookproof.errors import ParentCommandError
 
 __all__ = ["parent_command"]
@@ -29,8 +31,8 @@ def parent_command(error: ParentCommandError, call: LangChainCall) -> ParentComm
     """LangGraph's ``ParentCommand`` for ``error``'s Command, addressed to the graph running
     the agent (None when ``call`` does not run inside a LangGraph task)."""
     namespace = _calling_namespace(call.config)
-    if namespace is None or error.command is None:
-        return None
+    if namespace is None or error.command is None or current_graph_run() is not None:
+        return None  # at the top level, or run by a tool of another reference-engine run
     command = lc_command(error.command)
     update = error.command.update
     if isinstance(update, Mapping):  # the parent's reducers may set a message's id in place

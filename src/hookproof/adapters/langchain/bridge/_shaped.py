@@ -146,11 +146,11 @@ class LangChainShapedAgent(  # type: ignore[misc]
 
         from hookproof.adapters.langchain.bridge._call import LangChainCall
 
+        if self.checkpointer is None:
+            raise ValueError("No checkpointer set")  # LangGraph's own words and type
         merged: Any = merged_config(self._settings.config, config)  # a RunnableConfig
         thread = LangChainCall.thread_of(merged)
-        saved = None
-        if thread is not None and self.checkpointer is not None:
-            saved = self.checkpointer.get(thread)
+        saved = None if thread is None else self.checkpointer.get(thread)
         if saved is None:
             return StateSnapshot({}, (), merged, None, None, None, (), ())
         call = LangChainCall(self._settings.keys, merged, self.checkpointer)
@@ -181,6 +181,7 @@ class LangChainShapedAgent(  # type: ignore[misc]
             )
         output_keys = refuse_unsupported_options(options)
         explicit = merged_config(self._settings.config, config or {})
+        _check_recursion_limit(explicit.get("recursion_limit"))
         merged = nested_config(self._settings.config, config or {}) or explicit
         extras = {TOOLS_EXTRA: self.tools}  # what LangGraph's ToolRuntime.tools lists
         call = LangChainCall(self._settings.keys, merged, self.checkpointer, extras, output_keys)
@@ -188,6 +189,19 @@ class LangChainShapedAgent(  # type: ignore[misc]
         call.graph_run.store = inherited_store(merged, self._settings.store)
         call.prepare(input)
         return call
+
+
+def _check_recursion_limit(limit: Any) -> None:
+    """Refuse the step bounds LangGraph refuses: below 1, or not comparable with 1."""
+    try:
+        too_low = limit < 1
+    except TypeError:
+        raise TypeError(
+            f"recursion_limit must be a number, got {type(limit).__name__} ({limit!r}) "
+            "(hookproof: LangGraph fails comparing it with 1 the same way)"
+        ) from None
+    if too_low:
+        raise ValueError("recursion_limit must be at least 1")
 
 
 def _agent_config(name: str | None) -> dict[str, Any]:
