@@ -1,11 +1,15 @@
 """The Go companion's own tests (go/), run from the README's test command: on the oldest
-Eino the module supports (go.mod's requirement) and on the newest hookproof is checked
-against (go/eino-latest.mod, the scenario runner's)."""
+Eino the module supports (go.mod's requirement), through the Go-only CI job (.ci/go-only: go
+vet, go test and the Go gate with only the Go toolchain on PATH, so the Go side is shown to
+need no Python), and on the newest hookproof is checked against (go/eino-latest.mod, the
+scenario runner's)."""
 
 from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +19,8 @@ from tests.go.toolchain import GO_MODULE, go_binary, run_go
 EINO = "github.com/cloudwego/eino"
 OLDEST_EINO = "v0.9.0"  # AfterAgent and ChatModelAgentState.ToolInfos arrived in v0.9.0
 LATEST = f"-modfile={LATEST_EINO_MODFILE}"
+GO_ONLY = GO_MODULE.parent / ".ci" / "go-only"
+GO_ONLY_TIMEOUT_SECONDS = 1200  # a cold build without cgo rebuilds Eino: minutes on two cores
 
 
 def _eino_used(*flags: str) -> str:
@@ -42,10 +48,42 @@ def test_go_mod_requires_the_oldest_eino_and_the_latest_file_differs_only_there(
 
 
 @pytest.mark.slow
-def test_the_go_module_builds_and_its_tests_pass_on_the_oldest_eino() -> None:
+def test_the_go_module_builds_and_its_tests_pass_on_the_oldest_eino_without_python() -> None:
     assert _eino_used() == OLDEST_EINO
-    result = run_go("test", "./...")
-    assert result.returncode == 0, f"go test ./... failed:\n{result.stdout}\n{result.stderr}"
+    result = subprocess.run(
+        [str(GO_ONLY)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=GO_ONLY_TIMEOUT_SECONDS,
+        check=False,
+    )
+    assert result.returncode == 0, f".ci/go-only failed:\n{result.stdout}\n{result.stderr}"
+    assert "passed without Python" in result.stdout
+
+
+def test_the_go_only_job_refuses_to_run_where_python_is_reachable(tmp_path: Path) -> None:
+    fake = tmp_path / "bin" / "python3"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n", "utf-8")
+    fake.chmod(0o755)
+    bash = shutil.which("bash") or "/bin/bash"
+    result = subprocess.run(
+        [bash, str(GO_ONLY), "--inner", str(GO_MODULE), str(tmp_path)],
+        env={"PATH": str(fake.parent)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "python3 is reachable; this job must run without Python" in result.stderr
+
+
+@pytest.mark.slow
+def test_the_go_gate_command_prints_its_usage() -> None:
+    result = run_go("run", "./cmd/hookproof", "gate", "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: hookproof gate ")
 
 
 @pytest.mark.slow
