@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookproof.snapshot import _diff, _match, diff
+from hookproof._support import line_match as _match
+from hookproof.snapshot import _diff, diff
 from hookproof.snapshot._request_view import RequestView, ToolView
 
 # Few distinct lines, so runs repeat and tie often: the cases where matchers disagree.
