@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -31,9 +32,34 @@ func (s searchTool) InvokableRun(_ context.Context, arguments string, _ ...tool.
 	return "found " + arguments, nil
 }
 
-// probe is a handler that leaves everything as it is (the trace records each call).
+// probe is a handler that defines every hook and leaves everything as it is (the trace
+// records each call; a hook only inherited from the embedded base is not recorded).
 type probe struct {
 	*adk.BaseChatModelAgentMiddleware
+}
+
+func (*probe) BeforeAgent(ctx context.Context, run *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	return ctx, run, nil
+}
+
+func (*probe) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
+	return ctx, nil
+}
+
+func (*probe) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	return ctx, state, nil
+}
+
+func (*probe) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	return ctx, state, nil
+}
+
+func (*probe) WrapModel(_ context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	return inner, nil
+}
+
+func (*probe) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	return endpoint, nil
 }
 
 type example struct {
@@ -123,6 +149,9 @@ func TestTheTraceRecordsEveryHandlerCallInOnionOrder(t *testing.T) {
 	format := run.trace.Format()
 	if !strings.Contains(format, "    model:enter (model='scripted', tools=('search',))") {
 		t.Fatalf("the model event is not described as Python describes it:\n%s", format)
+	}
+	if !strings.Contains(format, "\n  inner.tool_wrapper:enter (tool='search', call_id='call_0')\n") {
+		t.Fatalf("the tool wrapper's events do not name the tool and the call id:\n%s", format)
 	}
 }
 

@@ -3,7 +3,7 @@ module github.com/hookproof/hookproof/go
 go 1.22
 
 require (
-	github.com/cloudwego/eino v0.9.5
+	github.com/cloudwego/eino v0.9.0
 	github.com/dlclark/regexp2 v1.12.0
 )
 

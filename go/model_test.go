@@ -110,3 +110,19 @@ func (f *fakeT) Fatalf(format string, args ...any) {
 func (f *fakeT) Helper() {}
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+func TestTextIsTheTextBlocksJoinedAsInPython(t *testing.T) {
+	message := MessageFromEino(&schema.Message{
+		Role: schema.Assistant, ReasoningContent: "thinking", Content: "first",
+		MultiContent: []schema.ChatMessagePart{
+			{Type: schema.ChatMessagePartTypeImageURL, ImageURL: &schema.ChatMessageImageURL{URL: "u"}},
+			{Type: schema.ChatMessagePartTypeText, Text: "second"},
+		},
+	})
+	if got := message.Text(); got != "first\nsecond" {
+		t.Fatalf("Text() = %q, expected the two text blocks joined", got)
+	}
+	if got := (Message{Role: "tool"}).Text(); got != "" {
+		t.Fatalf("Text() of a message without text = %q", got)
+	}
+}

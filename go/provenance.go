@@ -218,7 +218,7 @@ func provenanceLines(request *FinalRequest, system []string) []string {
 func systemOrigins(request *FinalRequest, found *Provenance, system []string) []string {
 	var raw []string
 	if request.SystemMessage != nil {
-		raw = strings.Split(messageText(request.SystemMessage), "\n")
+		raw = strings.Split(request.SystemMessage.Text(), "\n")
 	}
 	shown := make([]string, len(system))
 	for index, line := range system {
@@ -247,18 +247,6 @@ func systemOrigins(request *FinalRequest, found *Provenance, system []string) []
 		}
 	}
 	return origins
-}
-
-// messageText is the text blocks joined by newlines, as Python's Message.text.
-func messageText(message *Message) string {
-	var texts []string
-	for _, block := range message.Content {
-		if block != nil && block.Values["type"] == "text" {
-			text, _ := block.Values["text"].(string)
-			texts = append(texts, text)
-		}
-	}
-	return strings.Join(texts, "\n")
 }
 
 // mapLines is Python's map_lines: a line found unchanged keeps its origin, any other takes

@@ -172,7 +172,7 @@ func systemLines(messages []*schema.Message) []string {
 		return nil
 	}
 	system := MessageFromEino(messages[0])
-	return strings.Split(messageText(&system), "\n")
+	return strings.Split(system.Text(), "\n")
 }
 
 func callShape(input []*schema.Message, opts []model.Option) requestShape {
@@ -183,7 +183,7 @@ func callShape(input []*schema.Message, opts []model.Option) requestShape {
 func requestShapeOf(request *FinalRequest) requestShape {
 	shape := requestShape{tools: request.Tools}
 	if request.SystemMessage != nil {
-		shape.system = strings.Split(messageText(request.SystemMessage), "\n")
+		shape.system = strings.Split(request.SystemMessage.Text(), "\n")
 	}
 	return shape
 }

@@ -159,6 +159,31 @@ func provenanceSection(request *hookproof.FinalRequest) string {
 	return ""
 }
 
+// sharedVector is a file of testdata/vectors/render that the Python suite reads too.
+func sharedVector(t *testing.T, name string) string {
+	t.Helper()
+	shared, err := os.ReadFile("../testdata/vectors/render/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(shared)
+}
+
+// The trace shows only the hooks each handler defines (each embeds the base and defines one
+// or two), as hookproof.eino's trace of the same handlers does
+// (tests/go/test_eino_handlers_provenance.py reads the same file).
+func TestTracedHandlersShowOnlyTheHooksTheyDefine(t *testing.T) {
+	trace := hookproof.NewTrace()
+	runTraced(t, trace, "", rules{}, toolFilter{}, prompt{}, describer{})
+	var lines []string
+	for _, event := range trace.Events() {
+		lines = append(lines, strings.TrimLeft(event.Describe(), " "))
+	}
+	if got, expected := strings.Join(lines, "\n")+"\n", sharedVector(t, "eino_handlers_trace.txt"); got != expected {
+		t.Fatalf("trace:\n%s\nexpected:\n%s", got, expected)
+	}
+}
+
 func TestTracedHandlersGiveEachModelCallItsProvenance(t *testing.T) {
 	recorder := runTraced(t, hookproof.NewTrace(), "", rules{}, toolFilter{}, prompt{}, describer{})
 	// hookproof.eino gives the same handlers the same provenance (tests/go/test_eino_handlers_provenance.py)

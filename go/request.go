@@ -3,6 +3,7 @@ package hookproof
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // FinalRequest is exactly what the innermost model received, in hookproof's vocabulary: the
@@ -34,6 +35,19 @@ type Message struct {
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	Status           string     `json:"status,omitempty"`
+}
+
+// Text is the message's text blocks joined by newlines (other blocks are left out), as
+// Python's Message.text: what a test asserts on, e.g. recorder.Last().Messages[0].Text().
+func (m Message) Text() string {
+	var texts []string
+	for _, block := range m.Content {
+		if block != nil && block.Values["type"] == "text" {
+			text, _ := block.Values["text"].(string)
+			texts = append(texts, text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }
 
 // UnmarshalJSON also takes a plain string as content, as Python's coerce_message does.

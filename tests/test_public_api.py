@@ -189,6 +189,7 @@ EXPORTS: dict[str, set[str]] = {
         "ToolNotFoundError",
         "ToolOutput",
         "ToolResult",
+        "WillRetryError",
         "default_backoff",
         "delete_run_local_value",
         "get_run_local_value",
@@ -214,6 +215,7 @@ EXPORTS: dict[str, set[str]] = {
         "DuplicateMiddlewareError",
         "DuplicateToolError",
         "EinoError",
+        "EngineDisagreementError",
         "ExceedMaxIterationsError",
         "ExceedMaxRetriesError",
         "FileAccessError",
@@ -253,6 +255,7 @@ EXPORTS: dict[str, set[str]] = {
         "UnsupportedTemplateConstruct",
         "UntestedError",
         "UsageError",
+        "WillRetryError",
     },
     "hookproof.gate": {
         "DEFAULT_FAIL_ON",

@@ -12,6 +12,7 @@ from here without importing any target.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 
 from hookproof.errors import UsageError, did_you_mean
@@ -20,6 +21,7 @@ __all__ = [
     "Framework",
     "add",
     "bridge_of",
+    "check_path",
     "columns",
     "entry",
     "frameworks",
@@ -94,9 +96,48 @@ def load(part: object) -> object:
     if not isinstance(part, str):
         return part
     if part not in _LOADED:
-        module, _, name = part.partition(":")
-        _LOADED[part] = getattr(importlib.import_module(module), name)
+        _LOADED[part] = _import_path(part)
     return _LOADED[part]
+
+
+def check_path(part: object, role: str) -> None:
+    """Refuse at registration a part path that could never load (``"module:Name"``)."""
+    if not isinstance(part, str):
+        return
+    module, colon, name = part.partition(":")
+    dotted = module.split(".")
+    if not colon or not name.isidentifier() or not all(p.isidentifier() for p in dotted):
+        raise UsageError(
+            f"hookproof: the {role} path {part!r} is not a 'module:Name' path (a dotted module, "
+            "a colon, an attribute name). It is imported when a check first needs it, so it "
+            "must name one. Write it as 'package.module:Name'."
+        )
+
+
+def _import_path(part: str) -> object:
+    module_name, _, name = part.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name or not _top_package_installed(module_name):
+            raise  # the framework is not installed: the caller treats it as absent
+        raise UsageError(
+            f"hookproof: {part!r} names module {module_name!r}, which its installed package "
+            "does not have. A registered path that cannot load would make its framework look "
+            "uninstalled and its checks be skipped. Fix the path given to register_target."
+        ) from None
+    try:
+        return getattr(module, name)
+    except AttributeError:
+        raise UsageError(
+            f"hookproof: {part!r} names {name!r}, which module {module_name!r} does not "
+            "define. Fix the path given to register_target."
+        ) from None
+
+
+def _top_package_installed(module_name: str) -> bool:
+    top = module_name.partition(".")[0]
+    return top != module_name and importlib.util.find_spec(top) is not None
 
 
 def owners(cls: type) -> list[Framework]:

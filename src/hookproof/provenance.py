@@ -280,8 +280,9 @@ def _tool_events(
 
 
 def _event(history: dict[str, list[str]], name: str, event: str) -> None:
-    """Add ``event`` to a tool's history, once: a layer that does the same again on a later
-    model call (Eino gives every call the run's tools afresh) is no new origin."""
+    """Add ``event`` to a tool's history, once: a layer or hook that does the same again on a
+    later model call (a wrapper runs on every call; an Eino rewrite may act on a list that
+    was refilled with the run's tools) is no new origin."""
     events = history.setdefault(name, [])
     if not events or events[-1] != event:
         events.append(event)

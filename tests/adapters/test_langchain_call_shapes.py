@@ -372,7 +372,7 @@ def test_only_the_run_given_the_callbacks_is_traced() -> None:
     agent = build(ScriptedChatModel(["ok", "ok"]))
     agent.invoke({"messages": [("user", "traced")]}, {"callbacks": [tracer]})
     agent.invoke({"messages": [("user", "not traced")]})
-    assert tracer.starts == ["_Counts.before_model"]
+    assert tracer.starts == ["LangGraph", "_Counts.before_model"]  # the graph's run, its hook
     assert [m.content for m in tracer.inputs["_Counts.before_model"]["messages"]] == ["traced"]
 
 
@@ -418,3 +418,42 @@ def test_a_recursion_limit_stops_a_looping_run_with_langgraphs_error() -> None:
         graph.invoke({"messages": [("user", "count")]}, {"recursion_limit": 6})
     with pytest.raises(GraphRecursionError, match="Recursion limit of 6 reached"):
         agent.invoke({"messages": [("user", "count")]}, {"recursion_limit": 6})
+
+
+def _raised(call: Any) -> tuple[type[BaseException], str]:
+    """What ``call`` raised, by type and words (a call that returns fails the test)."""
+    try:
+        call()
+    except Exception as error:  # noqa: BLE001 - compared whole by the caller
+        return type(error), str(error)
+    pytest.fail("the call returned instead of raising")
+
+
+@pytest.mark.parametrize("limit", [0, -3])
+def test_a_recursion_limit_below_one_is_refused_as_langgraph_refuses_it(limit: int) -> None:
+    on_langchain, on_reference = _both(_app, ["x"])
+    run = {"messages": [("user", "hi")]}
+    expected = _raised(lambda: on_langchain.invoke(run, {"recursion_limit": limit}))
+    assert _raised(lambda: on_reference.invoke(run, {"recursion_limit": limit})) == expected
+
+
+def test_a_recursion_limit_that_is_not_a_number_is_a_type_error_on_both() -> None:
+    on_langchain, on_reference = _both(_app, ["x"])
+    run = {"messages": [("user", "hi")]}
+    assert _raised(lambda: on_langchain.invoke(run, {"recursion_limit": "a"}))[0] is TypeError
+    kind, said = _raised(lambda: on_reference.invoke(run, {"recursion_limit": "a"}))
+    assert kind is TypeError and "recursion_limit must be a number" in said
+
+
+def test_get_state_without_a_checkpointer_is_refused_as_langgraph_refuses_it() -> None:
+    on_langchain, on_reference = _both(_app, ["x"])
+    config = {"configurable": {"thread_id": "1"}}
+    expected = _raised(lambda: on_langchain.get_state(config))
+    assert expected == (ValueError, "No checkpointer set")
+    assert _raised(lambda: on_reference.get_state(config)) == expected
+
+
+def test_a_single_message_that_is_not_one_is_named_without_an_index() -> None:
+    agent = on_reference_engine(_app)(ScriptedChatModel(["x"]))
+    with pytest.raises(UsageError, match=r"input\['messages'\] is a int \(5\)"):
+        agent.invoke({"messages": 5})

@@ -230,6 +230,20 @@ def test_breaking_out_of_a_stream_stops_the_run_there() -> None:
         assert _RUNS == []  # the tool step never ran
 
 
+def test_closing_a_stream_between_tokens_of_one_step_closes_it_cleanly() -> None:
+    def build() -> Any:
+        model = GenericFakeChatModel(messages=iter([AIMessage("three small words")]))
+        return langchain_create_agent(model, [])
+
+    for agent in _both(build):
+        stream = agent.stream(_INPUT, stream_mode="messages")
+        first, _metadata = next(stream)
+        assert first.content == "three"  # more tokens of the same step wait unread
+        stream.close()  # what breaking out of a for loop does; a closing generator must not yield
+        with pytest.raises(StopIteration):
+            next(stream)
+
+
 def test_astream_gives_what_stream_gives() -> None:
     async def collected(agent: Any) -> list[Any]:
         return [comparable(c) async for c in agent.astream(_INPUT, stream_mode=["updates"])]

@@ -54,7 +54,12 @@ def test_the_hookproof_side_shows_events_trace_and_requests() -> None:
     outcome = run_on_hookproof(scenario)
     assert outcome.events[-1] == "custom: calls=3"
     assert outcome.events[1] == "tool search: found x (calls=1)"
-    assert outcome.labels[:2] == ("rl.before_agent:enter", "rl.before_agent:exit")
+    # the run-local handler defines no before_agent (on both sides), so none is traced
+    assert outcome.labels[:2] == (
+        "rl.before_model_rewrite_state:enter",
+        "rl.before_model_rewrite_state:exit",
+    )
+    assert not any(".before_agent:" in label for label in outcome.labels)
     assert len(outcome.requests) == 3 and not outcome.failed
 
 

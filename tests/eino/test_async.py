@@ -91,3 +91,24 @@ def test_arun_sees_the_callers_context_variables() -> None:
 
     asyncio.run(main())
     assert sorted(seen) == ["a", "b"]
+
+
+def test_aresume_answers_a_pause_of_several_interrupts_by_target() -> None:
+    import asyncio
+
+    from hookproof.eino import InMemoryCheckpointer, interrupt
+    from hookproof.models import call
+    from hookproof.tools import tool
+    from tests.eino.helpers import agent_with, scripted
+
+    @tool
+    def ask(q: str) -> str:
+        """Ask a human."""
+        return f"{q}: {interrupt('?')}"
+
+    turn = [call("ask", {"q": "a"}), call("ask", {"q": "b"})]
+    agent = agent_with(scripted(turn, "done"), tools=[ask], checkpointer=InMemoryCheckpointer())
+    paused = asyncio.run(agent.arun([("user", "x")], checkpoint_id="t"))
+    first, second = paused.events[-1].action.interrupts  # type: ignore[union-attr]
+    done = asyncio.run(agent.aresume("t", targets={first.id: "yes", second.id: "no"}))
+    assert [m.text for m in done.messages if m.role == "tool"] == ["a: yes", "b: no"]

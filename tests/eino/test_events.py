@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from hookproof.eino import (
     BaseChatModelAgentMiddleware,
 )
 from hookproof.messages import AssistantMessage
 from hookproof.models import call
-from tests.eino.helpers import agent_with, scripted
+from tests.eino.helpers import agent_with, lookup, scripted, search
 
 
 def test_a_run_can_be_iterated_again_and_stepped_like_eino() -> None:
@@ -78,3 +80,23 @@ def test_a_run_failing_in_before_agent_still_closes_its_trace() -> None:
     last = [event for event in run.trace if event.kind == "agent"][-1]
     assert (last.hook, last.phase, last.data["error"]) == ("run", "error", "HandlerError")
     check_hook_order(run.trace)
+
+
+@pytest.mark.parametrize("returns", ["search", "lookup"])
+def test_calls_sharing_the_return_directly_calls_id_send_only_the_last_event(returns: str) -> None:
+    # Eino holds events by call id: the later call's event replaces the earlier one's, and
+    # the earlier result is never sent
+    turn = [call("search", {"q": "a"}, id="same"), call("lookup", {"q": "b"}, id="same")]
+    agent = agent_with(scripted(turn), tools=[search, lookup], return_directly=[returns])
+    run = agent.run([("user", "x")])
+    assert run.error is None
+    assert [event.describe() for event in run] == [
+        "model_output: calls search, lookup",
+        "tool_result lookup: 'customer b'",
+    ]
+
+
+def test_calls_with_their_own_ids_each_send_their_event() -> None:
+    turn = [call("search", {"q": "a"}), call("lookup", {"q": "b"})]
+    agent = agent_with(scripted(turn), tools=[search, lookup], return_directly=["search"])
+    assert [event.tool_name for event in agent.run([("user", "x")])] == [None, "lookup", "search"]

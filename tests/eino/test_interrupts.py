@@ -123,3 +123,87 @@ def test_a_resumed_turn_whose_calls_share_one_id_runs_the_paused_call() -> None:
     done = agent.resume("t", "yes")
     answers = [(m.tool_call_id, m.text) for m in done.messages if m.role == "tool"]
     assert done.error is None and answers == [("same", "found a"), ("same", "b: yes")]
+
+
+def _two_askers() -> tuple[Any, list[str]]:
+    from hookproof.models import call
+    from hookproof.tools import tool
+
+    ran: list[str] = []
+
+    @tool
+    def ask(q: str) -> str:
+        """Ask a human."""
+        ran.append(q)
+        return f"{q}: {interrupt(f'approve {q}?')}"
+
+    turn = [call("ask", {"q": "a"}), call("ask", {"q": "b"})]
+    agent = agent_with(scripted(turn, "done"), tools=[ask], checkpointer=InMemoryCheckpointer())
+    return agent, ran
+
+
+def test_several_interrupts_of_one_message_pause_once_with_every_interrupt() -> None:
+    # Eino's ToolsNode runs every call, then pauses once: one event, every interrupt in it
+    agent, ran = _two_askers()
+    paused = agent.run([("user", "x")], checkpoint_id="t")
+    assert paused.kinds() == ["model_output", "interrupt"] and ran == ["a", "b"]
+    action = paused.events[-1].action
+    assert action is not None
+    assert [item.value for item in action.interrupts] == ["approve a?", "approve b?"]
+    assert action.interrupted == action.interrupts[0]
+
+
+def test_one_resume_answers_every_interrupt_of_the_pause() -> None:
+    agent, ran = _two_askers()
+    agent.run([("user", "x")], checkpoint_id="t")
+    done = agent.resume("t", "yes")
+    assert done.error is None and not done.interrupted
+    assert [m.text for m in done.messages if m.role == "tool"] == ["a: yes", "b: yes"]
+    assert ran == ["a", "b", "a", "b"]  # each paused call runs again, once
+
+
+def test_resume_targets_answer_interrupts_one_by_one_by_id() -> None:
+    agent, _ = _two_askers()
+    first, second = agent.run([("user", "x")], checkpoint_id="t").events[-1].action.interrupts  # type: ignore[union-attr]
+    again = agent.resume("t", targets={second.id: "no"})
+    assert [item.value for item in again.events[-1].action.interrupts] == ["approve a?"]  # type: ignore[union-attr]
+    done = agent.resume("t", targets={again.events[-1].action.interrupted.id: "yes"})  # type: ignore[union-attr]
+    assert [m.text for m in done.messages if m.role == "tool"] == ["a: yes", "b: no"]
+    assert first.id != second.id
+
+
+def test_resume_targets_refuse_an_id_that_is_not_pending() -> None:
+    import pytest
+
+    from hookproof.errors import InvalidInputError
+
+    agent, _ = _two_askers()
+    agent.run([("user", "x")], checkpoint_id="t")
+    with pytest.raises(InvalidInputError, match="not pending there"):
+        agent.resume("t", targets={"nope": "yes"})
+
+
+def test_tool_infos_emptied_before_a_pause_are_refilled_after_it() -> None:
+    # Eino's checkpoint keeps no empty list: the emptied tool infos come back nil after the
+    # resume, and the next model call shows the run's tools again
+    from hookproof.models import call
+    from hookproof.tools import tool
+    from tests.eino.helpers import search
+
+    class DropsFirst(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            infos = state.tool_infos
+            return ctx, state.override(tool_infos=infos[1:]) if infos else state
+
+    @tool
+    def ask(q: str) -> str:
+        """Ask a human."""
+        return f"{q}: {interrupt('approve?')}"
+
+    model = scripted(call("search", {"q": "a"}), call("ask", {"q": "b"}), "done")
+    agent = agent_with(
+        model, tools=[search, ask], handlers=[DropsFirst()], checkpointer=InMemoryCheckpointer()
+    )
+    assert agent.run([("user", "x")], checkpoint_id="t").interrupted
+    assert agent.resume("t", "yes").error is None
+    assert [request.tool_names for request in model.requests] == [["ask"], [], ["ask"]]

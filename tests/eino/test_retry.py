@@ -26,7 +26,7 @@ from hookproof.eino import (
 from hookproof.errors import EinoError, UsageError
 from hookproof.messages import UserMessage, text_message
 from hookproof.models import FinalRequest, RecordingModel, ScriptedModel, call
-from tests.eino.helpers import Flaky, Upper, scripted, search
+from tests.eino.helpers import Flaky, Upper, agent_with, scripted, search
 
 
 def _agent(model: Any, clock: ManualClock | None = None, **kwargs: Any) -> ChatModelAgent:
@@ -412,3 +412,26 @@ def test_failover_sees_input_a_retry_persisted() -> None:
     run = agent.run([("user", "x")])
     assert run.text == "from backup"
     assert [m.text for m in contexts[0].input_messages] == ["repaired"]
+
+
+def test_a_streaming_retry_sends_the_rejected_attempts_stream_ending_in_will_retry() -> None:
+    # Eino streams every attempt's output as it comes; retry's verdict ends a rejected
+    # one's stream in WillRetryError instead of its end
+    from hookproof.errors import WillRetryError
+
+    def rejects_again(_ctx: Any, attempt: Any) -> Any:
+        output = attempt.output_message
+        rejected = output is not None and output.text == "again"
+        return RetryDecision(retry=True, reject_reason="repeats itself") if rejected else None
+
+    config = ModelRetryConfig(max_retries=1, should_retry=rejects_again, backoff_func=lambda *_: 0)
+    agent = agent_with(scripted("again", "done"), model_retry_config=config)
+    run = agent.run([("user", "x")], enable_streaming=True)
+    rejected, accepted = run.events
+    assert isinstance(rejected.stream_error, WillRetryError)
+    assert rejected.stream_error.retry_attempt == 0 and rejected.message.text == "again"  # type: ignore[union-attr]
+    assert str(rejected.stream_error) == "model output rejected by ShouldRetry at attempt 1"
+    assert rejected.stream_error.reject_reason == "repeats itself"
+    assert accepted.stream_error is None and run.error is None and run.text == "done"
+    unstreamed = agent_with(scripted("again", "done"), model_retry_config=config)
+    assert unstreamed.run([("user", "x")]).kinds() == ["model_output"]  # no rejected event

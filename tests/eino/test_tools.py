@@ -17,7 +17,7 @@ from hookproof.eino import (
     ToolResult,
     select_endpoint,
 )
-from hookproof.errors import DuplicateToolError, UsageError
+from hookproof.errors import DuplicateToolError, EinoError, UsageError
 from hookproof.messages import AssistantMessage, ToolMessage, text_message
 from hookproof.models import call
 from tests.eino.helpers import (
@@ -264,15 +264,25 @@ class NoIdModel:
         return construct(AssistantMessage, content=(), tool_calls=calls)
 
 
-def test_calls_without_ids_each_run_and_return_directly_finds_its_call() -> None:
+def test_calls_without_ids_each_run_and_send_one_event_as_in_eino() -> None:
+    # Eino holds the event of every call whose id is the return-directly call's, "" when
+    # there is none: calls without ids are all held, and the last one's event is sent
     model = NoIdModel([("search", {"q": "a"}), ("search", {"q": "b"})], "done")
     run = agent_with(model).run([("user", "x")])
     assert [m.text for m in run.messages if m.role == "tool"] == ["found a", "found b"]
-    direct = NoIdModel([("search", {"q": "a"}), ("lookup", {"q": "b"})], "never")
+    assert [e.describe() for e in run][1:] == [
+        "tool_result search: 'found b'",
+        "model_output: 'done'",
+    ]
+
+
+def test_a_return_directly_call_without_an_id_does_not_end_the_run_as_in_eino() -> None:
+    direct = NoIdModel([("search", {"q": "a"}), ("lookup", {"q": "b"})], "answered")
     run = agent_with(direct, tools=[search, lookup], return_directly=["lookup"]).run(
         [("user", "x")]
     )
-    assert run.text == "customer b" and run.kinds()[-1] == "tool_result"
+    assert run.error is None and run.text == "answered"
+    assert run.kinds() == ["model_output", "tool_result", "model_output"]
 
 
 def test_a_function_tool_can_take_the_run_ctx() -> None:
@@ -318,15 +328,61 @@ def test_tool_infos_set_to_none_are_refilled_at_the_next_model_call() -> None:
     assert [request.tool_names for request in model.requests] == [["search"], ["search"]]
 
 
-def test_a_wrapper_that_omits_options_keeps_the_tools() -> None:
-    class Forgetful(BaseChatModelAgentMiddleware):
-        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
-            class Drop(ModelWrapper):
-                def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
-                    return self.inner.generate(ctx, messages)  # options left out
+class Forgetful(BaseChatModelAgentMiddleware):
+    """wrap_model returns a wrapper that calls the inner model without its options."""
 
-            return Drop(model)
+    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+        class Drop(ModelWrapper):
+            def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                return self.inner.generate(ctx, messages)  # options left out
 
+            def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                return self.inner.stream(ctx, messages)
+
+        return Drop(model)
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_wrapper_that_omits_options_leaves_the_model_without_tools(streaming: bool) -> None:
+    # Eino's tools reach the model only as an option (WithTools): a wrapper that does not
+    # pass the options on drops them, and the model is shown no tool
     model = scripted("ok")
-    agent_with(model, handlers=[Forgetful()]).run([("user", "x")])
-    assert model.last.tool_names == ["search"]
+    run = agent_with(model, handlers=[Forgetful()]).run([("user", "x")], enable_streaming=streaming)
+    assert run.error is None and model.last.tool_names == []
+
+
+def test_a_wrapper_that_passes_options_on_keeps_the_tools() -> None:
+    model, log = scripted("ok"), []
+    agent_with(model, handlers=[Logger("w", log)]).run([("user", "x")])
+    assert "w.generate>" in log and model.last.tool_names == ["search"]
+
+
+class CrossWired(BaseChatModelAgentMiddleware):
+    """wrap_model returns a wrapper whose generate calls the inner stream and whose stream
+    calls the inner generate."""
+
+    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+        class Cross(ModelWrapper):
+            def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                return next(iter(self.inner.stream(ctx, messages, **options)))
+
+            def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                return iter([self.inner.generate(ctx, messages, **options)])
+
+        return Cross(model)
+
+
+@pytest.mark.parametrize(
+    ("streaming", "missing"),
+    [(True, "generate endpoint not set"), (False, "stream endpoint not set")],
+)
+def test_a_wrapper_calling_the_other_modes_endpoint_fails_as_in_eino(
+    streaming: bool, missing: str
+) -> None:
+    # Eino hands wrap_model a model with only the endpoint of the run's mode
+    model = scripted("ok")
+    run = agent_with(model, handlers=[CrossWired()]).run(
+        [("user", "x")], enable_streaming=streaming
+    )
+    assert isinstance(run.error, EinoError) and str(run.error).startswith(missing)
+    assert "CrossWired.wrap_model" in str(run.error) and not model.requests

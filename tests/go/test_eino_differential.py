@@ -71,7 +71,8 @@ _CALL = st.fixed_dictionaries(
     {
         "call": st.sampled_from(TOOL_NAMES),
         "args": st.fixed_dictionaries({"q": st.sampled_from(("a", "é", "x y"))}),
-    }
+    },
+    optional={"id": st.just("same")},  # providers reuse ids
 )
 _ERROR = st.just({"error": "model down"})
 _TURN = st.one_of(_CALL, st.lists(_CALL, min_size=1, max_size=2), _ERROR)
@@ -83,25 +84,34 @@ _HANDLER = st.one_of(
     st.just(("runlocal", "", "")),
     st.sampled_from(("", *TOOL_NAMES)).map(lambda tool: ("agentctx", tool, "")),
     st.just(("answer", "", "")),
+    st.just(("dropopts", "", "")),
+    st.just(("crosswired", "", "")),
+    st.just(("signed", "", "")),
+    st.just(("fresh", "", "")),
+    st.just(("shrink", "", "")),
+    st.just(("noids", "", "")),
 )
 
 
-def _calls_to(turn: Any, tool: str) -> int:
-    calls = turn if isinstance(turn, list) else [turn]
-    return sum(1 for item in calls if isinstance(item, dict) and item.get("call") == tool)
+def _shares_an_id(turn: Any, blanks_ids: bool) -> bool:
+    """Whether the turn has several calls with one id ("" when a handler blanks them)."""
+    calls = turn if isinstance(turn, list) else []
+    return sum(1 for item in calls if blanks_ids or item.get("id")) > 1
 
 
 @st.composite
 def scenarios(draw: st.DrawFn) -> Scenario:
-    """Any mix of the catalogue: handlers of every kind, model errors, retry (with a
-    ShouldRetry that rejects "again"), failover, return-directly, max iterations, streaming,
-    streamable tools, an interrupting tool."""
+    """Any mix of the catalogue: handlers of every kind (wrappers that drop options, call
+    the other mode's endpoint or stream their own chunk among them), model errors, retry
+    (with a ShouldRetry that rejects "again"), failover, return-directly, call ids shared
+    within a message, max iterations, streaming, streamable tools, interrupting tools."""
     turns = draw(st.lists(st.one_of(_TURN, st.just("again")), max_size=3))
     handlers = draw(st.lists(_HANDLER, max_size=3))
     streaming, streamable = draw(st.booleans()), draw(st.booleans())
-    interrupt = "" if streamable else draw(st.sampled_from(("", "", "search")))
-    if interrupt and any(_calls_to(turn, interrupt) > 1 for turn in turns):
-        interrupt = ""  # several pausing calls of one message: a known difference (KNOWN)
+    interrupt = "" if streamable else draw(st.sampled_from(("", "", "search", "lookup")))
+    blanks_ids = any(kind == "noids" for kind, _, _ in handlers)
+    if interrupt and any(_shares_an_id(turn, blanks_ids) for turn in turns):
+        interrupt = ""  # a paused turn whose calls share an id: a known difference (KNOWN)
     fallback = draw(st.none() | st.lists(st.one_of(st.just("fine"), _CALL, _ERROR), max_size=2))
     return Scenario(
         script=(*turns, "done"),
@@ -116,8 +126,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         failover_retries=draw(st.sampled_from((1, 2))),
         streaming=streaming,
         interrupt=interrupt,
-        # a rejected output's stream is a known difference (KNOWN_DIFFERENCES)
-        reject="" if streaming else draw(st.sampled_from(("", "again"))),
+        reject=draw(st.sampled_from(("", "again"))),
         streamable_tools=streamable,
     )
 

@@ -17,6 +17,8 @@ from hookproof.tools import Tool, ToolSchema
 from tests.go.vectors import RENDER
 
 EXPECTED = RENDER / "eino_handlers_provenance.txt"
+EXPECTED_TRACE = RENDER / "eino_handlers_trace.txt"
+HANDLERS = frozenset({"Rules", "Filter", "Prompt", "Describer"})
 
 
 def _tool(name: str) -> Tool:
@@ -72,18 +74,37 @@ class Describer(BaseChatModelAgentMiddleware):
         return _Described(model)
 
 
-def test_hookproof_eino_gives_the_provenance_the_go_side_records_on_real_eino() -> None:
-    model = RecordingModel(ScriptedModel([call("search", {}), "done"]))
+def _run(model: RecordingModel) -> Any:
     agent = ChatModelAgent(
         model=model,
         tools=[_tool("search"), _tool("lookup"), _tool("fetch")],
         instruction="You help.",
         handlers=[Rules(), Filter(), Prompt(), Describer()],
     )
-    agent.run([("user", "hi")])
+    return agent.run([("user", "hi")])
+
+
+def test_hookproof_eino_gives_the_provenance_the_go_side_records_on_real_eino() -> None:
+    model = RecordingModel(ScriptedModel([call("search", {}), "done"]))
+    _run(model)
     expected = EXPECTED.read_text("utf-8")
     assert len(model.requests) == 2
     for request in model.requests:
         text = render(request)
         assert text.startswith("hookproof final request, format 2\n")
         assert text[text.index("\nprovenance:\n") + 1 :] == expected
+
+
+def test_the_handlers_trace_shows_the_hooks_they_define_as_the_go_trace_does() -> None:
+    """go/record_test.go's TestTracedHandlersShowOnlyTheHooksTheyDefine reads the same file:
+    each handler defines one hook (Go: the rest come from the embedded base), and both
+    traces show those hooks and the model calls (Python's also shows the state updates and
+    Eino's own layers, which Go cannot see from a handler)."""
+    run = _run(RecordingModel(ScriptedModel([call("search", {}), "done"])))
+    lines = [
+        event.describe().strip()
+        for event in run.trace
+        if (event.kind == "model" and event.phase != "update")
+        or (event.kind in ("hook", "layer") and event.middleware in HANDLERS)
+    ]
+    assert "\n".join(lines) + "\n" == EXPECTED_TRACE.read_text("utf-8")

@@ -1,18 +1,60 @@
-"""The Go companion's own tests (go/), run from the README's test command."""
+"""The Go companion's own tests (go/), run from the README's test command: on the oldest
+Eino the module supports (go.mod's requirement) and on the newest hookproof is checked
+against (go/eino-latest.mod, the scenario runner's)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
 
-from tests.go.toolchain import go_binary, run_go
+from hookproof.conformance._eino_go import LATEST_EINO_MODFILE
+from tests.go.toolchain import GO_MODULE, go_binary, run_go
+
+EINO = "github.com/cloudwego/eino"
+OLDEST_EINO = "v0.9.0"  # AfterAgent and ChatModelAgentState.ToolInfos arrived in v0.9.0
+LATEST = f"-modfile={LATEST_EINO_MODFILE}"
+
+
+def _eino_used(*flags: str) -> str:
+    listed = run_go("list", *flags, "-m", EINO)
+    assert listed.returncode == 0, listed.stderr
+    return listed.stdout.split()[1]
+
+
+def _required_eino(module_file: str) -> str:
+    found = re.findall(rf"^\s*{re.escape(EINO)} (v\S+)$", module_file, re.MULTILINE)
+    assert len(found) == 1, module_file
+    return str(found[0])
+
+
+def test_go_mod_requires_the_oldest_eino_and_the_latest_file_differs_only_there() -> None:
+    go_mod = (GO_MODULE / "go.mod").read_text("utf-8")
+    latest = (GO_MODULE / LATEST_EINO_MODFILE).read_text("utf-8")
+    assert _required_eino(go_mod) == OLDEST_EINO
+    newest = _required_eino(latest)
+    assert tuple(map(int, newest[1:].split("."))) > tuple(map(int, OLDEST_EINO[1:].split(".")))
+    without_comments = "".join(
+        line for line in latest.splitlines(True) if not line.startswith("//")
+    )
+    assert without_comments.replace(f"{EINO} {newest}", f"{EINO} {OLDEST_EINO}") == go_mod
 
 
 @pytest.mark.slow
-def test_the_go_module_builds_and_its_tests_pass() -> None:
+def test_the_go_module_builds_and_its_tests_pass_on_the_oldest_eino() -> None:
+    assert _eino_used() == OLDEST_EINO
     result = run_go("test", "./...")
     assert result.returncode == 0, f"go test ./... failed:\n{result.stdout}\n{result.stderr}"
+
+
+@pytest.mark.slow
+def test_the_go_module_builds_and_its_tests_pass_on_the_latest_eino() -> None:
+    assert _eino_used(LATEST) == _required_eino((GO_MODULE / LATEST_EINO_MODFILE).read_text())
+    result = run_go("test", LATEST, "./...")
+    assert result.returncode == 0, (
+        f"go test {LATEST} ./... failed:\n{result.stdout}\n{result.stderr}"
+    )
 
 
 def test_a_missing_toolchain_skips_outside_ci_and_fails_in_ci(

@@ -44,9 +44,7 @@ def _run(options: argparse.Namespace) -> int:
     version = importlib.metadata.version("langchain")
     sdist = sources.download(version, options.cache)
     if options.record_hashes:
-        sources.write_sources(sources.record(sdist, version))
-        print(f"hookproof oracle: recorded the hashes of {sdist.name} in {sources.SOURCES_FILE}")
-        return 0
+        return _record_hashes(sdist, version)
     recorded = sources.read_sources()
     try:
         listed = comparison.read_differences()
@@ -70,6 +68,21 @@ def _run(options: argparse.Namespace) -> int:
     verdict = comparison.compare(reports["langchain"], reports["reference"], listed)
     two_runs.print_verdict(verdict)
     return 0 if verdict.ok else 1
+
+
+def _record_hashes(sdist: Path, version: str) -> int:
+    """Record the sdist's hashes, saying which test files changed since the last record."""
+    recorded = sources.record(sdist, version)
+    if sources.SOURCES_FILE.is_file():
+        previous = sources.read_sources()
+        files = sources.used_files(sdist)
+        print(
+            f"hookproof oracle: since {previous.version}: "
+            f"{sources.file_changes(files, previous) or 'no test file changed'}"
+        )
+    sources.write_sources(recorded)
+    print(f"hookproof oracle: recorded the hashes of {sdist.name} in {sources.SOURCES_FILE}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -139,26 +139,39 @@ def used_files(sdist: Path) -> dict[str, bytes]:
 
 
 def verify(sdist: Path, sources: Sources) -> dict[str, bytes]:
-    """The sdist's used files, once its hash and theirs match the recorded ones."""
-    sdist_digest = sha256_of(sdist)  # bounds the size before the archive is opened
-    files = used_files(sdist)
-    digests = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
-    changed = sorted(
-        n for n in digests.keys() & sources.files.keys() if digests[n] != sources.files[n]
-    )
-    added = sorted(digests.keys() - sources.files.keys())
-    removed = sorted(sources.files.keys() - digests.keys())
-    if sdist_digest != sources.sdist_sha256 or changed or added or removed:
+    """The sdist's used files, once its hash and theirs match the recorded ones. An archive
+    whose own hash differs is never opened: nothing vouches for what it holds."""
+    sdist_digest = sha256_of(sdist)
+    if sdist_digest != sources.sdist_sha256:
         raise OracleError(
-            f"hookproof: {sdist.name} does not match the hashes recorded in {SOURCES_FILE.name} "
-            f"(sdist sha256 {sdist_digest}, recorded {sources.sdist_sha256}; changed files: "
-            f"{changed or 'none'}; new: {added or 'none'}; gone: {removed or 'none'}). The oracle "
-            "runs only the tests that were reviewed. If LangChain's version moved on purpose, "
-            "review the test changes, then run python -m tests.oracle.run_langchain "
-            "--record-hashes and commit langchain_sources.toml; otherwise delete the cached "
-            f"file {sdist} and run again."
+            f"hookproof: {sdist.name} does not match the hash recorded in {SOURCES_FILE.name} "
+            f"(sha256 {sdist_digest}, recorded {sources.sdist_sha256}), so the oracle did not "
+            "open it: it runs only the tests that were reviewed. If LangChain's version moved "
+            "on purpose, run python -m tests.oracle.run_langchain --record-hashes (it lists the "
+            "test files that changed), review them and commit langchain_sources.toml; otherwise "
+            f"delete the cached file {sdist} and run again."
+        )
+    files = used_files(sdist)
+    changes = file_changes(files, sources)
+    if changes:  # the same archive bytes cannot hold other files; a hand-edited list can
+        raise OracleError(
+            f"hookproof: {SOURCES_FILE.name} records files that {sdist.name} does not hold as "
+            f"recorded ({changes}). The file is written by --record-hashes, never by hand: "
+            "record it again from the reviewed sdist."
         )
     return files
+
+
+def file_changes(files: dict[str, bytes], sources: Sources) -> str:
+    """The used files that differ from the recorded ones, in words ('' when none)."""
+    digests = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+    recorded = sources.files
+    changed = sorted(n for n in digests.keys() & recorded.keys() if digests[n] != recorded[n])
+    added = sorted(digests.keys() - recorded.keys())
+    removed = sorted(recorded.keys() - digests.keys())
+    if not (changed or added or removed):
+        return ""
+    return f"changed files: {changed or 'none'}; new: {added or 'none'}; gone: {removed or 'none'}"
 
 
 def record(sdist: Path, version: str) -> Sources:

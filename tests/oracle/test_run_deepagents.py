@@ -11,6 +11,7 @@ import argparse
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,28 @@ def test_reports_are_kept_by_engine_when_asked(tmp_path: Path) -> None:
     two_runs.keep_reports(reports, tmp_path / "kept")
     kept = {p.name: json.loads(p.read_text()) for p in (tmp_path / "kept").iterdir()}
     assert kept == {"langchain.json": reports["langchain"], "reference.json": reports["reference"]}
+
+
+def test_a_run_started_under_a_lower_memory_limit_keeps_that_limit() -> None:
+    """A caller that already bounds memory (``ulimit -v``) must not see the run die in its
+    child before pytest starts because the runner tried to raise the limit."""
+    lower = two_runs.RUN_MEMORY_BYTES // 2
+    code = (
+        "import resource; from tests.oracle import two_runs; two_runs._bounded_memory(); "
+        "print(resource.getrlimit(resource.RLIMIT_AS)[1])"
+    )
+
+    def lower_limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (lower, lower))
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        preexec_fn=lower_limit,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
+    assert int(done.stdout) == lower

@@ -37,7 +37,11 @@ RUN_MEMORY_BYTES = 8 * 1024**3
 def _bounded_memory() -> None:
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (RUN_MEMORY_BYTES, RUN_MEMORY_BYTES))
+    # Never above a limit the caller already set (raising it is refused, and the run would
+    # die in the child before pytest starts).
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = RUN_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, RUN_MEMORY_BYTES)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 @dataclass(frozen=True)

@@ -148,3 +148,39 @@ def test_a_framework_without_a_sampler_never_gets_the_reference_runtimes() -> No
 def test_a_framework_naming_no_constructor_refuses_to_take_a_middleware_out() -> None:
     with pytest.raises(UsageError, match="names no agent constructor to intercept"):
         contracts.check_tools_preserved(_toy_agent, "guest", middleware="toy")
+
+
+def test_a_path_that_is_not_module_colon_name_is_refused_at_registration() -> None:
+    for path in ("tests.targets.toy_framework.ToyTarget", "toy:", "toy framework:ToyTarget"):
+        with pytest.raises(UsageError, match=r"is not a 'module:Name' path"):
+            register_target("bad", path)
+    with pytest.raises(UsageError, match=r"bridge path 'nocolon'"):
+        register_target("bad", ToyTarget, bridge="nocolon")
+    assert "bad" not in registered_targets()
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("tests.targets.toy_framwork:ToyTarget", "which its installed package does not have"),
+        (f"{TOY}:ToyTargte", "'ToyTargte', which module"),
+    ],
+)
+def test_a_misspelt_path_is_an_error_not_an_uninstalled_framework(path: str, says: str) -> None:
+    """A typo in an installed package would otherwise read as 'framework not installed', and
+    every check on it would be skipped instead of run."""
+    register_target("typo", path)
+    try:
+        with pytest.raises(UsageError, match=says):
+            target_class("typo")
+    finally:
+        unregister_target("typo")
+
+
+def test_a_framework_whose_package_is_absent_still_reads_as_not_installed() -> None:
+    register_target("absent", "hookproof_no_such_framework.target:Target")
+    try:
+        with pytest.raises(ModuleNotFoundError):
+            target_class("absent")
+    finally:
+        unregister_target("absent")

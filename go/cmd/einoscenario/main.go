@@ -124,6 +124,40 @@ func collect[T any](stream *schema.StreamReader[T]) ([]T, error) {
 
 func boom(hook string) error { return errors.New("boom in " + hook) }
 
+// probe defines the hooks the Python side's probe overrides, each leaving everything as it
+// is (so the trace shows each); the other kinds define only the hooks they use.
+type probe struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+func (*probe) BeforeAgent(ctx context.Context, runCtx *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	return ctx, runCtx, nil
+}
+
+func (*probe) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
+	return ctx, nil
+}
+
+func (*probe) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	return ctx, state, nil
+}
+
+func (*probe) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	return ctx, state, nil
+}
+
+func (*probe) WrapModel(_ context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	return inner, nil
+}
+
+func (*probe) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	return endpoint, nil
+}
+
+func (*probe) WrapStreamableToolCall(_ context.Context, endpoint adk.StreamableToolCallEndpoint, _ *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+	return endpoint, nil
+}
+
 // filter drops one tool from what the model is shown, before every model call.
 type filter struct {
 	*adk.BaseChatModelAgentMiddleware
@@ -320,8 +354,151 @@ func (r *runLocal) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (
 	return ctx, adk.SendEvent(ctx, &adk.AgentEvent{Output: &adk.AgentOutput{CustomizedOutput: custom}})
 }
 
+// dropOptions wraps the model in one that calls it without the options it receives (so
+// without the tools, which reach the model only as an option).
+type dropOptions struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+type optionless struct{ inner model.BaseChatModel }
+
+func (o optionless) Generate(ctx context.Context, input []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+	return o.inner.Generate(ctx, input)
+}
+
+func (o optionless) Stream(ctx context.Context, input []*schema.Message, _ ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return o.inner.Stream(ctx, input)
+}
+
+func (d *dropOptions) WrapModel(_ context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	return optionless{inner}, nil
+}
+
+// crossWire wraps the model in one whose Generate calls the inner Stream and whose Stream
+// calls the inner Generate.
+type crossWire struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+type crossWired struct{ inner model.BaseChatModel }
+
+func (c crossWired) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	stream, err := c.inner.Stream(ctx, input, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return schema.ConcatMessageStream(stream)
+}
+
+func (c crossWired) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	message, err := c.inner.Generate(ctx, input, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return schema.StreamReaderFromArray([]*schema.Message{message}), nil
+}
+
+func (c *crossWire) WrapModel(_ context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	return crossWired{inner}, nil
+}
+
+// sign wraps the model in one that appends " (signed by <name>)" to its answer: to the
+// message, or as one more chunk of the stream.
+type sign struct {
+	*adk.BaseChatModelAgentMiddleware
+	name string
+}
+
+type signedModel struct {
+	inner model.BaseChatModel
+	name  string
+}
+
+func (s signedModel) suffix() string { return " (signed by " + s.name + ")" }
+
+func (s signedModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	message, err := s.inner.Generate(ctx, input, opts...)
+	if err != nil {
+		return nil, err
+	}
+	signed := *message
+	signed.Content += s.suffix()
+	return &signed, nil
+}
+
+func (s signedModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	stream, err := s.inner.Stream(ctx, input, opts...)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := collect(stream)
+	if err != nil {
+		return nil, err
+	}
+	chunks = append(chunks, schema.AssistantMessage(s.suffix(), nil))
+	return schema.StreamReaderFromArray(chunks), nil
+}
+
+func (s *sign) WrapModel(_ context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	return signedModel{inner, s.name}, nil
+}
+
+// fresh returns, before the run's first model call, a new state with the messages only
+// (its tool infos nil).
+type fresh struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+func (f *fresh) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	for _, message := range state.Messages {
+		if message.Role == schema.Assistant {
+			return ctx, state, nil
+		}
+	}
+	return ctx, &adk.ChatModelAgentState{Messages: state.Messages}, nil
+}
+
+// shrink drops the first of the tool infos it sees, before every model call.
+type shrink struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+func (s *shrink) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	if len(state.ToolInfos) > 0 {
+		state.ToolInfos = state.ToolInfos[1:]
+	}
+	return ctx, state, nil
+}
+
+// noIDs blanks the ids of the tool calls of each model answer, after the model call.
+type noIDs struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+func (n *noIDs) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	last := *state.Messages[len(state.Messages)-1]
+	last.ToolCalls = append([]schema.ToolCall(nil), last.ToolCalls...)
+	for index := range last.ToolCalls {
+		last.ToolCalls[index].ID = ""
+	}
+	state.Messages[len(state.Messages)-1] = &last
+	return ctx, state, nil
+}
+
 func handler(spec handlerSpec) adk.ChatModelAgentMiddleware {
 	switch spec.Kind {
+	case "noids":
+		return &noIDs{}
+	case "dropopts":
+		return &dropOptions{}
+	case "crosswired":
+		return &crossWire{}
+	case "signed":
+		return &sign{name: spec.Name}
+	case "fresh":
+		return &fresh{}
+	case "shrink":
+		return &shrink{}
 	case "filter":
 		return &filter{tool: spec.Tool}
 	case "rewrite":
@@ -335,7 +512,7 @@ func handler(spec handlerSpec) adk.ChatModelAgentMiddleware {
 	case "answer":
 		return &answer{name: spec.Name}
 	}
-	return &adk.BaseChatModelAgentMiddleware{}
+	return &probe{}
 }
 
 func returnDirectly(names []string) map[string]bool {

@@ -288,8 +288,8 @@ class _Loop:
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);
-        then the first failure is raised, else the first interrupt pauses the turn (the
-        calls that finished are kept, so a resume runs only the others)."""
+        then the first failure is raised, else the turn pauses once with every call's
+        interrupt (the calls that finished are kept, so a resume runs only the others)."""
         results: list[Any] = []
         failure: Exception | None = None
         paused: InterruptRaised | None = None
@@ -297,10 +297,7 @@ class _Loop:
             try:
                 results.append(await self._tool_result(index, call, state))
             except InterruptRaised as raised:
-                if paused is None:  # Eino's resume answers one interrupt: the turn's first
-                    paused = raised
-                else:
-                    self.run.pending.pop(self.run.answers.task, None)
+                paused = paused or raised
                 results.append(None)
             except Exception as error:  # noqa: BLE001 - any failure waits for the turn's end
                 failure = failure or error

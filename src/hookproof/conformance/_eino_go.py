@@ -23,9 +23,12 @@ from hookproof.conformance._eino_python import Outcome
 from hookproof.conformance._eino_scenarios import Scenario
 from hookproof.errors import GoToolchainError
 
-__all__ = ["EinoProgram", "build_program", "go_sources", "real_eino"]
+__all__ = ["LATEST_EINO_MODFILE", "EinoProgram", "build_program", "go_sources", "real_eino"]
 
 PROGRAM = "einoscenario"
+# go.mod requires the oldest Eino the module supports; the runner is built on the newest
+# hookproof is checked against, which this module file (go.mod with Eino raised) names.
+LATEST_EINO_MODFILE = "eino-latest.mod"
 BUILD_TIMEOUT_SECONDS = 600
 _NOTHING_RUN = "Nothing was compared: no semantic is reported as holding."
 _CHECKOUT = Path(__file__).resolve().parents[3] / "go"
@@ -35,7 +38,8 @@ def go_sources() -> Path:
     """The Go module's directory: shipped in the wheel, or the checkout's go/."""
     shipped = Path(str(resources.files("hookproof") / "_go"))
     for candidate in (shipped, _CHECKOUT):
-        if (candidate / "go.mod").is_file() and (candidate / "cmd" / PROGRAM).is_dir():
+        module_files = (candidate / "go.mod", candidate / LATEST_EINO_MODFILE)
+        if all(path.is_file() for path in module_files) and (candidate / "cmd" / PROGRAM).is_dir():
             return candidate
     raise GoToolchainError(
         f"hookproof: the Go sources of the Eino scenario runner are not installed (looked in "
@@ -58,7 +62,8 @@ def _go() -> str:
 def build_program(directory: Path) -> Path:
     """``go build`` the runner into ``directory``; its path."""
     sources, binary = go_sources(), directory / PROGRAM
-    command = [_go(), "build", "-buildvcs=false", "-o", str(binary), f"./cmd/{PROGRAM}"]
+    command = [_go(), "build", "-buildvcs=false", f"-modfile={LATEST_EINO_MODFILE}"]
+    command += ["-o", str(binary), f"./cmd/{PROGRAM}"]
     try:
         made = subprocess.run(
             command,

@@ -8,25 +8,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hookproof.conformance._eino_scenarios import HandlerSpec, Scenario
+from hookproof.conformance._eino_handlers import handler
+from hookproof.conformance._eino_scenarios import Scenario
 from hookproof.eino import (
     AgentEvent,
-    BaseChatModelAgentMiddleware,
     ChatModelAgent,
     InMemoryCheckpointer,
     ManualClock,
     ModelFailoverConfig,
     ModelRetryConfig,
-    ModelWrapper,
     RetryContext,
     RetryDecision,
     ToolInfo,
-    get_run_local_value,
     interrupt,
-    send_event,
-    set_run_local_value,
 )
-from hookproof.messages import AssistantMessage, ToolMessage, UserMessage, text_message
+from hookproof.messages import AssistantMessage, ToolMessage
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.snapshot import render
 from hookproof.tools import Tool, ToolSchema
@@ -39,7 +35,6 @@ _PARAMETERS = {
     "properties": {"q": {"type": "string", "description": "the query"}},
     "required": ["q"],
 }
-_COUNT_KEY = "calls"
 
 
 @dataclass(frozen=True)
@@ -92,161 +87,6 @@ def _tools(scenario: Scenario) -> tuple[Any, ...]:
     if scenario.streamable_tools:
         return (_StreamEcho(search, "found"), _StreamEcho(lookup, "customer"))
     return (search, lookup)
-
-
-class _Probe(BaseChatModelAgentMiddleware):
-    """Overrides every hook, so each is traced (the Go side traces every hook)."""
-
-    spec = HandlerSpec("probe", "")
-
-    def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
-        return ctx, agent_ctx
-
-    def after_agent(self, ctx: Any, state: Any) -> Any:
-        return ctx
-
-    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        return ctx, state
-
-    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        return ctx, state
-
-    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
-        return model
-
-    def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
-        return endpoint
-
-    def wrap_streamable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
-        return endpoint
-
-
-class _AgentContext(_Probe):
-    """before_agent: a line naming the handler joins the instruction; ``tool`` is dropped."""
-
-    def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
-        tools = [item for item in agent_ctx.tools if item.info().name != self.spec.tool]
-        instruction = f"{agent_ctx.instruction}\n\nfrom {self.spec.name}"
-        return ctx, agent_ctx.override(instruction=instruction, tools=tools)
-
-
-class _Answer(_Probe):
-    """after_model_rewrite_state: a message of tool calls becomes a text answer."""
-
-    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        last = state.messages[-1]
-        if not getattr(last, "tool_calls", ()):
-            return ctx, state
-        answer = text_message(AssistantMessage, f"answered by {self.spec.name}")
-        return ctx, state.override(messages=(*state.messages[:-1], answer))
-
-
-class _Filter(_Probe):
-    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        kept = [info for info in state.tool_infos if info.name != self.spec.tool]
-        return ctx, state.override(tool_infos=kept)
-
-
-class _Rewrite(_Probe):
-    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        note = text_message(UserMessage, f"note from {self.spec.name}")
-        return ctx, state.override(messages=(*state.messages, note))
-
-
-def _boom(hook: str) -> RuntimeError:
-    return RuntimeError(f"boom in {hook}")
-
-
-class _FailingModel(ModelWrapper):
-    def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
-        raise _boom("wrap_model_call")
-
-    def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
-        raise _boom("wrap_model_call")
-
-
-class _Failing(_Probe):
-    def _check(self, hook: str) -> None:
-        if self.spec.hook == hook:
-            raise _boom(hook)
-
-    def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
-        self._check("before_agent")
-        return ctx, agent_ctx
-
-    def after_agent(self, ctx: Any, state: Any) -> Any:
-        self._check("after_agent")
-        return ctx
-
-    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        self._check("before_model_rewrite_state")
-        return ctx, state
-
-    def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        self._check("after_model_rewrite_state")
-        return ctx, state
-
-    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
-        self._check("wrap_model")
-        return _FailingModel(model) if self.spec.hook == "wrap_model_call" else model
-
-    def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
-        self._check("tool_wrapper")
-        return self._failing if self.spec.hook == "tool_wrapper_call" else endpoint
-
-    def wrap_streamable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
-        return self.wrap_invokable_tool_call(ctx, endpoint, tool_ctx)
-
-    @staticmethod
-    def _failing(_ctx: Any, _arguments: str) -> str:
-        raise _boom("tool_wrapper_call")
-
-
-class _RunLocal(_Probe):
-    """Counts model calls in a run-local value; tool results and after_agent show it."""
-
-    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        count, _ = get_run_local_value(ctx, _COUNT_KEY)
-        set_run_local_value(ctx, _COUNT_KEY, (count or 0) + 1)
-        return ctx, state
-
-    def wrap_invokable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
-        def counted(call_ctx: Any, arguments: str) -> str:
-            result = endpoint(call_ctx, arguments)
-            count, _ = get_run_local_value(call_ctx, _COUNT_KEY)
-            return f"{result} (calls={count})"
-
-        return counted
-
-    def wrap_streamable_tool_call(self, ctx: Any, endpoint: Any, tool_ctx: Any) -> Any:
-        def counted(call_ctx: Any, arguments: str) -> Iterator[str]:
-            chunks = list(endpoint(call_ctx, arguments))
-            count, _ = get_run_local_value(call_ctx, _COUNT_KEY)
-            return iter([*chunks, f" (calls={count})"])
-
-        return counted
-
-    def after_agent(self, ctx: Any, state: Any) -> Any:
-        count, _ = get_run_local_value(ctx, _COUNT_KEY)
-        send_event(ctx, AgentEvent(custom=f"calls={count}"))
-        return ctx
-
-
-_KINDS: dict[str, type[_Probe]] = {
-    "probe": _Probe,
-    "filter": _Filter,
-    "rewrite": _Rewrite,
-    "fail": _Failing,
-    "runlocal": _RunLocal,
-    "agentctx": _AgentContext,
-    "answer": _Answer,
-}
-
-
-def _handler(spec: HandlerSpec) -> _Probe:
-    # the class is named as the handler: hookproof.eino traces a handler by its class name
-    cls: type[_Probe] = type(spec.name, (_KINDS[spec.kind],), {"spec": spec})
-    return cls()
 
 
 def _turn(turn: Any) -> Any:
@@ -321,8 +161,10 @@ def _event(event: AgentEvent) -> str:
     message = event.message
     if message is None:
         return event_line("", "", False, "", (), str(event.custom))
-    calls = [item.name for item in getattr(message, "tool_calls", ())]
     role = "tool" if isinstance(message, ToolMessage) else "assistant"
+    if event.stream_error is not None:  # the Go runner cannot concatenate such a stream
+        return event_line(role, event.tool_name or "", event.is_streaming, "stream error", (), "")
+    calls = [item.name for item in getattr(message, "tool_calls", ())]
     assert isinstance(message, AssistantMessage | ToolMessage)
     return event_line(role, event.tool_name or "", event.is_streaming, message.text, calls, "")
 
@@ -335,7 +177,7 @@ def run_on_hookproof(scenario: Scenario) -> Outcome:
         model=model,
         tools=_tools(scenario),
         instruction="Be brief.",
-        handlers=[_handler(spec) for spec in scenario.handlers],
+        handlers=[handler(spec) for spec in scenario.handlers],
         max_iterations=scenario.max_iterations,
         return_directly=scenario.return_directly or None,
         model_retry_config=_retry(scenario),

@@ -30,8 +30,29 @@ __all__ = [
 #   runlocal  - counts model calls in a run-local value, adds the count to each tool result
 #               and sends it as a custom event from after_agent;
 #   agentctx  - before_agent appends "from <name>" to the instruction and drops ``tool``;
-#   answer    - after_model_rewrite_state turns a message of tool calls into a text answer.
-HANDLER_KINDS = ("probe", "filter", "rewrite", "fail", "runlocal", "agentctx", "answer")
+#   answer    - after_model_rewrite_state turns a message of tool calls into a text answer;
+#   dropopts  - wrap_model's wrapper calls the model without the options it receives;
+#   crosswired - wrap_model's wrapper: generate calls the inner stream, stream the generate;
+#   signed    - wrap_model's wrapper appends " (signed by <name>)" (a chunk when streaming);
+#   fresh     - before the first model call, before_model_rewrite_state returns a new state
+#               with the messages only (tool infos None);
+#   shrink    - before_model_rewrite_state drops the first of the tool infos it sees;
+#   noids     - after_model_rewrite_state blanks the ids of the answer's tool calls.
+HANDLER_KINDS = (
+    "probe",
+    "filter",
+    "rewrite",
+    "fail",
+    "runlocal",
+    "agentctx",
+    "answer",
+    "dropopts",
+    "crosswired",
+    "signed",
+    "fresh",
+    "shrink",
+    "noids",
+)
 # Where a ``fail`` handler's error comes from: the hook itself, or (``*_call``) the model or
 # tool endpoint the wrapper returns.
 HOOKS = (
@@ -208,6 +229,68 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
             ("again", "done"), _PROBES, retries=1, reject="again", streaming=True
         ),
     },
+    "wrapper_drops_options": {
+        "the model is shown no tool": Scenario(_ONE_TOOL, (HandlerSpec("dropopts", "drop"),)),
+        "streaming": Scenario(_ONE_TOOL, (HandlerSpec("dropopts", "drop"),), streaming=True),
+        "inside another wrapper": Scenario(
+            _ONE_TOOL, (HandlerSpec("dropopts", "drop"), HandlerSpec("signed", "sig"))
+        ),
+    },
+    "wrapper_calls_the_other_modes_endpoint": {
+        "streaming run, wrapper generates": Scenario(
+            ("done",), (HandlerSpec("crosswired", "cross"),), streaming=True
+        ),
+        "run without streaming, wrapper streams": Scenario(
+            ("done",), (HandlerSpec("crosswired", "cross"),)
+        ),
+        "retried": Scenario(("done",), (HandlerSpec("crosswired", "cross"),), retries=1),
+    },
+    "streaming_wrappers": {
+        "a chunk appended": Scenario(
+            _ONE_TOOL, (_PROBES[0], HandlerSpec("signed", "sig")), streaming=True
+        ),
+        "the same wrapper without streaming": Scenario(
+            _ONE_TOOL, (_PROBES[0], HandlerSpec("signed", "sig"))
+        ),
+        "two wrappers": Scenario(
+            (_BOTH, "done"),
+            (HandlerSpec("signed", "a"), HandlerSpec("signed", "b")),
+            streaming=True,
+        ),
+    },
+    "return_directly_with_a_shared_call_id": {
+        "the later call returns": Scenario((_BOTH_SAME,), _PROBES, return_directly=("lookup",)),
+        "the earlier call returns": Scenario((_BOTH_SAME,), _PROBES, return_directly=("search",)),
+        "streaming": Scenario((_BOTH_SAME,), _PROBES, return_directly=("lookup",), streaming=True),
+    },
+    "tool_calls_without_ids": {
+        "only the last call's event is sent": Scenario(
+            (_BOTH, "done"), (HandlerSpec("noids", "blank"),)
+        ),
+        "return-directly does not end the run": Scenario(
+            (_BOTH, "done"), (HandlerSpec("noids", "blank"),), return_directly=("search",)
+        ),
+        "streaming": Scenario(
+            (_BOTH, _TWICE, "done"), (HandlerSpec("noids", "blank"),), streaming=True
+        ),
+    },
+    "tool_infos_persist_across_model_calls": {
+        "a filter sees the list the last call left": Scenario(
+            (_SEARCH, _SEARCH, "done"), (HandlerSpec("shrink", "shrink"),)
+        ),
+        "a fresh state shows no tool, the next call the run's": Scenario(
+            (_SEARCH, "done"), (HandlerSpec("fresh", "fresh"),)
+        ),
+        "a list emptied before a pause is refilled after it": Scenario(
+            ({"call": "lookup", "args": {"q": "a"}}, _SEARCH, "done"),
+            (HandlerSpec("shrink", "shrink"),),
+            interrupt="search",
+        ),
+        "a fresh state, then a filter": Scenario(
+            (_SEARCH, _SEARCH, "done"),
+            (HandlerSpec("fresh", "fresh"), HandlerSpec("shrink", "shrink")),
+        ),
+    },
     "streamable_tools_without_streaming": {
         "one tool call": Scenario(
             _ONE_TOOL, (*_PROBES, HandlerSpec("runlocal", "rl")), streamable_tools=True
@@ -219,20 +302,10 @@ EINO_SEMANTICS: dict[str, dict[str, Scenario]] = {
 # hookproof.eino's module docstring): the report shows them as "differs", and the tests
 # require that they still do, so a fix is noticed.
 KNOWN_DIFFERENCES = {
-    "several_tool_calls_interrupt": (
-        "when several calls of one message interrupt, Eino pauses once with every interrupt "
-        "and one resume answers them all; hookproof.eino pauses at each in turn (the "
-        "engine's interrupts are answered one by one, by position)"
-    ),
     "reused_tool_call_id_interrupt": (
         "when a paused turn has several calls with one id, Eino's resume gives each of them "
         "the result of the first that finished (its ToolsNode keeps finished calls by id), "
         "so the paused call never runs and its answer is lost; hookproof.eino keeps them by "
         "position and runs it: a call is never dropped silently"
-    ),
-    "streaming_retry_of_a_rejected_output": (
-        "in a streaming run Eino sends each attempt's stream as it comes, so an output "
-        "ShouldRetry rejects is an event whose stream ends in an error; hookproof.eino sends "
-        "an attempt's event only once the attempt is accepted (no WillRetryError events)"
     ),
 }

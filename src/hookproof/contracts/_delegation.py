@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from hookproof._support.untimed import untimed
+from hookproof.contracts._engines import Engine, engines_for, judged
 from hookproof.contracts._outcome import crash, tiers_arg
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._runner import Runner
@@ -22,7 +23,7 @@ from hookproof.contracts._subagents import subagent_requests, subagents_of
 from hookproof.contracts._tool_access import AccessRuns, Probe, shown_names
 from hookproof.contracts._tool_names import known_names, named_tools
 from hookproof.contracts._violation import violation
-from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
+from hookproof.targets import Build, OnInterrupt, Target, TargetRun
 
 __all__ = ["check_delegation_contained", "delegation_problems"]
 
@@ -44,6 +45,8 @@ def check_delegation_contained(
     on_interrupt: OnInterrupt = "approve",
     config: Mapping[str, Any] | None = None,
     allow_untested: bool = False,
+    engine: Engine = "auto",
+    confirm: int = 3,
 ) -> CheckReport:
     """For ``context``, every tool the main agent hides (does not show on its model call) is
     hidden from every subagent its ``task`` tool offers, and a call the subagent makes to it
@@ -52,11 +55,35 @@ def check_delegation_contained(
     subagent is shown. ``report.tool_access`` holds what each tool was to each subagent.
 
     An agent that offers no subagent for the context, or a subagent that never gets called,
-    is untested, not passed."""
+    is untested, not passed. A LangChain or deepagents app runs on the reference engine,
+    confirmed on the real graph, as ``check_fail_closed`` says (``engine=``, ``confirm=``)."""
     __tracebackhide__ = True
     allowed = named_tools(delegated, "delegated", _CHECK)
-    exercise = Exercise(_CHECK, allow_untested=allow_untested)
-    access = AccessRuns(Runner(as_target(build, tiers), context, on_interrupt, config), exercise)
+    options = _Options(allowed, tiers, on_interrupt, config, allow_untested)
+    return judged(
+        _CHECK,
+        lambda target: _contained_on(target, context, options),
+        engines_for(build, tiers, engine),
+        example=f"context={context!r}, delegated={sorted(allowed)!r}",
+        confirm=confirm,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    allowed: frozenset[str]
+    tiers: Sequence[str] | None
+    on_interrupt: OnInterrupt
+    config: Mapping[str, Any] | None
+    allow_untested: bool
+
+
+def _contained_on(target: Target, context: Any, options: _Options) -> CheckReport:
+    __tracebackhide__ = True
+    allowed, tiers = options.allowed, options.tiers
+    exercise = Exercise(_CHECK, allow_untested=options.allow_untested)
+    runner = Runner(target, context, options.on_interrupt, options.config)
+    access = AccessRuns(runner, exercise)
     exercise.context(context)
     plain = access.plain()
     case = f"context={context!r}, delegated={sorted(allowed)!r}"

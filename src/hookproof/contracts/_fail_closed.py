@@ -5,16 +5,18 @@ agent and through each subagent its ``task`` tool offers."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from hookproof._exercised import current_test_memo
 from hookproof._support.untimed import untimed
+from hookproof.contracts._engines import Engine, engines_for, judged
 from hookproof.contracts._outcome import crash, tiers_arg
 from hookproof.contracts._report import CheckReport, Exercise
 from hookproof.contracts._runner import Runner
 from hookproof.contracts._subagents import Delegating, subagent_requests, subagents_of
 from hookproof.contracts._violation import violation
-from hookproof.targets import Build, OnInterrupt, Target, TargetRun, as_target
+from hookproof.targets import Build, OnInterrupt, Target, TargetRun
 
 __all__ = ["check_fail_closed"]
 
@@ -30,14 +32,51 @@ def check_fail_closed(
     on_interrupt: OnInterrupt = "approve",
     config: Mapping[str, Any] | None = None,
     allow_untested: bool = False,
+    engine: Engine = "auto",
+    confirm: int = 3,
 ) -> CheckReport:
     """An untrusted, unknown, malformed or missing context never gets more tools, or another
     model, than the least-privileged trusted context; a crash is a violation too. The
-    least-privileged run must reach the model, or there is nothing to compare with."""
+    least-privileged run must reach the model, or there is nothing to compare with.
+
+    A LangChain ``create_agent`` or deepagents app runs its first example of a test on the
+    real graph and the next ones on the reference engine (its code unchanged, through the
+    bridge): a violation is reported only when the real graph shows it too, and the 1st,
+    4th, 16th, ... example on the reference engine (``confirm`` of them) is run again on the
+    real graph; engines that disagree raise ``EngineDisagreementError``. ``engine="graph"``
+    runs every example on the real graph, ``engine="reference"`` refuses to fall back to it
+    when the bridge cannot build the app. ``report.engine`` says where this example ran."""
     __tracebackhide__ = True
+    options = _Options(least_privileged_context, tiers, script, on_interrupt, config)
+    engines = engines_for(build, tiers, engine)
+    return judged(
+        "check_fail_closed",
+        lambda target: _fail_closed_on(target, build, context, options, allow_untested),
+        engines,
+        example=f"context={context!r}",
+        confirm=confirm,
+    )
+
+
+@dataclass(frozen=True)
+class _Options:
+    least_privileged_context: Any
+    tiers: Sequence[str] | None
+    script: Any
+    on_interrupt: OnInterrupt
+    config: Mapping[str, Any] | None
+
+
+def _fail_closed_on(
+    target: Target, build: Any, context: Any, options: _Options, allow_untested: bool
+) -> CheckReport:
+    __tracebackhide__ = True
+    least_privileged_context, script = options.least_privileged_context, options.script
+    on_interrupt, config = options.on_interrupt, options.config
     exercise = Exercise("check_fail_closed", allow_untested=allow_untested)
-    target = as_target(build, tiers)
-    least = _Baselines(build, Runner(target, least_privileged_context, on_interrupt, config), tiers)
+    least = _Baselines(
+        build, Runner(target, least_privileged_context, on_interrupt, config), options.tiers
+    )
     baseline = least.run(script, exercise)
     exercise.context(least_privileged_context)
     if baseline.error is not None:
@@ -74,7 +113,7 @@ def check_fail_closed(
                 trace=run.trace,
                 replay=(
                     f"check_fail_closed(build, {context!r}, least_privileged_context="
-                    f"{least_privileged_context!r}{tiers_arg(tiers)})"
+                    f"{least_privileged_context!r}{tiers_arg(options.tiers)})"
                 ),
             )
         )
@@ -108,7 +147,8 @@ class _Baselines:
         """The baseline run for ``script``; counted in ``exercise`` when it ran now."""
         runner = self.runner
         options = (runner.context, self.tiers, script, runner.on_interrupt, runner.config)
-        key = ("check_fail_closed baseline", id(self.build), repr(options))
+        engine = type(runner.target).__name__  # a graph's baseline is not the bridge's
+        key = ("check_fail_closed baseline", id(self.build), engine, repr(options))
         memo = current_test_memo()
         cached = None if memo is None else memo.get(key)
         if cached is not None and cached[0] is self.build:

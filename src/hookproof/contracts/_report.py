@@ -44,7 +44,14 @@ class CheckReport:
     tool of the agent a check left uncalled on purpose to why (``skip=``, or not shown to
     the model for the context). ``middleware_removed`` names the middleware a check took out
     of the factory's stack for its baseline; ``tool_access`` is what each tool was to each
-    agent for each context, for the checks that read it (``access_table()`` shows it)."""
+    agent for each context, for the checks that read it (``access_table()`` shows it).
+
+    ``engine`` says where a check that can choose ran this example: ``"reference"`` (the
+    app's LangChain or deepagents code on the reference engine, through the bridge) or
+    ``"graph"`` (the framework's own graph), and ``engine_note`` why; None for checks and
+    apps without that choice. ``examples_on_reference`` and ``confirmed_on_graph`` count,
+    within the current test, the examples of this check that ran on the reference engine and
+    those the real graph confirmed (this one included)."""
 
     check: str
     runs: int = 0
@@ -57,6 +64,10 @@ class CheckReport:
     tools_skipped: Mapping[str, str] = field(default_factory=FrozenDict)
     middleware_removed: tuple[str, ...] = ()
     tool_access: tuple[ToolAccess, ...] = ()
+    engine: str | None = None
+    engine_note: str = ""
+    examples_on_reference: int = 0
+    confirmed_on_graph: int = 0
 
     def access_table(self) -> str:
         """``tool_access`` as a table per context: a row per tool, a column per agent."""

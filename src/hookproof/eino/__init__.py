@@ -17,6 +17,9 @@ Names (Eino -> here):
     schema.ToolInfo                           -> ToolInfo (hookproof.tools.ToolSchema itself)
     ErrExceedMaxIterations / ErrExceedMaxRetries -> ExceedMaxIterationsError /
                                                   ExceedMaxRetriesError (RetryExhaustedError)
+    WillRetryError                            -> WillRetryError (AgentEvent.stream_error)
+    InterruptInfo.InterruptContexts           -> AgentAction.interrupts
+    ResumeParams.Targets                      -> resume(..., targets={interrupt.id: value})
     AgentEvent.Output.MessageOutput           -> AgentEvent.message (+ tool_name, chunks)
     Runner.Run / Runner.Resume(ctx, id)       -> ChatModelAgent.run(messages, ctx) /
                                                  resume(id, value) (arun/aresume: async)
@@ -57,24 +60,37 @@ Deliberate differences from Eino, each because hookproof must be deterministic:
     * streams are materialised between layers (an iterator of chunks is replayed), so a
       layer sees whole streams; there is no cancellation, so the cancel monitor only marks
       its place; multi-agent transfer/exit tools, session-value instruction formatting,
-      argument-alias remapping and WillRetryError events (so RetryDecision.reject_reason
-      is not shown anywhere) are not reproduced; ToolArgumentsHandler is
+      argument-alias remapping and the WillRetryError a failover or a retry without
+      should_retry puts in a failed stream are not reproduced (a streamed output that
+      should_retry rejects is: see AgentEvent.stream_error); ToolArgumentsHandler is
       ``tool_arguments_handler=``.
 
-Known differences, found by running the same scenarios on real Eino (``hookproof
-conformance --target eino`` reports them as "differs"; see hookproof.conformance):
-    * when several tool calls of one message interrupt, Eino pauses once with every
-      interrupt and one resume answers them all; here the run pauses at each in turn (the
-      engine answers interrupts one by one, by position). As on Eino, the other calls of
-      the message run before the pause, and a failing call lets them run before its error
-      is reported;
-    * when a paused turn has several calls with one id, Eino's resume gives each of them
-      the result of the first that finished (its ToolsNode keeps finished calls by id), so
-      the paused call never runs; here calls are kept by position and it runs;
-    * in a streaming run with a should_retry that rejects an output, Eino has already sent
-      the rejected attempt's stream as an event (ending in WillRetryError or the final
-      error); here an attempt's event is sent only once the attempt is accepted, since
-      events hold whole streams and WillRetryError is not reproduced.
+Where Eino is stricter than its docs say, this is as strict (each a named semantic of
+``hookproof conformance --target eino``):
+    * the model wrap_model receives has only the endpoint of the run's mode: a wrapper whose
+      stream() calls generate() (or the reverse) fails with "generate endpoint not set"
+      ("stream endpoint not set");
+    * the model call goes on with exactly the options a wrapper passes: one that leaves them
+      out leaves the model without tools;
+    * state.tool_infos persists across model calls: a before_model_rewrite_state filter sees
+      the list the previous call left; a state whose tool_infos is None shows no tool for
+      that call, and the next call starts again from the run's tools, as does a list emptied
+      before a pause, after the resume (Eino's checkpoint keeps no empty list);
+    * tool events are held by call id, the return-directly call's ("" when there is none):
+      a call sharing it is held too, as is every call without an id, and only the last
+      held event is sent, after the tool step; a return-directly call without an id does
+      not end the run;
+    * several tool calls of one message that interrupt pause once, in one interrupt event
+      (AgentAction.interrupts), and one resume answers them all (``targets=`` by id);
+    * in a streaming run, an output should_retry rejects is sent as it streamed, its stream
+      ending in WillRetryError (AgentEvent.stream_error).
+
+The known difference, found by running the same scenarios on real Eino (``hookproof
+conformance --target eino`` reports it as "differs"; see hookproof.conformance): when a
+paused turn has several calls with one id, Eino's resume gives each of them the result of
+the first that finished (its ToolsNode keeps finished calls by id), so the paused call never
+runs; here calls are kept by position and it runs. As on Eino, the other calls of a message
+run before a pause, and a failing call lets them run before its error is reported.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -143,6 +159,7 @@ from hookproof.errors import (
     RunContextError,
     ToolCallError,
     ToolNotFoundError,
+    WillRetryError,
 )
 
 __all__ = [
@@ -193,6 +210,7 @@ __all__ = [
     "ToolNotFoundError",
     "ToolOutput",
     "ToolResult",
+    "WillRetryError",
     "default_backoff",
     "delete_run_local_value",
     "get_run_local_value",

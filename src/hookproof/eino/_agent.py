@@ -28,11 +28,12 @@ from hookproof.eino._hooks import (
 )
 from hookproof.eino._model_layers import model_layers
 from hookproof.eino._records import AgentEvent
+from hookproof.eino._resume import resume_answers
 from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig
 from hookproof.eino._run import AgentRun, EinoRun
 from hookproof.eino._settings import DEFAULT_EINO_MAX_ITERATIONS, AgentSettings, Setting
 from hookproof.eino._tool_layers import tool_layers
-from hookproof.errors import EinoError, InvalidInputError, UsageError, safe_repr
+from hookproof.errors import EinoError, UsageError, safe_repr
 from hookproof.messages import Message, coerce_messages
 from hookproof.requests import NO_RESUME
 
@@ -216,11 +217,15 @@ class ChatModelAgent:
         ctx: RunContext | None = None,
         *,
         enable_streaming: bool = False,
+        targets: Mapping[str, Any] | None = None,
     ) -> AgentRun:
         """Continue a run that paused at ``interrupt()``: before_agent runs again, then the
-        step that interrupted, where ``interrupt()`` now returns ``resume_value``."""
-        self._check_resumable(checkpoint_id)
-        return self._execute(ctx, enable_streaming, checkpoint_id, None, resume_value)
+        step that interrupted, where ``interrupt()`` now returns ``resume_value``. A pause
+        with several interrupts (tool calls of one message) is answered whole: each gets
+        ``resume_value``, or, with ``targets={interrupt.id: value, ...}`` (Eino's
+        ResumeParams.Targets), its own; one left out interrupts again."""
+        answers = resume_answers(self.checkpointer, checkpoint_id, resume_value, targets)
+        return self._execute(ctx, enable_streaming, checkpoint_id, None, answers)
 
     @staticmethod
     def _check_input(messages: Any) -> None:
@@ -228,21 +233,6 @@ class ChatModelAgent:
             raise UsageError(
                 f"hookproof: ChatModelAgent.run() takes a list of messages, got "
                 f"{type(messages).__name__}. Example: agent.run([('user', 'hello')])."
-            )
-
-    def _check_resumable(self, checkpoint_id: str) -> None:
-        if self.checkpointer is None:
-            raise UsageError(
-                "hookproof: resume() needs the agent's checkpointer; build it with "
-                "ChatModelAgent(..., checkpointer=InMemoryCheckpointer())."
-            )
-        saved = self.checkpointer.get(checkpoint_id)
-        if saved is None or not saved.pending:
-            raise InvalidInputError(
-                f"hookproof: resume({checkpoint_id!r}) found no interrupted run saved under "
-                "that checkpoint id. Resume only after run(..., checkpoint_id=...) ended with "
-                "an interrupt event, on the same agent and checkpointer (a finished run "
-                "cannot be resumed)."
             )
 
     async def arun(
@@ -269,11 +259,12 @@ class ChatModelAgent:
         ctx: RunContext | None = None,
         *,
         enable_streaming: bool = False,
+        targets: Mapping[str, Any] | None = None,
     ) -> AgentRun:
         """Like resume, without blocking the running event loop (see arun)."""
-        self._check_resumable(checkpoint_id)
+        answers = resume_answers(self.checkpointer, checkpoint_id, resume_value, targets)
         return await in_thread(  # type: ignore[no-any-return]
-            self._execute, ctx, enable_streaming, checkpoint_id, None, resume_value
+            self._execute, ctx, enable_streaming, checkpoint_id, None, answers
         )
 
     def _execute(

@@ -62,7 +62,11 @@ class EinoChatModel(Protocol):
 
 class ModelWrapper:
     """A convenient base for what wrap_model returns: passes both calls to ``inner``;
-    override ``generate`` and/or ``stream``."""
+    override ``generate`` and/or ``stream``.
+
+    As in Eino, ``inner`` has only the endpoint of the run's mode (``generate``, or
+    ``stream`` when streaming; the other fails with Eino's "... endpoint not set"), and it
+    gets exactly the options passed: pass ``**options`` on, or the model is shown no tool."""
 
     def __init__(self, inner: EinoChatModel) -> None:
         self.inner = inner

@@ -109,10 +109,18 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     run.exec.state_ready = True
     if run.resuming:
         run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
-        return None
+        return _as_checkpointed(state)
     instruction = run.agent_ctx.instruction
     system = text_message(SystemMessage, instruction) if instruction else None
     return run.initial_state(system)
+
+
+def _as_checkpointed(state: FrozenDict) -> dict[str, Any] | None:
+    """Eino's checkpoint (gob) keeps no empty list: tool infos a rewrite emptied come back
+    nil after a pause, so the next model call refills them with the run's tools."""
+    keys = ("tool_infos", "deferred_tool_infos")
+    emptied = [key for key in keys if state.get(key) is not None and not state[key]]
+    return dict.fromkeys(emptied) or None
 
 
 def _note_start(run: EinoRun) -> None:
@@ -164,6 +172,7 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
     """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
     run = _run(runtime)
     assert run.exec.handle is not None
+    held = _send_held(state, run)  # the last tool step's held event goes out first
     if run.exec.handle.model_calls >= run.agent.max_iterations:
         raise ExceedMaxIterationsError(
             f"exceeds max iterations: agent {run.agent.name!r} already called the model "
@@ -171,7 +180,7 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
             "tools. Check the script or raise max_iterations."
         )
     run.model_ctx = run.ctx
-    update: dict[str, Any] = {}
+    update: dict[str, Any] = held or {}
     if state.get(MODEL_CTX_KEY):
         update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx
     if state.get("tool_infos") is None:
@@ -275,13 +284,19 @@ def after_model_hooks(
 # -- the finish ---------------------------------------------------------------------------
 
 
-def _finish(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
-    """The held-back return-directly event goes out after the others."""
+def _send_held(state: FrozenDict, run: EinoRun) -> dict[str, Any] | None:
+    """A held tool event goes out after the tool step's others (Eino: the ToolsNode's
+    post-handler): the return-directly call's, or the last call's without an id."""
     held = state.get(HELD_KEY)
     if held is None:
         return None
-    _run(runtime).exec.emit(held, owner="eino:event_sender")
+    run.exec.emit(held, owner="eino:event_sender")
     return {HELD_KEY: None}
+
+
+def _finish(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
+    """The held-back return-directly event goes out after the others."""
+    return _send_held(state, _run(runtime))
 
 
 def _after_agent(index: int, handler: Any) -> Hook:

@@ -27,7 +27,7 @@ from hookproof.eino._records import AgentEvent
 from hookproof.eino._run import EinoRun
 from hookproof.eino._settings import AgentSettings
 from hookproof.eino._streams import collect, concat_messages, replay
-from hookproof.errors import UsageError
+from hookproof.errors import EinoError, UsageError
 from hookproof.messages import AssistantMessage, Message, construct
 from hookproof.requests import model_name
 
@@ -83,23 +83,34 @@ def _event_sender(call: ModelCall, inner: Inner) -> Any:
 
 
 class _InnerModel:
-    """The model a handler's wrap_model receives: the rest of the chain."""
+    """The model a handler's wrap_model receives: the rest of the chain. As in Eino, it has
+    only the endpoint of the run's mode (generate, or stream when streaming), and the call
+    goes on with exactly the options the wrapper passes: one that leaves them out leaves
+    the model without tools."""
 
-    __slots__ = ("_call", "_inner")
+    __slots__ = ("_call", "_inner", "_owner")
 
-    def __init__(self, call: ModelCall, inner: Inner) -> None:
-        self._call, self._inner = call, inner
+    def __init__(self, call: ModelCall, inner: Inner, owner: str) -> None:
+        self._call, self._inner, self._owner = call, inner, owner
 
     def generate(self, ctx: RunContext, messages: Sequence[Message], **options: Any) -> Any:
-        return self._inner(self._call.with_input(ctx, messages, self._merged(options), False))
+        if self._call.streaming:
+            raise self._no_endpoint("generate", "stream")
+        return self._inner(self._call.with_input(ctx, messages, options, False))
 
     def stream(self, ctx: RunContext, messages: Sequence[Message], **options: Any) -> Any:
-        call = self._call.with_input(ctx, messages, self._merged(options), True)
+        if not self._call.streaming:
+            raise self._no_endpoint("stream", "generate")
+        call = self._call.with_input(ctx, messages, options, True)
         return replay(tuple(self._inner(call)))
 
-    def _merged(self, options: dict[str, Any]) -> dict[str, Any]:
-        """Options a wrapper leaves out keep their values (tools are not lost by omission)."""
-        return {**self._call.options, **options}
+    def _no_endpoint(self, called: str, mode: str) -> EinoError:
+        run_kind = "a streaming run" if mode == "stream" else "a run without streaming"
+        return EinoError(
+            f"{called} endpoint not set: in {run_kind} the model {self._owner}.wrap_model "
+            f"receives has only {mode}(), and its wrapper called {called}(). Eino fails the "
+            f"same way; call the inner model's {mode}() from the wrapper's {mode}()."
+        )
 
     def __repr__(self) -> str:
         return "<inner model chain>"
@@ -107,8 +118,11 @@ class _InnerModel:
 
 def _wrap_model_layer(handler: Any, owner: str) -> Layer:
     def wrap(call: ModelCall, inner: Inner) -> Any:
-        model_ctx = call.run.model_context(call.options)
-        given = _InnerModel(call, inner)
+        options = call.options  # an outer wrapper that dropped the tools: Eino shows the run's
+        model_ctx = call.run.model_context(
+            options if "tools" in options else {"tools": call.run.tool_infos}
+        )
+        given = _InnerModel(call, inner, owner)
         wrapped = handler.wrap_model(call.ctx, given, model_ctx)
         if wrapped is given:  # not wrapped: what given.generate/stream would do with the call
             return replay(tuple(inner(call))) if call.streaming else inner(call)

@@ -17,7 +17,7 @@ from hookproof.eino._retry import (
 )
 from hookproof.eino._run import EinoRun, ReplaceMessages
 from hookproof.eino._streams import collect, concat_messages, partial_chunks, replay
-from hookproof.errors import EinoError, UsageError
+from hookproof.errors import EinoError, UsageError, WillRetryError
 from hookproof.messages import AssistantMessage, Message
 from hookproof.requests import model_name
 
@@ -148,12 +148,26 @@ def _retry_deciding(call: ModelCall, inner: Inner, config: Any) -> Any:
                 raise error
             return _release(call, result)
         last = error or EinoError(f"model output rejected by ShouldRetry at attempt {attempt + 1}")
+        if call.streaming:
+            _send_rejected(call, last, attempt, decision.reject_reason)
         _record(call.run, "retry", {"attempt": attempt + 1, "error": type(last).__name__})
         if attempt >= config.max_retries:
             break
         current = _apply_decision(current, decision)
         _sleep(call, config, attempt + 1, decision.backoff)
     raise RetryExhaustedError(last, config.max_retries) from last
+
+
+def _send_rejected(call: ModelCall, rejection: BaseException, attempt: int, reason: Any) -> None:
+    """In a streaming run Eino has sent the attempt's stream already; retry's verdict ends
+    it in a WillRetryError instead of its end."""
+    events = call.run.exec
+    held, events.held_event = events.held_event, None
+    if held is None:
+        return
+    ended = WillRetryError(str(rejection), retry_attempt=attempt, reject_reason=reason)
+    ended.__cause__ = rejection
+    events.emit(held.override(stream_error=ended), owner="eino:event_sender")
 
 
 def _decision(value: Any) -> RetryDecision:

@@ -142,7 +142,9 @@ def return_directly_flags(value: Any) -> FrozenDict:
     return FrozenDict(dict.fromkeys((str(name) for name in value), True))
 
 
-_TUPLE_FIELDS = frozenset({"messages", "tool_infos", "deferred_tool_infos", "tools", "content"})
+_TUPLE_FIELDS = frozenset(
+    {"messages", "tool_infos", "deferred_tool_infos", "tools", "content", "interrupts"}
+)
 
 
 def _refuse(self: object, name: str, _value: object = None) -> None:
@@ -193,7 +195,12 @@ class ChatModelAgentContext(_Record):
 @_frozen_record
 class ChatModelAgentState(_Record):
     """What before/after_model_rewrite_state see and return: the messages the model gets,
-    the tools it is shown (``tool_infos``) and deferred tools (None when unused)."""
+    the tools it is shown (``tool_infos``) and deferred tools (None when unused).
+
+    Both persist from one model call to the next, as in Eino: a hook sees the list the
+    previous call left, its own rewrites included. ``tool_infos=None`` (a fresh state) shows
+    the model no tool for this call; the next call starts again from the run's tools, as it
+    does after a resume when the list was empty (Eino's checkpoint keeps no empty list)."""
 
     messages: tuple[Message, ...] = ()
     tool_infos: tuple[ToolInfo, ...] | None = None
@@ -263,9 +270,12 @@ EventKind = Literal["model_output", "tool_result", "custom", "error", "interrupt
 
 @_frozen_record
 class AgentAction(_Record):
-    """A control action carried by an event; ``interrupted`` holds the interrupt's info."""
+    """A control action carried by an event. A pause has every interrupt in ``interrupts``
+    (several when several tool calls of one message interrupted; resume answers them all)
+    and the first in ``interrupted``."""
 
     interrupted: Any = None
+    interrupts: tuple[Any, ...] = ()
     exit: bool = False
     customized: Any = None
 
@@ -275,8 +285,10 @@ class AgentEvent(_Record):
     """One item of a run's event stream.
 
     A message event has ``message`` (and ``tool_name`` for a tool result; ``chunks`` when it
-    was streamed). A custom event has ``custom``. An error event has ``error`` (the original
-    exception) and ``node_path`` (where it happened). An interrupt has ``action.interrupted``.
+    was streamed). A streamed model output that retry rejected has ``stream_error``, the
+    WillRetryError its stream ended in (``message`` is what it streamed before). A custom
+    event has ``custom``. An error event has ``error`` (the original exception) and
+    ``node_path`` (where it happened). An interrupt has ``action.interrupted``.
     """
 
     agent_name: str = ""
@@ -288,6 +300,7 @@ class AgentEvent(_Record):
     action: AgentAction | None = None
     error: BaseException | None = None
     node_path: str | None = None
+    stream_error: BaseException | None = None
 
     @property
     def kind(self) -> EventKind:
@@ -308,6 +321,9 @@ class AgentEvent(_Record):
             return f"error{where}: {type(self.error).__name__}: {self.error}"
         if self.kind == "interrupt":
             return f"interrupt: {safe_repr(self.action.interrupted, 80)}"  # type: ignore[union-attr]
+        if self.stream_error is not None:
+            ended = f"{type(self.stream_error).__name__}: {self.stream_error}"
+            return f"{self.kind} (stream ended in {ended})"
         if self.message is not None:
             tool = f" {self.tool_name}" if self.tool_name else ""
             calls = getattr(self.message, "tool_calls", ())

@@ -164,8 +164,10 @@ class EinoRun:
         }
 
     def emit_interrupts(self, result: RunResult) -> None:
-        for pending in result.interrupts:
-            self.exec.emit(AgentEvent(action=AgentAction(interrupted=pending)))
+        """One event for the pause, with every interrupt (Eino's InterruptContexts)."""
+        if result.interrupts:
+            action = AgentAction(interrupted=result.interrupts[0], interrupts=result.interrupts)
+            self.exec.emit(AgentEvent(action=action))
 
 
 def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:
@@ -226,9 +228,12 @@ class AgentRun:
     @property
     def output(self) -> Message | None:
         """The run's final output: the message of the last message event (the answer, or the
-        return-directly tool's result); None when no message was sent."""
+        return-directly tool's result) whose stream did not end in an error; None when no
+        message was sent."""
         found = [
-            e.message for e in self.events if isinstance(e.message, AssistantMessage | ToolMessage)
+            e.message
+            for e in self.events
+            if isinstance(e.message, AssistantMessage | ToolMessage) and e.stream_error is None
         ]
         return found[-1] if found else None
 

@@ -105,8 +105,8 @@ def _tools_node(request: ToolsNodeInput, inner: Inner) -> ToolMessage | Command:
     except Exception as error:
         raise _tool_error(call, error) from error
     message = _node_message(call, result)
-    if index == return_directly_index(messages, run.agent_ctx.return_directly):
-        return Command(update={"messages": [message]}, goto="end")
+    if index == return_directly_index(messages, run.agent_ctx.return_directly) and call_id:
+        return Command(update={"messages": [message]}, goto="end")  # Eino needs its id
     return message
 
 
@@ -194,13 +194,23 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     )
     handle = run.exec.handle
     assert handle is not None
-    names = run.agent_ctx.return_directly
-    held = return_directly_index(handle.state.get("messages", ()), names) if names else None
-    if held is not None and held == call.index:
+    if _held(call, handle.state.get("messages", ())):
+        # Eino holds by call id: a call sharing the return-directly call's id is held too,
+        # and the later one replaces its event, which is never sent
         handle.update({HELD_KEY: event}, source="return_directly")
     else:
         run.exec.emit(event, owner="eino:event_sender")
     return replay(chunks) if streamable else result
+
+
+def _held(call: ToolCall, messages: Sequence[Message]) -> bool:
+    """Whether the call's event waits for the end of the tool step: Eino holds the event of
+    each call whose id is the return-directly call's ("" when there is none), so calls
+    sharing it, and calls without an id, are held too; the last one held is sent."""
+    names = call.run.agent_ctx.return_directly
+    index = return_directly_index(messages, names) if names else None
+    held_id = (_calls_of(messages)[index].id or "") if index is not None else ""
+    return call.call_id == held_id
 
 
 def _message_id(call: ToolCall) -> str:

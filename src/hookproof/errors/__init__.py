@@ -37,6 +37,7 @@ from hookproof.errors._base import ordinal as ordinal
 from hookproof.errors._base import safe_repr as safe_repr
 from hookproof.errors._contracts import (
     ContractViolation,
+    EngineDisagreementError,
     UnsupportedHypothesisError,
     UntestedError,
 )
@@ -51,6 +52,7 @@ from hookproof.errors._eino import (
     SerializationError,
     ToolCallError,
     ToolNotFoundError,
+    WillRetryError,
 )
 from hookproof.errors._files import (
     CassetteError,
@@ -79,6 +81,7 @@ __all__ = [
     "DuplicateMiddlewareError",
     "DuplicateToolError",
     "EinoError",
+    "EngineDisagreementError",
     "ExceedMaxIterationsError",
     "ExceedMaxRetriesError",
     "FileAccessError",
@@ -118,6 +121,7 @@ __all__ = [
     "UnsupportedTemplateConstruct",
     "UntestedError",
     "UsageError",
+    "WillRetryError",
 ]
 
 for _name in __all__:

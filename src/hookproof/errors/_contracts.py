@@ -11,7 +11,11 @@ if TYPE_CHECKING:
 
 class ContractViolation(HookproofError, AssertionError):
     """A contract does not hold. The message gives the invariant, the counterexample, a trace
-    excerpt, how to fix it, and a snippet that replays the case."""
+    excerpt, how to fix it, and a snippet that replays the case. ``engine`` says where a check
+    that chooses its engine found it (``"reference, confirmed on the real graph"`` or
+    ``"graph"``); None for the others."""
+
+    engine: str | None = None
 
     def __init__(self, message: str, *, check: str, counterexample: str) -> None:
         super().__init__(message)
@@ -33,3 +37,15 @@ class UntestedError(ContractViolation):
 class UnsupportedHypothesisError(HookproofError, RuntimeError):
     """A check ran inside a hypothesis example with a deadline, but the installed hypothesis
     gives hookproof no way to keep the check's run time out of that deadline."""
+
+
+class EngineDisagreementError(HookproofError, AssertionError):
+    """A check ran an example on the reference engine (the app's framework code through a
+    bridge) and on the framework's real graph, and the two verdicts differ: neither is
+    reported, since trusting either could be a false pass or a spurious violation.
+    ``check`` names the check, ``counterexample`` the example."""
+
+    def __init__(self, message: str, *, check: str, counterexample: str) -> None:
+        super().__init__(message)
+        self.check = check
+        self.counterexample = redacted(counterexample)

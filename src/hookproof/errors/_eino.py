@@ -68,3 +68,15 @@ class RetryExhaustedError(ExceedMaxRetriesError):
     def last_err(self) -> BaseException | None:
         """Eino's name for ``last_error``."""
         return self.last_error
+
+
+class WillRetryError(EinoError):
+    """What the stream of a model attempt that retry rejected ends in, in a streaming run
+    (Eino's WillRetryError): the attempt's event was sent, and another attempt follows.
+    ``retry_attempt`` counts from 0; ``reject_reason`` is the RetryDecision's; the rejection
+    (or the stream's error) is ``__cause__``."""
+
+    def __init__(self, message: str, *, retry_attempt: int, reject_reason: object = None) -> None:
+        super().__init__(message)
+        self.retry_attempt = retry_attempt
+        self.reject_reason = reject_reason

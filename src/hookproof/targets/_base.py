@@ -160,6 +160,12 @@ class Target(ABC):
         """The executable tools of the built agent, by name (to see a tool's function run)."""
         return {}
 
+    def bridged_target(self) -> Target | None:
+        """The same factory run on the reference engine, its framework code unchanged
+        through the framework's bridge (faster; checks confirm its verdicts on this target),
+        or None when the framework has no such bridge."""
+        return None
+
     def middleware_constructors(self) -> Sequence[tuple[Callable[..., Any], str]]:
         """The functions (or classes) that build this framework's agents from a list of
         middleware, each with the name of that parameter: a check takes one middleware out

@@ -50,6 +50,8 @@ def register_target(
     _check(name, "target", target, isinstance(target, type) and issubclass(target, Target))
     _check(name, "sampler", sampler, sampler is None or isinstance(sampler, HookSampler))
     _check(name, "kit", kit, kit is None or isinstance(kit, ConformanceKit))
+    for role, part in (("target", target), ("sampler", sampler), ("kit", kit), ("bridge", bridge)):
+        _frameworks.check_path(part, role)
     framework = Framework(
         name,
         target,

@@ -12,7 +12,7 @@ from hookproof.templates._budget import Meter
 
 __all__ = ["NOT_LITERAL", "NUMBER", "STRING", "check_literal", "is_literal", "literal"]
 
-NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")  # ASCII digits only, as Go lexes numbers
 STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
 _BITS_PER_DIGIT = math.log2(10)
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1

@@ -49,15 +49,46 @@ def _actions(source: str, name: str) -> Iterator[tuple[int, int, str, bool, bool
     regular expression rescans the rest of the text at every unclosed '{{')."""
     start = source.find("{{")
     while start >= 0:
-        end = _comment_end(source, start, name) or source.find("}}", start + 2)
-        if end < 0:
-            raise TemplateSyntaxError(name, "unclosed action: '{{' without a matching '}}'")
+        end = _comment_end(source, start, name) or _action_end(source, start + 2, name)
         inner = source[start + 2 : end]
         left = len(inner) >= 2 and inner[0] == "-" and inner[1] in _TRIM_SPACE
         body = inner[2:] if left else inner
         right = len(body) >= 2 and body[-1] == "-" and body[-2] in _TRIM_SPACE
         yield start, end + 2, body[:-2] if right else body, left, right
         start = source.find("{{", end + 2)
+
+
+_QUOTES = {'"': "quoted string", "'": "character constant", "`": "raw quoted string"}
+
+
+def _action_end(source: str, position: int, name: str) -> int:
+    """Where the "}}" closing the action is: quoted strings, raw strings and character
+    constants are read whole, so a "}}" inside one does not close it, as Go lexes them."""
+    while True:
+        closing = source.find("}}", position)
+        if closing < 0:
+            raise TemplateSyntaxError(name, "unclosed action: '{{' without a matching '}}'")
+        quotes = [index for mark in _QUOTES if (index := source.find(mark, position, closing)) >= 0]
+        if not quotes:
+            return closing
+        position = _quote_end(source, min(quotes), name)
+
+
+def _quote_end(source: str, start: int, name: str) -> int:
+    """The index after the literal opening at ``start``: a raw string runs to the next
+    backquote; the others end at their quote, skip escaped characters and stop at a line
+    break (Go's "unterminated" errors)."""
+    mark, index = source[start], start + 1
+    while index < len(source):
+        char = source[index]
+        if char == mark:
+            return index + 1
+        if mark != "`" and char == "\\":
+            index += 1
+        elif mark != "`" and char == "\n":
+            break
+        index += 1
+    raise TemplateSyntaxError(name, f"unterminated {_QUOTES[mark]}")
 
 
 def _comment_end(source: str, start: int, name: str) -> int | None:
@@ -215,6 +246,9 @@ def _stop(
 
 
 def _check_expression(expression: str, name: str) -> None:
+    if is_literal(expression):  # first: a string literal may hold "|" or "$"
+        check_literal(expression, name)
+        return
     if "|" in expression:
         raise UnsupportedTemplateConstruct(
             name, f"pipelines ('|') are not supported: {{{{{expression}}}}}"
@@ -227,9 +261,6 @@ def _check_expression(expression: str, name: str) -> None:
     if keyword in _KEYWORDS:
         raise UnsupportedTemplateConstruct(name, f"{{{{{keyword}}}}} is not supported")
     if expression == "." or _FIELD_CHAIN.match(expression):
-        return
-    if is_literal(expression):
-        check_literal(expression, name)
         return
     raise UnsupportedTemplateConstruct(
         name,

@@ -12,6 +12,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._blocks import hp_block
 from hookproof.adapters.langchain._settings import provider_settings
+from hookproof.adapters.langchain._tool_memo import ToolMemo
 from hookproof.errors import InvalidInputError
 from hookproof.messages import (
     AssistantMessage,
@@ -95,6 +96,10 @@ def _ai_extras(message: AIMessage) -> dict[str, Any]:
 
 def schema_of_tool(raw: Any) -> ToolSchema:
     """The portable schema of a LangChain tool or a provider-format tool dict."""
+    return _SCHEMAS(raw)
+
+
+def _converted(raw: Any) -> ToolSchema:
     spec = (
         raw
         if isinstance(raw, Mapping) and raw.get("type") == "function"
@@ -106,6 +111,9 @@ def schema_of_tool(raw: Any) -> ToolSchema:
         description=function.get("description", ""),
         parameters=function.get("parameters", {"type": "object", "properties": {}}),
     )
+
+
+_SCHEMAS = ToolMemo(_converted)
 
 
 def final_request(

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof.adapters.langchain._convert import to_message
+from hookproof.adapters.langchain._reference_scope import reference_engine_scope
 from hookproof.adapters.langchain._run import run_agent
 from hookproof.adapters.langchain._samples import sample_model_request
 from hookproof.adapters.langchain.models import (
@@ -18,10 +19,18 @@ from hookproof.adapters.langchain.models import (
     models_for,
 )
 from hookproof.adapters.langchain.tracing import build_instrumented
+from hookproof.errors import UsageError
 from hookproof.messages import Message
-from hookproof.targets import ConformanceKit, IsolationRuns, RunSettings, RunWithTarget, TargetRun
+from hookproof.targets import (
+    ConformanceKit,
+    IsolationRuns,
+    RunSettings,
+    RunWithTarget,
+    Target,
+    TargetRun,
+)
 
-__all__ = ["LANGCHAIN_KIT", "LangChainTarget", "graph_tool_schemas"]
+__all__ = ["LANGCHAIN_KIT", "BridgedTarget", "LangChainTarget", "graph_tool_schemas"]
 
 
 def graph_tool_schemas(agent: Any) -> dict[str, Any]:
@@ -61,6 +70,9 @@ class LangChainTarget(RunWithTarget):
 
     def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
         return graph_tool_schemas(self.agent(self.models()))
+
+    def bridged_target(self) -> Target | None:
+        return BridgedTarget(self.build, tiers=self.tiers)
 
     def middleware_constructors(self) -> Sequence[tuple[Callable[..., Any], str]]:
         from langchain.agents import create_agent  # deepagents builds through it too
@@ -104,6 +116,46 @@ class LangChainTarget(RunWithTarget):
         return IsolationRuns(
             lambda context, probe: run_agent(agent, models, context, input, probe, config=config)
         )
+
+
+class BridgedTarget(LangChainTarget):
+    """The same factory as ``LangChainTarget``'s, its LangChain code run on the reference
+    engine: the agent it builds must be a reference-engine agent, or ``agent()`` refuses."""
+
+    def agent(self, models: Mapping[str, Any]) -> Any:
+        from hookproof.runtime import Agent
+
+        with reference_engine_scope(self.build):
+            agent = self.build(dict(models) if self.tiers else models["model"])
+        if not isinstance(agent, Agent):
+            name = getattr(self.build, "__qualname__", repr(self.build))
+            raise UsageError(
+                f"hookproof: {name} still built a {type(agent).__name__} with LangChain's "
+                "create_agent standing in as the reference engine's, so the reference engine "
+                "cannot run it (it builds its graph some other way)."
+            )
+        return agent
+
+    def accepts(self, agent: Any) -> bool:
+        return callable(getattr(agent, "invoke", None))
+
+    def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:
+        with reference_engine_scope(self.build):
+            return super().run_with(models, settings)
+
+    def tool_schemas(self) -> Mapping[str, Mapping[str, Any]]:
+        return {item.name: item.parameters for item in self.agent(self.models()).tools}
+
+    def tool_objects(self) -> Mapping[str, list[Any]]:
+        """The LangChain tools the reference engine's tools run, by name (a bridged tool
+        keeps the LangChain tool it calls as ``func.tool``)."""
+        found: dict[str, list[Any]] = {}
+        for item in self.agent(self.models()).tools:
+            found.setdefault(item.name, []).append(getattr(item.func, "tool", item))
+        return found
+
+    def bridged_target(self) -> BridgedTarget | None:
+        return self
 
 
 def _create_agent(model: Any, tools: Sequence[Any], middleware: Sequence[Any]) -> Any:

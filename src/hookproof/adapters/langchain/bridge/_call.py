@@ -84,9 +84,16 @@ class LangChainCall:
         self.thread_id = self.thread_of(config)
         self.graph_run = GraphRun(config=config, extras=extras or {})
         self.engine_input: Any = None
+        self.input: Any = None  # what the caller passed
         self._checkpointer = checkpointer
         self._output_keys = output_keys
         self._callers: dict[int, tuple[Message, BaseMessage]] = self.graph_run.callers
+
+    def context_for(self, context: Any) -> Any:
+        """The run's context: the call's, or (none given) the enclosing node's."""
+        from hookproof.adapters.langchain.bridge._inherit import inherited_context
+
+        return inherited_context(self.config, context)
 
     @staticmethod
     def graph_error(error: Exception) -> Exception:
@@ -103,6 +110,7 @@ class LangChainCall:
     def prepare(self, input: Any) -> None:
         from langgraph.types import Command as LGCommand
 
+        self.input = input
         if isinstance(input, LGCommand):
             self.engine_input = self._command(input)
         elif isinstance(input, Mapping):
@@ -141,8 +149,12 @@ class LangChainCall:
         return state
 
     def _messages_in(self, messages: Any) -> Any:
-        items = list(messages) if isinstance(messages, list | tuple) else [messages]
-        converted = [hp_message(item, f"input['messages'][{i}]") for i, item in enumerate(items)]
+        several = isinstance(messages, list | tuple)
+        items = list(messages) if several else [messages]  # one message alone, as LangGraph
+        converted = [
+            hp_message(item, f"input['messages'][{i}]" if several else "input['messages']")
+            for i, item in enumerate(items)
+        ]
         history = self._history()
         used = {m.id for m in history} | {getattr(m, "id", None) for m in converted}
         number = len(history)
@@ -157,7 +169,7 @@ class LangChainCall:
                     item.id = message.id  # as add_messages does to the caller's message
             if isinstance(item, BaseMessage) and isinstance(message, Message):
                 self._callers[id(message)] = (message, item)
-        return converted if isinstance(messages, list | tuple) else converted[0]
+        return converted if several else converted[0]
 
     def _history(self) -> Sequence[Message]:
         if self._checkpointer is None or self.thread_id is None:
@@ -178,12 +190,16 @@ class LangChainCall:
         return values
 
     def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        values: dict[str, Any] = {}
-        for key, value in state.items():
-            if key in self.keys.not_output:
-                continue
-            values[key] = self._messages_out(value) if key == "messages" else thaw(value)
-        return values
+        shown = {key: value for key, value in state.items() if key not in self.keys.not_output}
+        return self.langchain_values(shown)
+
+    def langchain_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` (state keys the engine holds) as LangGraph holds them: messages as the
+        caller's own or new LangChain messages, other values unlocked."""
+        return {
+            key: self._messages_out(value) if key == "messages" else thaw(value)
+            for key, value in values.items()
+        }
 
     def _messages_out(self, messages: Sequence[Message]) -> list[BaseMessage]:
         return [self._message_out(message) for message in messages]

@@ -14,10 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from langchain_core.runnables import Runnable
+
 from hookproof.adapters.langchain.bridge._graph_run import TOOLS_EXTRA, graph_run
 from hookproof.adapters.langchain.bridge._stream_api import LangChainStreaming
 from hookproof.adapters.langchain.bridge._stream_events import LangChainStreamEvents
-from hookproof.errors import InvalidUpdateError, UsageError
+from hookproof.adapters.langchain.bridge._structure import GraphStructure, LazyGraph
+from hookproof.errors import InvalidUpdateError, ParentCommandError, UsageError
 from hookproof.runtime import Agent
 
 if TYPE_CHECKING:
@@ -40,18 +43,24 @@ class StateKeys:
 class _Settings:
     keys: StateKeys = field(default_factory=StateKeys)
     config: Mapping[str, Any] = field(default_factory=dict)
-    drawing: Callable[[], Any] | None = None
     store: Any = None  # create_agent(store=...): every run's hooks and tools see it
 
 
-class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
+# A langchain_core Runnable as a compiled graph is (LangGraph adds it as a node, deepagents wraps
+# it as a CompiledSubAgent); like the graph, it answers astream_events and name its own way.
+class LangChainShapedAgent(  # type: ignore[misc]
+    LangChainStreamEvents, LangChainStreaming, GraphStructure, Agent, Runnable[Any, Any]
+):
     """A reference-engine agent that is called as a compiled ``create_agent`` graph is:
     ``invoke(input, config=None, *, context=None)`` returns LangChain's state dict.
 
     It is a ``hookproof.runtime.Agent``: ``run``/``arun`` return hookproof's ``RunResult``
     (the contract checks, snapshots and traces use them), and its other methods are the
     runtime agent's. It streams as the graph does (``stream``, ``astream``,
-    ``stream_events(version="v3")``).
+    ``stream_events(version="v3")``). It is a langchain_core ``Runnable``: a LangGraph graph
+    can run it as a node, where a ``Command(graph=Command.PARENT)`` from its hooks or tools
+    reaches that graph. Its structure (``nodes``, ``channels``, schemas: ``STRUCTURAL_NAMES``)
+    is that of LangChain's graph of the same arguments (``langchain_graph()``).
     """
 
     _settings: _Settings = _Settings()
@@ -60,7 +69,7 @@ class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
     def of(
         cls,
         agent: Agent,
-        keys: StateKeys,
+        keys: StateKeys = StateKeys(),
         name: str | None = None,
         *,
         drawing: Callable[[], Any] | None = None,
@@ -68,14 +77,13 @@ class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
     ) -> LangChainShapedAgent:
         """``agent``, called in LangChain's shapes (its state keys as ``keys`` says), with
         the config LangChain's ``create_agent`` binds to the graph it builds (named ``name``);
-        ``drawing`` builds LangChain's graph of the same arguments, for ``get_graph``; its
+        ``drawing`` builds LangChain's graph of the same arguments, for its structure; its
         runs are given LangGraph's ``store``."""
         shaped = cls(
             agent._engine, middleware=agent.middleware, context_schema=agent.context_schema
         )
-        shaped._settings = _Settings(
-            keys=keys, config=_agent_config(name), drawing=drawing, store=store
-        )
+        shaped._settings = _Settings(keys=keys, config=_agent_config(name), store=store)
+        shaped._lazy_graph = LazyGraph(drawing)
         return shaped
 
     @property
@@ -108,6 +116,8 @@ class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
                 result = self._run_listened(call, context)
         except InvalidUpdateError as error:
             _raise_as_langgraph(call, error)
+        except ParentCommandError as error:
+            _raise_to_parent(error, call)
         return call.output(result)
 
     async def ainvoke(
@@ -125,6 +135,8 @@ class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
                 result = await self._arun_listened(call, context)
         except InvalidUpdateError as error:
             _raise_as_langgraph(call, error)
+        except ParentCommandError as error:
+            _raise_to_parent(error, call)
         return call.output(result)
 
     def get_state(self, config: Mapping[str, Any]) -> Any:
@@ -134,11 +146,11 @@ class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
 
         from hookproof.adapters.langchain.bridge._call import LangChainCall
 
+        if self.checkpointer is None:
+            raise ValueError("No checkpointer set")  # LangGraph's own words and type
         merged: Any = merged_config(self._settings.config, config)  # a RunnableConfig
         thread = LangChainCall.thread_of(merged)
-        saved = None
-        if thread is not None and self.checkpointer is not None:
-            saved = self.checkpointer.get(thread)
+        saved = None if thread is None else self.checkpointer.get(thread)
         if saved is None:
             return StateSnapshot({}, (), merged, None, None, None, (), ())
         call = LangChainCall(self._settings.keys, merged, self.checkpointer)
@@ -148,13 +160,8 @@ class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
 
     def get_graph(self, config: Mapping[str, Any] | None = None, *, xray: Any = False) -> Any:
         """The drawable graph LangChain's ``create_agent`` builds from the same arguments
-        (built for the drawing only: the reference engine runs no graph)."""
-        if self._settings.drawing is None:
-            raise UsageError(
-                "hookproof: this agent was not built from create_agent's arguments, so there "
-                "is no LangChain graph to draw. Build it with on_reference_engine(factory)."
-            )
-        return self._settings.drawing().get_graph(config, xray=xray)
+        (``langchain_graph``; the reference engine runs no graph)."""
+        return self.langchain_graph().get_graph(config, xray=xray)
 
     def _call(
         self, input: Any, config: Mapping[str, Any] | None, options: Mapping[str, Any]
@@ -164,6 +171,7 @@ class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
             LangChainCall,
             refuse_unsupported_options,
         )
+        from hookproof.adapters.langchain.bridge._inherit import inherited_store, nested_config
 
         if config is not None and not isinstance(config, Mapping):
             raise UsageError(
@@ -172,12 +180,28 @@ class LangChainShapedAgent(LangChainStreamEvents, LangChainStreaming, Agent):
                 'agent.invoke({"messages": [...]}, {"configurable": {"thread_id": "1"}}).'
             )
         output_keys = refuse_unsupported_options(options)
-        merged = merged_config(self._settings.config, config or {})
+        explicit = merged_config(self._settings.config, config or {})
+        _check_recursion_limit(explicit.get("recursion_limit"))
+        merged = nested_config(self._settings.config, config or {}) or explicit
         extras = {TOOLS_EXTRA: self.tools}  # what LangGraph's ToolRuntime.tools lists
         call = LangChainCall(self._settings.keys, merged, self.checkpointer, extras, output_keys)
-        call.graph_run.store = self._settings.store
+        call.thread_id = LangChainCall.thread_of(explicit)  # a nested run keeps no thread
+        call.graph_run.store = inherited_store(merged, self._settings.store)
         call.prepare(input)
         return call
+
+
+def _check_recursion_limit(limit: Any) -> None:
+    """Refuse the step bounds LangGraph refuses: below 1, or not comparable with 1."""
+    try:
+        too_low = limit < 1
+    except TypeError:
+        raise TypeError(
+            f"recursion_limit must be a number, got {type(limit).__name__} ({limit!r}) "
+            "(hookproof: LangGraph fails comparing it with 1 the same way)"
+        ) from None
+    if too_low:
+        raise ValueError("recursion_limit must be at least 1")
 
 
 def _agent_config(name: str | None) -> dict[str, Any]:
@@ -197,6 +221,15 @@ def _raise_as_langgraph(call: LangChainCall, error: Exception) -> NoReturn:
     if translated is error:
         raise error
     raise translated from error
+
+
+def _raise_to_parent(error: ParentCommandError, call: LangChainCall) -> NoReturn:
+    from hookproof.adapters.langchain.bridge._parent import parent_command
+
+    addressed = parent_command(error, call)
+    if addressed is None:
+        raise error
+    raise addressed from None
 
 
 def merged_config(base: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:

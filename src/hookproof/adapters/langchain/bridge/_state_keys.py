@@ -33,7 +33,22 @@ def state_keys(schemas: Iterable[Any]) -> StateKeys:
     return StateKeys(frozenset(declared), frozenset(not_input), frozenset(not_output))
 
 
+_HINTS: dict[Any, dict[str, Any]] = {}
+
+
 def _hints(schema: Any) -> dict[str, Any]:
+    """A schema's hints, read once per class (a deep agent reads the same schemas for every
+    agent and subagent it builds)."""
+    if not isinstance(schema, type):
+        return _read_hints(schema)
+    if schema not in _HINTS:
+        if len(_HINTS) >= 1024:
+            _HINTS.clear()
+        _HINTS[schema] = _read_hints(schema)
+    return _HINTS[schema]
+
+
+def _read_hints(schema: Any) -> dict[str, Any]:
     try:
         return typing.get_type_hints(schema, include_extras=True)
     except (NameError, TypeError):  # the engine reads the schema too, and says what is wrong

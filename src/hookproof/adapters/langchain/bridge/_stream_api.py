@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mappin
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from hookproof.adapters.langchain.bridge._graph_span import AsyncGraphSpan, GraphSpan
     from hookproof.adapters.langchain.bridge._stream import GraphStepListener, StreamRequest
 
 from hookproof._engine import STEP, UNLISTENED, RunResult, StepListener, drive
@@ -34,11 +35,16 @@ DEFAULT_MODE = "updates"  # a compiled create_agent graph streams its updates by
 class LangChainCallShape(Protocol):
     """One LangChain-shaped call, prepared (the agent's ``_call`` makes it)."""
 
+    input: Any
     engine_input: Any
     thread_id: str | None
     graph_run: GraphRun
 
+    def output(self, result: Any) -> Any: ...
+
     def output_values(self, state: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def context_for(self, context: Any) -> Any: ...
 
     def interrupts(self, pending: Sequence[Any], thread_id: str | None) -> list[Any]: ...
 
@@ -106,24 +112,50 @@ class LangChainStreaming:
     def _run_listened(self, call: LangChainCallShape, context: Any) -> RunResult:
         """An invoke's run: heard by the stream that encloses it (an agent a streamed agent's
         tool runs streams into its parent's stream, as a LangGraph subgraph does)."""
+        span = self._span(call)
         run = self._start_run(
             call.engine_input,
-            context=context,
+            context=call.context_for(context),
             thread_id=call.thread_id,
             sync=True,
             listener=self._nested_listener(call),
         )
-        return drive(run)  # type: ignore[no-any-return]
+        try:
+            result: RunResult = drive(run)
+        except BaseException as error:
+            span.error(error)
+            raise
+        span.end(lambda: call.output(result))
+        return result
 
     async def _arun_listened(self, call: LangChainCallShape, context: Any) -> RunResult:
         """Like _run_listened, on the running event loop."""
-        return await self._start_run(
+        span = await self._aspan(call)
+        run = self._start_run(
             call.engine_input,
-            context=context,
+            context=call.context_for(context),
             thread_id=call.thread_id,
             sync=False,
             listener=self._nested_listener(call),
         )
+        try:
+            result = await run
+        except BaseException as error:
+            await span.error(error)
+            raise
+        await span.end(lambda: call.output(result))
+        return result
+
+    def _span(self, call: LangChainCallShape) -> GraphSpan:
+        """The graph's own chain run, opened before anything of the run is (its children)."""
+        from hookproof.adapters.langchain.bridge._graph_span import open_graph_span
+
+        return open_graph_span(call.graph_run.config, call.input, self.lc_agent_name)
+
+    async def _aspan(self, call: LangChainCallShape) -> AsyncGraphSpan:
+        from hookproof.adapters.langchain.bridge._graph_span import aopen_graph_span
+
+        return await aopen_graph_span(call.graph_run.config, call.input, self.lc_agent_name)
 
     def _nested_listener(self, call: LangChainCallShape) -> StepListener:
         enclosing = enclosing_stream()
@@ -155,13 +187,14 @@ class LangChainStreaming:
     def _chunks(
         self, call: LangChainCallShape, context: Any, request: StreamRequest, shape: Any
     ) -> Iterator[Any]:
+        span = self._span(call)
         listener = self._listener(call, request, suspend=True)
         format_chunk = _stream().format_chunk
         scope = contextvars.copy_context()
         scope.run(set_graph_run, call.graph_run)
         run = self._start_run(
             call.engine_input,
-            context=context,
+            context=call.context_for(context),
             thread_id=call.thread_id,
             sync=True,
             listener=listener,
@@ -171,7 +204,12 @@ class LangChainStreaming:
                 yield from (format_chunk(chunk, *shape) for chunk in request.drain())
             listener.finished(_interrupts(call, result))
             yield from (format_chunk(chunk, *shape) for chunk in request.drain())
-        except BaseException:
+            span.end(lambda: call.output(result))
+        except GeneratorExit as closed:
+            span.error(closed)
+            raise  # the reader broke off: a closing generator must not yield
+        except BaseException as error:
+            span.error(error)
             yield from (format_chunk(chunk, *shape) for chunk in request.drain())
             raise
         finally:
@@ -180,6 +218,7 @@ class LangChainStreaming:
     async def _achunks(
         self, call: LangChainCallShape, context: Any, request: StreamRequest
     ) -> AsyncIterator[Any]:
+        span = await self._aspan(call)
         listener = self._listener(call, request, suspend=False)
         woken = asyncio.Event()
         request.wake = woken.set
@@ -187,7 +226,7 @@ class LangChainStreaming:
         scope.run(set_graph_run, call.graph_run)
         run = self._start_run(
             call.engine_input,
-            context=context,
+            context=call.context_for(context),
             thread_id=call.thread_id,
             sync=False,
             listener=listener,
@@ -208,7 +247,11 @@ class LangChainStreaming:
                 listener.finished(_interrupts(call, task.result()))
             for chunk in request.drain():
                 yield chunk
-            task.result()
+            result = task.result()
+            await span.end(lambda: call.output(result))
+        except BaseException as failed:
+            await span.error(failed)
+            raise
         finally:
             if not task.done():
                 task.cancel()

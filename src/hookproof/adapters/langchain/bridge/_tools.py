@@ -29,6 +29,7 @@ from hookproof._engine import UntrackedValue, is_untracked
 from hookproof._engine.state import annotations_of
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import schema_of_tool
+from hookproof.adapters.langchain._tool_memo import ToolMemo
 from hookproof.adapters.langchain.bridge._channels import joined_result, node_channels
 from hookproof.adapters.langchain.bridge._commands import hp_command
 from hookproof.adapters.langchain.bridge._graph_run import (
@@ -176,12 +177,15 @@ def _injected_values(
     return values
 
 
+_INJECTIONS = ToolMemo(_injections)  # deepagents makes new tools per build
+
+
 class _LangChainToolRun:
     """Runs one LangChain tool for the runtime: the call as LangChain's tool node makes it."""
 
     def __init__(self, tool: BaseTool, name: str) -> None:
         self.tool, self.name = tool, name
-        self.injections = _injections(tool)
+        self.injections = dict(_INJECTIONS(tool))
 
     def call(self, kwargs: dict[str, Any], runtime: ToolRuntime[Any]) -> dict[str, Any]:
         args = {**thaw(kwargs), **_injected_values(self.injections, runtime)}
