@@ -294,10 +294,10 @@ def _relabel(lines: list[tuple[str, str]], new: list[str], owner: str) -> list[t
     old = [text for text, _ in lines]
     if old == new:
         return lines
-    from difflib import SequenceMatcher
+    from hookproof._support.line_match import LineMatcher  # difflib's answers, near-linear
 
     kept: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in LineMatcher(old, new).get_opcodes():
         if tag == "equal":
             kept += lines[i1:i2]
         else:
@@ -308,10 +308,10 @@ def _relabel(lines: list[tuple[str, str]], new: list[str], owner: str) -> list[t
 def map_lines(source: Sequence[str], origins: Sequence[str], shown: Sequence[str]) -> list[str]:
     """The origins of ``shown`` lines (a rendering of ``source``, perhaps normalised or
     redacted): a line found unchanged keeps its origin, any other takes its neighbour's."""
-    from difflib import SequenceMatcher
+    from hookproof._support.line_match import LineMatcher  # difflib's answers, near-linear
 
     mapped: list[str | None] = [None] * len(shown)
-    matcher = SequenceMatcher(None, list(source), list(shown), autojunk=False)
+    matcher = LineMatcher(list(source), list(shown))
     for block in matcher.get_matching_blocks():
         for offset in range(block.size):
             mapped[block.b + offset] = origins[block.a + offset]

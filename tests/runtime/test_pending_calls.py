@@ -174,3 +174,46 @@ def test_only_unparsed_calls_with_an_id_and_no_answer_are_answered() -> None:
         ("tool", "old"),
     ]
     assert list(result.messages[:-1]) == list(shown)  # the answers are kept in the state, once
+
+
+class _LateUnparsed:
+    """Before the third model call, writes an assistant message with an unparsed call:
+    appended after the history, or replacing the first turn's assistant message by id."""
+
+    def __init__(self, replace: bool) -> None:
+        self.replace, self.calls = replace, 0
+
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        self.calls += 1
+        if self.calls != 3:
+            return None
+        late = _unparsed("late")
+        if self.replace:
+            late = late.model_copy(update={"id": "turn0"})
+        return {"messages": [late]}
+
+
+def _looping_agent(middleware: _LateUnparsed) -> Any:
+    @tool
+    def lookup(query: str) -> str:
+        """Look something up."""
+        return query
+
+    turns = [
+        AssistantMessage(
+            "", tool_calls=[ToolCall(name="lookup", args={"query": "q"}, id=f"c{n}")], id=f"turn{n}"
+        )
+        for n in range(2)
+    ]
+    return create_agent(ScriptedModel([*turns, "fine"]), [lookup], middleware=[middleware])
+
+
+@pytest.mark.parametrize("replace", [False, True], ids=["appended", "replacing"])
+def test_an_unparsed_call_written_late_in_a_run_is_answered(replace: bool) -> None:
+    """A run's model calls read only the messages after the last history that needed no
+    answer; a late call appended, or written over a message already read, is still found."""
+    result = _looping_agent(_LateUnparsed(replace)).invoke({"messages": [("user", "hi")]})
+    shown = result.final_requests[-1].messages
+    answers = [m for m in shown if isinstance(m, ToolMessage) and m.tool_call_id == "late"]
+    assert len(answers) == 1 and answers[0].status == "error"
+    assert len(result.final_requests) == 3

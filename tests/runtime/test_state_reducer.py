@@ -158,3 +158,21 @@ def test_a_long_history_keeps_its_index_across_updates_and_stays_correct() -> No
     assert history[-1].text == "tool 49"
     assert state._kept_index(history) is not None  # taken out: the next update builds anew
     assert state._kept_index(history) is None
+
+
+@given(
+    start=st.lists(messages, max_size=8),
+    batches=updates,
+    key=st.sampled_from(["a", "b", "c", "d", "zz"]),
+)
+def test_position_of_finds_the_first_message_with_the_id(
+    start: list[Message], batches: list[list[Any]], key: str
+) -> None:
+    """From the index the reducer keeps (the last history's) or by a scan (the others')."""
+    with index_kept_from(0, scan_below=0):
+        seen = run_updates(add_messages, start, batches)
+    for history in seen:
+        if isinstance(history, Refused):
+            continue
+        expected = next((i for i, item in enumerate(history) if item.id == key), None)
+        assert state.position_of(history, key) == expected

@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookproof.snapshot import _diff, _match, diff
+from hookproof._support import line_match as _match
+from hookproof.provenance import map_lines
+from hookproof.snapshot import _diff, diff
 from hookproof.snapshot._request_view import RequestView, ToolView
 
 # Few distinct lines, so runs repeat and tie often: the cases where matchers disagree.
@@ -44,6 +46,24 @@ def test_hunks_are_difflibs(mode: str, old: list[str], new: list[str]) -> None:
     with matcher_mode(mode):
         fast = _match.LineMatcher(old, new).get_opcodes()
     assert fast == plain_matcher(old, new).get_opcodes()
+
+
+@given(old=lines, new=lines)
+def test_matching_blocks_are_difflibs(old: list[str], new: list[str]) -> None:
+    fast = _match.LineMatcher(old, new).get_matching_blocks()
+    assert fast == plain_matcher(old, new).get_matching_blocks()
+
+
+@given(source=lines, shown=lines, layers=st.integers(1, 3))
+def test_provenance_maps_lines_as_with_difflib(
+    source: list[str], shown: list[str], layers: int
+) -> None:
+    """Provenance follows a prompt's lines with the fast matcher; with difflib's own (the
+    old path) every shown line keeps the same origin."""
+    origins = [f"layer {index % layers}" for index in range(len(source))]
+    with patch.object(_match, "LineMatcher", plain_matcher):
+        expected = map_lines(source, origins, shown)
+    assert map_lines(source, origins, shown) == expected
 
 
 @given(

@@ -23,7 +23,13 @@ from hookproof._engine.observer import (
     Unobserved,
 )
 from hookproof._engine.run import RunHandle
-from hookproof._engine.state import StateSpec, UntrackedValue, add_messages, is_untracked
+from hookproof._engine.state import (
+    StateSpec,
+    UntrackedValue,
+    add_messages,
+    is_untracked,
+    position_of,
+)
 from hookproof._engine.types import Layer, NodeHook, Phase, RunResult, Stack
 from hookproof._engine.workers import in_thread
 
@@ -53,5 +59,6 @@ __all__ = [
     "in_thread",
     "interrupt",
     "is_untracked",
+    "position_of",
     "run_tool",
 ]

@@ -20,6 +20,7 @@ __all__ = [
     "add_messages",
     "annotations_of",
     "is_untracked",
+    "position_of",
 ]
 
 Reducer = Callable[[Any, Any], Any]
@@ -29,8 +30,8 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Mess
     """Append messages; a message with an existing id replaces it; RemoveMessage removes."""
     current = current or ()
     items = new if isinstance(new, list | tuple) else [new]
-    if len(current) < _KEEP_INDEX_FROM and _only_new_messages(items):
-        return FrozenList([*current, *items])
+    if _only_new_messages(items):
+        return _appended(current, items)
     history = _History.resume(current)
     for index, item in enumerate(items):
         message = (
@@ -50,6 +51,24 @@ def _only_new_messages(items: Sequence[Any]) -> bool:
     return all(isinstance(item, Message) and item.id is None for item in items)
 
 
+def _appended(current: Sequence[Message], items: Sequence[Message]) -> FrozenList[Message]:
+    """``current`` and then ``items`` (none with an id): one copy, and a long history's id
+    index carries over unchanged, since no message moves and no id is added."""
+    result = _joined(current, items)
+    if len(current) >= _KEEP_INDEX_FROM:
+        kept = _kept_index(current)
+        if kept is not None:
+            _keep_index(result, kept)
+    return result
+
+
+def _joined(head: Sequence[Message], tail: Sequence[Message]) -> FrozenList[Message]:
+    # Two passes over the history, the fewest a tuple allows: a FrozenList (a tuple) plus a
+    # tuple is one, and FrozenList() of the plain tuple that gives one more.
+    start = head if isinstance(head, tuple) else tuple(head)
+    return FrozenList(start + tuple(tail))
+
+
 # Histories at least this long keep their id index between updates (see _History.finish);
 # shorter than _SCAN_BELOW, a lookup scans, which is cheaper than building an index.
 _KEEP_INDEX_FROM = 256
@@ -62,20 +81,24 @@ class _History:
 
     The index points each id at the position of its first message, and ``later`` at the
     positions of the rest when ids repeat, so every lookup is O(1) where a scan was O(n).
-    Removed messages leave a hole until ``finish``, so positions never shift mid-update.
+    Until a message is replaced or removed, the history is ``base`` followed by ``added``
+    (copied once, at the end); after, ``slots`` is its mutable copy. Removed messages leave
+    a hole until ``finish``, so positions never shift mid-update.
     """
 
-    __slots__ = ("first", "holes", "later", "slots")
+    __slots__ = ("added", "base", "first", "holes", "later", "slots")
 
-    def __init__(self, slots: list[Message | None]) -> None:
-        self.slots = slots
+    def __init__(self, base: Sequence[Message]) -> None:
+        self.base = base
+        self.added: list[Message] = []
+        self.slots: list[Message | None] | None = None
         self.first: dict[str, int] | None = None
         self.later: dict[str, deque[int]] = {}
         self.holes = 0
 
     @classmethod
     def resume(cls, current: Sequence[Message]) -> _History:
-        history = cls(list(current))
+        history = cls(current)
         if len(current) >= _KEEP_INDEX_FROM:
             history._adopt(_kept_index(current))
         return history
@@ -84,14 +107,25 @@ class _History:
         if kept is not None:
             self.first, self.later = kept
 
+    def _mutable(self) -> list[Message | None]:
+        if self.slots is None:
+            self.slots = [*self.base, *self.added]
+        return self.slots
+
+    def _messages(self) -> Sequence[Message | None]:
+        return self.slots if self.slots is not None else [*self.base, *self.added]
+
+    def _length(self) -> int:
+        return len(self.slots) if self.slots is not None else len(self.base) + len(self.added)
+
     def _index(self) -> dict[str, int]:
         if self.first is None:
-            self.first, self.later = _index_of(self.slots)
+            self.first, self.later = _index_of(self._messages())
         return self.first
 
     def _find(self, key: str) -> int | None:
-        if self.first is None and len(self.slots) < _SCAN_BELOW:  # no holes before an index
-            for position, item in enumerate(self.slots):
+        if self.first is None and self._length() < _SCAN_BELOW:  # no holes before an index
+            for position, item in enumerate(self._messages()):
                 if _id(item) == key:
                     return position
             return None
@@ -101,15 +135,19 @@ class _History:
         key = message.id
         position = None if key is None else self._find(key)
         if position is not None:
-            self.slots[position] = message
+            self._mutable()[position] = message
             return
         if key is not None and self.first is not None:
-            self.first[key] = len(self.slots)
-        self.slots.append(message)
+            self.first[key] = self._length()
+        if self.slots is None:
+            self.added.append(message)
+        else:
+            self.slots.append(message)
 
     def remove(self, key: str) -> None:
         if key == RemoveMessage.ALL:
-            self.slots, self.first, self.later, self.holes = [], {}, {}, 0
+            self.base, self.added = (), []
+            self.slots, self.first, self.later, self.holes = None, {}, {}, 0
             return
         position = self._index().pop(key, None)
         if position is None:
@@ -117,7 +155,7 @@ class _History:
                 f"hookproof: RemoveMessage(id={key!r}) names no message in state. Only "
                 "messages with an id can be removed; check the id you pass."
             )
-        self.slots[position] = None
+        self._mutable()[position] = None
         self.holes += 1
         waiting = self.later.get(key)
         if waiting:
@@ -125,8 +163,12 @@ class _History:
 
     def finish(self) -> FrozenList[Message]:
         if self.holes:
-            return FrozenList([message for message in self.slots if message is not None])
-        result: FrozenList[Message] = FrozenList(self.slots)  # type: ignore[arg-type]
+            return FrozenList([message for message in self._mutable() if message is not None])
+        result: FrozenList[Message] = (
+            FrozenList(self.slots)  # type: ignore[arg-type]
+            if self.slots is not None
+            else _joined(self.base, self.added)
+        )
         if self.first is not None and len(result) >= _KEEP_INDEX_FROM:
             _keep_index(result, (self.first, self.later))
         return result
@@ -169,6 +211,16 @@ def _keep_index(history: FrozenList[Message], index: _Index) -> None:
         _kept[id(history)] = (history, index)
         while len(_kept) > _KEPT_MAX:
             del _kept[next(iter(_kept))]
+
+
+def position_of(history: Sequence[Message], key: str) -> int | None:
+    """Where the first message with id ``key`` is in ``history``: read from the index the
+    reducer keeps for a long history (O(1)), else found by a scan."""
+    with _kept_lock:  # an index is only changed after it is taken out, under this lock
+        entry = _kept.get(id(history))
+        if entry is not None and entry[0] is history:
+            return entry[1][0].get(key)
+    return next((place for place, item in enumerate(history) if item.id == key), None)
 
 
 def _replace(_current: Any, new: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hookproof._engine import Dialect, RunHandle, Stack, StateSpec, run_tool
+from hookproof._engine import Dialect, RunHandle, Stack, StateSpec, position_of, run_tool
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.context import ToolRuntime
 from hookproof.errors import (
@@ -46,6 +46,7 @@ __all__ = ["LangChainDialect"]
 
 _TOOL_STEP = "tool_step_writes"  # RunHandle.local key: what this tools step wrote so far
 _REPAIRED = "repaired_history"  # RunHandle.local key: the history with invalid calls answered
+_SETTLED = "settled_history"  # RunHandle.local key: the last history with none to answer
 
 
 class LangChainDialect(Dialect):
@@ -112,8 +113,11 @@ class LangChainDialect(Dialect):
 
     def model_input(self, run: RunHandle) -> ModelRequest:
         state = run.state
-        messages = answer_invalid_calls(state["messages"])
-        run.local[_REPAIRED] = None if messages is state["messages"] else messages
+        history = state["messages"]
+        messages = answer_invalid_calls(history, run.local.get(_SETTLED, ()))
+        repaired = messages is not history
+        run.local[_REPAIRED] = messages if repaired else None
+        run.local[_SETTLED] = () if repaired else history
         return ModelRequest(
             model=self.model,
             messages=messages,
@@ -319,7 +323,7 @@ def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message])
     for message in response:
         if not isinstance(message, AssistantMessage) or not message.tool_calls or not message.id:
             continue
-        place = next((i for i, m in enumerate(history) if m.id == message.id), None)
+        place = position_of(history, message.id)
         if place is None:
             continue
         last_ai, answered = _last_turn([*history[:place], message, *history[place + 1 :]])

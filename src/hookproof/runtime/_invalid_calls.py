@@ -22,10 +22,15 @@ __all__ = ["INVALID_TOOL_CALLS", "answer_invalid_calls"]
 INVALID_TOOL_CALLS = "invalid_tool_calls"
 
 
-def answer_invalid_calls(messages: FrozenList[Message]) -> FrozenList[Message]:
+def answer_invalid_calls(
+    messages: FrozenList[Message], settled: Sequence[Message] = ()
+) -> FrozenList[Message]:
     """``messages`` with an error ToolMessage after each unanswered invalid call; the same
-    object when there is none to answer (the common case costs one pass)."""
-    if not any(_invalid_calls(item) for item in messages):
+    object when there is none to answer. ``settled`` is an earlier history that had none to
+    answer: when ``messages`` begins with it, only the messages after it are read (appending
+    never takes an answer away), so a run's model calls read each message once."""
+    start = len(settled) if _begins_with(messages, settled) else 0
+    if not any(_invalid_calls(messages[index]) for index in range(start, len(messages))):
         return messages
     answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
     repaired: list[Message] = []
@@ -38,6 +43,11 @@ def answer_invalid_calls(messages: FrozenList[Message]) -> FrozenList[Message]:
             repaired.append(_error_answer(str(call_id), call.get("name") or "unknown"))
             answered.add(str(call_id))
     return messages if len(repaired) == len(messages) else FrozenList(repaired)
+
+
+def _begins_with(messages: Sequence[Message], head: Sequence[Message]) -> bool:
+    # A C-level pass: the same message objects compare by identity before any field.
+    return 0 < len(head) <= len(messages) and messages[: len(head)] == head
 
 
 def _invalid_calls(message: Message) -> Sequence[Mapping[str, Any]]:

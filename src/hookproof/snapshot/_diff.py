@@ -27,14 +27,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from hookproof._support.line_match import LineMatcher
 from hookproof.errors import UsageError
 from hookproof.requests import FinalRequest
 from hookproof.snapshot._change import Change, ChangeClass, SnapshotDiff
 from hookproof.snapshot._change import short as _short
-from hookproof.snapshot._match import LineMatcher
 from hookproof.snapshot._parse import parse
 from hookproof.snapshot._provenance_diff import provenance_changes
-from hookproof.snapshot._request_view import RequestView, ToolView
+from hookproof.snapshot._request_view import RequestView, ToolView, origin_of
 from hookproof.snapshot._undescribed import SCALARS, sender_changes, text_changes, undescribed
 from hookproof.snapshot._undescribed import first_by_name as _by_name
 from hookproof.snapshot._view import view
@@ -126,10 +126,13 @@ def _line_changes(
 
 
 def _system_changes(before: RequestView, after: RequestView) -> Iterator[Change]:
+    old_origins = before.provenance and before.provenance.line_origins(before.system)
+    new_origins = after.provenance and after.provenance.line_origins(after.system)
+
     def origin(hunk: Hunk) -> str | None:
         tag, i1, i2, j1, j2 = hunk
-        was = before.provenance and before.provenance.lines_origin(before.system, i1, i2)
-        now = after.provenance and after.provenance.lines_origin(after.system, j1, j2)
+        was = old_origins and origin_of(old_origins, i1, i2)
+        now = new_origins and origin_of(new_origins, j1, j2)
         said = [f"from {now}"] if now and tag != "delete" else []
         if was and tag != "insert" and was != now:
             said.append(f"was from {was}")  # the lines it took away had another origin

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from hookproof._support.line_match import LineMatcher
 from hookproof.snapshot._change import Change, ChangeClass
-from hookproof.snapshot._match import LineMatcher
 from hookproof.snapshot._request_view import RequestView
 
 __all__ = ["provenance_changes"]

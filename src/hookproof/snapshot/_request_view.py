@@ -50,11 +50,17 @@ class ProvenanceView:
     system: tuple[str, ...]
     tools: Mapping[str, str]
 
-    def lines_origin(self, system: Sequence[str], first: int, last: int) -> str | None:
-        """The origins of lines ``first``..``last`` (0-based, end excluded) of the system
-        section ``system``; a block header counts as the text it heads."""
-        found = dict.fromkeys(_every_line(self.system, system)[first:last])
-        return ", ".join(found) if found else None
+    def line_origins(self, system: Sequence[str]) -> list[str]:
+        """One origin per line of the system section ``system``: a block header counts as
+        the text it heads (a diff reads it once, then names each hunk's from it)."""
+        return _every_line(self.system, system)
+
+
+def origin_of(origins: Sequence[str], first: int, last: int) -> str | None:
+    """The origins of lines ``first``..``last`` (0-based, end excluded), each named once, in
+    order; ``origins`` is what ``ProvenanceView.line_origins`` gave."""
+    found = dict.fromkeys(origins[first:last])
+    return ", ".join(found) if found else None
 
 
 def is_text(line: str) -> bool:

@@ -1,4 +1,5 @@
-"""difflib's line matching with the same answers, in time near linear in the lines.
+"""difflib's line matching with the same answers, in time near linear in the lines (the
+snapshot diff and provenance both match lines with it).
 
 difflib's SequenceMatcher splits two sequences at their longest common run (the first in
 ``a``, then the first in ``b``, among the longest) and recurses on both sides. It finds each

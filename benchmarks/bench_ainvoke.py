@@ -1,0 +1,142 @@
+"""``ainvoke`` against ``invoke`` on bench_runtime's scenario, in one process.
+
+Two agents, both bench_runtime's scenario (a tool call, then "done"; three no-op
+middleware): one whose wrap hooks are synchronous only (``wrap_model_call``,
+``wrap_tool_call``), as bench_runtime defines them, and one whose wrap hooks also have their
+async twins (``awrap_model_call``, ``awrap_tool_call``). Under ``ainvoke`` a synchronous wrap
+hook runs on a helper thread (its handler reaches the async inner chain back on the event
+loop), so the event loop is never blocked; an async twin is awaited on the loop itself.
+
+Rounds alternate ``invoke`` and ``ainvoke`` (all ``ainvoke`` calls on one event loop) for
+each agent; per call, the median and range of the rounds' process CPU time is printed, and the
+ratio ainvoke / invoke (goal: at most 1.5). Usage::
+
+    python benchmarks/bench_ainvoke.py [--quick] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_runtime as base
+
+GOAL = 1.5
+
+
+def build_with_async_twins() -> Any:
+    from hookproof.models import ScriptedModel, call
+    from hookproof.runtime import AgentMiddleware, ToolMessage, create_agent, tool
+
+    @tool
+    def lookup(query: str) -> str:
+        """Look something up."""
+        return f"found:{query}"
+
+    class WrapModel(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+        async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+            return await handler(request)
+
+    class BeforeModel(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> None:
+            return None
+
+    class WrapTool(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+        async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return await handler(request)
+
+    def turn(request: Any) -> Any:
+        if any(isinstance(message, ToolMessage) for message in request.messages):
+            return "done"
+        return call("lookup", {"query": "x"}, id="call_0")
+
+    return create_agent(
+        ScriptedModel(turn), [lookup], middleware=[WrapModel(), BeforeModel(), WrapTool()]
+    )
+
+
+def sync_calls(agent: Any, count: int) -> float:
+    """Process CPU µs per ``invoke``."""
+    start = time.process_time_ns()
+    for _ in range(count):
+        agent.invoke(base.INPUT)
+    return (time.process_time_ns() - start) / count / 1e3
+
+
+async def async_calls(agent: Any, count: int) -> float:
+    """Process CPU µs per ``ainvoke`` (CPU of every thread, helper threads included)."""
+    start = time.process_time_ns()
+    for _ in range(count):
+        await agent.ainvoke(base.INPUT)
+    return (time.process_time_ns() - start) / count / 1e3
+
+
+def checked(agent: Any, loop: asyncio.AbstractEventLoop) -> None:
+    texts = {agent.invoke(base.INPUT).text, loop.run_until_complete(agent.ainvoke(base.INPUT)).text}
+    if texts != {"done"}:
+        raise RuntimeError(f"the scenario ended with {texts}")
+
+
+def measure(agent: Any, loop: asyncio.AbstractEventLoop, rounds: int, count: int) -> dict[str, Any]:
+    checked(agent, loop)
+    sync_calls(agent, count // 4)
+    loop.run_until_complete(async_calls(agent, count // 4))
+    sync_us, async_us = [], []
+    for _ in range(rounds):
+        sync_us.append(sync_calls(agent, count))
+        async_us.append(loop.run_until_complete(async_calls(agent, count)))
+    per_round = [a / s for a, s in zip(async_us, sync_us, strict=True)]
+    return {
+        "invoke_us": _summary(sync_us),
+        "ainvoke_us": _summary(async_us),
+        "ratio": statistics.median(async_us) / statistics.median(sync_us),
+        "ratio_range": [min(per_round), max(per_round)],
+    }
+
+
+def _summary(samples: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Time ainvoke against invoke.")
+    parser.add_argument("--quick", action="store_true", help="3 rounds of 50 calls")
+    parser.add_argument("--json", action="store_true", help="print results as JSON")
+    args = parser.parse_args()
+    rounds, count = (3, 50) if args.quick else (7, 300)
+    agents = {"sync wrap hooks": base.build_hookproof(), "async twins": build_with_async_twins()}
+    loop = asyncio.new_event_loop()
+    try:
+        found = {name: measure(agent, loop, rounds, count) for name, agent in agents.items()}
+    finally:
+        loop.close()
+    if args.json:
+        print(json.dumps(found, indent=2))
+        return
+    for name, result in found.items():
+        sync, run = result["invoke_us"], result["ainvoke_us"]
+        low, high = result["ratio_range"]
+        verdict = "ok" if result["ratio"] <= GOAL else f"over the goal of {GOAL}"
+        print(
+            f"{name}: invoke {sync['median']:.0f} µs [{sync['min']:.0f}–{sync['max']:.0f}], "
+            f"ainvoke {run['median']:.0f} µs [{run['min']:.0f}–{run['max']:.0f}], "
+            f"ratio {result['ratio']:.2f} [rounds {low:.2f}–{high:.2f}]: {verdict}"
+        )
+
+
+if __name__ == "__main__":
+    main()
