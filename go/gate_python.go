@@ -41,6 +41,9 @@ func isPyPrintable(char rune) bool {
 	return unicode.In(char, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 }
 
+// isPyByteEscaped is whether repr() writes char as \xNN: below U+0100 and not printable.
+func isPyByteEscaped(char rune) bool { return char < 0x100 && !isPyPrintable(char) }
+
 // pyRepr is repr() of a str.
 func pyRepr(text string) string {
 	quote := '\''
@@ -54,16 +57,9 @@ func pyRepr(text string) string {
 		case char == quote || char == '\\':
 			out.WriteRune('\\')
 			out.WriteRune(char)
-		case char == '\t':
-			out.WriteString(`\t`)
-		case char == '\n':
-			out.WriteString(`\n`)
-		case char == '\r':
-			out.WriteString(`\r`)
+		case writeEscape(&out, char, isPyByteEscaped):
 		case isPyPrintable(char):
 			out.WriteRune(char)
-		case char < 0x100:
-			fmt.Fprintf(&out, `\x%02x`, char)
 		case char < 0x10000:
 			fmt.Fprintf(&out, `\u%04x`, char)
 		default:
