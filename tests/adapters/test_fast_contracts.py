@@ -293,3 +293,30 @@ def test_delegation_on_the_fast_path_catches_the_buggy_twin_and_passes_the_fixed
     assert [r.engine for r in reports] == ["graph", "reference"]
     assert reports[1].confirmed_on_graph == 1
     assert reports[1].access_table() == reports[0].access_table()
+
+
+def test_a_module_loaded_in_place_of_another_is_swept_too() -> None:
+    """Unloading one module and loading another keeps sys.modules' size: the module that
+    binds create_agent must still build on the reference engine inside the scope."""
+    from types import ModuleType
+
+    from hookproof.adapters.langchain import ScriptedChatModel
+    from hookproof.adapters.langchain._reference_scope import reference_engine_scope
+    from hookproof.runtime import Agent
+
+    genuine = langchain.agents.factory.create_agent
+    with reference_engine_scope(lambda model: None):  # sweeps with the modules loaded now
+        pass
+    filler = next(reversed(sys.modules))
+    replaced = sys.modules.pop(filler)
+    app = ModuleType("hookproof_test_late_app")
+    app.create_agent = genuine  # type: ignore[attr-defined]
+    sys.modules[app.__name__] = app
+    try:
+        with reference_engine_scope(lambda model: None):
+            built = app.create_agent(ScriptedChatModel(["done"]), tools=[])
+        assert isinstance(built, Agent)
+        assert app.create_agent is genuine
+    finally:
+        del sys.modules[app.__name__]
+        sys.modules[filler] = replaced

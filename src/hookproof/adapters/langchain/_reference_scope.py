@@ -23,7 +23,8 @@ from hookproof.adapters.langchain.bridge import on_reference_engine
 __all__ = ["reference_engine_scope"]
 
 _LOCK = threading.RLock()
-_BINDINGS: dict[int, list[tuple[str, str]]] = {}  # len(sys.modules) -> (module, name) found
+# (len(sys.modules), last module loaded) -> the (module, name) pairs found then
+_BINDINGS: dict[tuple[int, str | None], list[tuple[str, str]]] = {}
 
 
 def _langchain_create_agent() -> Any:
@@ -45,17 +46,19 @@ _ON_REFERENCE = on_reference_engine(_build_on_langchain)
 
 def _module_bindings(genuine: Any) -> list[tuple[str, str]]:
     """(module, attribute) of every loaded module holding ``genuine``; swept again only when
-    modules were loaded since (the bindings found are checked again at every swap)."""
-    count = len(sys.modules)
-    if count not in _BINDINGS:
+    modules were loaded since (the bindings found are checked again at every swap). The key
+    holds the last module loaded too: one unloaded and another loaded keep the count."""
+    modules = sys.modules
+    key = (len(modules), next(reversed(modules), None))
+    if key not in _BINDINGS:
         _BINDINGS.clear()
-        _BINDINGS[count] = [
+        _BINDINGS[key] = [
             (module_name, name)
             for module_name, module in list(sys.modules.items())
             for name, value in list(getattr(module, "__dict__", {}).items())
             if value is genuine
         ]
-    return _BINDINGS[count]
+    return _BINDINGS[key]
 
 
 def _namespaces(build: Callable[..., Any], genuine: Any) -> list[tuple[Any, str]]:
