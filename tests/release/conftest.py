@@ -1,0 +1,3 @@
+from tests.release.forge import forge
+
+__all__ = ["forge"]
