@@ -274,6 +274,12 @@ EXPORTS: dict[str, set[str]] = {
         "report_formats",
         "unregister_format",
     },
+    "hookproof.gate.ci": {
+        "MARKER",
+        "comment_body",
+        "main",
+        "run",
+    },
     "hookproof.gate.formats": {
         "DEFAULT_FORMAT",
         "ReportFormat",

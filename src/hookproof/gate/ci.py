@@ -23,7 +23,7 @@ from hookproof.errors import HookproofError
 from hookproof.gate._comments import MARKER, github_target, gitlab_target, upsert_comment
 from hookproof.gate._markdown import PR_COMMENT_LIMIT
 
-__all__ = ["MARKER", "comment_body", "main"]
+__all__ = ["MARKER", "comment_body", "main", "run"]
 
 _PLATFORMS = {"github": github_target, "gitlab": gitlab_target}
 
