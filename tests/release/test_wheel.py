@@ -2,7 +2,8 @@
 pytest entry point, py.typed, the contract suite ``hookproof check`` runs and the Go module
 (hookproof/_go) with exactly git's files, and nothing stray: a binary or scratch file left in
 go/ stays out (a twin of the build configuration that force-included go/ whole let it in).
-.ci/release installs the wheel into a fresh venv and runs it; this test reads it."""
+The sdist leaves CI's venvs and caches out even without .gitignore. .ci/release installs the
+wheel into a fresh venv and runs it; these tests read what is built."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -149,3 +151,42 @@ def test_the_metadata_names_the_license_and_the_project(wheel: zipfile.ZipFile) 
     assert "Project-URL: Documentation, https://hookproof.github.io/hookproof/" in metadata
     assert f"Version: {hookproof.__version__}" in metadata
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in wheel.namelist())
+
+
+def _sdist_names(tmp_path: Path, pyproject: str) -> list[str]:
+    """The sdist's files, built from a copy holding CI's venvs and caches, no .gitignore."""
+    project = _project_copy(tmp_path, pyproject)
+    venvs = (".ci-venv/lib/site.py", ".ci-release/venv/bin/python", ".hookproof-cache/x.tar.gz")
+    for stray in venvs:
+        (project / stray).parent.mkdir(parents=True, exist_ok=True)
+        (project / stray).write_text("stray\n", encoding="utf-8")
+    _require("build")
+    _require("hatchling")
+    out = tmp_path / "dist"
+    command = [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out)]
+    done = subprocess.run([*command, str(project)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [sdist] = out.glob("hookproof-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        return [name.split("/", 1)[1] for name in archive.getnames() if "/" in name]
+
+
+def _ci_files(names: list[str]) -> list[str]:
+    return [name for name in names if name.startswith((".ci-", ".hookproof-cache"))]
+
+
+def test_the_sdist_leaves_cis_venvs_and_caches_out_even_without_gitignore(tmp_path: Path) -> None:
+    names = _sdist_names(tmp_path, (REPO / "pyproject.toml").read_text(encoding="utf-8"))
+
+    assert _ci_files(names) == []
+    assert [name for name in names if "__pycache__" in name] == []
+    assert "go/go.mod" in names
+    assert "src/hookproof/py.typed" in names
+
+
+def test_an_sdist_without_the_exclusions_would_ship_cis_venv(tmp_path: Path) -> None:
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    twin = re.sub(r"^exclude = \[\"/\.ci-venv\".*\n", "", pyproject, count=1, flags=re.M)
+    assert twin != pyproject
+
+    assert ".ci-venv/lib/site.py" in _ci_files(_sdist_names(tmp_path, twin))
