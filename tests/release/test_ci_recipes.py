@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 import hookproof
+from hookproof.cli.check import suite_environment
 from hookproof.gate.ci import MARKER
 from tests.release.forge import ForgeServer
 
@@ -109,12 +110,13 @@ def _project(tmp_path: Path, *, upgrade_drops_the_filter: bool) -> tuple[Path, s
 
 def _environment(**extra: str) -> dict[str, str]:
     """The job's environment: ``python`` is this interpreter, hookproof this checkout's;
-    ``-n auto`` runs in-process (0 workers): four small suites, each starting its own
-    xdist workers, would cost a minute apiece on a shared machine and test nothing more."""
+    ``-n auto`` runs in-process (0 workers): three small suites, each starting its own
+    xdist workers, would cost a minute apiece on a shared machine and test nothing more. An
+    xdist worker's own variables are left out (``suite_environment``)."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     source = str(Path(hookproof.__file__).resolve().parents[1])
     job = {"PATH": path, "PYTHONPATH": source, "CI": "true", "PYTEST_XDIST_AUTO_NUM_WORKERS": "0"}
-    return {**os.environ, **job, **extra}
+    return {**suite_environment(os.environ), **job, **extra}
 
 
 def _bash(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

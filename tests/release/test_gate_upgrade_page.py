@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import hookproof
+from hookproof.cli.check import suite_environment
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs/how-to/gate-upgrade-ci.md"
@@ -73,7 +74,7 @@ def test_the_local_try_runs_and_passes_on_the_downstream_example(tmp_path: Path)
     )
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     source = str(Path(hookproof.__file__).resolve().parents[1])
-    env = {**os.environ, "PATH": path, "PYTHONPATH": source}
+    env = {**suite_environment(os.environ), "PATH": path, "PYTHONPATH": source}
 
     done = subprocess.run(
         ["bash", "-eo", "pipefail", "-c", script],
