@@ -204,7 +204,8 @@ def _run_github_job(clone: Path, base: str, server: ForgeServer, tmp_path: Path)
     assert steps[1]["with"] == {
         "ref": "${{ github.event.pull_request.base.sha }}",
         "path": "baseline",
-        "sparse-checkout": "snapshots",
+        "sparse-checkout": "/snapshots/",
+        "sparse-checkout-cone-mode": False,
     }
     (clone / "baseline").mkdir()
     archive = subprocess.run(["git", "archive", base, "snapshots"], cwd=clone, capture_output=True)
