@@ -69,8 +69,9 @@ def plugin_page() -> str:
     lines += ["::: hookproof.plugin.HookproofOptions", "    options:"]
     lines += ["      show_root_heading: false", "      heading_level: 3", ""]
     lines += ["## Command-line options", "", "| option | meaning |", "|---|---|"]
-    lines += [f"| `{_flag(flag, settings)}` | {_help(settings)} |" for flag, settings in
-              recorder.options]
+    lines += [
+        f"| `{_flag(flag, settings)}` | {_help(settings)} |" for flag, settings in recorder.options
+    ]
     lines += ["", "## ini keys", "", "Under `[tool.pytest.ini_options]` or `[pytest]`.", ""]
     lines += ["| key | type | default | meaning |", "|---|---|---|---|"]
     for name, settings in recorder.ini:
