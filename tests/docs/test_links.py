@@ -71,13 +71,30 @@ def _literal_docs_links(text: str) -> list[tuple[str, ...]]:
     return [tuple(part for part in call if part) for call in calls]
 
 
-def test_every_fixture_docstring_links_its_page() -> None:
-    documented = fixtures()
-    assert "hookproof_snapshot" in documented
-    for name, doc in documented.items():
-        addresses = SITE_ADDRESS.findall(doc)
-        assert addresses, f"fixture {name}'s docstring links no page of the site"
+def test_pytest_fixtures_shows_each_fixture_with_the_page_that_explains_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """``pytest --fixtures`` prints each docstring's first paragraph: the link is in it."""
+    listing = pytester.runpytest("--fixtures", "-p", "no:cacheprovider").stdout.str()
+    shown = _fixture_entries(listing)
+    assert set(fixtures()) <= set(shown)
+    for name in fixtures():
+        addresses = SITE_ADDRESS.findall(shown[name])
+        assert addresses, f"pytest --fixtures shows no page of the site for {name}"
         assert [problem_with_address(address) for address in addresses] == [None]
+
+
+def _fixture_entries(listing: str) -> dict[str, str]:
+    """Each fixture ``pytest --fixtures`` lists, and the text it prints under its name."""
+    entries: dict[str, str] = {}
+    name = None
+    for line in listing.splitlines():
+        if heading := re.match(r"(\w+) -- ", line):
+            name = heading.group(1)
+            entries[name] = ""
+        elif name is not None and line.startswith("    "):
+            entries[name] += line.strip() + " "
+    return entries
 
 
 @tool

@@ -147,7 +147,6 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 @pytest.fixture
 def hookproof_options(request: pytest.FixtureRequest) -> HookproofOptions:
     """The options in force for this test: defaults < ini < markers < command line.
-
     Docs: https://hookproof.github.io/hookproof/concepts/pytest-plugin/"""
     return session_of(request.config).options(request.node)
 
@@ -156,7 +155,6 @@ def hookproof_options(request: pytest.FixtureRequest) -> HookproofOptions:
 def hookproof_guard() -> GuardHandle:
     """The real-model guard of this test: ``with hookproof_guard.expect_blocked(): ...``
     passes only if something inside the block was refused, and absorbs that refusal.
-
     Docs: https://hookproof.github.io/hookproof/concepts/pytest-plugin/"""
     from hookproof.guard import GuardHandle
 
@@ -166,7 +164,6 @@ def hookproof_guard() -> GuardHandle:
 @pytest.fixture
 def scripted_model(hookproof_options: HookproofOptions) -> ScriptedModel:
     """A ScriptedModel playing ``@pytest.mark.hookproof(script=[...])``.
-
     Docs: https://hookproof.github.io/hookproof/concepts/runtime/#test-models"""
     return _models.scripted_model(hookproof_options)
 
@@ -174,7 +171,6 @@ def scripted_model(hookproof_options: HookproofOptions) -> ScriptedModel:
 @pytest.fixture
 def recording_model(scripted_model: ScriptedModel) -> RecordingModel:
     """A RecordingModel over ``scripted_model``: ``.last`` is the final request.
-
     Docs: https://hookproof.github.io/hookproof/concepts/runtime/#test-models"""
     from hookproof.models import RecordingModel
 
@@ -184,7 +180,6 @@ def recording_model(scripted_model: ScriptedModel) -> RecordingModel:
 @pytest.fixture
 def scripted_chat_model(hookproof_options: HookproofOptions) -> ScriptedChatModel:
     """A LangChain ScriptedChatModel playing ``@pytest.mark.hookproof(script=[...])``.
-
     Docs: https://hookproof.github.io/hookproof/concepts/testing-langchain-apps/"""
     return _models.scripted_chat_model(hookproof_options)
 
@@ -193,7 +188,6 @@ def scripted_chat_model(hookproof_options: HookproofOptions) -> ScriptedChatMode
 def recording_chat_model(scripted_chat_model: ScriptedChatModel) -> Iterator[RecordingChatModel]:
     """A LangChain RecordingChatModel over ``scripted_chat_model``, for ``create_agent``: the
     FinalRequests of an agent built in the test carry provenance.
-
     Docs: https://hookproof.github.io/hookproof/concepts/testing-langchain-apps/"""
     yield from _models.recording_chat_model(scripted_chat_model)
 
@@ -201,7 +195,6 @@ def recording_chat_model(scripted_chat_model: ScriptedChatModel) -> Iterator[Rec
 @pytest.fixture
 def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: HookproofOptions) -> Any:
     """syrupy's snapshot, writing hookproof's readable final-request files.
-
     Docs: https://hookproof.github.io/hookproof/concepts/snapshots/"""
     return _snapshots.snapshot_fixture(request, hookproof_options)
 
@@ -213,7 +206,6 @@ def hookproof_cassette(
     """The test's Cassette: ``hookproof_cassette.wrap(model)`` replays its recorded answers
     (or records them, as the record mode allows); saved only if the test passed, so a
     failed run never replaces a good cassette.
-
     Docs: https://hookproof.github.io/hookproof/concepts/record-replay/"""
     yield from session_of(request.config).cassette(request.node, hookproof_options)
 
@@ -221,7 +213,6 @@ def hookproof_cassette(
 @pytest.fixture
 def hookproof_profiles() -> Iterator[Any]:
     """A fresh harness-profile registry for this test: registrations never leak.
-
     Docs: https://hookproof.github.io/hookproof/concepts/harness/"""
     from hookproof.harness.profiles import isolated_profiles
 
