@@ -35,3 +35,15 @@ def test_a_registered_check_without_a_row_stops_the_generator(
 
 def test_every_page_is_generated_once() -> None:
     assert set(generated()) == set(PAGES)
+
+
+def test_the_written_pages_name_every_fixture_and_subcommand() -> None:
+    """The concept page and the overview are written by hand: they must not fall behind the
+    plugin's fixtures or the command's subcommands either."""
+    from hookproof.cli import COMMANDS
+
+    plugin_page = (DOCS / "concepts" / "pytest-plugin.md").read_text(encoding="utf-8")
+    overview = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert [name for name in reference_plugin.fixtures() if f"`{name}`" not in plugin_page] == []
+    assert [name for name in reference_plugin.fixtures() if f"`{name}`" not in overview] == []
+    assert [c.name for c in COMMANDS if f"`{c.name}`" not in overview] == []
