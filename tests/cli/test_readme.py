@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.docs.pages import README, code_blocks, runnable_blocks, text_of
+from tests.docs.site import README, code_blocks, runnable_blocks, text_of
 
 QUICK_START = (
     "python -m pip install '.[test]' && python -m hookproof check",

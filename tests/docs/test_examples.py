@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.pages import (
+from tests.docs.site import (
     REPO,
     code_blocks,
     page,

@@ -13,8 +13,8 @@ import pytest
 from hookproof import contracts
 from hookproof._support.docs import DOCS_URL, docs_link
 from hookproof.runtime import create_agent, tool
-from tests.docs.pages import DOCS, REPO, anchors, page_id, relative_links, site_pages
 from tests.docs.reference_plugin import fixtures
+from tests.docs.site import DOCS, REPO, anchors, page_id, relative_links, site_pages
 
 SRC = REPO / "src" / "hookproof"
 SITE_ADDRESS = re.compile(re.escape(DOCS_URL) + r"[\w/.#-]*")
