@@ -155,7 +155,7 @@ func TestTheTraceRecordsEveryHandlerCallInOnionOrder(t *testing.T) {
 	}
 }
 
-// The README's example, as written there.
+// The example of docs/concepts/go-eino.md, as written there.
 func TestWeatherAgentFinalRequest(t *testing.T) {
 	ctx := context.Background()
 	recorder := hookproof.NewRecordingChatModel(hookproof.NewScriptedChatModel(

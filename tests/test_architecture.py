@@ -409,12 +409,12 @@ def test_a_private_name_is_private_to_its_package_even_inside_one_part() -> None
     assert list(private_violations(inside)) == []
 
 
-# -- the README's layout table -------------------------------------------------------------
+# -- the layout table of docs/concepts/development.md ---------------------------------------
 
 
 def _layout_rows() -> list[str]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### How the code is laid out", 1)[1].split("\n\n|", 1)[1]
+    text = (REPO / "docs" / "concepts" / "development.md").read_text(encoding="utf-8")
+    section = text.split("## How the code is laid out", 1)[1].split("\n\n|", 1)[1]
     return ("|" + section).split("\n\n", 1)[0].splitlines()[2:]
 
 
@@ -422,7 +422,7 @@ def _named_in(rows: list[str]) -> set[str]:
     return {name for row in rows for name in re.findall(r"`(hookproof(?:\.\w+)*)`", row)}
 
 
-def test_the_readme_layout_table_names_every_top_level_module_and_package() -> None:
+def test_the_layout_table_names_every_top_level_module_and_package() -> None:
     top_level = {module for module in MODULES if module.count(".") == 1}
     named = _named_in(_layout_rows())
     assert sorted(top_level - named - {"hookproof.__main__"}) == []

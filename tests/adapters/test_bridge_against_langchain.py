@@ -600,7 +600,7 @@ def test_declared_jumps_from_agent_hooks(middleware: Callable[[], AgentMiddlewar
     reason="a run of 30 model calls: LangChain's create_agent sets recursion_limit=9999 "
     "(about 5,000 model calls); hookproof's create_agent defaults to max_iterations=25, so "
     "on_reference_engine(factory) raises MaxIterationsExceeded where LangChain answers "
-    "(not in the README's deliberate differences)",
+    "(not in the documented deliberate differences)",
 )
 def test_a_long_tool_loop_is_not_cut_short() -> None:
     script = [call("add", {"a": i, "b": 1}) for i in range(29)] + ["done"]

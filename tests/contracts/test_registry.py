@@ -1,6 +1,6 @@
 """The registry of contract checks is the one list of them: ``hookproof.contracts`` exports
 what it names (loading each check on first use), and every other list of checks (the
-exercised totals, the README's tables, the deadline tests) agrees with it. A new check is
+exercised totals, the documentation's tables, the deadline tests) agrees with it. A new check is
 one module plus one entry."""
 
 from __future__ import annotations
@@ -19,17 +19,28 @@ from hookproof import _exercised, contracts
 from hookproof.contracts import _registry
 from hookproof.errors import InvalidInputError
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-TABLES = ("| check | proves |", "| check | reference runtime |")
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+# Each table of checks in the documentation, by its page and header: what each check proves
+# (written), and where each runs (generated from the registry by tests/docs/reference_pages.py).
+TABLES = {
+    "| check | proves |": DOCS / "concepts" / "contracts.md",
+    "| check | reference runtime |": DOCS / "reference" / "checks.md",
+}
 
 
-def readme_tables() -> dict[str, set[str]]:
-    """The checks each README table of checks names, by the table's header."""
+def docs_tables() -> dict[str, set[str]]:
+    """The checks each table of checks names, by the table's header."""
+    tables: dict[str, set[str]] = {}
+    for header, page in TABLES.items():
+        tables.update(_tables_of(page.read_text(encoding="utf-8"), header))
+    return tables
+
+
+def _tables_of(text: str, header: str) -> dict[str, set[str]]:
     tables: dict[str, set[str]] = {}
     current: set[str] | None = None
-    for line in README.read_text(encoding="utf-8").splitlines():
-        header = next((table for table in TABLES if line.startswith(table)), None)
-        if header is not None:
+    for line in text.splitlines():
+        if line.startswith(header):
             current = tables.setdefault(header, set())
         elif not line.startswith("|"):
             current = None
@@ -39,11 +50,11 @@ def readme_tables() -> dict[str, set[str]]:
     return tables
 
 
-def unlisted_in_readme() -> dict[str, list[str]]:
-    """The registered checks each README table leaves out."""
+def unlisted_in_docs() -> dict[str, list[str]]:
+    """The registered checks each table of checks leaves out."""
     return {
         table: sorted(set(_registry.check_names()) - named)
-        for table, named in readme_tables().items()
+        for table, named in docs_tables().items()
     }
 
 
@@ -88,7 +99,7 @@ def test_a_new_check_is_one_module_and_one_registry_entry(
         with _exercised.collecting() as reports:
             contracts.check_toy(3)
         assert _exercised.totals(report.counts() for report in reports)["checks"] == 1
-        assert all(missing == ["check_toy"] for missing in unlisted_in_readme().values())
+        assert all(missing == ["check_toy"] for missing in unlisted_in_docs().values())
     assert not hasattr(contracts, "check_toy")
     assert "check_toy" not in contracts.__all__ and "check_toy" not in _registry.check_names()
 
@@ -108,10 +119,10 @@ def test_each_check_lives_in_the_module_its_entry_names() -> None:
         assert (check.__module__, check.__name__) == (module, function) == (module, name)
 
 
-def test_both_readme_tables_list_exactly_the_registered_checks() -> None:
-    assert set(readme_tables()) == set(TABLES)
-    assert unlisted_in_readme() == {table: [] for table in TABLES}
-    named = set().union(*readme_tables().values())
+def test_both_tables_of_checks_list_exactly_the_registered_checks() -> None:
+    assert set(docs_tables()) == set(TABLES)
+    assert unlisted_in_docs() == {table: [] for table in TABLES}
+    named = set().union(*docs_tables().values())
     assert sorted(named - set(_registry.CHECKS)) == []
 
 

@@ -7,7 +7,7 @@ version's snapshots into its own directory. The copy leaves out Trace's handler 
 other tests: it implements AfterAgent, a hook Eino added in v0.9.0, so it does not build
 under v0.8.
 
-What the gate finds (the README's "Go and Eino" section tells it): BREAKING, every tool gone
+What the gate finds (docs/concepts/go-eino.md tells it): BREAKING, every tool gone
 from the second and third requests, because the example's budget handler returns a fresh
 ChatModelAgentState holding only the messages (the v0.8 state had no other field; v0.9's
 ToolInfos, left nil, reaches the model as an empty tool list); REVIEW, Eino's message id
@@ -29,7 +29,7 @@ import pytest
 
 from tests.go.toolchain import GO_MODULE, run_go
 
-README = GO_MODULE.parent / "README.md"
+GO_PAGE = GO_MODULE.parent / "docs" / "concepts" / "go-eino.md"
 
 BASELINE_EINO = "v0.8.13"  # the newest v0.8 release the module proxy served (v0.8.14 refused)
 CANDIDATE_EINO = "v0.9.5"  # the newest checked (go/eino-latest.mod; go.mod requires v0.9.0)
@@ -128,7 +128,7 @@ def test_the_gate_finds_what_eino_v0_9_changed_in_the_trip_planners_requests(
     assert "REVIEW   messages: message metadata changed" in text.stdout
     summary = text.stdout.splitlines()[-2]
     assert summary.startswith("6 snapshots, 2 unchanged; BREAKING 12, SECURITY 0, REVIEW ")
-    assert f"\n{summary}\n" in README.read_text(encoding="utf-8"), "the README quotes it"
+    assert f"\n{summary}\n" in GO_PAGE.read_text(encoding="utf-8"), "the Go page quotes it"
 
     report = json.loads(gate("--format", "json", str(baseline), str(candidate)).stdout)
     unchanged = {item["path"] for item in report["files"] if item["status"] == "unchanged"}

@@ -1,4 +1,4 @@
-"""The Go companion's own tests (go/), run from the README's test command: on the oldest
+"""The Go companion's own tests (go/), run from the Quick start's test command: on the oldest
 Eino the module supports (go.mod's requirement), through the Go-only CI job (.ci/go-only: go
 vet, go test and the Go gate with only the Go toolchain on PATH, so the Go side is shown to
 need no Python), and on the newest hookproof is checked against (go/eino-latest.mod, the

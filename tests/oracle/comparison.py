@@ -175,7 +175,7 @@ def _count(
 
 
 def readme_list(listed: Differences) -> list[str]:
-    """The README's list of differences, one line per cause, most tests first."""
+    """The documentation's list of differences, one line per cause, most tests first."""
     counts: dict[str, int] = {}
     for cause in listed.on_reference.values():
         counts[cause] = counts.get(cause, 0) + 1

@@ -1,4 +1,4 @@
-"""The oracle's verdict on small fixed inputs, its reviewed files, and the README's list.
+"""The oracle's verdict on small fixed inputs, its reviewed files, and the documentation's list.
 
 The full runner (python -m tests.oracle.run_langchain) is what CI runs; these tests keep its
 logic honest: an unlisted failure, a stale entry and a run that did not run each fail.
@@ -125,15 +125,17 @@ def test_the_reviewed_files_are_for_the_pinned_langchain() -> None:
     assert listed.on_reference, "the list of differences is empty: it cannot have been measured"
 
 
-def test_the_readme_lists_the_differences_of_the_reviewed_file() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    block = re.search(
-        r"<!-- oracle-differences -->\n(.*?)\n<!-- /oracle-differences -->", readme, re.DOTALL
-    )
-    assert block, "README.md has no <!-- oracle-differences --> block"
-    assert block.group(1).splitlines() == comparison.readme_list(comparison.read_differences())
+def test_the_docs_list_the_differences_of_the_reviewed_file() -> None:
+    """The known-differences page lists the reviewed file's causes, one line each, and the
+    page on the oracle gives their number."""
+    page = (REPO / "docs" / "reference" / "differences.md").read_text(encoding="utf-8")
+    section = page.split("## LangChain ", 1)[1].split("\n## ", 1)[0]
+    listed = [line.replace("\\[", "[").replace("\\]", "]") for line in section.splitlines()]
+    expected = comparison.readme_list(comparison.read_differences())
+    assert [line for line in listed if line.startswith("- ")] == expected
     total = len(comparison.read_differences().on_reference)
-    assert f"{total} listed" in readme
+    oracle_page = (REPO / "docs" / "concepts" / "langchain-bridge.md").read_text("utf-8")
+    assert f"The {total} listed" in oracle_page
 
 
 def _sdist(tmp_path: Path, files: dict[str, bytes]) -> Path:

@@ -3,7 +3,7 @@
 Each entry is the body of a test that sends at least one request to ``BASE`` (a base URL
 ending in ``/v1`` that names the entry, so the stub server tells the entries apart). An entry
 is ``BLOCKED`` (the guard refuses it: the test fails, or passes inside
-``hookproof_guard.expect_blocked()``) or a ``GAP`` the README lists (it reaches the server
+``hookproof_guard.expect_blocked()``) or a ``GAP`` the plugin page lists (it reaches the server
 with the guard on). tests/plugin/test_guard_corpus.py writes them into a pytester project,
 with ``WORKERS`` beside them (the code child processes run).
 """

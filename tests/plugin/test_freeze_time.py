@@ -166,7 +166,7 @@ def test_frozen(built_early, built_late):
 
 
 def test_only_fixtures_set_up_during_a_frozen_test_are_frozen(pytester: pytest.Pytester) -> None:
-    """What the README and the plugin docstring promise for wider-scoped fixtures."""
+    """What the snapshots page and the plugin docstring promise for wider-scoped fixtures."""
     pytester.makepyfile(test_scopes=SCOPED_FIXTURES)
     pytester.runpytest_inprocess("-p", "no:randomly").assert_outcomes(passed=2)
 

@@ -1,4 +1,4 @@
-"""The guard in child processes, and the gaps the README lists, each pinned by a test.
+"""The guard in child processes, and the gaps the plugin page lists, each pinned by a test.
 
 Children here run hookproof's runtime with a model that is not offline (cheap to start);
 tests/plugin/test_guard_corpus.py runs ChatOpenAI in children of every kind.
@@ -95,7 +95,7 @@ def test_a_pool_worker_follows_the_guard_of_the_test_that_uses_it(
     assert len(refusals) == 1
 
 
-# -- gaps the README lists ------------------------------------------------------------------
+# -- gaps the plugin page lists ------------------------------------------------------------------
 
 
 LOADED = "import sys; print('hookproof.guard' in sys.modules)"

@@ -1,4 +1,4 @@
-"""The sharded-CI recipe of the README, run as written on a small project: pytest-split
+"""The sharded-CI recipe of the docs, run as written on a small project: pytest-split
 splits the suite by recorded durations, each shard writes only the snapshots of the tests it
 ran (into its own directory), ``hookproof gate`` runs once over the merged directories, and a
 shard writing into the shared directory never deletes the snapshots of another shard."""

@@ -1,7 +1,7 @@
 """Unused snapshots: those of tests that did not run are kept, those no test asserts are not.
 
 A test module skipped at import (``pytest.importorskip`` when an optional framework is not
-installed) yields no test, yet its snapshots are not unused: the README's ``pytest`` must pass
+installed) yields no test, yet its snapshots are not unused: the Quick start's ``pytest`` must pass
 on a machine without the extras. A test that ran and no longer asserts its snapshot, or a
 deleted test module, still leaves an unused snapshot, reported and removed as syrupy does.
 """

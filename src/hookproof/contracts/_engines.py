@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from hookproof._exercised import current_test_memo
+from hookproof._support.docs import docs_link
 from hookproof.contracts._report import CheckReport
 from hookproof.errors import ContractViolation, EngineDisagreementError, UntestedError, UsageError
 from hookproof.targets import Build, Target, as_target
@@ -33,7 +34,9 @@ _FIRST = (
 _FIX = (
     "Run the check with engine='graph' to judge every example on the real graph only (slower), "
     "and report the difference to hookproof: it is a gap in how the reference engine runs "
-    "this app."
+    "this app. (docs: "
+    + docs_link("concepts/testing-langchain-apps.md", "contracts-on-the-reference-engine")
+    + ")"
 )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hookproof import _exercised
+from hookproof._support.docs import docs_link
 from hookproof._support.frozen import FrozenDict
 from hookproof.contracts._violation import excerpt
 from hookproof.errors import ContractViolation, UntestedError
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from hookproof.targets import TargetRun
 
 __all__ = [
+    "UNTESTED_DOCS",
     "CheckReport",
     "Exercise",
     "ToolAccess",
@@ -35,6 +37,11 @@ __all__ = [
     "executed_tools",
     "hook_labels",
 ]
+
+# The page that explains untested obligations, which every UntestedError's "Fix:" line links.
+UNTESTED_DOCS = docs_link(
+    "concepts/contracts.md", "what-a-pass-means-checks-prove-what-they-exercised"
+)
 
 
 @dataclass(frozen=True)
@@ -245,7 +252,7 @@ def _untested_message(
             *(f"  - {line}" for line in report.untested),
             f"Exercised: {report.summary()}.",
             *excerpt_lines,
-            f"Fix: {fix}",
+            f"Fix: {fix} (docs: {UNTESTED_DOCS})",
             f"If that part cannot apply to this agent, call {report.check}(..., "
             "allow_untested=True): it then passes and its returned report lists what was not "
             "tried (report.untested).",

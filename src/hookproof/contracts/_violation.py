@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from hookproof._support.docs import docs_link
+from hookproof.contracts._registry import CHECKS
 from hookproof.errors import ContractViolation
 from hookproof.trace import Trace
 
-__all__ = ["ContractViolation", "violation"]
+__all__ = ["ContractViolation", "explained_at", "violation"]
 
 
 def excerpt(trace: Trace | None, *, limit: int = 40) -> str:
@@ -18,6 +20,14 @@ def excerpt(trace: Trace | None, *, limit: int = 40) -> str:
         [f"  ... {len(lines) - limit} more events"] if len(lines) > limit else []
     )
     return "\n".join(f"  {line}" for line in shown)
+
+
+def explained_at(check: str) -> str:
+    """The documentation of ``check``: its section of the checks reference when it is one of
+    hookproof's, else the page on contracts."""
+    if check in CHECKS:
+        return docs_link("reference/checks.md", check)
+    return docs_link("concepts/contracts.md")
 
 
 def _indented(text: str) -> str:
@@ -47,7 +57,7 @@ def violation(
             if table
             else []
         ),
-        f"Fix: {fix}",
+        f"Fix: {fix} (docs: {explained_at(check)})",
     ]
     if trace is not None:
         parts += ["Trace excerpt:", excerpt(trace)]

@@ -146,14 +146,16 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 @pytest.fixture
 def hookproof_options(request: pytest.FixtureRequest) -> HookproofOptions:
-    """The options in force for this test: defaults < ini < markers < command line."""
+    """The options in force for this test: defaults < ini < markers < command line.
+    Docs: https://hookproof.github.io/hookproof/concepts/pytest-plugin/"""
     return session_of(request.config).options(request.node)
 
 
 @pytest.fixture
 def hookproof_guard() -> GuardHandle:
     """The real-model guard of this test: ``with hookproof_guard.expect_blocked(): ...``
-    passes only if something inside the block was refused, and absorbs that refusal."""
+    passes only if something inside the block was refused, and absorbs that refusal.
+    Docs: https://hookproof.github.io/hookproof/concepts/pytest-plugin/"""
     from hookproof.guard import GuardHandle
 
     return GuardHandle()
@@ -161,13 +163,15 @@ def hookproof_guard() -> GuardHandle:
 
 @pytest.fixture
 def scripted_model(hookproof_options: HookproofOptions) -> ScriptedModel:
-    """A ScriptedModel playing ``@pytest.mark.hookproof(script=[...])``."""
+    """A ScriptedModel playing ``@pytest.mark.hookproof(script=[...])``.
+    Docs: https://hookproof.github.io/hookproof/concepts/runtime/#test-models"""
     return _models.scripted_model(hookproof_options)
 
 
 @pytest.fixture
 def recording_model(scripted_model: ScriptedModel) -> RecordingModel:
-    """A RecordingModel over ``scripted_model``: ``.last`` is the final request."""
+    """A RecordingModel over ``scripted_model``: ``.last`` is the final request.
+    Docs: https://hookproof.github.io/hookproof/concepts/runtime/#test-models"""
     from hookproof.models import RecordingModel
 
     return RecordingModel(scripted_model)
@@ -175,20 +179,23 @@ def recording_model(scripted_model: ScriptedModel) -> RecordingModel:
 
 @pytest.fixture
 def scripted_chat_model(hookproof_options: HookproofOptions) -> ScriptedChatModel:
-    """A LangChain ScriptedChatModel playing ``@pytest.mark.hookproof(script=[...])``."""
+    """A LangChain ScriptedChatModel playing ``@pytest.mark.hookproof(script=[...])``.
+    Docs: https://hookproof.github.io/hookproof/concepts/testing-langchain-apps/"""
     return _models.scripted_chat_model(hookproof_options)
 
 
 @pytest.fixture
 def recording_chat_model(scripted_chat_model: ScriptedChatModel) -> Iterator[RecordingChatModel]:
     """A LangChain RecordingChatModel over ``scripted_chat_model``, for ``create_agent``: the
-    FinalRequests of an agent built in the test carry provenance."""
+    FinalRequests of an agent built in the test carry provenance.
+    Docs: https://hookproof.github.io/hookproof/concepts/testing-langchain-apps/"""
     yield from _models.recording_chat_model(scripted_chat_model)
 
 
 @pytest.fixture
 def hookproof_snapshot(request: pytest.FixtureRequest, hookproof_options: HookproofOptions) -> Any:
-    """syrupy's snapshot, writing hookproof's readable final-request files."""
+    """syrupy's snapshot, writing hookproof's readable final-request files.
+    Docs: https://hookproof.github.io/hookproof/concepts/snapshots/"""
     return _snapshots.snapshot_fixture(request, hookproof_options)
 
 
@@ -198,13 +205,15 @@ def hookproof_cassette(
 ) -> Iterator[Cassette]:
     """The test's Cassette: ``hookproof_cassette.wrap(model)`` replays its recorded answers
     (or records them, as the record mode allows); saved only if the test passed, so a
-    failed run never replaces a good cassette."""
+    failed run never replaces a good cassette.
+    Docs: https://hookproof.github.io/hookproof/concepts/record-replay/"""
     yield from session_of(request.config).cassette(request.node, hookproof_options)
 
 
 @pytest.fixture
 def hookproof_profiles() -> Iterator[Any]:
-    """A fresh harness-profile registry for this test: registrations never leak."""
+    """A fresh harness-profile registry for this test: registrations never leak.
+    Docs: https://hookproof.github.io/hookproof/concepts/harness/"""
     from hookproof.harness.profiles import isolated_profiles
 
     with isolated_profiles() as registry:
