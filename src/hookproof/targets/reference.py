@@ -212,6 +212,8 @@ def resumable(agent: Any) -> Any:
 
 def joined(traces: Sequence[Trace]) -> Trace:
     """One trace of a run and its resumes, numbered through."""
+    if len(traces) == 1 and all(e.seq == seq for seq, e in enumerate(traces[0])):
+        return traces[0]  # a run that never paused is numbered through already
     events = [event for trace in traces for event in trace]
     return Trace(
         tuple(
