@@ -67,8 +67,9 @@ def _marked(wrapper: Callable[..., Any]) -> Callable[..., Any]:
 @contextmanager
 def untimed_section(name: str) -> Iterator[None]:
     """The block's run time is left out of the running hypothesis example's deadline."""
-    if _booking.get() is not None:  # inside an outer section, which books this time too
-        yield
+    booked = _booking.get()
+    if booked is not None and getattr(booked, "frozen", True) is False:
+        yield  # inside an outer section of the running example, which books this time too
         return
     data = _running_example_data(name)
     if data is None or _booking.get() is data:
