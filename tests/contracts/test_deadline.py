@@ -279,3 +279,31 @@ def test_the_test_s_own_time_still_counts() -> None:
 
     with pytest.raises(hypothesis.errors.DeadlineExceeded):
         _in_an_example_with_a_deadline(slow_test_code)
+
+
+def test_a_section_books_into_the_running_example_past_a_stale_booking() -> None:
+    # A booking left behind by an example that finished (an abandoned agent coroutine closed
+    # later may restore one) must not stop the next example's sections from booking.
+    from hypothesis.control import current_build_context
+
+    from hookproof._support import untimed
+
+    class Finished:
+        frozen = True
+
+    booked: list[dict[str, float]] = []
+
+    @settings(max_examples=1, database=None, deadline=None)
+    @given(st.none())
+    def example(_: None) -> None:
+        with untimed.untimed_section("outer"), untimed.untimed_section("inner"):
+            pass
+        booked.append(dict(current_build_context().data._stateful_run_times))
+
+    token = untimed._booking.set(Finished())
+    try:
+        example()
+    finally:
+        untimed._booking.reset(token)
+    assert "execute:hookproof:outer" in booked[0]
+    assert "execute:hookproof:inner" not in booked[0]  # booked once, by the outer section

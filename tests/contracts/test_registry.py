@@ -151,3 +151,13 @@ def test_the_type_checkers_see_every_registered_check() -> None:
     source = Path(contracts.__file__).read_text(encoding="utf-8")
     imported = set(re.findall(r"\b(check_\w+) as \1\b", source))
     assert imported == set(_registry.CHECKS)
+
+
+def test_a_check_is_loaded_from_where_the_registry_says_each_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = contracts.check_fail_closed
+    assert contracts.check_fail_closed is first  # loaded once, then kept
+    path = "hookproof.contracts._closure:check_tool_closure"
+    monkeypatch.setitem(_registry.CHECKS, "check_fail_closed", path)
+    assert contracts.check_fail_closed is contracts.check_tool_closure

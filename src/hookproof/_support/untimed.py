@@ -67,6 +67,10 @@ def _marked(wrapper: Callable[..., Any]) -> Callable[..., Any]:
 @contextmanager
 def untimed_section(name: str) -> Iterator[None]:
     """The block's run time is left out of the running hypothesis example's deadline."""
+    booked = _booking.get()
+    if booked is not None and getattr(booked, "frozen", True) is False:
+        yield  # inside an outer section of the running example, which books this time too
+        return
     data = _running_example_data(name)
     if data is None or _booking.get() is data:
         yield

@@ -52,8 +52,16 @@ def load_check(name: str) -> Callable[..., Any]:
             f"hookproof: there is no contract check {name!r}.{did_you_mean(name, check_names())} "
             f"The checks: {check_names()}."
         )
-    module, _, function = CHECKS[name].partition(":")
+    path = CHECKS[name]
+    loaded = _LOADED.get(path)  # a property test looks its check up once per example
+    if loaded is not None:
+        return loaded
+    module, _, function = path.partition(":")
     # The first use may come inside a hypothesis example: importing is hookproof's time too.
     with untimed_section(name):
         check: Callable[..., Any] = getattr(importlib.import_module(module), function)
+    _LOADED[path] = check
     return check
+
+
+_LOADED: dict[str, Callable[..., Any]] = {}

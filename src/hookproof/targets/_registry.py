@@ -130,13 +130,17 @@ def as_target(build: Build | Target, tiers: Sequence[str] | None = None) -> Targ
             continue
         target = cls(build, tiers=tiers)
         try:
-            agent = target.agent(target.models())
+            models = target.models()
+            agent = target.agent(models)
         except Exception as error:
             if first is not None and framework.last:
                 raise error from first
             first = first or error
             continue
         if target.accepts(agent):
+            keep = getattr(target, "_keep_built", None)
+            if callable(keep):  # the first run may take this agent instead of building one
+                keep(models, agent)
             return target
     assert first is not None, "the reference target refuses what it cannot run"
     raise first

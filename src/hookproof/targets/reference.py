@@ -91,7 +91,31 @@ class NativeTarget(RunWithTarget):
 class ReferenceTarget(NativeTarget):
     """Runs a factory whose agents are hookproof runtime (or harness) agents."""
 
+    def __init__(self, build: Any, *, tiers: Sequence[str] | None = None) -> None:
+        super().__init__(build, tiers=tiers)
+        self._kept: list[tuple[dict[str, Any], Any]] = []  # (fresh models, their agent)
+        self._taken: dict[int, tuple[dict[str, Any], Any]] = {}
+
+    def _keep_built(self, models: dict[str, Any], agent: Any) -> None:
+        """Keep the agent ``as_target`` built to recognise the factory, with its unused
+        models (the default script's): the next ``models()`` hands those out once, and
+        ``agent()`` of them returns it, so that run does not build the agent again."""
+        self._kept[:] = [(models, agent)]
+
+    def models(self, script: Any = None) -> dict[str, Any]:
+        if script is None and self._kept:
+            try:
+                models, agent = self._kept.pop()  # once, even across threads
+            except IndexError:
+                return super().models(script)
+            self._taken[id(models)] = (models, agent)
+            return models
+        return super().models(script)
+
     def agent(self, models: Mapping[str, Any]) -> Any:
+        kept = self._taken.pop(id(models), None)
+        if kept is not None and kept[0] is models:
+            return kept[1]
         agent = self.build(dict(models) if self.tiers else models["model"])
         if not isinstance(agent, Agent):
             raise UsageError(
@@ -212,6 +236,8 @@ def resumable(agent: Any) -> Any:
 
 def joined(traces: Sequence[Trace]) -> Trace:
     """One trace of a run and its resumes, numbered through."""
+    if len(traces) == 1 and all(e.seq == seq for seq, e in enumerate(traces[0])):
+        return traces[0]  # a run that never paused is numbered through already
     events = [event for trace in traces for event in trace]
     return Trace(
         tuple(
