@@ -1,16 +1,14 @@
-"""Contexts for ``strategies.contexts()``: the kind of context and malformed dicts drawn
-straight from hypothesis' choices, forged and trusted instances with its combinators.
+"""Contexts for ``strategies.contexts()``, drawn straight from hypothesis' choices.
 
-``combinator_contexts`` writes the whole distribution with hypothesis' combinators: one kind
-of context in equal shares (trusted, forged, None, a dict of field names, text, an integer),
-and a forged instance's fields each from ``one_of(trusted, strange text, None, integers,
-hostile)``. Each combinator layer costs hypothesis a span (``one_of`` two), which made a
-context three times as dear to draw as an integer. ``direct_contexts`` draws the kind as
-``one_of`` draws its branch (one bounded integer), without the spans around it, and a
-malformed dict as one choice per field name (absent, or a kind of JSON scalar), where
-``st.dictionaries`` draws a continue flag and a key per entry and retries duplicate keys.
-Forged and trusted instances keep the combinators: their spans are what lets hypothesis shrink
-a forged field to None (drawn without them, failing examples shrank less far).
+What is drawn is what hypothesis' combinators give (``combinator_contexts`` writes it with
+them): one kind of context in equal shares, then, field by field, one branch of the field's
+trusted and untrusted values, each choice a bounded integer as hypothesis' own ``one_of`` and
+``sampled_from`` draw it, in the same order. So a failing example shrinks to the same minimal
+context. The combinators cost a span per layer (``one_of`` draws two), which made a context
+three times as dear to hypothesis as an integer; drawing the choices directly costs one.
+Malformed dicts are the exception: one choice per field (absent, or a kind of JSON scalar)
+in the field names' order, where ``st.dictionaries`` draws a continue flag, a key and retries
+duplicate keys.
 """
 
 from __future__ import annotations
