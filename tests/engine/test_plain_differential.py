@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import pytest
@@ -184,12 +185,13 @@ def runtime_session(spec: dict[str, Any]) -> list[tuple[Any, ...]]:
     """A run, and (on a paused thread) up to two resumes."""
     agent = build_runtime(spec)
     thread = "t" if spec["saved"] else None
-    shown = [outcome(lambda: agent.invoke({"messages": [("user", "hi")]}, thread_id=thread))]
-    for answer in ("yes", "no"):
+    inputs: list[Any] = [{"messages": [("user", "hi")]}]
+    inputs += [Command(resume=answer) for answer in ("yes", "no")]
+    shown: list[tuple[Any, ...]] = []
+    for given_input in inputs:
+        shown.append(outcome(partial(agent.invoke, given_input, thread_id=thread)))
         if shown[-1][0] == "error" or not shown[-1][5]:
             break
-        resume = Command(resume=answer)
-        shown.append(outcome(lambda r=resume: agent.invoke(r, thread_id=thread)))
     return shown
 
 
