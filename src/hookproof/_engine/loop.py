@@ -32,6 +32,7 @@ from hookproof._engine.steps import (
     fail_node,
     leave_node,
     node_hooks,
+    node_phases,
     resuming,
     show_finished,
     tool_key,
@@ -64,6 +65,7 @@ class Engine(Generic[D]):
         self.checkpointer = checkpointer
         self.observe = observe
         self.chains = Chains(dialect)
+        self.phases = node_phases(dialect.stack)
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
         return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
@@ -120,7 +122,7 @@ class Engine(Generic[D]):
         )
         token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
         try:
-            PlainLoop(run, self.dialect, self.chains).go(phase, index)
+            PlainLoop(run, self.dialect, self.chains, self.phases).go(phase, index)
         finally:
             RUNNING.reset(running)
             RESUME.reset(token)

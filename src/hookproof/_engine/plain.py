@@ -17,12 +17,10 @@ from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run
 from hookproof._engine.steps import (
-    after_nodes,
+    NodePhase,
     enter_node,
     fail_node,
     leave_node,
-    node_hooks,
-    resuming,
     show_finished,
     tool_key,
 )
@@ -36,13 +34,16 @@ __all__ = ["PlainLoop"]
 class PlainLoop:
     """The phases of one run under invoke(); each returns the next phase."""
 
-    __slots__ = ("chains", "dialect", "run", "stack")
+    __slots__ = ("chains", "dialect", "phases", "run", "stack")
 
-    def __init__(self, run: Run, dialect: Dialect, chains: Chains) -> None:
+    def __init__(
+        self, run: Run, dialect: Dialect, chains: Chains, phases: dict[Phase, NodePhase]
+    ) -> None:
         self.run = run
         self.dialect = dialect
         self.stack = dialect.stack
         self.chains = chains
+        self.phases = phases
 
     def go(self, phase: Phase, index: int) -> None:
         run = self.run
@@ -51,7 +52,7 @@ class PlainLoop:
                 self._node(hook)
             while phase is not Phase.DONE:
                 run.phase, run.hook_index = phase, index
-                if resuming(run):
+                if run.resume_step is not None or run.answers.by_task:  # steps.resuming
                     run.step_started(phase, index)
                 phase, index = self._step(phase, index), 0
         except InterruptRaised as raised:
@@ -66,12 +67,15 @@ class PlainLoop:
         run.trace.record("agent", "run", "exit", data={"agent": self.dialect.name})
 
     def _step(self, phase: Phase, index: int) -> Phase:
+        nodes = self.phases.get(phase)
+        if nodes is not None:
+            hooks, edges, after = nodes
+            jump = self._nodes(hooks, index) if hooks else None
+            return after if jump is None else edges.get(jump, after)
         if phase is Phase.MODEL:
             self._model_step()
             return Phase.AFTER_MODEL
-        if phase is Phase.TOOLS:
-            return Phase.AFTER_AGENT if self._tools_step() == "end" else Phase.BEFORE_MODEL
-        return after_nodes(phase, self._nodes(node_hooks(self.stack, phase), index))
+        return Phase.AFTER_AGENT if self._tools_step() == "end" else Phase.BEFORE_MODEL
 
     # -- node hooks -------------------------------------------------------------------------
 
@@ -79,7 +83,7 @@ class PlainLoop:
         run = self.run
         for index in range(start, len(hooks)):
             run.hook_index = index
-            if resuming(run):
+            if run.resume_step is not None or run.answers.by_task:  # steps.resuming
                 run.step_started(run.phase, index)
             jump = self._node(hooks[index])
             if jump is not None:

@@ -17,11 +17,13 @@ from hookproof._engine.types import NodeHook, Phase, Stack
 from hookproof.messages import ToolCall
 
 __all__ = [
+    "NodePhase",
     "after_nodes",
     "enter_node",
     "fail_node",
     "leave_node",
     "node_hooks",
+    "node_phases",
     "resuming",
     "show_finished",
     "tool_key",
@@ -41,6 +43,15 @@ def after_nodes(phase: Phase, jump: str | None) -> Phase:
     """The phase after ``phase``'s node hooks, which jumped to ``jump`` (None: no jump)."""
     edges, default = _AFTER[phase]
     return default if jump is None else edges.get(jump, default)
+
+
+NodePhase = tuple[tuple[NodeHook, ...], dict[str, Phase], Phase]
+
+
+def node_phases(stack: Stack) -> dict[Phase, NodePhase]:
+    """Each phase of node hooks with its hooks, where its jumps lead and the phase after it
+    (compiled once per agent)."""
+    return {phase: (node_hooks(stack, phase), *_AFTER[phase]) for phase in _AFTER}
 
 
 def node_hooks(stack: Stack, phase: Phase) -> tuple[NodeHook, ...]:
