@@ -18,9 +18,7 @@ from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run
 from hookproof._engine.steps import (
     NodePhase,
-    enter_node,
     fail_node,
-    leave_node,
     show_finished,
     tool_key,
 )
@@ -91,19 +89,22 @@ class PlainLoop:
         return None
 
     def _node(self, hook: NodeHook) -> str | None:
-        run = self.run
-        label = enter_node(run, hook)
+        run, owner, name = self.run, hook.owner, hook.hook
+        run.source = label = f"{owner}.{name}"  # steps.enter_node, inline: every hook's path
+        run.enter_task(label)
         if run.probe is not None:
             run.probe.reached(label)
-        run.trace.record("hook", hook.hook, "enter", hook.owner)
+        trace = run.trace
+        trace.record("hook", name, "enter", owner)
         try:
             if hook.sync is None:
-                raise missing_sync(hook.owner, hook.hook)
+                raise missing_sync(owner, name)
             outcome = hook.sync(run.snapshot(), run.runtime)
         except BaseException as error:
             fail_node(run, hook, error)
             raise
-        return leave_node(run, hook, outcome)
+        trace.record("hook", name, "exit", owner)  # steps.leave_node, inline
+        return None if outcome is None else run.apply_node_outcome(outcome, hook)
 
     # -- the model and the tools ------------------------------------------------------------
 
