@@ -34,6 +34,8 @@ if SRC.is_dir() and str(SRC) not in sys.path:
 
 HEAVY_MODULES = ("langchain", "langchain_core", "langgraph", "hypothesis", "syrupy", "jinja2")
 INPUT: dict[str, Any] = {"messages": [("user", "hi")]}
+GOAL_OVER_LANGCHAIN = 100.0  # issue #31: invoke at least this many times faster than LangChain
+GOAL_OVER_BARE_LOOP = 10.0  # ... and at most this many times the bare loop
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,33 @@ def time_interleaved(
                 fn()
                 bucket.append(clock() - start)
     return {name: summarize(name, found) for name, found in samples.items()}
+
+
+def cpu_rounds(
+    calls: dict[str, tuple[Callable[[], object], int]], rounds: int
+) -> dict[str, list[float]]:
+    """Per round and side, this thread's CPU time per call in µs (``block`` calls in a row):
+    time the machine gives other processes is not counted, so the rounds' ratios hold on a
+    busy machine better than wall-clock medians do."""
+    clock = time.thread_time_ns
+    found: dict[str, list[float]] = {name: [] for name in calls}
+    for fn, block in calls.values():
+        for _ in range(max(block // 4, 5)):
+            fn()  # warm-up
+    gc.collect()
+    for _ in range(rounds):
+        for name, (fn, block) in calls.items():
+            start = clock()
+            for _ in range(block):
+                fn()
+            found[name].append((clock() - start) / block / 1000)
+    return found
+
+
+def round_ratios(over: Sequence[float], under: Sequence[float]) -> dict[str, float]:
+    """The rounds' own ratios ``over/under``: median and range."""
+    each = [a / b for a, b in zip(over, under, strict=True)]
+    return {"median": statistics.median(each), "min": min(each), "max": max(each)}
 
 
 # --- the floor: the same scenario as a bare Python loop -------------------------------------
@@ -381,8 +410,30 @@ def collect(quick: bool) -> dict[str, Any]:
         results["ratio_langchain_over_hookproof"] = lc.median_us / hp.median_us
     else:
         results["langchain"] = None
+    results["cpu_rounds"] = bench_cpu(quick, with_langchain)
     results["import"] = asdict(measure_import(5 if quick else 21))
     return results
+
+
+def bench_cpu(quick: bool, with_langchain: bool) -> dict[str, Any]:
+    """The goals' ratios from CPU time per round: hookproof over the bare loop, LangChain
+    over hookproof (median and range of the rounds' own ratios)."""
+    agent = build_hookproof()
+    calls: dict[str, tuple[Callable[[], object], int]] = {
+        "hookproof": (lambda: agent.invoke(INPUT), 100),
+        "bare loop": (bare_loop, 1000),
+    }
+    if with_langchain:
+        lc_agent = build_langchain()
+        calls["langchain"] = (lambda: lc_agent.invoke(INPUT), 5)
+    found = cpu_rounds(calls, rounds=5 if quick else 21)
+    summary: dict[str, Any] = {
+        "us_per_call": {name: statistics.median(values) for name, values in found.items()},
+        "hookproof/bare loop": round_ratios(found["hookproof"], found["bare loop"]),
+    }
+    if with_langchain:
+        summary["langchain/hookproof"] = round_ratios(found["langchain"], found["hookproof"])
+    return summary
 
 
 def format_timing(timing: dict[str, Any]) -> str:
@@ -405,6 +456,14 @@ def report(results: dict[str, Any]) -> None:
         print(format_timing(results["langchain"]["invoke"]))
         ratio = results["ratio_langchain_over_hookproof"]
         print(f"  ratio langchain/hookproof (median): {ratio:.1f}x")
+    cpu = results["cpu_rounds"]
+    print("the goals, from this thread's CPU time per round (median [range] of round ratios):")
+    us = ", ".join(f"{name} {value:.1f} µs" for name, value in cpu["us_per_call"].items())
+    print(f"  per call (median): {us}")
+    print(goal_line("hookproof/bare loop", cpu["hookproof/bare loop"], GOAL_OVER_BARE_LOOP, "<="))
+    if "langchain/hookproof" in cpu:
+        found = cpu["langchain/hookproof"]
+        print(goal_line("langchain/hookproof", found, GOAL_OVER_LANGCHAIN, ">="))
     print("create_agent (build, not part of the invoke numbers):")
     print(format_timing(results["hookproof"]["build"]))
     if results["langchain"] is not None:
@@ -418,6 +477,14 @@ def report(results: dict[str, Any]) -> None:
     heavy = ", ".join(imp["heavy_loaded"]) or "none"
     print(f"  heavy modules loaded by import hookproof: {heavy}")
     print(f"  pydantic loaded by import hookproof: {'yes' if imp['pydantic_loaded'] else 'no'}")
+
+
+def goal_line(name: str, found: dict[str, float], goal: float, sense: str) -> str:
+    met = found["median"] <= goal if sense == "<=" else found["median"] >= goal
+    return (
+        f"  {name:<20} {found['median']:7.1f}x [{found['min']:.1f}-{found['max']:.1f}]"
+        f"   goal {sense} {goal:g}x: {'met' if met else 'not met'}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -122,7 +122,7 @@ class Chains:
 def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
     response = _as_model_response(reply, name)
     message = response.message
-    calls = tuple(call.name for call in message.tool_calls) if message else ()
+    calls = tuple([call.name for call in message.tool_calls]) if message else ()
     run.trace.record("model", "model", "exit", None, {"model": name, "tool_calls": calls})
     return response
 

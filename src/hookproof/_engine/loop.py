@@ -2,8 +2,9 @@
 tools (or a hook jumps), then after_agent. A dialect (``Dialect``) decides what differs
 between frameworks; the loop, the order and the bookkeeping are the same for all.
 
-The loop is one coroutine. ``invoke`` drives it without an event loop (its steps never
-suspend); ``ainvoke`` awaits it. Tool calls of one model turn run one after another, in the
+Here the loop is a coroutine: ``ainvoke`` awaits it, and an ``invoke`` whose listener may
+suspend it at a step's end is driven without an event loop. Any other ``invoke`` runs the
+same steps as plain calls (plain.py). Tool calls of one model turn run one after another, in the
 order the model gave them, so the trace is the same on every run.
 """
 
@@ -21,9 +22,21 @@ from hookproof._engine.checkpoint import (
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
+from hookproof._engine.plain import PlainLoop
 from hookproof._engine.resume import nested_resume, start
-from hookproof._engine.run import Run, RunHandle, error_data
+from hookproof._engine.run import Run, RunHandle
 from hookproof._engine.senders import RUNNING
+from hookproof._engine.steps import (
+    after_nodes,
+    enter_node,
+    fail_node,
+    leave_node,
+    node_hooks,
+    node_phases,
+    resuming,
+    show_finished,
+    tool_key,
+)
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
@@ -52,6 +65,7 @@ class Engine(Generic[D]):
         self.checkpointer = checkpointer
         self.observe = observe
         self.chains = Chains(dialect)
+        self.phases = node_phases(dialect.stack)
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
         return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
@@ -76,8 +90,56 @@ class Engine(Generic[D]):
         ``fresh`` starts from ``initial`` alone even when the thread has a checkpoint (its next
         save replaces it). ``bind`` receives the RunHandle before anything runs, so a dialect
         can keep per-run data in the run's context. ``listener`` hears the run's steps and
-        updates as they happen (a streaming caller's).
+        updates as they happen (a streaming caller's); under invoke() it may suspend the run
+        at a step's end.
         """
+        run, nested, phase, index = self._begin(
+            initial, context, thread_id, resume, fresh, bind, listener
+        )
+        token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
+        try:
+            await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
+        finally:
+            RUNNING.reset(running)
+            RESUME.reset(token)
+        return _end(run, nested)
+
+    @untimed
+    def run_sync(
+        self,
+        initial: dict[str, Any] | None,
+        context: Any,
+        *,
+        thread_id: str | None = None,
+        resume: Any = NO_RESUME,
+        fresh: bool = False,
+        bind: Callable[[RunHandle], None] | None = None,
+    ) -> RunResult:
+        """``run`` under invoke() for a run nobody streams, as plain calls (no coroutine):
+        the same steps, trace and result as ``drive(run(..., sync=True))``."""
+        run, nested, phase, index = self._begin(
+            initial, context, thread_id, resume, fresh, bind, UNLISTENED
+        )
+        token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
+        try:
+            PlainLoop(run, self.dialect, self.chains, self.phases).go(phase, index)
+        finally:
+            RUNNING.reset(running)
+            RESUME.reset(token)
+        return _end(run, nested)
+
+    def _begin(
+        self,
+        initial: dict[str, Any] | None,
+        context: Any,
+        thread_id: str | None,
+        resume: Any,
+        fresh: bool,
+        bind: Callable[[RunHandle], None] | None,
+        listener: StepListener,
+    ) -> tuple[Run, bool, Phase, int]:
+        """A new run, its input applied or its paused thread restored; whether it is nested
+        in another run's task, and the phase and hook it starts at."""
         checkpointer, outer = self.checkpointer, RESUME.get()
         nested = outer is not None and (checkpointer is None or thread_id is None)
         if nested and resume is NO_RESUME:
@@ -97,22 +159,21 @@ class Engine(Generic[D]):
         listener.run_started(run.snapshot)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = start(run, initial, resume, fresh)
-        token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
-        try:
-            await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
-        finally:
-            RUNNING.reset(running)
-            RESUME.reset(token)
-        if not run.interrupts:
-            run.save()
-        elif nested:  # the outer run pauses for it
-            first = run.interrupts[0]
-            raise InterruptRaised(first.value, response_schema=first.response_schema)
-        return run.result()
+        return run, nested, phase, index
+
+
+def _end(run: Run, nested: bool) -> RunResult:
+    """Save a finished run; a nested run that paused pauses the outer run's task."""
+    if not run.interrupts:
+        run.save()
+    elif nested:
+        first = run.interrupts[0]
+        raise InterruptRaised(first.value, response_schema=first.response_schema)
+    return run.result()
 
 
 class _Loop:
-    """The phases of one run; each returns the next phase."""
+    """The phases of one run as a coroutine; each returns the next phase."""
 
     __slots__ = ("chains", "dialect", "run", "stack", "sync")
 
@@ -130,7 +191,7 @@ class _Loop:
                 await self._node(hook, step=False)
             while phase is not Phase.DONE:
                 run.phase, run.hook_index = phase, index
-                if run.resume_step is not None or run.answers.any:
+                if resuming(run):
                     run.step_started(phase, index)
                 phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
@@ -145,34 +206,21 @@ class _Loop:
         run.trace.record("agent", "run", "exit", data={"agent": self.dialect.name})
 
     async def _step(self, phase: Phase, index: int) -> Phase:
-        stack = self.stack
-        if phase is Phase.BEFORE_AGENT:
-            jump = await self._nodes(stack.before_agent, index)
-            return _AFTER_BEFORE_AGENT.get(jump or "", Phase.BEFORE_MODEL)
-        if phase is Phase.BEFORE_MODEL:
-            jump = await self._nodes(stack.before_model, index)
-            return _AFTER_BEFORE_MODEL.get(jump or "", Phase.MODEL)
         if phase is Phase.MODEL:
             await self._model_step()
             return Phase.AFTER_MODEL
-        if phase is Phase.AFTER_MODEL:
-            jump = await self._nodes(stack.after_model, index)
-            return _AFTER_AFTER_MODEL.get(jump or "", Phase.TOOLS)
         if phase is Phase.TOOLS:
             jump = await self._tools_step()
             return Phase.AFTER_AGENT if jump == "end" else Phase.BEFORE_MODEL
-        jump = await self._nodes(stack.after_agent, index)
-        return _AFTER_AFTER_AGENT.get(jump or "", Phase.DONE)
+        return after_nodes(phase, await self._nodes(node_hooks(self.stack, phase), index))
 
     # -- node hooks -------------------------------------------------------------------------
 
     async def _nodes(self, hooks: tuple[NodeHook, ...], start: int) -> str | None:
-        if not hooks:
-            return None
         run = self.run
         for index in range(start, len(hooks)):
             run.hook_index = index
-            if run.resume_step is not None or run.answers.any:
+            if resuming(run):
                 run.step_started(run.phase, index)
             jump = await self._node(hooks[index])
             if jump is not None:
@@ -181,10 +229,9 @@ class _Loop:
 
     async def _node(self, hook: NodeHook, *, step: bool = True) -> str | None:
         run = self.run
-        run.source = label = f"{hook.owner}.{hook.hook}"
-        run.enter_task(run.source)
+        label = enter_node(run, hook)
         if run.probe is not None:
-            await self._pause(run.source)
+            await self._pause(label)
         if step:
             run.listener.step_started(label)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
@@ -196,10 +243,9 @@ class _Loop:
             else:
                 outcome = await hook.async_(run.snapshot(), run.runtime)
         except BaseException as error:
-            run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
+            fail_node(run, hook, error)
             raise
-        run.trace.record("hook", hook.hook, "exit", hook.owner)
-        jump = run.apply_node_outcome(outcome, hook)
+        jump = leave_node(run, hook, outcome)
         if step and run.listener.step_finished(label) and self.sync:
             await _Suspended()
         return jump
@@ -242,7 +288,7 @@ class _Loop:
             try:
                 results = await self._each_call(calls, state)
             except InterruptRaised:
-                self._show_finished(calls)
+                show_finished(run, dialect, calls)
                 raise
         run.finished_tools.clear()
         jump: str | None = None
@@ -270,22 +316,6 @@ class _Loop:
             raise paused
         return results
 
-    def _show_finished(self, calls: Sequence[ToolCall]) -> None:
-        """A turn paused: what it returns shows the results of the calls that finished, as
-        LangGraph's does; its checkpoint keeps the state before the turn (the resume applies
-        every call's result, in order, at the turn's end)."""
-        run, finished = self.run, self.run.finished_tools
-        if not finished:
-            return
-        before = dict(run.values)
-        for index, call in enumerate(calls):
-            key = f"{index}:{call.id or call.name}"
-            if key in finished:
-                self.dialect.tool_output(run.handle, call, finished[key])
-        run.shown = run.snapshot()
-        run.values = before
-        run.forget_snapshot()
-
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);
         then the first failure is raised, else the turn pauses once with every call's
@@ -311,7 +341,7 @@ class _Loop:
     async def _tool_result(self, index: int, call: ToolCall, state: FrozenDict) -> Any:
         """Run one call, or reuse its result when a resumed step already ran it."""
         run = self.run
-        key = f"{index}:{call.id or call.name}"  # by position: ids may repeat or be missing
+        key = tool_key(index, call)
         if key not in run.finished_tools:
             run.enter_task(f"tool:{key}")
             run.listener.tool_started(call)
@@ -336,10 +366,3 @@ class _Suspended:
 
     def __await__(self) -> Any:
         yield STEP
-
-
-# Where a declared jump leads from each phase of node hooks (LangChain's graph edges).
-_AFTER_BEFORE_AGENT = {"end": Phase.AFTER_AGENT, "tools": Phase.TOOLS}
-_AFTER_BEFORE_MODEL = {"end": Phase.AFTER_AGENT, "tools": Phase.TOOLS}
-_AFTER_AFTER_MODEL = {"end": Phase.AFTER_AGENT, "model": Phase.BEFORE_MODEL}
-_AFTER_AFTER_AGENT = {"model": Phase.BEFORE_MODEL, "tools": Phase.TOOLS}

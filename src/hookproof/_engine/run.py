@@ -120,7 +120,8 @@ class Run:
     def enter_task(self, task: str) -> None:
         """``task`` runs now: its ``interrupt()`` calls read its answers, and its interrupt
         ids are its own (the model-call count tells one turn's step from the next)."""
-        self.answers.enter(task, f"{self.phase.value}:{self.hook_index}:{self.model_calls}")
+        # _value_ is the member's value as stored: .value is a property, read at every task.
+        self.answers.enter(task, f"{self.phase._value_}:{self.hook_index}:{self.model_calls}")
 
     @property
     def can_pause(self) -> bool:

@@ -28,6 +28,9 @@ class Phase(enum.Enum):
     AFTER_AGENT = "after_agent"
     DONE = "done"
 
+    # Enum's own hash is a Python function; the loop looks phases up at every step.
+    __hash__ = object.__hash__
+
 
 @dataclass(frozen=True, slots=True)
 class NodeHook:

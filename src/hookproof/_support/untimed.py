@@ -29,6 +29,7 @@ __all__ = ["untimed", "untimed_section"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 _LEDGER = "_stateful_run_times"
+_HYPOTHESIS_CONTROL = "hypothesis.control"
 _FIRST_SUPPORTED = (6, 104)
 # The example whose time is being booked: nested checks (a check that calls another) book
 # their time once, in the outermost section.
@@ -45,6 +46,8 @@ def untimed(function: F) -> F:
         @functools.wraps(function)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
+            if _HYPOTHESIS_CONTROL not in sys.modules:  # no example can be running
+                return await function(*args, **kwargs)
             with untimed_section(name):
                 return await function(*args, **kwargs)
 
@@ -53,6 +56,8 @@ def untimed(function: F) -> F:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
+        if _HYPOTHESIS_CONTROL not in sys.modules:  # an agent's hot path: no example runs
+            return function(*args, **kwargs)
         with untimed_section(name):
             return function(*args, **kwargs)
 
@@ -89,7 +94,7 @@ def untimed_section(name: str) -> Iterator[None]:
 
 def _running_example_data(name: str) -> object | None:
     """The running example's data, or None outside a hypothesis example."""
-    control = sys.modules.get("hypothesis.control")
+    control = sys.modules.get(_HYPOTHESIS_CONTROL)
     if control is None:
         return None
     from hypothesis.errors import InvalidArgument

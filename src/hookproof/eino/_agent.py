@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
-from hookproof._engine import Engine, Phase, RunResult, Stack, drive, in_thread
+from hookproof._engine import Engine, Phase, RunResult, Stack, in_thread
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
@@ -275,9 +276,9 @@ class ChatModelAgent:
         input_messages: tuple[Message, ...] | None,
         resume: Any,
     ) -> AgentRun:
-        run, coroutine = self._start(ctx, streaming, checkpoint_id, input_messages, resume)
+        run, execute = self._start(ctx, streaming, checkpoint_id, input_messages, resume)
         try:
-            result = drive(coroutine)
+            result = execute()
         except Exception as error:  # noqa: BLE001 - Eino reports every failure as an event
             return self._finish(run, checkpoint_id, error=error)
         return self._finish(run, checkpoint_id, result=result)
@@ -289,7 +290,8 @@ class ChatModelAgent:
         checkpoint_id: str | None,
         input_messages: tuple[Message, ...] | None,
         resume: Any,
-    ) -> tuple[EinoRun, Any]:
+    ) -> tuple[EinoRun, Callable[[], RunResult]]:
+        """The run's data, and what runs it (a failure is the run's, reported as an event)."""
         if isinstance(ctx, Mapping):
             ctx = RunContext(ctx)
         if ctx is not None and not isinstance(ctx, RunContext):
@@ -300,16 +302,16 @@ class ChatModelAgent:
         run = EinoRun(
             self._settings, ctx or RunContext(), streaming=streaming, input_messages=input_messages
         )
-        coroutine = self._engine.run(
+        execute = partial(
+            self._engine.run_sync,
             None,
             run,
-            sync=True,
             thread_id=checkpoint_id,
             resume=resume,
             fresh=input_messages is not None,
             bind=run.exec.bind,
         )
-        return run, coroutine
+        return run, execute
 
     def _finish(
         self,

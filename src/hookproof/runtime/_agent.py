@@ -10,7 +10,7 @@ from typing import Any, Self
 
 from pydantic import ValidationError
 
-from hookproof._engine import UNLISTENED, Engine, RunResult, StateSpec, StepListener, drive
+from hookproof._engine import UNLISTENED, Engine, RunResult, StateSpec, StepListener
 from hookproof._support.untimed import untimed
 from hookproof.errors import (
     DuplicateToolError,
@@ -130,8 +130,12 @@ class Agent:
         ``input`` is ``{"messages": [...], ...}``, or ``Command(resume=answer)`` to resume a
         paused thread. With a checkpointer, ``thread_id`` keeps the conversation between calls.
         """
-        run = self._start_run(input, context=context, thread_id=thread_id, sync=True)
-        return drive(run)  # type: ignore[no-any-return]
+        return self._engine.run_sync(
+            _arguments(input, thread_id)[0],
+            _coerced(self.context_schema, context),
+            thread_id=thread_id,
+            resume=_resume_of(input),
+        )
 
     def invoke(
         self,

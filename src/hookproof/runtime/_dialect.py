@@ -154,7 +154,9 @@ class LangChainDialect(Dialect):
         return native_structured_output(None, call.response_format, call.model)  # type: ignore[no-any-return]
 
     def model_output(self, run: RunHandle, outcome: Answer) -> None:
-        check_commands(outcome.commands)
+        commands = outcome.commands
+        if commands:
+            check_commands(commands)
         response = outcome.response
         _check_no_call_lost(run.state["messages"], response.result)
         written: dict[str, Any] = {"messages": _written_messages(run, response.result)}
@@ -162,7 +164,7 @@ class LangChainDialect(Dialect):
         # format: then every call clears it, so an answer is always this call's.
         if response.structured_response is not None or self.structured is not None:
             written["structured_response"] = response.structured_response
-        said = [(c.update, f"{owner}.wrap_model_call") for c, owner in outcome.commands if c.update]
+        said = [(c.update, f"{owner}.wrap_model_call") for c, owner in commands if c.update]
         if said:  # one step: a key without reducer is written once, checked before any write
             step: dict[str, str] = {}
             for update, source in [(written, "the model's response"), *said]:

@@ -1,0 +1,108 @@
+"""What the two drivers of the loop share: where a phase leads, how a node hook is entered
+and left, and how a tool turn's calls are keyed and shown when it pauses.
+
+``plain.py`` drives a run under invoke() with plain calls; ``loop.py`` drives it as a
+coroutine (ainvoke(), and invoke() with a listener that may suspend it). Both call these, so
+what a run records cannot differ between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hookproof._engine.dialect import Dialect
+from hookproof._engine.run import Run, error_data
+from hookproof._engine.types import NodeHook, Phase, Stack
+from hookproof.messages import ToolCall
+
+__all__ = [
+    "NodePhase",
+    "after_nodes",
+    "enter_node",
+    "fail_node",
+    "leave_node",
+    "node_hooks",
+    "node_phases",
+    "resuming",
+    "show_finished",
+    "tool_key",
+]
+
+
+# Where a declared jump leads from each phase of node hooks (LangChain's graph edges).
+_AFTER: dict[Phase, tuple[dict[str, Phase], Phase]] = {
+    Phase.BEFORE_AGENT: ({"end": Phase.AFTER_AGENT, "tools": Phase.TOOLS}, Phase.BEFORE_MODEL),
+    Phase.BEFORE_MODEL: ({"end": Phase.AFTER_AGENT, "tools": Phase.TOOLS}, Phase.MODEL),
+    Phase.AFTER_MODEL: ({"end": Phase.AFTER_AGENT, "model": Phase.BEFORE_MODEL}, Phase.TOOLS),
+    Phase.AFTER_AGENT: ({"model": Phase.BEFORE_MODEL, "tools": Phase.TOOLS}, Phase.DONE),
+}
+
+
+def after_nodes(phase: Phase, jump: str | None) -> Phase:
+    """The phase after ``phase``'s node hooks, which jumped to ``jump`` (None: no jump)."""
+    edges, default = _AFTER[phase]
+    return default if jump is None else edges.get(jump, default)
+
+
+NodePhase = tuple[tuple[NodeHook, ...], dict[str, Phase], Phase]
+
+
+def node_phases(stack: Stack) -> dict[Phase, NodePhase]:
+    """Each phase of node hooks with its hooks, where its jumps lead and the phase after it
+    (compiled once per agent)."""
+    return {phase: (node_hooks(stack, phase), *_AFTER[phase]) for phase in _AFTER}
+
+
+def node_hooks(stack: Stack, phase: Phase) -> tuple[NodeHook, ...]:
+    """The node hooks of ``phase`` (one of the four phases of node hooks)."""
+    if phase is Phase.BEFORE_MODEL:
+        return stack.before_model
+    if phase is Phase.AFTER_MODEL:
+        return stack.after_model
+    return stack.before_agent if phase is Phase.BEFORE_AGENT else stack.after_agent
+
+
+def resuming(run: Run) -> bool:
+    """Whether the run still holds answers for the step that paused (a resumed run, until
+    it leaves that step): only then do steps check which one they are."""
+    return run.resume_step is not None or bool(run.answers.by_task)
+
+
+def enter_node(run: Run, hook: NodeHook) -> str:
+    """A node hook starts: it becomes the running task. Returns its label."""
+    run.source = label = f"{hook.owner}.{hook.hook}"
+    run.enter_task(label)
+    return label
+
+
+def fail_node(run: Run, hook: NodeHook, error: BaseException) -> None:
+    run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
+
+
+def leave_node(run: Run, hook: NodeHook, outcome: Any) -> str | None:
+    """A node hook returned ``outcome``: apply it; returns the jump it asked for."""
+    run.trace.record("hook", hook.hook, "exit", hook.owner)
+    return run.apply_node_outcome(outcome, hook)
+
+
+def tool_key(index: int, call: ToolCall) -> str:
+    """A call's key in its turn: by position, since ids may repeat or be missing."""
+    return f"{index}:{call.id or call.name}"
+
+
+def show_finished(run: Run, dialect: Dialect, calls: Sequence[ToolCall]) -> None:
+    """A turn paused: what it returns shows the results of the calls that finished, as
+    LangGraph's does; its checkpoint keeps the state before the turn (the resume applies
+    every call's result, in order, at the turn's end)."""
+    finished = run.finished_tools
+    if not finished:
+        return
+    before = dict(run.values)
+    for index, call in enumerate(calls):
+        key = tool_key(index, call)
+        if key in finished:
+            dialect.tool_output(run.handle, call, finished[key])
+    run.shown = run.snapshot()
+    run.values = before
+    run.forget_snapshot()
