@@ -7,7 +7,6 @@ still caught, where a reuse that did not look would pass it."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +55,7 @@ def _shows_refund(context: Any) -> bool:
     return getattr(context, "role", "guest") not in ("guest", "member")
 
 
-class StickyRoleRouter(AgentMiddleware):  # type: ignore[type-arg]
+class StickyRoleRouter(AgentMiddleware):
     """Resolves the role once per build and keeps it on ``self`` (state between runs)."""
 
     def __init__(self) -> None:
@@ -95,7 +94,7 @@ def _closure_app(model: Any) -> Any:
     """Hides refund from every run after the first one of a build (a closure's list)."""
     calls: list[str] = []
 
-    @wrap_model_call  # type: ignore[arg-type]
+    @wrap_model_call
     def first_run_unfiltered(request: Any, handler: Any) -> Any:
         calls.append("call")
         shown = [t for t in request.tools if t.name != "refund" or len(calls) == 1]
@@ -194,7 +193,7 @@ SCRIPTS = st.sampled_from(
 )
 
 
-class RoleRouter(AgentMiddleware):  # type: ignore[type-arg]
+class RoleRouter(AgentMiddleware):
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
         context = request.runtime.context
         shown = [t for t in request.tools if t.name != "refund" or _shows_refund(context)]
