@@ -238,3 +238,34 @@ def test_a_reused_build_runs_as_a_fresh_build_does(app: Any) -> None:
 
     same_as_fresh()
     assert bool(getattr(reused, "rebuilt_because", "")) == (app is _sticky_deep_app)
+
+
+IMPORTED_FIRST = """
+import sys
+from hookproof import _exercised, contracts
+import hookproof.adapters.langchain
+assert "langchain.agents.factory" not in sys.modules, "the case needs it unloaded"
+from hookproof.examples.dynamic_routing import AgentContext
+from hookproof.examples.langchain_routing import build_langchain_deep_agent
+guest = AgentContext("guest", "fast")
+with _exercised.collecting():
+    for context in (None, None):
+        report = contracts.check_fail_closed(
+            build_langchain_deep_agent, context, least_privileged_context=guest,
+            tiers=("fast", "reasoning"),
+        )
+print(report.engine, report.engine_note)
+"""
+
+
+def test_the_reference_engine_runs_the_app_when_hookproof_is_imported_before_langchain() -> None:
+    """LangChain's create_agent is first looked for inside the swap: it is still found."""
+    pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTED_FIRST], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "reference confirmed on the real graph"
