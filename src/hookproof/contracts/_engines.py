@@ -2,6 +2,10 @@
 there through a bridge (LangChain ``create_agent`` and deepagents apps), confirmed on the
 framework's real graph; else on the real graph alone.
 
+The reference engine may run one build of the app for many runs, while each run leaves it as
+built (the LangChain bridge checks that; a run that changes it makes every later run build
+anew, and the report's ``engine_note`` says where it changed).
+
 The first example of a check and factory in a test runs on the real graph alone (a check
 called once per test costs what it did). The reference engine decides each later example
 first. A violation it finds is run again on the real graph and reported only if the graph
@@ -134,12 +138,20 @@ def judged(
         counts.reference += 1
         raise _confirmed_violation(check, body, engines.graph, found, example) from None
     counts.reference += 1
+    rebuilt = _rebuilt(engines.fast)
     if not counts.sampled(confirm):
-        return replace(report, engine="reference", **counts.shown())
+        return replace(report, engine="reference", engine_note=rebuilt, **counts.shown())
     _confirmed_pass(check, body, engines.graph, example)
     counts.confirmed += 1
-    note = "confirmed on the real graph"
+    note = "; ".join(filter(None, ("confirmed on the real graph", rebuilt)))
     return replace(report, engine="reference", engine_note=note, **counts.shown())
+
+
+def _rebuilt(fast: Target) -> str:
+    """Why the reference engine builds the app for every run, when a run changed the build
+    it reused (a target that reuses builds says so in ``rebuilt_because``)."""
+    why = getattr(fast, "rebuilt_because", "")
+    return f"every run builds the app anew: {why}" if why else ""
 
 
 def _on_graph(body: Callable[[Target], CheckReport], engines: Engines) -> CheckReport:

@@ -93,6 +93,9 @@ def reference_engine_scope(build: Callable[..., Any]) -> Iterator[None]:
         if genuine is _ON_REFERENCE:  # already inside a scope
             yield
             return
+        # The stand-in says what it wraps, so the bridge finds LangChain's own create_agent
+        # behind it even when it first looks for it inside the scope.
+        setattr(_build_on_langchain, "__wrapped__", genuine)  # noqa: B010
         namespaces, cells = _namespaces(build, genuine), _cells(build, genuine)
         for namespace, key in namespaces:
             namespace[key] = _ON_REFERENCE

@@ -10,6 +10,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof.adapters.langchain._convert import to_message
 from hookproof.adapters.langchain._reference_scope import reference_engine_scope
+from hookproof.adapters.langchain._reuse import ReusedBuild
 from hookproof.adapters.langchain._run import run_agent
 from hookproof.adapters.langchain._samples import sample_model_request
 from hookproof.adapters.langchain.models import (
@@ -22,13 +23,17 @@ from hookproof.adapters.langchain.tracing import build_instrumented
 from hookproof.errors import UsageError
 from hookproof.messages import Message
 from hookproof.targets import (
+    DEFAULT_INPUT,
+    Build,
     ConformanceKit,
     IsolationRuns,
+    OnInterrupt,
     RunSettings,
     RunWithTarget,
     Target,
     TargetRun,
 )
+from hookproof.targets.interrupts import check_on_interrupt
 
 __all__ = ["LANGCHAIN_KIT", "BridgedTarget", "LangChainTarget", "graph_tool_schemas"]
 
@@ -120,7 +125,52 @@ class LangChainTarget(RunWithTarget):
 
 class BridgedTarget(LangChainTarget):
     """The same factory as ``LangChainTarget``'s, its LangChain code run on the reference
-    engine: the agent it builds must be a reference-engine agent, or ``agent()`` refuses."""
+    engine: the agent it builds must be a reference-engine agent, or ``agent()`` refuses.
+    Runs with scripted models reuse one build while each run leaves it as built (see
+    ``_reuse``); ``rebuilt_because`` says why they stopped, once they did."""
+
+    def __init__(self, build: Build, *, tiers: Sequence[str] | None = None) -> None:
+        super().__init__(build, tiers=tiers)
+        self._reused = ReusedBuild(self.agent, self.models)
+
+    @property
+    def rebuilt_because(self) -> str:
+        return self._reused.changed
+
+    def run(
+        self,
+        *,
+        context: Any = None,
+        script: Any = None,
+        input: Mapping[str, Any] | None = None,
+        models: Mapping[str, Any] | None = None,
+        on_interrupt: OnInterrupt = "approve",
+        config: Mapping[str, Any] | None = None,
+    ) -> TargetRun:
+        if models is not None:
+            return super().run(
+                context=context,
+                script=script,
+                input=input,
+                models=models,
+                on_interrupt=on_interrupt,
+                config=config,
+            )
+        settings = RunSettings(
+            context, input or DEFAULT_INPUT, check_on_interrupt(on_interrupt), config
+        )
+        with reference_engine_scope(self.build):
+            agent, chosen = self._reused.agent_and_models(script)
+            run = run_agent(
+                agent,
+                chosen,
+                settings.context,
+                settings.input,
+                on_interrupt=settings.on_interrupt,
+                config=settings.config,
+            )
+            self._reused.returned()
+        return run
 
     def agent(self, models: Mapping[str, Any]) -> Any:
         from hookproof.runtime import Agent

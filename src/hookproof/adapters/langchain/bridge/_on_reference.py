@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -85,7 +86,7 @@ def _genuine_create_agent() -> Any:
     if not _GENUINE:
         import langchain.agents.factory
 
-        found = langchain.agents.factory.create_agent
+        found = inspect.unwrap(langchain.agents.factory.create_agent)  # a declared stand-in's
         if getattr(found, "__module__", None) != "langchain.agents.factory":
             raise UsageError(
                 "hookproof: LangChain's create_agent was already replaced when hookproof "
@@ -107,6 +108,8 @@ def _swapped(build: Callable[..., Any]) -> Iterator[None]:
     import langchain.agents.factory
 
     original = _langchain_create_agent()
+    with contextlib.suppress(UsageError):  # seen before this swap hides it
+        _genuine_create_agent()
     namespaces = [langchain.agents.__dict__, langchain.agents.factory.__dict__]
     namespaces += [getattr(build, "__globals__", {})]
     cells = [cell for cell in getattr(build, "__closure__", None) or () if _holds(cell, original)]

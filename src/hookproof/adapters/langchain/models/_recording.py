@@ -104,6 +104,15 @@ class RecordingChatModel(ToolBindingChatModel):
         own = isinstance(self.inner, RecordingChatModel)
         return dict(call.kwargs) if own else _without_own(call.kwargs)
 
+    def _restart(self, script: Any) -> None:
+        """Forget the calls recorded and play ``script`` (as ``models_for`` takes it) from
+        its first turn: a build reused for another run (hookproof's checks only)."""
+        self._raw.clear()
+        self._requests.clear()
+        if not isinstance(self.inner, ScriptedChatModel):
+            raise TypeError("only a recorder of a ScriptedChatModel can be restarted")
+        self.inner._restart(_turns(script))
+
     @property
     def requests(self) -> tuple[FinalRequest, ...]:
         return tuple(self._converted())
@@ -214,12 +223,12 @@ class FalsyRecordingChatModel(RecordingChatModel):
 
 
 def models_for(tiers: Sequence[str], script: Any) -> dict[str, RecordingChatModel]:
-    turns = script if script is not None else ["done"]
     return {
-        tier: RecordingChatModel(
-            inner=ScriptedChatModel(
-                script=turns if callable(turns) else list(turns), model_name=tier
-            )
-        )
+        tier: RecordingChatModel(inner=ScriptedChatModel(script=_turns(script), model_name=tier))
         for tier in tiers
     }
+
+
+def _turns(script: Any) -> Any:
+    turns = script if script is not None else ["done"]
+    return turns if callable(turns) else list(turns)

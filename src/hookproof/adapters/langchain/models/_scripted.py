@@ -48,6 +48,11 @@ class ScriptedChatModel(ToolBindingChatModel):
         params["ls_model_name"] = self.model_name
         return params
 
+    def _restart(self, script: Any) -> None:
+        """Play ``script`` from its first turn (a recorder reused for another run)."""
+        self.script = script
+        self._scripted = None
+
     def _answer(self, call: ModelCall) -> ChatResult:
         if self._scripted is None:
             script = self.script if callable(self.script) else list(self.script)

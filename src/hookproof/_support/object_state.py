@@ -1,0 +1,181 @@
+"""The state an object holds, as a comparable print: what a reused build must still hold
+after a run, or it is not the build it was.
+
+``state_print(root, ignored, opaque)`` walks everything reachable from ``root`` that a run
+could change in place: instance attributes (``__dict__`` and slots), the items of lists,
+tuples, sets, dicts and deques, function closures and defaults, bound methods' ``self`` and
+``functools.partial``'s parts. An object of a type it cannot open is compared by its
+``repr`` and by what pickling it would save (an iterator's position is there). Modules,
+classes and code are compared by identity: what a run changes there, a fresh build shares
+too. Two prints are equal when the same objects hold the same values in the same places.
+
+``ignored(owner, name)`` says which attributes (or keys of a dict an attribute holds) are
+pure memos, the same on any build, which a run may fill; ``opaque`` holds the ids of
+objects compared by identity only (ones the caller resets itself).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+__all__ = ["first_difference", "state_print"]
+
+Ignored = Callable[[Any, str], bool]
+_ATOMS = (type(None), bool, int, float, complex, str, bytes)
+_BY_IDENTITY = (
+    types.ModuleType,
+    type,
+    types.CodeType,
+    types.BuiltinFunctionType,
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    types.GetSetDescriptorType,
+    types.MemberDescriptorType,
+    types.FrameType,
+)
+_SEQUENCES = (list, tuple, collections.deque, set, frozenset)
+
+
+def state_print(root: Any, ignored: Ignored, opaque: frozenset[int] = frozenset()) -> list[Any]:
+    """The print of ``root``'s state (see the module)."""
+    return [item for _, item in _walk(root, ignored, opaque, with_paths=False)]
+
+
+def first_difference(
+    before: list[Any], root: Any, ignored: Ignored, opaque: frozenset[int] = frozenset()
+) -> str:
+    """Where ``root``'s state now first differs from ``before`` (its print taken earlier): a
+    path such as ``.middleware[1].__dict__['calls']``, or "" when it holds the same."""
+    walked, index = _walk(root, ignored, opaque, with_paths=True), -1
+    for index, (path, item) in enumerate(walked):
+        if index >= len(before) or item != before[index]:
+            return path or "the object itself"
+    return "" if index + 1 == len(before) else "something it held before, now gone"
+
+
+def _walk(
+    root: Any, ignored: Ignored, opaque: frozenset[int], *, with_paths: bool
+) -> Iterator[tuple[str, Any]]:
+    seen: dict[int, int] = {}
+    keep_alive: list[Any] = []  # ids stay unique while the walk holds what it saw
+    stack: list[Any] = [root]
+    paths: list[str] = [""]  # each item's path, when asked for
+    while stack:
+        item = stack.pop()
+        path = paths.pop() if with_paths else ""
+        kind = type(item)
+        if kind is str:
+            yield path, item
+            continue
+        if kind in _ATOMS:
+            yield path, (kind, item)
+            continue
+        key = id(item)
+        if key in seen:
+            yield path, ("seen", seen[key])
+            continue
+        if key in opaque or isinstance(item, _BY_IDENTITY):
+            yield path, ("identity", key)
+            continue
+        seen[key] = len(seen)
+        keep_alive.append(item)
+        shape, parts = _parts(item, ignored)
+        yield path, shape
+        parts.reverse()
+        stack += [value for _, _, value in parts]
+        if with_paths:
+            paths += [path + label % (arg,) for label, arg, _ in parts]
+
+
+Part = tuple[str, Any, Any]  # a label template, its argument, the part
+
+
+def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
+    """What ``item`` is (its type, size, keys) and the parts it holds, labelled."""
+    parts: list[Part] = []
+    shape: Any = type(item)
+    if isinstance(item, dict):
+        shape = (shape, tuple(item))
+        parts += [("<key %.40r>", key, key) for key in item if type(key) not in _ATOMS]
+        parts += [("[%.40r]", key, value) for key, value in item.items()]
+    elif isinstance(item, _SEQUENCES):
+        shape = (shape, len(item))
+        parts += [("[%d]", index, value) for index, value in enumerate(item)]
+    elif isinstance(item, types.FunctionType):
+        parts += [(".%s", "__code__", item.__code__), (".%s", "__defaults__", item.__defaults__)]
+        parts += [(".%s", "__kwdefaults__", item.__kwdefaults__)]
+        cells = enumerate(item.__closure__ or ())
+        parts += [(".<cell %d>", index, _cell(cell)) for index, cell in cells]
+    elif isinstance(item, types.MethodType):
+        parts += [(".%s", "__self__", item.__self__), (".%s", "__func__", item.__func__)]
+    elif isinstance(item, functools.partial):
+        parts += [(".%s", "func", item.func), (".%s", "args", item.args)]
+        parts += [(".%s", "keywords", item.keywords)]
+    attributes = _attributes(item, ignored)
+    if attributes is None and not parts and shape is type(item):
+        return (shape, "repr", repr(item)), _reduced(item)
+    return shape, parts + (attributes or [])
+
+
+def _reduced(item: Any) -> list[Part]:
+    """What pickling ``item`` would save, where it can (an iterator's position is there,
+    not in its ``repr``); [] for what cannot be pickled."""
+    try:
+        saved = item.__reduce_ex__(4)
+    except Exception:  # noqa: BLE001 - a lock or a generator: its repr is all there is
+        return []
+    return [(".%s", "<pickled>", saved[1:] if isinstance(saved, tuple) else saved)]
+
+
+def _attributes(item: Any, ignored: Ignored) -> list[Part] | None:
+    """``item``'s instance attributes and slots (None: it has neither); the ignored ones
+    left out, also from a dict a slot holds (pydantic keeps private attributes so)."""
+    found: list[Part] = []
+    own = getattr(item, "__dict__", None)
+    has_any = isinstance(own, dict)
+    if isinstance(own, dict):
+        found.append((".%s", "__dict__", _kept(item, own, ignored)))
+    for name in _slots(type(item)):
+        has_any = True
+        if not ignored(item, name):
+            found.append((".%s", name, _kept(item, getattr(item, name, _Unset), ignored)))
+    return found if has_any else None
+
+
+def _kept(owner: Any, value: Any, ignored: Ignored) -> Any:
+    """``value``, or a copy of the dict without the keys ``ignored`` says of ``owner``."""
+    if type(value) is not dict or not any(isinstance(k, str) and ignored(owner, k) for k in value):
+        return value
+    return {k: v for k, v in value.items() if not (isinstance(k, str) and ignored(owner, k))}
+
+
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _slots(cls: type) -> tuple[str, ...]:
+    known = _SLOTS.get(cls)
+    if known is not None:
+        return known
+    names: list[str] = []
+    for klass in cls.__mro__:
+        declared = klass.__dict__.get("__slots__", ())
+        for name in (declared,) if isinstance(declared, str) else declared:
+            if name not in ("__dict__", "__weakref__") and name not in names:
+                names.append(name)
+    _SLOTS[cls] = found = tuple(names)
+    return found
+
+
+def _cell(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return _Unset
+
+
+class _Unset:
+    """An unset slot or an empty closure cell (compared by identity: a class)."""

@@ -1,0 +1,97 @@
+"""One build of an app for many runs on the reference engine, kept only while each run
+leaves the build as it was built.
+
+A check runs the same factory dozens of times in a test, and deepagents rebuilds the agent,
+its subagents and new tool objects on each build (then LangChain derives every tool's schema
+again on each model call). A ``ReusedBuild`` builds once with recording models whose script
+is replaced before each run, and prints the state the build holds (every object reachable
+from the agent: middleware, tools, closures; see ``hookproof._support.object_state``) right
+after building. After each run it prints it again: the same print means the next run starts
+from a build that holds exactly what a fresh one holds; any difference (a middleware that
+keeps a counter or a cached role on ``self``, a closure's list) drops the build, and every
+later run builds anew, as before. Only memos that are pure functions of a tool's definition
+are left out of the print (``_PURE_MEMOS``).
+
+What the print cannot see: module globals and class attributes (a fresh build shares them
+too, unless the factory itself resets one while it builds) and state held inside objects the
+walk compares by ``repr``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.tools import BaseTool
+
+from hookproof._support.object_state import first_difference, state_print
+from hookproof.adapters.langchain.models import RecordingChatModel
+
+__all__ = ["ReusedBuild"]
+
+# attribute -> the owners whose attribute of that name is a memo a run may fill
+_PURE_MEMOS: dict[str, tuple[type, ...] | str] = {
+    "_tool_call_schema_memo": (BaseTool,),  # the tool's schema for the model
+    "_injected_args_keys": (BaseTool,),  # the arguments its signature marks injected
+    "_tool_names": "hookproof._engine.",  # the reference engine's last tool list's names
+}
+
+
+def is_pure_memo(owner: Any, name: str) -> bool:
+    """Whether ``owner.name`` is a memo the same on any build (left out of the print)."""
+    owners = _PURE_MEMOS.get(name)
+    if owners is None:
+        return False
+    if isinstance(owners, str):
+        return type(owner).__module__.startswith(owners)
+    return isinstance(owner, owners)
+
+
+@dataclass(frozen=True)
+class _Build:
+    agent: Any
+    models: dict[str, RecordingChatModel]
+    built: list[Any]  # its state print, right after building
+    opaque: frozenset[int]  # the models: reset before each run, compared by identity
+
+
+class ReusedBuild:
+    """A factory's agent, built once and run many times while its state stays as built."""
+
+    def __init__(
+        self, build: Callable[[dict[str, Any]], Any], models: Callable[[Any], dict[str, Any]]
+    ) -> None:
+        self._build, self._models = build, models
+        self._kept: _Build | None = None  # the build the next run may take
+        self._running: _Build | None = None
+        self.changed = ""  # where a run changed the build, once one did: no more reuse
+
+    def agent_and_models(self, script: Any) -> tuple[Any, dict[str, Any]]:
+        """An agent whose state is as built, and its models, set to play ``script``; call
+        ``returned()`` after running it."""
+        kept, self._kept = self._kept, None  # taken: a run that raises leaves nothing kept
+        if kept is not None:
+            for model in kept.models.values():
+                model._restart(script)
+            self._running = kept
+            return kept.agent, kept.models
+        models = self._models(script)
+        agent = self._build(models)
+        recording = all(isinstance(m, RecordingChatModel) for m in models.values())
+        if not self.changed and recording:
+            opaque = frozenset(id(model) for model in models.values())
+            built = state_print(agent, is_pure_memo, opaque)
+            self._running = _Build(agent, models, built, opaque)
+        return agent, models
+
+    def returned(self) -> None:
+        """Keep the build just run for the next run when the run left it as built."""
+        running, self._running = self._running, None
+        if running is None:
+            return
+        if state_print(running.agent, is_pure_memo, running.opaque) == running.built:
+            self._kept = running
+            return
+        where = first_difference(running.built, running.agent, is_pure_memo, running.opaque)
+        self.changed = f"a run changed the agent's {where or 'state'}"

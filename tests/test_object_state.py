@@ -1,0 +1,55 @@
+"""The state print a reused build is compared by: what a run can change in place shows,
+pure memos the caller names do not, and the first difference is named by its path."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from hookproof._support.object_state import first_difference, state_print
+
+
+def _nothing_ignored(owner: Any, name: str) -> bool:
+    return False
+
+
+class Holder:
+    __slots__ = ("memo", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value, self.memo = value, None
+
+
+def _changed(item: Any, change: Any, ignored: Any = _nothing_ignored) -> str:
+    before = state_print(item, ignored)
+    change()
+    return first_difference(before, item, ignored)
+
+
+def test_what_a_run_can_change_in_place_shows_with_its_path() -> None:
+    seen: list[str] = []
+    item = Holder({"seen": seen})
+    assert _changed(item, lambda: seen.append("x")) == ".value['seen']"
+    counter = itertools.count()  # its repr shows where it is
+    assert _changed(Holder(counter), lambda: next(counter)) == ".value"
+    items = iter([1, 2, 3])  # its repr does not; what pickling it saves does
+    assert _changed(Holder(items), lambda: next(items)) == ".value.<pickled>[1]"
+
+
+def test_a_closure_cell_and_an_attribute_show() -> None:
+    calls = [0]
+
+    def hook() -> int:
+        return calls[0]
+
+    assert _changed(Holder(hook), lambda: calls.append(1)) == ".value.<cell 0>"
+    item = Holder(None)
+    assert _changed(item, lambda: setattr(item, "value", 1)) == ".value"
+
+
+def test_a_named_memo_and_an_unchanged_object_do_not_show() -> None:
+    item = Holder(1)
+    only_memo = lambda owner, name: name == "memo"  # noqa: E731
+    assert _changed(item, lambda: setattr(item, "memo", "filled"), only_memo) == ""
+    assert _changed(item, lambda: None) == ""
+    assert state_print(Holder([1]), _nothing_ignored) != state_print(Holder([2]), _nothing_ignored)
