@@ -108,6 +108,9 @@ def environment() -> dict[str, str]:
         if not name.startswith(("PYTEST_", "COV_", "HYPOTHESIS_"))
     }
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    # LangSmith's pytest plugin (installed with LangChain) takes no part in any page and
+    # costs every nested pytest seconds of imports.
+    env["PYTEST_ADDOPTS"] = "-p no:langsmith_plugin"
     return env
 
 

@@ -38,3 +38,28 @@ def test_the_runtime_tutorial_runs_as_written(pytester: pytest.Pytester) -> None
     guest = next(reviewed.rglob("*[[]guest].txt")).read_text("utf-8")
     assert '"product"' in guest and "Search the help center of one product." in guest
     assert not list(reviewed.rglob("*.pending"))
+
+
+@pytest.mark.slow
+def test_the_langchain_tutorial_runs_as_written(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run this")
+    follow(read_page("tutorials/langchain.md"), pytester.path)
+    reviewed = pytester.path / "snapshots"
+    guest = next(reviewed.rglob("*[[]guest].txt")).read_text("utf-8")
+    assert "Today is March 02, 2026." in guest
+    assert "\n  escalate\n" in guest and "\n  issue_refund\n" not in guest
+    report = (pytester.path / "gate.md").read_text("utf-8")
+    assert "SECURITY" in report and "escalate" in report
+    assert not list(reviewed.rglob("*.pending"))
+
+
+@pytest.mark.slow
+def test_the_deepagents_tutorial_runs_as_written(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("deepagents", reason="install hookproof[deepagents] to run this")
+    follow(read_page("tutorials/deepagents.md"), pytester.path)
+    reviewed = pytester.path / "snapshots"
+    researcher = next(reviewed.rglob("*[[]researcher].txt")).read_text("utf-8")
+    assert "\nagent: researcher (depth 1)\n" in researcher
+    assert "\n  find_order\n" in researcher and "\n  issue_refund\n" not in researcher
+    assert "tool issue_refund: registered by agent; removed by RoleFilter" in researcher
+    assert not list(reviewed.rglob("*.pending"))
