@@ -8,7 +8,8 @@ A page is read top to bottom as a list of steps:
 - each command of a ``sh`` block runs in the project with bash, in order; a trailing comment
   states what it must give: ``exit N`` (0 when not stated) and pytest-style counts
   (``2 passed``, ``1 failed``) that must appear in its output. Install commands
-  (``pip install``) are not run: the suite runs in the environment they describe;
+  (``pip install``, ``git clone``) are not run: the suite runs in the environment they
+  describe, and a test provides the checkout a page clones;
 - a ``text`` block right under a ``sh`` block (nothing but blank lines between them) is what
   its last command prints: each of its lines must appear in that output. A ``text`` block
   after prose is an excerpt of a file, not checked here.
@@ -31,7 +32,7 @@ FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 FILE_HEADER = re.compile(r"(?:#|//) ([\w./-]+\.[\w]+)\n")
 COUNT = re.compile(r"\b(\d+) (passed|failed|errors?|skipped|snapshots? generated)\b")
 EXIT = re.compile(r"\bexit (\d+)\b")
-NOT_RUN = re.compile(r"^(python -m )?pip install\b")
+NOT_RUN = re.compile(r"^((python -m )?pip install|git clone)\b")
 TIMEOUT_SECONDS = 600
 
 
