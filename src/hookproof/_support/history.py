@@ -120,15 +120,14 @@ class History(Sequence[T]):
         return tuple(itertools.islice(self._log, self._size))
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, History) and other._log is self._log:
-            return other._size == self._size
-        if not isinstance(other, History | list | tuple):
+        if isinstance(other, History):
+            if other._log is self._log:
+                return other._size == self._size
+            return other._size == self._size and self._items() == other._items()
+        if not isinstance(other, list | tuple):
             return NotImplemented
-        if len(other) != self._size:
-            return False
-        return all(
-            mine is theirs or mine == theirs for mine, theirs in zip(self, other, strict=True)
-        )
+        # A C-level pass, as a tuple compares: the same objects match before any field.
+        return len(other) == self._size and self._items() == tuple(other)
 
     def __ne__(self, other: object) -> bool:
         equal = self.__eq__(other)
