@@ -28,7 +28,9 @@ round calls every size; small sizes several times per sample), so load from else
 on all sizes alike. For each size the median and range of the rounds are printed, with the
 time per item; for each curve the growth time(largest) / time(largest / 10), as the ratio of
 medians and the range of the rounds' own ratios: about 10 means linear, about 100 quadratic.
-On a machine shared with other work, trust these ratios, not the absolute times. Usage::
+Memory: the first (untimed) call of each size runs under ``tracemalloc``, which reports its
+peak of Python allocations (``peak_mib``, and its growth per curve). On a machine shared
+with other work, trust these ratios, not the absolute times. Usage::
 
     python benchmarks/bench_scale.py [--quick] [--json] [--only a,b] [--sizes 100,1000]
 """
@@ -41,6 +43,7 @@ import json
 import statistics
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -68,6 +71,7 @@ class Point:
     max_ms: float
     per_item_us: float
     cpu_median_ms: float
+    peak_mib: float  # tracemalloc's peak during the first, untimed call
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,7 @@ class Growth:
     round_min: float  # the least and greatest ratio within one round
     round_max: float
     cpu_ratio: float
+    peak_ratio: float  # peak memory(largest) / peak memory(largest / 10)
 
 
 @dataclass(frozen=True)
@@ -384,8 +389,7 @@ def measure_curve(name: str, sizes: Sequence[int], rounds: int) -> Curve:
     """Build every size once, check each, then time them in ``rounds`` interleaved rounds
     (each round calls every size), so load from elsewhere falls on all sizes alike."""
     calls = {size: SCENARIOS[name].build(size) for size in sizes}
-    for call in calls.values():
-        call()  # warm-up, and the scenario's own check
+    peaks = {size: peak_mib_of(call) for size, call in calls.items()}  # and the check
     largest = max(sizes)
     wall: dict[int, list[float]] = {size: [] for size in sizes}
     cpu: dict[int, list[float]] = {size: [] for size in sizes}
@@ -395,19 +399,40 @@ def measure_curve(name: str, sizes: Sequence[int], rounds: int) -> Curve:
             spent, spent_cpu = time_once(calls[size], calls_per_sample(size, largest))
             wall[size].append(spent)
             cpu[size].append(spent_cpu)
-    points = [point_of(size, wall[size], cpu[size]) for size in sizes]
-    return Curve(name, points, *growth_of(sizes, wall, cpu))
+    points = [point_of(size, wall[size], cpu[size], peaks[size]) for size in sizes]
+    return Curve(name, points, *growth_of(sizes, wall, cpu, peaks))
 
 
-def point_of(size: int, wall: list[float], cpu: list[float]) -> Point:
+def peak_mib_of(call: Timed) -> float:
+    """The peak of Python allocations during one call, in MiB (tracemalloc's count)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def point_of(size: int, wall: list[float], cpu: list[float], peak: float) -> Point:
     median = statistics.median(wall)
     return Point(
-        size, len(wall), median, min(wall), max(wall), median * 1e3 / size, statistics.median(cpu)
+        size,
+        len(wall),
+        median,
+        min(wall),
+        max(wall),
+        median * 1e3 / size,
+        statistics.median(cpu),
+        peak,
     )
 
 
 def growth_of(
-    sizes: Sequence[int], wall: dict[int, list[float]], cpu: dict[int, list[float]]
+    sizes: Sequence[int],
+    wall: dict[int, list[float]],
+    cpu: dict[int, list[float]],
+    peaks: dict[int, float],
 ) -> tuple[Growth | None, tuple[int, int] | None]:
     """The largest size against the one a tenth of it, if both were measured: the ratio of
     median times, and the range of the rounds' own ratios."""
@@ -418,7 +443,9 @@ def growth_of(
     per_round = [big / small for big, small in zip(wall[largest], wall[smaller], strict=True)]
     cpu_ratio = statistics.median(cpu[largest]) / max(statistics.median(cpu[smaller]), 1e-9)
     ratio = statistics.median(wall[largest]) / statistics.median(wall[smaller])
-    return Growth(ratio, min(per_round), max(per_round), cpu_ratio), (smaller, largest)
+    peak_ratio = peaks[largest] / max(peaks[smaller], 1e-9)
+    growth = Growth(ratio, min(per_round), max(per_round), cpu_ratio, peak_ratio)
+    return growth, (smaller, largest)
 
 
 # --- driver ----------------------------------------------------------------------------------
@@ -461,7 +488,8 @@ def report(curves: Sequence[Curve]) -> None:
             print(
                 f"  N={point.size:>6}  median {point.median_ms:>10.2f} ms "
                 f"[{point.min_ms:.2f}–{point.max_ms:.2f}]  {point.per_item_us:>8.2f} µs/item  "
-                f"cpu {point.cpu_median_ms:>10.2f} ms  (rounds={point.rounds})"
+                f"cpu {point.cpu_median_ms:>10.2f} ms  peak {point.peak_mib:>8.1f} MiB  "
+                f"(rounds={point.rounds})"
             )
         if curve.growth is not None and curve.growth_between is not None:
             small, large = curve.growth_between
@@ -470,7 +498,8 @@ def report(curves: Sequence[Curve]) -> None:
             print(
                 f"  growth time({large})/time({small}) = {growth.ratio:.1f} "
                 f"[rounds {growth.round_min:.1f}–{growth.round_max:.1f}], "
-                f"cpu {growth.cpu_ratio:.1f} (linear ≈ 10, quadratic ≈ 100): {verdict}"
+                f"cpu {growth.cpu_ratio:.1f}, peak memory {growth.peak_ratio:.1f} "
+                f"(linear ≈ 10, quadratic ≈ 100): {verdict}"
             )
 
 

@@ -131,6 +131,9 @@ class Answers:
     def __init__(self, thread_id: str | None) -> None:
         self.thread_id = thread_id or ""
         self.by_task: dict[str, ResumeValues] = {}
+        # Slots of tasks that have no answers, handed out by ``current``: kept apart so that
+        # ``any`` looks only at slots that can hold answers (a long run has one per task).
+        self.blank: dict[str, ResumeValues] = {}
         self.task = ""
         self.scope = ""
         self.nested: dict[str, Checkpoint] = {}  # paused runs nested in this step's tasks
@@ -148,7 +151,9 @@ class Answers:
     def current(self) -> ResumeValues:
         found = self.by_task.get(self.task)
         if found is None:
-            found = self.by_task[self.task] = ResumeValues()
+            found = self.blank.get(self.task)
+        if found is None:
+            found = self.blank[self.task] = ResumeValues()
         return found
 
     def next(self) -> tuple[bool, Any]:
@@ -156,6 +161,7 @@ class Answers:
 
     def reset(self) -> None:
         self.by_task.clear()
+        self.blank.clear()
         self.nested.clear()
 
     @property

@@ -9,7 +9,8 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hookproof._support.frozen import FrozenDict, FrozenList, freeze
+from hookproof._support.frozen import FrozenDict, freeze
+from hookproof._support.history import History
 from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
 from hookproof.messages import Message, RemoveMessage, coerce_message
 
@@ -26,10 +27,14 @@ __all__ = [
 Reducer = Callable[[Any, Any], Any]
 
 
-def add_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Message]:
-    """Append messages; a message with an existing id replaces it; RemoveMessage removes."""
+def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message]:
+    """Append messages; a message with an existing id replaces it; RemoveMessage removes.
+
+    The result is a History: appending to the newest version of a history shares its
+    storage, so an update costs the messages it adds, not the length of the history.
+    """
     current = current or ()
-    items = new if isinstance(new, list | tuple) else [new]
+    items = new if isinstance(new, list | tuple | History) else [new]
     if _only_new_messages(items):
         return _appended(current, items)
     history = _History.resume(current)
@@ -51,9 +56,9 @@ def _only_new_messages(items: Sequence[Any]) -> bool:
     return all(isinstance(item, Message) and item.id is None for item in items)
 
 
-def _appended(current: Sequence[Message], items: Sequence[Message]) -> FrozenList[Message]:
-    """``current`` and then ``items`` (none with an id): one copy, and a long history's id
-    index carries over unchanged, since no message moves and no id is added."""
+def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[Message]:
+    """``current`` and then ``items`` (none with an id): shared storage, and a long
+    history's id index carries over unchanged, since no message moves and no id is added."""
     result = _joined(current, items)
     if len(current) >= _KEEP_INDEX_FROM:
         kept = _kept_index(current)
@@ -62,11 +67,9 @@ def _appended(current: Sequence[Message], items: Sequence[Message]) -> FrozenLis
     return result
 
 
-def _joined(head: Sequence[Message], tail: Sequence[Message]) -> FrozenList[Message]:
-    # Two passes over the history, the fewest a tuple allows: a FrozenList (a tuple) plus a
-    # tuple is one, and FrozenList() of the plain tuple that gives one more.
-    start = head if isinstance(head, tuple) else tuple(head)
-    return FrozenList(start + tuple(tail))
+def _joined(head: Sequence[Message], tail: Sequence[Message]) -> History[Message]:
+    start = head if isinstance(head, History) else History(head)
+    return start.extended(tail)
 
 
 # Histories at least this long keep their id index between updates (see _History.finish);
@@ -161,11 +164,11 @@ class _History:
         if waiting:
             self._index()[key] = waiting.popleft()
 
-    def finish(self) -> FrozenList[Message]:
+    def finish(self) -> History[Message]:
         if self.holes:
-            return FrozenList([message for message in self._mutable() if message is not None])
-        result: FrozenList[Message] = (
-            FrozenList(self.slots)  # type: ignore[arg-type]
+            return History([message for message in self._mutable() if message is not None])
+        result: History[Message] = (
+            History(self.slots)  # type: ignore[arg-type]
             if self.slots is not None
             else _joined(self.base, self.added)
         )
@@ -196,7 +199,7 @@ def _index_of(slots: Sequence[Message | None]) -> _Index:
 # A history's index, kept for the next update of that same history object. An entry is
 # taken out when used and a new one stored for the result, so an index is never shared:
 # an update of an older history, or two updates of one history, build their own.
-_kept: dict[int, tuple[FrozenList[Message], _Index]] = {}
+_kept: dict[int, tuple[History[Message], _Index]] = {}
 _kept_lock = threading.Lock()
 
 
@@ -206,7 +209,7 @@ def _kept_index(history: Sequence[Message]) -> _Index | None:
     return entry[1] if entry is not None and entry[0] is history else None
 
 
-def _keep_index(history: FrozenList[Message], index: _Index) -> None:
+def _keep_index(history: History[Message], index: _Index) -> None:
     with _kept_lock:
         _kept[id(history)] = (history, index)
         while len(_kept) > _KEPT_MAX:

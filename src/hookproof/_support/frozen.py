@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, NoReturn, TypeVar
 
+from hookproof._support.history import History
 from hookproof.errors import ImmutableError
 
 T = TypeVar("T")
@@ -86,7 +87,7 @@ def _hashable(value: Any) -> Any:
     return value
 
 
-_ALREADY_FROZEN = (FrozenDict, FrozenList, str, bytes, int, float, bool, type(None))
+_ALREADY_FROZEN = (FrozenDict, FrozenList, History, str, bytes, int, float, bool, type(None))
 _EXACTLY_FROZEN = frozenset(_ALREADY_FROZEN)  # a set lookup beats isinstance on most leaves
 
 
@@ -112,6 +113,6 @@ def thaw(value: Any) -> Any:
     """Deep mutable copy of a frozen structure (for JSON output and user edits)."""
     if isinstance(value, Mapping):
         return {key: thaw(item) for key, item in value.items()}
-    if isinstance(value, FrozenList | list):
+    if isinstance(value, FrozenList | History | list):
         return [thaw(item) for item in value]
     return value

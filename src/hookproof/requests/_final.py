@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import Field, SerializeAsAny
+from pydantic import Field, SerializeAsAny, SerializerFunctionWrapHandler, model_serializer
 
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof._support.frozen_model import FrozenMap, ImmutableModel, construct, set_private
+from hookproof._support.history import History
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage
 from hookproof.provenance import Provenance
@@ -66,6 +67,16 @@ class FinalRequest(ImmutableModel):
     tool_choice: Any = None
     response_format: Any = None
     model_settings: FrozenMap = Field(default_factory=FrozenDict)
+
+    # The engine's requests share their history's storage (a History): dumped as the tuple
+    # of its messages, exactly as a validated request dumps. No return annotation: one
+    # would replace the request's JSON Schema in serialization mode.
+    @model_serializer(mode="wrap")
+    def _dump_history_as_tuple(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        if isinstance(self.messages, History):
+            as_validated = {**self.__dict__, "messages": tuple(self.messages)}
+            return handler(construct(type(self), **as_validated))
+        return handler(self)
 
     @classmethod
     def from_request(

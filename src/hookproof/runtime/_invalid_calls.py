@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hookproof._support.frozen import FrozenList
+from hookproof._support.history import History
 from hookproof.messages import AssistantMessage, Message, ToolMessage, text_message
 
 __all__ = ["INVALID_TOOL_CALLS", "answer_invalid_calls"]
@@ -46,6 +47,8 @@ def answer_invalid_calls(
 
 
 def _begins_with(messages: Sequence[Message], head: Sequence[Message]) -> bool:
+    if isinstance(messages, History) and messages.shares_prefix(head):
+        return len(head) > 0  # a later version of the same shared history: O(1)
     # A C-level pass: the same message objects compare by identity before any field.
     return 0 < len(head) <= len(messages) and messages[: len(head)] == head
 

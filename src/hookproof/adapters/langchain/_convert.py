@@ -11,6 +11,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._blocks import hp_block
+from hookproof.adapters.langchain._conversion_memo import converted_once
 from hookproof.adapters.langchain._settings import provider_settings
 from hookproof.adapters.langchain._tool_memo import ToolMemo
 from hookproof.errors import InvalidInputError
@@ -122,7 +123,8 @@ def final_request(
     """The FinalRequest for one LangChain model call: its messages and its parameters (the
     model's invocation parameters and bound arguments; settings as ``provider_settings``
     keeps them)."""
-    converted = [to_message(item) for item in messages]
+    # A locked view of the bridge converts once: a long run sends its history every turn.
+    converted = [converted_once(item, to_message) for item in messages]
     system = next((m for m in converted if isinstance(m, SystemMessage)), None)
     params = {k: v for k, v in kwargs.items() if k not in _NOT_SETTINGS and k != "stop"}
     settings = provider_settings(params, model=model)

@@ -28,6 +28,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain._blocks import lc_block
+from hookproof.adapters.langchain._conversion_memo import forget_conversion, mark_unchanging
 from hookproof.adapters.langchain._convert import INVALID_TOOL_CALLS, USAGE_METADATA, to_message
 from hookproof.errors import ImmutableError
 from hookproof.messages import (
@@ -151,6 +152,7 @@ def _set_in_node_or_refuse(self: Any, name: str, value: Any) -> None:
     if edits is None or name not in type(self).model_fields:
         refuse_edit(self)
     edits.append((self, name, self.__dict__.get(name)))
+    forget_conversion(self)
     self.__dict__[name] = value
 
 
@@ -174,6 +176,7 @@ def editable_messages() -> Iterator[list[tuple[Any, str, Any]]]:
         _EDITS.reset(token)
         for view, name, old in reversed(edits):
             view.__dict__[name] = old
+            mark_unchanging(view)
 
 
 def unreturned_edit(edits: list[tuple[Any, str, Any]], update: Any) -> None:
@@ -288,6 +291,7 @@ def lc_message(message: Message) -> BaseMessage:
     for key in _LOCKED_FIELDS:
         if key in stored:
             stored[key] = lock(stored[key])
+    mark_unchanging(view)
     return keep(message, view)  # type: ignore[no-any-return]
 
 
