@@ -155,6 +155,7 @@ def test_the_wheel_ships_the_go_sources_where_the_runner_looks() -> None:
 
     root = Path(__file__).resolve().parents[2]
     config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    shipped = config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
-    assert shipped == {"go": "hookproof/_go"}
+    wheel = config["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["sources"]["go"] == "hookproof/_go"
+    assert "/go/**/*.go" in wheel["include"]  # tests/release checks the built wheel's files
     assert root / "go" == _eino_go._CHECKOUT  # a checkout's fallback is the same directory

@@ -27,6 +27,7 @@ from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle
 from hookproof._engine.senders import RUNNING
 from hookproof._engine.steps import (
+    TurnResults,
     after_nodes,
     enter_node,
     fail_node,
@@ -302,41 +303,29 @@ class _Loop:
         """Every call runs even when an earlier one paused, as LangGraph runs each call as a
         task of its own: the turn then pauses with every call's interrupt (the calls that
         finished are kept, so a resume runs only the others). A failure is raised at once."""
-        results: list[Any] = []
-        paused: InterruptRaised | None = None
+        turn = TurnResults()
         for index, call in enumerate(calls):
             try:
-                results.append(await self._tool_result(index, call, state))
+                turn.finished(await self._tool_result(index, call, state))
             except InterruptRaised as raised:
                 if not self.run.can_pause:
                     raise
-                paused = paused or raised
-                results.append(None)
-        if paused is not None:
-            raise paused
-        return results
+                turn.pause(raised)
+        return turn.settle()
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);
         then the first failure is raised, else the turn pauses once with every call's
         interrupt (the calls that finished are kept, so a resume runs only the others)."""
-        results: list[Any] = []
-        failure: Exception | None = None
-        paused: InterruptRaised | None = None
+        turn = TurnResults()
         for index, call in enumerate(calls):
             try:
-                results.append(await self._tool_result(index, call, state))
+                turn.finished(await self._tool_result(index, call, state))
             except InterruptRaised as raised:
-                paused = paused or raised
-                results.append(None)
+                turn.pause(raised)
             except Exception as error:  # noqa: BLE001 - any failure waits for the turn's end
-                failure = failure or error
-                results.append(None)
-        if failure is not None:
-            raise failure
-        if paused is not None:
-            raise paused
-        return results
+                turn.failed(error)
+        return turn.settle()
 
     async def _tool_result(self, index: int, call: ToolCall, state: FrozenDict) -> Any:
         """Run one call, or reuse its result when a resumed step already ran it."""

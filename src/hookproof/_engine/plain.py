@@ -18,6 +18,7 @@ from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run
 from hookproof._engine.steps import (
     NodePhase,
+    TurnResults,
     fail_node,
     show_finished,
     tool_key,
@@ -139,40 +140,28 @@ class PlainLoop:
     def _each_call(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """As the coroutine loop's: every call runs even when an earlier one paused; a
         failure is raised at once."""
-        results: list[Any] = []
-        paused: InterruptRaised | None = None
+        turn = TurnResults()
         for index, call in enumerate(calls):
             try:
-                results.append(self._tool_result(index, call, state))
+                turn.finished(self._tool_result(index, call, state))
             except InterruptRaised as raised:
                 if not self.run.can_pause:
                     raise
-                paused = paused or raised
-                results.append(None)
-        if paused is not None:
-            raise paused
-        return results
+                turn.pause(raised)
+        return turn.settle()
 
     def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """As the coroutine loop's: every call runs even when an earlier one failed or
         paused; then the first failure is raised, else the turn pauses once."""
-        results: list[Any] = []
-        failure: Exception | None = None
-        paused: InterruptRaised | None = None
+        turn = TurnResults()
         for index, call in enumerate(calls):
             try:
-                results.append(self._tool_result(index, call, state))
+                turn.finished(self._tool_result(index, call, state))
             except InterruptRaised as raised:
-                paused = paused or raised
-                results.append(None)
+                turn.pause(raised)
             except Exception as error:  # noqa: BLE001 - any failure waits for the turn's end
-                failure = failure or error
-                results.append(None)
-        if failure is not None:
-            raise failure
-        if paused is not None:
-            raise paused
-        return results
+                turn.failed(error)
+        return turn.settle()
 
     def _tool_result(self, index: int, call: ToolCall, state: FrozenDict) -> Any:
         """Run one call, or reuse its result when a resumed step already ran it."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.run import Run, error_data
 from hookproof._engine.types import NodeHook, Phase, Stack
@@ -18,6 +19,7 @@ from hookproof.messages import ToolCall
 
 __all__ = [
     "NodePhase",
+    "TurnResults",
     "after_nodes",
     "enter_node",
     "fail_node",
@@ -106,3 +108,33 @@ def show_finished(run: Run, dialect: Dialect, calls: Sequence[ToolCall]) -> None
     run.shown = run.snapshot()
     run.values = before
     run.forget_snapshot()
+
+
+class TurnResults:
+    """A tool turn's results as its calls finish, in order. A call that failed or paused
+    holds None; ``settle`` then raises the first failure, else the first pause."""
+
+    __slots__ = ("failure", "paused", "results")
+
+    def __init__(self) -> None:
+        self.results: list[Any] = []
+        self.failure: Exception | None = None
+        self.paused: InterruptRaised | None = None
+
+    def finished(self, result: Any) -> None:
+        self.results.append(result)
+
+    def failed(self, error: Exception) -> None:
+        self.failure = self.failure or error
+        self.results.append(None)
+
+    def pause(self, raised: InterruptRaised) -> None:
+        self.paused = self.paused or raised
+        self.results.append(None)
+
+    def settle(self) -> list[Any]:
+        if self.failure is not None:
+            raise self.failure
+        if self.paused is not None:
+            raise self.paused
+        return self.results
