@@ -197,3 +197,30 @@ def test_no_pending_snapshots_and_a_missing_directory(pytester: pytest.Pytester)
     terminal = _review(pytester, "nowhere")
     terminal.expect("'nowhere' is not a directory")
     assert terminal.close() == 2
+
+
+def test_a_finding_of_several_alike_changes_is_named_once(tmp_path: Path) -> None:
+    import io
+
+    from hookproof.gate.review import review
+    from hookproof.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+    from hookproof.models import FinalRequest
+    from hookproof.snapshot import render
+
+    def request(query: str, answer: str) -> str:
+        call = ToolCall(name="search", args={"query": query}, id="c1")
+        messages = (
+            UserMessage(content="hi"),
+            AssistantMessage(content="", tool_calls=(call,)),
+            ToolMessage(content=answer, tool_call_id="c1", name="search"),
+        )
+        return render(FinalRequest(model="m", messages=messages))
+
+    reviewed = tmp_path / "test_x.txt"
+    reviewed.write_text(request("vpn", "one"))
+    (tmp_path / "test_x.txt.pending").write_text(request("vpn client", "two"))
+    out = io.StringIO()
+    assert review(tmp_path, everything="accept", read=lambda: "", out=out) == 0
+    said = out.getvalue()
+    assert said.count("REVIEW   messages: lines changed") == 1, said
+    assert "+call search" in said and "+| two" in said  # both changed lines are still shown

@@ -29,9 +29,10 @@ __all__ = ["check_delegation_contained", "delegation_problems"]
 
 _CHECK = "check_delegation_contained"
 _FIX = (
-    "give each subagent the main agent's filter (subagents=[{'name': 'researcher', ..., "
-    "'middleware': [RoleRouter()]}], and the same for 'general-purpose'), or only the tools "
-    "it needs ('tools': [search]); list a tool a subagent may use on purpose in delegated=(...)"
+    "give each subagent the middleware that filters the main agent's tools (subagents=[{'name': "
+    "'researcher', ..., 'middleware': [YourToolFilter()]}], and the same for 'general-purpose'), "
+    "or only the tools it needs ('tools': [...]); list a tool a subagent may use on purpose in "
+    "delegated=(...)"
 )
 
 

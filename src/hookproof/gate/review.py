@@ -94,7 +94,8 @@ def describe(item: Pending) -> list[str]:
         return [*note, "  no semantic change (the texts differ only in ways the diff ignores)"]
     lines = note
     for finding in group_findings([(item.name, report.changes, report.sections)]):
-        lines += [f"  {change.describe()}" for change in finding.changes]
+        # Changes of one finding often read alike (each changed line of a section).
+        lines += [f"  {said}" for said in dict.fromkeys(c.describe() for c in finding.changes)]
         lines += [f"      {line}" for line in diff_lines(finding, TEXT_DIFF_LINES)]
     return lines
 
