@@ -2,9 +2,9 @@
 tools (or a hook jumps), then after_agent. A dialect (``Dialect``) decides what differs
 between frameworks; the loop, the order and the bookkeeping are the same for all.
 
-Here the loop is a coroutine: ``ainvoke`` awaits it, and an ``invoke`` whose listener may
-suspend it at a step's end is driven without an event loop. Any other ``invoke`` runs the
-same steps as plain calls (plain.py). Tool calls of one model turn run one after another, in the
+Here the loop is a coroutine: ``ainvoke`` awaits it, and ``invoke`` drives it without an
+event loop (every step is called directly, so it never suspends unless a listener asks it to
+at a step's end). Tool calls of one model turn run one after another, in the
 order the model gave them, so the trace is the same on every run.
 """
 
@@ -20,9 +20,8 @@ from hookproof._engine.checkpoint import (
     NestedCheckpointer,
 )
 from hookproof._engine.dialect import Dialect
-from hookproof._engine.executors import missing_sync
+from hookproof._engine.executors import drive, missing_sync
 from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
-from hookproof._engine.plain import PlainLoop
 from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle
 from hookproof._engine.senders import RUNNING
@@ -33,7 +32,6 @@ from hookproof._engine.steps import (
     fail_node,
     leave_node,
     node_hooks,
-    node_phases,
     resuming,
     show_finished,
     tool_key,
@@ -66,7 +64,6 @@ class Engine(Generic[D]):
         self.checkpointer = checkpointer
         self.observe = observe
         self.chains = Chains(dialect)
-        self.phases = node_phases(dialect.stack)
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
         return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
@@ -116,18 +113,12 @@ class Engine(Generic[D]):
         fresh: bool = False,
         bind: Callable[[RunHandle], None] | None = None,
     ) -> RunResult:
-        """``run`` under invoke() for a run nobody streams, as plain calls (no coroutine):
-        the same steps, trace and result as ``drive(run(..., sync=True))``."""
-        run, nested, phase, index = self._begin(
-            initial, context, thread_id, resume, fresh, bind, UNLISTENED
+        """``run`` under invoke() for a run nobody streams: every step is called directly,
+        so the one loop's coroutine is driven without an event loop."""
+        coroutine = self.run(
+            initial, context, sync=True, thread_id=thread_id, resume=resume, fresh=fresh, bind=bind
         )
-        token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
-        try:
-            PlainLoop(run, self.dialect, self.chains, self.phases).go(phase, index)
-        finally:
-            RUNNING.reset(running)
-            RESUME.reset(token)
-        return _end(run, nested)
+        return drive(coroutine)  # type: ignore[no-any-return]
 
     def _begin(
         self,

@@ -1,10 +1,5 @@
-"""What the two drivers of the loop share: where a phase leads, how a node hook is entered
-and left, and how a tool turn's calls are keyed and shown when it pauses.
-
-``plain.py`` drives a run under invoke() with plain calls; ``loop.py`` drives it as a
-coroutine (ainvoke(), and invoke() with a listener that may suspend it). Both call these, so
-what a run records cannot differ between them.
-"""
+"""The loop's steps (``loop.py``): where a phase leads, how a node hook is entered and left,
+how a tool turn's calls are keyed, settled and shown when it pauses."""
 
 from __future__ import annotations
 
@@ -18,14 +13,12 @@ from hookproof._engine.types import NodeHook, Phase, Stack
 from hookproof.messages import ToolCall
 
 __all__ = [
-    "NodePhase",
     "TurnResults",
     "after_nodes",
     "enter_node",
     "fail_node",
     "leave_node",
     "node_hooks",
-    "node_phases",
     "resuming",
     "show_finished",
     "tool_key",
@@ -45,15 +38,6 @@ def after_nodes(phase: Phase, jump: str | None) -> Phase:
     """The phase after ``phase``'s node hooks, which jumped to ``jump`` (None: no jump)."""
     edges, default = _AFTER[phase]
     return default if jump is None else edges.get(jump, default)
-
-
-NodePhase = tuple[tuple[NodeHook, ...], dict[str, Phase], Phase]
-
-
-def node_phases(stack: Stack) -> dict[Phase, NodePhase]:
-    """Each phase of node hooks with its hooks, where its jumps lead and the phase after it
-    (compiled once per agent)."""
-    return {phase: (node_hooks(stack, phase), *_AFTER[phase]) for phase in _AFTER}
 
 
 def node_hooks(stack: Stack, phase: Phase) -> tuple[NodeHook, ...]:
