@@ -1,0 +1,392 @@
+"""Where each piece of an agent runs under ainvoke(), and what it sees there.
+
+A sync wrap hook runs on a helper thread (no running event loop there), so it can block on
+its handler; node hooks and async twins run on the event loop's thread. Below a sync wrap
+hook, the synchronous rest of the onion (sync-only layers, a model whose ``ainvoke`` only
+calls ``invoke``, a sync tool) runs on that same helper thread, and whatever is asynchronous
+is handed back to the event loop. Context variables cross every boundary as copies: what a
+hook sets before calling its handler is seen inside, what the inside sets stays inside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from hookproof.models import ScriptedModel, call
+from hookproof.runtime import AgentMiddleware, ToolMessage, create_agent, tool
+
+HI = {"messages": [("user", "hi")]}
+WAIT_SECONDS = 10.0  # only reached when the behaviour under test is broken
+MARK: contextvars.ContextVar[str] = contextvars.ContextVar("MARK", default="unset")
+
+
+def place(loop_thread: threading.Thread) -> tuple[str, bool]:
+    """Which thread runs the caller (the event loop's, a hookproof helper, another), and
+    whether an event loop is running there."""
+    thread = threading.current_thread()
+    if thread is loop_thread:
+        kind = "loop"
+    elif thread.name == "hookproof-worker":
+        kind = "helper"
+    else:
+        kind = "other"
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return kind, False
+    return kind, True
+
+
+class Places:
+    """What each piece saw, by label, in the order they ran."""
+
+    def __init__(self) -> None:
+        self.loop_thread = threading.current_thread()
+        self.seen: list[tuple[str, tuple[str, bool], str, int]] = []
+
+    def note(self, label: str) -> None:
+        where = place(self.loop_thread)
+        self.seen.append((label, where, MARK.get(), threading.get_ident()))
+
+    def places(self) -> list[tuple[str, tuple[str, bool]]]:
+        return [(label, where) for label, where, _, _ in self.seen]
+
+    def marks(self) -> list[tuple[str, str]]:
+        return [(label, mark) for label, _, mark, _ in self.seen]
+
+
+def turn_noting(places: Places) -> Any:
+    def turn(request: Any) -> Any:
+        places.note("model")
+        if any(isinstance(message, ToolMessage) for message in request.messages):
+            return "done"
+        return call("lookup", {"query": "x"}, id="call_0")
+
+    return turn
+
+
+def lookup_noting(places: Places) -> Any:
+    @tool
+    def lookup(query: str) -> str:
+        """Look something up."""
+        places.note("tool")
+        return f"found:{query}"
+
+    return lookup
+
+
+class SyncWrap(AgentMiddleware):
+    """Sync-only wrap hooks that note where they run and mark the context for the inside."""
+
+    def __init__(self, places: Places, name: str) -> None:
+        self.places, self.label = places, name
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return self._wrapped("model", request, handler)
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return self._wrapped("tool", request, handler)
+
+    def _wrapped(self, kind: str, request: Any, handler: Any) -> Any:
+        self.places.note(f"{self.label}.{kind}")
+        MARK.set(f"{self.label}.{kind}")
+        try:
+            return handler(request)
+        finally:
+            self.places.note(f"{self.label}.{kind} after")
+
+
+class TwinWrap(SyncWrap):
+    """Both versions of each wrap hook: under ainvoke() the async twin runs."""
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        return await self._awrapped("model", request, handler)
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return await self._awrapped("tool", request, handler)
+
+    async def _awrapped(self, kind: str, request: Any, handler: Any) -> Any:
+        self.places.note(f"{self.label}.a{kind}")
+        MARK.set(f"{self.label}.a{kind}")
+        try:
+            return await handler(request)
+        finally:
+            self.places.note(f"{self.label}.a{kind} after")
+
+
+class Node(AgentMiddleware):
+    def __init__(self, places: Places) -> None:
+        self.places = places
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        self.places.note("before_model")
+
+
+def ainvoked(agent: Any) -> Any:
+    async def main() -> Any:
+        MARK.set("caller")
+        result = await agent.ainvoke(HI)
+        assert MARK.get() == "caller"  # nothing a hook set reaches the caller
+        return result
+
+    return asyncio.run(main())
+
+
+def test_sync_wrap_hooks_and_the_synchronous_inside_run_on_one_helper_thread() -> None:
+    places = Places()
+    middleware = [Node(places), SyncWrap(places, "outer"), SyncWrap(places, "inner")]
+    agent = create_agent(
+        ScriptedModel(turn_noting(places)), [lookup_noting(places)], middleware=middleware
+    )
+    places.loop_thread = threading.current_thread()
+    ainvoked(agent)
+
+    helper, loop = ("helper", False), ("loop", True)
+    turn = [
+        ("outer.model", helper),
+        ("inner.model", helper),
+        ("model", helper),
+        ("inner.model after", helper),
+        ("outer.model after", helper),
+    ]
+    tool_turn = [
+        ("outer.tool", helper),
+        ("inner.tool", helper),
+        ("tool", helper),
+        ("inner.tool after", helper),
+        ("outer.tool after", helper),
+    ]
+    assert places.places() == [
+        ("before_model", loop),
+        *turn,
+        *tool_turn,
+        ("before_model", loop),
+        *turn,
+    ]
+
+
+class AsyncModel:
+    """A model with an ``ainvoke`` of its own (awaited on the event loop under ainvoke())."""
+
+    name = "async-model"
+    hookproof_offline = True
+
+    def __init__(self, places: Places) -> None:
+        self.scripted = ScriptedModel(turn_noting(places))
+
+    def invoke(self, request: Any) -> Any:
+        return self.scripted.invoke(request)
+
+    async def ainvoke(self, request: Any) -> Any:
+        await asyncio.sleep(0)  # real asynchronous work: only the event loop can do it
+        return self.scripted.invoke(request)
+
+
+def async_lookup_noting(places: Places, *, with_sync: bool) -> Any:
+    def lookup(query: str) -> str:
+        """Look something up."""
+        places.note("tool")
+        return f"found:{query}"
+
+    async def alookup(query: str) -> str:
+        """Look something up."""
+        await asyncio.sleep(0)
+        return lookup(query)
+
+    if with_sync:
+        return replace(tool(lookup), coroutine=alookup)
+    return tool("lookup")(alookup)
+
+
+def test_asynchronous_pieces_below_a_sync_wrap_hook_are_handed_back_to_the_event_loop() -> None:
+    places = Places()
+    middleware = [SyncWrap(places, "outer"), TwinWrap(places, "middle"), SyncWrap(places, "inner")]
+    lookup = async_lookup_noting(places, with_sync=False)
+    agent = create_agent(AsyncModel(places), [lookup], middleware=middleware)
+    ainvoked(agent)
+
+    helper, loop = ("helper", False), ("loop", True)
+    for kind in ("model", "tool", "model"):
+        expected = [
+            (f"outer.{kind}", helper),
+            (f"middle.a{kind}", loop),
+            (f"inner.{kind}", helper),
+            (kind, loop),
+            (f"inner.{kind} after", helper),
+            (f"middle.a{kind} after", loop),
+            (f"outer.{kind} after", helper),
+        ]
+        assert places.places()[: len(expected)] == expected
+        del places.seen[: len(expected)]
+    assert places.seen == []
+
+
+def test_each_piece_sees_what_the_hooks_around_it_set_and_nothing_set_inside_it() -> None:
+    places = Places()
+    middleware = [SyncWrap(places, "outer"), SyncWrap(places, "inner")]
+    agent = create_agent(
+        ScriptedModel(turn_noting(places)), [lookup_noting(places)], middleware=middleware
+    )
+    ainvoked(agent)
+
+    model_turn = [
+        ("outer.model", "caller"),
+        ("inner.model", "outer.model"),
+        ("model", "inner.model"),
+        ("inner.model after", "inner.model"),
+        ("outer.model after", "outer.model"),
+    ]
+    assert places.marks()[:5] == model_turn
+    assert places.marks()[5:10] == [
+        ("outer.tool", "caller"),
+        ("inner.tool", "outer.tool"),
+        ("tool", "inner.tool"),
+        ("inner.tool after", "inner.tool"),
+        ("outer.tool after", "outer.tool"),
+    ]
+
+
+def test_one_wrapped_call_keeps_to_one_helper_thread() -> None:
+    places = Places()
+    middleware = [SyncWrap(places, "outer"), SyncWrap(places, "inner")]
+    agent = create_agent(
+        ScriptedModel(turn_noting(places)), [lookup_noting(places)], middleware=middleware
+    )
+    ainvoked(agent)
+    for start in (0, 5, 10):  # each wrapped call: its hooks, the model or tool, on one thread
+        assert len({ident for _, _, _, ident in places.seen[start : start + 5]}) == 1
+
+
+# -- the same run on the old path: every inner boundary awaited on the event loop -------------
+
+
+class QuietProbe:
+    """A probe that holds nothing: a probed run takes the old path (every boundary below a
+    sync wrap hook awaited on the event loop), so the two paths can be compared."""
+
+    def reached(self, label: str) -> None:
+        return None
+
+    async def areached(self, label: str) -> None:
+        return None
+
+
+class Retrying(SyncWrap):
+    """Calls its handler twice (a retry), after passing on a rewritten request."""
+
+    def _wrapped(self, kind: str, request: Any, handler: Any) -> Any:
+        self.places.note(f"{self.label}.{kind}")
+        MARK.set(f"{self.label}.{kind}")
+        changed = request.override(system_prompt="rewritten") if kind == "model" else request
+        handler(changed)
+        return handler(request)
+
+
+class Catching(SyncWrap):
+    """Turns a failing tool into an error message; lets everything else through."""
+
+    def _wrapped(self, kind: str, request: Any, handler: Any) -> Any:
+        self.places.note(f"{self.label}.{kind}")
+        try:
+            return handler(request)
+        except Broken as error:
+            self.places.note(f"{self.label}.{kind} caught {error}")
+            return ToolMessage(content="broken", tool_call_id=request.tool_call["id"])
+
+
+class Broken(Exception):
+    pass
+
+
+LAYERS = {"sync": SyncWrap, "twin": TwinWrap, "retry": Retrying, "catch": Catching}
+
+
+def build(places: Places, layers: tuple[str, ...], model: str, tool_kind: str) -> Any:
+    middleware = [LAYERS[kind](places, f"{kind}{index}") for index, kind in enumerate(layers)]
+    chosen = ScriptedModel(turn_noting(places)) if model == "scripted" else AsyncModel(places)
+    if tool_kind == "sync":
+        lookup = lookup_noting(places)
+    elif tool_kind == "broken":
+
+        @tool
+        def lookup(query: str) -> str:
+            """Look something up."""
+            places.note("tool")
+            raise Broken(query)
+
+    else:
+        lookup = async_lookup_noting(places, with_sync=tool_kind == "both")
+    return create_agent(chosen, [lookup], middleware=middleware)
+
+
+def observed(layers: tuple[str, ...], model: str, tool_kind: str, *, probed: bool) -> Any:
+    """What one ainvoke() showed: its messages, trace, final requests or error, and where and
+    with which context each piece ran."""
+    from hookproof._engine.probe import PROBE
+
+    places = Places()
+    agent = build(places, layers, model, tool_kind)
+
+    async def main() -> Any:
+        MARK.set("caller")
+        if probed:
+            PROBE.set(QuietProbe())
+        try:
+            result = await agent.ainvoke(HI)
+        except Exception as error:  # noqa: BLE001 - the error is part of what is compared
+            return f"{type(error).__name__}: {error}"
+        return (result.messages, result.trace, result.final_requests)
+
+    outcome = asyncio.run(main())
+    pieces = {"model", "tool"}
+    hooks = [(label, where) for label, where in places.places() if label not in pieces]
+    return outcome, hooks, places.marks(), [label for label, _ in places.places()]
+
+
+STACKS = [
+    ("sync",),
+    ("twin",),
+    ("sync", "sync"),
+    ("sync", "twin"),
+    ("twin", "sync"),
+    ("retry", "sync"),
+    ("sync", "retry"),
+    ("catch", "sync", "twin"),
+    ("sync", "twin", "sync"),
+    ("twin", "retry", "catch"),
+    ("catch", "retry", "sync"),
+]
+
+
+@pytest.mark.parametrize("tool_kind", ["sync", "async", "both", "broken"])
+@pytest.mark.parametrize("model", ["scripted", "async"])
+def test_the_threaded_inside_shows_what_the_event_loop_round_trips_showed(
+    model: str, tool_kind: str
+) -> None:
+    for layers in STACKS:
+        new = observed(layers, model, tool_kind, probed=False)
+        old = observed(layers, model, tool_kind, probed=True)
+        assert new == old, layers
+
+
+def test_invoke_and_ainvoke_give_the_same_run_below_sync_wrap_hooks() -> None:
+    places = Places()
+    agent = build(places, ("retry", "sync", "catch"), "scripted", "broken")
+    sync = agent.invoke(HI)
+    run = asyncio.run(agent.ainvoke(HI))
+    assert (run.messages, run.trace, run.final_requests) == (
+        sync.messages,
+        sync.trace,
+        sync.final_requests,
+    )
+    assert run.text == "done"
