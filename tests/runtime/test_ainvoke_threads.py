@@ -390,3 +390,135 @@ def test_invoke_and_ainvoke_give_the_same_run_below_sync_wrap_hooks() -> None:
         sync.final_requests,
     )
     assert run.text == "done"
+
+
+# -- failures, cancellation, and what a run costs in thread hand-offs -------------------------
+
+
+def test_a_failure_inside_reaches_the_hooks_and_the_caller_as_the_same_error() -> None:
+    seen: list[BaseException] = []
+
+    class Watching(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            try:
+                return handler(request)
+            except Broken as error:
+                seen.append(error)
+                raise
+
+    places = Places()
+    agent = build(places, ("sync",), "scripted", "broken")
+    agent = create_agent(
+        ScriptedModel(turn_noting(places)),
+        agent.tools,
+        middleware=[Watching(), SyncWrap(places, "inner")],
+    )
+    with pytest.raises(Broken) as raised:
+        asyncio.run(agent.ainvoke(HI))
+    assert seen == [raised.value] and seen[0] is raised.value
+    assert places.places()[-3:] == [
+        ("inner.tool", ("helper", False)),
+        ("tool", ("helper", False)),
+        ("inner.tool after", ("helper", False)),
+    ]
+
+
+def blocking_agent(*, in_tool: bool, entered: threading.Event, released: threading.Event) -> Any:
+    def wait() -> None:
+        entered.set()
+        assert released.wait(WAIT_SECONDS)
+
+    @tool
+    def lookup(query: str) -> str:
+        """Look something up."""
+        if in_tool:
+            wait()
+        return f"found:{query}"
+
+    class Blocking(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            if not in_tool:
+                wait()
+            return handler(request)
+
+    model = ScriptedModel([call("lookup", {"query": "x"}, id="call_0"), "done"])
+    return create_agent(model, [lookup], middleware=[Blocking()])
+
+
+@pytest.mark.parametrize("in_tool", [False, True], ids=["hook blocks", "tool inside blocks"])
+def test_a_cancelled_ainvoke_ends_at_once_while_the_blocked_hook_finishes_apart(
+    in_tool: bool,
+) -> None:
+    entered, released, ticks = threading.Event(), threading.Event(), []
+    agent = blocking_agent(in_tool=in_tool, entered=entered, released=released)
+
+    async def main() -> None:
+        pending = asyncio.ensure_future(agent.ainvoke(HI))
+        while not entered.is_set():
+            await asyncio.sleep(0.001)
+        for _ in range(3):  # the event loop is free while the helper thread is blocked
+            ticks.append(None)
+            await asyncio.sleep(0)
+        pending.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await pending
+
+    try:
+        asyncio.run(main())
+    finally:
+        released.set()
+    assert len(ticks) == 3
+
+
+class CountingLoop(asyncio.SelectorEventLoop):
+    """Counts the times another thread woke the event loop (a helper thread handing back)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.woken = 0
+
+    def call_soon_threadsafe(self, *args: Any, **kwargs: Any) -> Any:
+        self.woken += 1
+        return super().call_soon_threadsafe(*args, **kwargs)
+
+
+def hand_backs(agent: Any, *, probed: bool = False) -> int:
+    from hookproof._engine.probe import PROBE
+
+    async def main() -> None:
+        if probed:
+            PROBE.set(QuietProbe())
+        assert (await agent.ainvoke(HI)).text == "done"
+
+    with asyncio.Runner(loop_factory=CountingLoop) as runner:
+        runner.run(main())
+        loop = runner.get_loop()
+        assert isinstance(loop, CountingLoop)
+        return loop.woken
+
+
+def test_a_wrapped_call_with_a_synchronous_inside_costs_one_round_trip() -> None:
+    places = Places()  # bench_runtime's scenario: a model call, a tool call, a model call
+    synchronous = build(places, ("sync",), "scripted", "sync")
+    assert hand_backs(synchronous) == 3
+    assert hand_backs(synchronous, probed=True) == 6  # the old path: two per wrapped call
+    asynchronous = build(places, ("sync",), "async", "async")  # one more each, for the inside
+    assert hand_backs(asynchronous) == 6
+
+
+def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does() -> None:
+    from hookproof.models import RecordingModel
+
+    def agent_over(model: Any, places: Places) -> Any:
+        return create_agent(model, [lookup_noting(places)], middleware=[SyncWrap(places, "w")])
+
+    places = Places()
+    scripted = RecordingModel(ScriptedModel(turn_noting(places)))
+    assert hand_backs(agent_over(scripted, places)) == 3
+    assert ("model", ("helper", False)) in places.places()
+
+    places = Places()
+    awaited = RecordingModel(AsyncModel(places))
+    assert hand_backs(agent_over(awaited, places)) == 5  # its two model calls: one more each
+    assert ("model", ("loop", True)) in places.places()
+    assert [r.messages for r in scripted.requests] == [r.messages for r in awaited.requests]
