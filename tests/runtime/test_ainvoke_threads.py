@@ -522,3 +522,43 @@ def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does(
     assert hand_backs(agent_over(awaited, places)) == 5  # its two model calls: one more each
     assert ("model", ("loop", True)) in places.places()
     assert [r.messages for r in scripted.requests] == [r.messages for r in awaited.requests]
+
+
+def paused_and_resumed(*, probed: bool) -> Any:
+    """A tool below a sync wrap hook asks a human, then runs a subagent; pause and resume."""
+    from hookproof._engine.probe import PROBE
+    from hookproof.runtime import Command, InMemoryCheckpointer, interrupt
+
+    helper = create_agent(ScriptedModel(["sub done"]), name="helper")
+
+    @tool
+    def ask(query: str) -> str:
+        """Ask a human, then the helper agent."""
+        answer = interrupt({"query": query})
+        return f"{answer}:{helper.invoke({'messages': [('user', query)]}).text}"
+
+    places = Places()
+    model = ScriptedModel([call("ask", {"query": "x"}, id="call_0"), "done"])
+    agent = create_agent(
+        model,
+        [ask],
+        middleware=[SyncWrap(places, "outer"), SyncWrap(places, "inner")],
+        checkpointer=InMemoryCheckpointer(),
+    )
+
+    async def main() -> Any:
+        if probed:
+            PROBE.set(QuietProbe())
+        paused = await agent.ainvoke(HI, thread_id="t")
+        resumed = await agent.ainvoke(Command(resume="yes"), thread_id="t")
+        return [(r.messages, r.trace, r.final_requests, r.interrupts) for r in (paused, resumed)]
+
+    return asyncio.run(main()), places.marks()
+
+
+def test_an_interrupt_and_a_subagent_below_sync_wrap_hooks_pause_and_resume_as_before() -> None:
+    new, old = paused_and_resumed(probed=False), paused_and_resumed(probed=True)
+    assert new == old
+    (paused, resumed), _ = new
+    assert paused[3][0].value == {"query": "x"}
+    assert resumed[0][-2].text == "yes:sub done" and resumed[0][-1].text == "done"
