@@ -562,3 +562,69 @@ def test_an_interrupt_and_a_subagent_below_sync_wrap_hooks_pause_and_resume_as_b
     (paused, resumed), _ = new
     assert paused[3][0].value == {"query": "x"}
     assert resumed[0][-2].text == "yes:sub done" and resumed[0][-1].text == "done"
+
+
+def test_a_handler_called_after_its_event_loop_closed_raises_at_once() -> None:
+    entered, released, done = threading.Event(), threading.Event(), threading.Event()
+    errors: list[str] = []  # texts only: an error's traceback would keep the coroutine alive
+
+    class Late(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            entered.set()
+            assert released.wait(WAIT_SECONDS)
+            try:
+                return handler(request)  # the model awaits on a loop that is gone
+            except RuntimeError as error:
+                errors.append(str(error))
+                raise
+            finally:
+                done.set()
+
+    agent = create_agent(AsyncModel(Places()), [], middleware=[Late()])
+
+    async def main() -> None:
+        pending = asyncio.ensure_future(agent.ainvoke(HI))
+        while not entered.is_set():
+            await asyncio.sleep(0.001)
+        pending.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await pending
+
+    try:
+        asyncio.run(main())
+    finally:
+        released.set()
+    assert done.wait(WAIT_SECONDS)
+    assert errors == ["Event loop is closed"]
+
+
+def test_handing_to_a_closed_loop_closes_the_coroutine_so_it_never_warns() -> None:
+    from hookproof._engine.threaded import on_loop
+
+    async def inside() -> None:
+        return None
+
+    loop = asyncio.new_event_loop()
+    loop.close()
+    coroutine = inside()
+    with pytest.raises(RuntimeError, match="closed"):
+        on_loop(loop, coroutine)
+    assert coroutine.cr_frame is None  # closed: no "never awaited" warning when collected
+
+
+def test_an_idle_helper_thread_keeps_nothing_of_the_last_run() -> None:
+    import gc
+    import time
+    import weakref
+
+    places = Places()
+    middleware = SyncWrap(places, "w")
+    agent = create_agent(ScriptedModel(turn_noting(places)), [], middleware=[middleware])
+    assert asyncio.run(agent.ainvoke(HI)).text == "done"
+    gone = weakref.ref(middleware)
+    del agent, middleware
+    deadline = time.monotonic() + WAIT_SECONDS
+    while gone() is not None and time.monotonic() < deadline:  # the helper lets go at once
+        gc.collect()
+        time.sleep(0.001)
+    assert gone() is None

@@ -7,10 +7,11 @@ tool, decided by the chain's innermost link) is handed back to the event loop an
 there, as it always was. A thread hand-off costs far more than a short hook, so a wrapped call
 whose inside is synchronous takes one round trip to the helper thread instead of three.
 
-What each piece sees stays as it was: every hook runs on a thread of its kind (a sync wrap hook
-on a helper thread with no running event loop, an async twin on the loop's), in the same order,
-with the same trace, and each boundary passes a copy of the context variables, so a hook sees
-what the hooks around it set before calling their handlers and nothing set inside it.
+What each hook sees stays as it was: it runs on a thread of its kind (a sync wrap hook on a
+helper thread with no running event loop, an async twin on the loop's), in the same order,
+with the same trace; a sync hook and its handler's inside each run in a copy of the context
+variables, so they see what was set around them before they were called, and nothing set
+inside flows back out.
 """
 
 from __future__ import annotations
@@ -35,7 +36,12 @@ def on_loop(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, Any]
     """Await ``coroutine`` on the run's event loop and wait here for its result."""
     import asyncio  # loaded already: only a running event loop gets here
 
-    return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
+    try:
+        future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+    except BaseException:  # a closed loop: the coroutine will never run, so never warns
+        coroutine.close()
+        raise
+    return future.result()
 
 
 def answers_synchronously(model: Any) -> bool:
