@@ -5,7 +5,7 @@ stays free. Its handler runs the layers inside it right there, as invoke() would
 layer is called on the same thread, a layer with an async twin (and an asynchronous model or
 tool, decided by the chain's innermost link) is handed back to the event loop and awaited
 there, as it always was. A thread hand-off costs far more than a short hook, so a wrapped call
-whose inside is synchronous takes one round trip to the helper thread instead of three.
+whose inside is synchronous takes one round trip to the helper thread instead of two.
 
 What each hook sees stays as it was: it runs on a thread of its kind (a sync wrap hook on a
 helper thread with no running event loop, an async twin on the loop's), in the same order,
