@@ -9,9 +9,12 @@ loop), so the event loop is never blocked; an async twin is awaited on the loop 
 
 Rounds alternate ``invoke`` and ``ainvoke`` (all ``ainvoke`` calls on one event loop) for
 each agent; per call, the median and range of the rounds' process CPU time is printed, and the
-ratio ainvoke / invoke (goal: at most 1.5). Usage::
+ratio ainvoke / invoke (goal: at most 1.5). ``--count`` prints instead what does not depend on
+the machine's load, per ``ainvoke``: the times a helper thread woke the event loop (each is
+one round trip to a helper thread), and the Python function calls made on every thread (a
+profile hook counting ``call`` events, coroutine resumptions included). Usage::
 
-    python benchmarks/bench_ainvoke.py [--quick] [--json]
+    python benchmarks/bench_ainvoke.py [--quick] [--json] [--count]
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import asyncio
 import json
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -108,6 +112,48 @@ def measure(agent: Any, loop: asyncio.AbstractEventLoop, rounds: int, count: int
     }
 
 
+class _CountingLoop(asyncio.SelectorEventLoop):
+    """Counts the times another thread woke the loop (a helper thread handing back)."""
+
+    woken = 0
+
+    def call_soon_threadsafe(self, *args: Any, **kwargs: Any) -> Any:
+        self.woken += 1
+        return super().call_soon_threadsafe(*args, **kwargs)
+
+
+def counted_per_run(agents: dict[str, Any], runs: int) -> dict[str, dict[str, float]]:
+    """Per ``ainvoke`` of each agent: event-loop wake-ups from helper threads and Python calls
+    on every thread (the profile hook is set before the first helper thread starts); and the
+    Python calls per ``invoke``."""
+    calls = [0]
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            calls[0] += 1
+
+    loop = _CountingLoop()
+    found = {}
+    try:
+        threading.setprofile(profile)
+        for name, agent in agents.items():
+            checked(agent, loop)
+            loop.woken, calls[0] = 0, 0
+            sys.setprofile(profile)
+            loop.run_until_complete(async_calls(agent, runs))
+            sys.setprofile(None)
+            found[name] = {"loop_wakeups": loop.woken / runs, "python_calls": calls[0] / runs}
+            calls[0] = 0
+            sys.setprofile(profile)
+            sync_calls(agent, runs)
+            sys.setprofile(None)
+            found[name]["invoke_python_calls"] = calls[0] / runs
+    finally:
+        threading.setprofile(None)  # type: ignore[arg-type]
+        loop.close()
+    return found
+
+
 def _summary(samples: list[float]) -> dict[str, float]:
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
 
@@ -116,9 +162,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Time ainvoke against invoke.")
     parser.add_argument("--quick", action="store_true", help="3 rounds of 50 calls")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
+    parser.add_argument(
+        "--count", action="store_true", help="count loop wake-ups and Python calls per ainvoke"
+    )
     args = parser.parse_args()
     rounds, count = (3, 50) if args.quick else (7, 300)
     agents = {"sync wrap hooks": base.build_hookproof(), "async twins": build_with_async_twins()}
+    if args.count:
+        counted = counted_per_run(agents, 20)
+        if args.json:
+            print(json.dumps(counted, indent=2))
+            return
+        for name, numbers in counted.items():
+            print(
+                f"{name}: {numbers['loop_wakeups']:.0f} event-loop wake-ups from helper "
+                f"threads, {numbers['python_calls']:.0f} Python calls per ainvoke "
+                f"({numbers['invoke_python_calls']:.0f} per invoke)"
+            )
+        return
     loop = asyncio.new_event_loop()
     try:
         found = {name: measure(agent, loop, rounds, count) for name, agent in agents.items()}

@@ -2,17 +2,25 @@
 
 A chain is a function ``(run, value) -> result``; per-run data travels in ``run``, so one
 chain serves every run. The sync chains are plain functions (invoke() makes no coroutine per
-layer); the async chains await async twins and run a sync hook in a helper thread.
+layer); the async chains await async twins and run a sync hook in a helper thread, whose
+handler runs the synchronous rest of the onion right there (threaded.py).
 """
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run, error_data
+from hookproof._engine.threaded import (
+    ThreadedLink,
+    answers_synchronously,
+    on_loop,
+    threaded_link,
+)
 from hookproof._engine.types import Layer
 from hookproof._engine.workers import in_thread
 from hookproof.errors import UsageError
@@ -36,9 +44,11 @@ class Chains:
         self._dialect = dialect
         self._tool_names: tuple[Any, tuple[str, ...]] = (None, ())
         self.sync_model = _sync_chain(stack.model_layers, self._model, observed=True)
-        self.async_model = _async_chain(stack.model_layers, self._amodel, observed=True)
+        self.async_model = _async_chain(
+            stack.model_layers, self._amodel, self._threaded_model, observed=True
+        )
         self.sync_tool = _sync_chain(stack.tool_layers, self._tool)
-        self.async_tool = _async_chain(stack.tool_layers, self._atool)
+        self.async_tool = _async_chain(stack.tool_layers, self._atool, self._threaded_tool)
 
     # -- the innermost model call -----------------------------------------------------------
 
@@ -63,6 +73,22 @@ class Chains:
         try:
             ainvoke = getattr(model, "ainvoke", None)
             reply = await ainvoke(final) if ainvoke is not None else model.invoke(final)
+        except BaseException as error:
+            run.trace.record("model", "model", "error", None, error_data(error))
+            raise
+        return self._dialect.model_answer(call, _model_exit(run, reply, final.model))
+
+    def _threaded_model(self, run: Run, call: Any, loop: Any) -> Any:
+        """Under a sync wrap hook, on its helper thread: a model whose ``ainvoke`` only calls
+        ``invoke`` (or that has none) answers here; any other is awaited on the event loop."""
+        request, final = self._model_enter(run, call)
+        self._trace_model(run, request, final)
+        model = request.model
+        try:
+            if answers_synchronously(model):
+                reply = model.invoke(final)
+            else:
+                reply = on_loop(loop, _awaited_model(model, final))
         except BaseException as error:
             run.trace.record("model", "model", "error", None, error_data(error))
             raise
@@ -113,10 +139,34 @@ class Chains:
             raise
         return _tool_exit(run, data, result)
 
+    def _threaded_tool(self, run: Run, value: Any, loop: Any) -> Any:
+        """Under a sync wrap hook, on its helper thread: a sync tool runs here, an async one
+        is awaited on the event loop."""
+        data = self._tool_enter(run, value)
+        run.trace.record("tool", "tool", "enter", None, data)
+        dialect = self._dialect
+        try:
+            if dialect.runs_tool_synchronously(value):
+                result = dialect.execute_tool(value)
+            else:
+                result = on_loop(loop, _awaited_tool(dialect, value))
+        except BaseException as error:
+            run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
+            raise
+        return _tool_exit(run, data, result)
+
     def _tool_enter(self, run: Run, value: Any) -> dict[str, str]:
         name, call_id = self._dialect.tool_called(value)
         run.source = f"tool {name}"
         return {"tool": name, "call_id": call_id}
+
+
+async def _awaited_model(model: Any, final: FinalRequest) -> Any:
+    return await model.ainvoke(final)  # called here, so it starts on the event loop
+
+
+async def _awaited_tool(dialect: Dialect, value: Any) -> Any:
+    return await dialect.aexecute_tool(value)
 
 
 def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
@@ -155,11 +205,17 @@ def _sync_chain(layers: Sequence[Layer], innermost: SyncLink, observed: bool = F
 
 
 def _async_chain(
-    layers: Sequence[Layer], innermost: AsyncLink, observed: bool = False
+    layers: Sequence[Layer],
+    innermost: AsyncLink,
+    threaded_innermost: ThreadedLink,
+    observed: bool = False,
 ) -> AsyncLink:
-    chain = innermost
+    """The chain under ainvoke(), built with its threaded twin: what a sync hook's handler
+    runs on the hook's helper thread, from each layer inward."""
+    chain, threaded = innermost, threaded_innermost
     for layer in reversed(layers):
-        chain = _async_link(layer, chain, observed)
+        link = _async_link(layer, chain, threaded, observed)
+        chain, threaded = link, threaded_link(layer, threaded, link, observed)
     return chain
 
 
@@ -217,10 +273,12 @@ def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
     return link
 
 
-def _async_link(layer: Layer, inner: AsyncLink, observed: bool) -> AsyncLink:
+def _async_link(
+    layer: Layer, inner: AsyncLink, threaded: ThreadedLink, observed: bool
+) -> AsyncLink:
     owner, hook, when = layer.owner, layer.hook, layer.when
     label = f"{owner}.{hook}"
-    call = _async_call(layer, inner, label, observed)
+    call = _async_call(layer, inner, threaded, label, observed)
 
     async def link(run: Run, value: Any) -> Any:
         if when is not None and not when(value):
@@ -241,8 +299,14 @@ def _async_link(layer: Layer, inner: AsyncLink, observed: bool) -> AsyncLink:
     return link
 
 
-def _async_call(layer: Layer, inner: AsyncLink, label: str, observed: bool) -> AsyncLink:
-    """The layer's own call under ainvoke(): its async twin, or its sync hook in a thread."""
+def _async_call(
+    layer: Layer, inner: AsyncLink, threaded_inner: ThreadedLink, label: str, observed: bool
+) -> AsyncLink:
+    """The layer's own call under ainvoke(): its async twin, or its sync hook in a thread.
+
+    The sync hook's handler runs the inner layers on the hook's own thread (the threaded
+    chain hands only what is asynchronous back to the loop); a probed run (check_isolation)
+    instead awaits every inner boundary on the loop, where its probe holds it."""
     owner, twin, sync = layer.owner, layer.async_, layer.sync
 
     async def inner_call(run: Run, value: Any, changed: Any) -> Any:
@@ -265,10 +329,16 @@ def _async_call(layer: Layer, inner: AsyncLink, label: str, observed: bool) -> A
         loop = asyncio.get_running_loop()
 
         def handler(changed: Any) -> Any:
-            coroutine = inner_call(run, value, changed)
-            return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
+            passed = _passing(run, owner, value, changed, observed)
+            try:
+                return contextvars.copy_context().run(threaded_inner, run, changed, loop)
+            finally:
+                _back(run, label, passed)
+
+        def probed_handler(changed: Any) -> Any:
+            return on_loop(loop, inner_call(run, value, changed))
 
         assert sync is not None  # a layer has a sync hook, an async twin, or both
-        return await in_thread(sync, value, handler)
+        return await in_thread(sync, value, handler if run.probe is None else probed_handler)
 
     return awaited if twin is not None else threaded

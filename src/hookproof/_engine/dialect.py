@@ -92,6 +92,12 @@ class Dialect(ABC):
     async def aexecute_tool(self, value: Any) -> Any:
         """The innermost tool step under ainvoke()."""
 
+    def runs_tool_synchronously(self, value: Any) -> bool:
+        """Whether ``aexecute_tool(value)`` would only do what ``execute_tool(value)`` does (no
+        awaiting): below a sync wrap hook, ainvoke() then runs the tool on the hook's thread.
+        False (the safe answer) awaits ``aexecute_tool`` on the event loop."""
+        return False
+
     @abstractmethod
     def checked_tool_result(self, call: ToolCall, result: Any) -> Any:
         """What the outermost tool layer returned, checked as soon as it returns."""

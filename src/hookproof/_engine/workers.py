@@ -46,19 +46,26 @@ class _Workers:
         inbox.put(job)
 
     def _serve(self, inbox: queue.SimpleQueue[Job]) -> None:
-        while True:
-            try:
-                job = inbox.get(timeout=IDLE_SECONDS)
-            except queue.Empty:
-                with self._lock:
-                    if inbox in self._idle:
-                        self._idle.remove(inbox)
-                        return
-                continue  # submit() took this inbox just now: its job is on the way
-            hand_back = job()
-            with self._lock:  # idle before the caller hears back: its next run reuses us
-                self._idle.append(inbox)
-            hand_back()
+        while self._serve_one(inbox):
+            pass
+
+    def _serve_one(self, inbox: queue.SimpleQueue[Job]) -> bool:
+        """One job, or False when the thread has been idle long enough to end. The job and
+        its outcome die with this frame: an idle thread keeps nothing of the last run."""
+        try:
+            job = inbox.get(timeout=IDLE_SECONDS)
+        except queue.Empty:
+            with self._lock:
+                if inbox in self._idle:
+                    self._idle.remove(inbox)
+                    return False
+            return True  # submit() took this inbox just now: its job is on the way
+        hand_back = job()
+        del job  # its hook, arguments and context: done with
+        with self._lock:  # idle before the caller hears back: its next run reuses us
+            self._idle.append(inbox)
+        hand_back()
+        return True
 
 
 _WORKERS = _Workers()

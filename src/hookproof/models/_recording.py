@@ -44,6 +44,14 @@ class RecordingModel:
         return redact_text(f"RecordingModel(name={self.name!r}, requests={len(self._requests)})")
 
     @property
+    def hookproof_sync_ainvoke(self) -> bool:
+        """Its ainvoke only calls invoke when the inner model's does (or it has none)."""
+        inner = self.inner
+        return getattr(inner, "ainvoke", None) is None or (
+            getattr(inner, "hookproof_sync_ainvoke", False) is True
+        )
+
+    @property
     def requests(self) -> tuple[FinalRequest, ...]:
         """Every FinalRequest received so far, in order."""
         with self._lock:

@@ -60,6 +60,7 @@ class ScriptedModel:
 
     __test__ = False
     hookproof_offline = True
+    hookproof_sync_ainvoke = True  # ainvoke only calls invoke: the engine may call invoke
 
     def __init__(
         self,

@@ -257,6 +257,9 @@ class LangChainDialect(Dialect):
             return _error_message(str(error), value.tool_call.id or "", value.tool_call.name)
         return _tool_message(result, value.tool_call.id or "", value.tool_call.name)
 
+    def runs_tool_synchronously(self, value: ToolCallRequest) -> bool:
+        return value.tool is None or value.tool.coroutine is None
+
     def _prepare(self, value: ToolCallRequest) -> ToolMessage | tuple[Tool, dict[str, Any]]:
         call, tool = value.tool_call, value.tool
         call_id = call.id or ""
