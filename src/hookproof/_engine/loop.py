@@ -26,12 +26,12 @@ from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle
 from hookproof._engine.senders import RUNNING
 from hookproof._engine.steps import (
+    PhaseTable,
     TurnResults,
     after_nodes,
     enter_node,
     fail_node,
     leave_node,
-    node_hooks,
     resuming,
     show_finished,
     tool_key,
@@ -64,6 +64,7 @@ class Engine(Generic[D]):
         self.checkpointer = checkpointer
         self.observe = observe
         self.chains = Chains(dialect)
+        self.phases = PhaseTable(dialect.stack)
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
         return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
@@ -96,7 +97,7 @@ class Engine(Generic[D]):
         )
         token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
         try:
-            await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
+            await _Loop(run, self, sync).go(phase, index)
         finally:
             RUNNING.reset(running)
             RESUME.reset(token)
@@ -167,24 +168,31 @@ def _end(run: Run, nested: bool) -> RunResult:
 class _Loop:
     """The phases of one run as a coroutine; each returns the next phase."""
 
-    __slots__ = ("chains", "dialect", "run", "stack", "sync")
+    __slots__ = ("chains", "dialect", "phases", "run", "stack", "sync", "watching")
 
-    def __init__(self, run: Run, dialect: Dialect, chains: Chains, sync: bool) -> None:
+    def __init__(self, run: Run, engine: Engine[Any], sync: bool) -> None:
         self.run = run
-        self.dialect = dialect
-        self.stack = dialect.stack
-        self.chains = chains
+        self.dialect = engine.dialect
+        self.stack = engine.dialect.stack
+        self.chains = engine.chains
+        self.phases = engine.phases
         self.sync = sync  # plain calls, no coroutines
+        # Whether the run may still hold answers of a paused step (only a resume starts
+        # with some; once a step leaves them behind, none come back).
+        self.watching = resuming(run)
 
     async def go(self, phase: Phase, index: int) -> None:
-        run = self.run
+        run, skip = self.run, self.phases.skip
         try:
             for hook in self.stack.on_start:  # every run and resume; never pause or jump
                 await self._node(hook, step=False)
             while phase is not Phase.DONE:
+                if phase in skip and not self.watching:  # no hooks: nothing to run or record
+                    phase = skip[phase]
+                    continue
                 run.phase, run.hook_index = phase, index
-                if resuming(run):
-                    run.step_started(phase, index)
+                if self.watching:
+                    self._step_started(phase, index)
                 phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
@@ -204,7 +212,11 @@ class _Loop:
         if phase is Phase.TOOLS:
             jump = await self._tools_step()
             return Phase.AFTER_AGENT if jump == "end" else Phase.BEFORE_MODEL
-        return after_nodes(phase, await self._nodes(node_hooks(self.stack, phase), index))
+        return after_nodes(phase, await self._nodes(self.phases.hooks[phase], index))
+
+    def _step_started(self, phase: Phase, index: int) -> None:
+        self.run.step_started(phase, index)
+        self.watching = resuming(self.run)
 
     # -- node hooks -------------------------------------------------------------------------
 
@@ -212,8 +224,8 @@ class _Loop:
         run = self.run
         for index in range(start, len(hooks)):
             run.hook_index = index
-            if resuming(run):
-                run.step_started(run.phase, index)
+            if self.watching:
+                self._step_started(run.phase, index)
             jump = await self._node(hooks[index])
             if jump is not None:
                 return jump  # a jump leaves the phase: later hooks of this phase do not run
