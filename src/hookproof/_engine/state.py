@@ -53,13 +53,17 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
 
 def _only_new_messages(items: Sequence[Any]) -> bool:
     """Messages without ids, as the engine's own steps add: nothing to look up."""
-    return all(isinstance(item, Message) and item.id is None for item in items)
+    for item in items:  # noqa: SIM110 - no generator frames: every model and tool step is here
+        if not isinstance(item, Message) or item.id is not None:
+            return False
+    return True
 
 
 def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[Message]:
     """``current`` and then ``items`` (none with an id): shared storage, and a long
     history's id index carries over unchanged, since no message moves and no id is added."""
-    result = _joined(current, items)
+    start = current if isinstance(current, History) else History(current)
+    result = start.extended(items)
     if len(current) >= _KEEP_INDEX_FROM:
         kept = _kept_index(current)
         if kept is not None:
