@@ -149,7 +149,8 @@ class Engine(Generic[D]):
         )
         if bind is not None:
             bind(run.handle)
-        listener.run_started(run.snapshot)
+        if run.listened:
+            listener.run_started(run.snapshot)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = start(run, initial, resume, fresh)
         return run, nested, phase, index
@@ -236,7 +237,7 @@ class _Loop:
         label = enter_node(run, hook)
         if run.probe is not None:
             await self._pause(label)
-        if step:
+        if step and run.listened:
             run.listener.step_started(label)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
         try:
@@ -250,7 +251,7 @@ class _Loop:
             fail_node(run, hook, error)
             raise
         jump = leave_node(run, hook, outcome)
-        if step and run.listener.step_finished(label) and self.sync:
+        if step and run.listened and run.listener.step_finished(label) and self.sync:
             await _Suspended()
         return jump
 
@@ -268,7 +269,8 @@ class _Loop:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
         run.enter_task("model")
-        run.listener.step_started("model")
+        if run.listened:
+            run.listener.step_started("model")
         value = dialect.model_input(run.handle)
         if self.sync:
             outcome = self.chains.sync_model(run, value)
@@ -276,7 +278,7 @@ class _Loop:
             outcome = await self.chains.async_model(run, value)
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
-        if run.listener.step_finished("model") and self.sync:
+        if run.listened and run.listener.step_finished("model") and self.sync:
             await _Suspended()
 
     async def _tools_step(self) -> str | None:
@@ -284,7 +286,8 @@ class _Loop:
         calls = dialect.pending_calls(run.handle, run.values["messages"])
         if calls is None:
             return "end"
-        run.listener.step_started("tools")
+        if run.listened:
+            run.listener.step_started("tools")
         state = run.snapshot()  # every call of the turn sees the state before the turn
         if dialect.runs_whole_tool_turn:
             results = await self._whole_turn(calls, state)
@@ -298,7 +301,7 @@ class _Loop:
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
-        if run.listener.step_finished("tools") and self.sync:
+        if run.listened and run.listener.step_finished("tools") and self.sync:
             await _Suspended()
         return "end" if dialect.ends_turn(calls, results) else jump
 
@@ -336,7 +339,8 @@ class _Loop:
         key = tool_key(index, call)
         if key not in run.finished_tools:
             run.enter_task(f"tool:{key}")
-            run.listener.tool_started(call)
+            if run.listened:
+                run.listener.tool_started(call)
             value = self.dialect.tool_input(run.handle, call, state)
             try:
                 if self.sync:
@@ -347,7 +351,8 @@ class _Loop:
                 run.interrupted(raised)
                 raise
             run.finished_tools[key] = self.dialect.checked_tool_result(call, result)
-            run.listener.tool_finished(call, run.finished_tools[key])
+            if run.listened:
+                run.listener.tool_finished(call, run.finished_tools[key])
         return run.finished_tools[key]
 
 

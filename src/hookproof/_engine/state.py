@@ -33,7 +33,7 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
     The result is a History: appending to the newest version of a history shares its
     storage, so an update costs the messages it adds, not the length of the history.
     """
-    current = current or ()
+    current = () if current is None else current  # not ``or``: a History's len is a call
     items = new if isinstance(new, list | tuple | History) else [new]
     if _only_new_messages(items):
         return _appended(current, items)
