@@ -62,7 +62,7 @@ def _only_new_messages(items: Sequence[Any]) -> bool:
 def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[Message]:
     """``current`` and then ``items`` (none with an id): shared storage, and a long
     history's id index carries over unchanged, since no message moves and no id is added."""
-    start = current if isinstance(current, History) else History(current)
+    start = current if type(current) is History else History(current)
     result = start.extended(items)
     if len(current) >= _KEEP_INDEX_FROM:
         kept = _kept_index(current)
@@ -72,7 +72,7 @@ def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[M
 
 
 def _joined(head: Sequence[Message], tail: Sequence[Message]) -> History[Message]:
-    start = head if isinstance(head, History) else History(head)
+    start = head if type(head) is History else History(head)
     return start.extended(tail)
 
 

@@ -256,7 +256,8 @@ _PLAIN = frozenset({tuple, dict, str})
 
 
 def _initial_state(input: object) -> dict[str, Any]:
-    if not isinstance(input, Mapping) or "messages" not in input:
+    # ``type(...) is dict`` first: a dict then skips the Mapping ABC's Python-level check.
+    if not (type(input) is dict or isinstance(input, Mapping)) or "messages" not in input:
         raise UsageError(
             f"hookproof: invoke() takes a dict with a 'messages' list, got {safe_repr(input, 80)}. "
             'Example: agent.invoke({"messages": [("user", "hello")]}).'

@@ -47,7 +47,7 @@ def answer_invalid_calls(
 
 
 def _begins_with(messages: Sequence[Message], head: Sequence[Message]) -> bool:
-    if isinstance(messages, History) and messages.shares_prefix(head):
+    if type(messages) is History and messages.shares_prefix(head):
         return len(head) > 0  # a later version of the same shared history: O(1)
     # A C-level pass: the same message objects compare by identity before any field.
     return 0 < len(head) <= len(messages) and messages[: len(head)] == head
