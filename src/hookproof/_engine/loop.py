@@ -47,6 +47,11 @@ __all__ = ["Engine"]
 
 D = TypeVar("D", bound=Dialect)
 
+# The phases the loop compares at every step, read as module globals (an Enum class's
+# attribute is a slower lookup than a global).
+_DONE, _MODEL, _TOOLS = Phase.DONE, Phase.MODEL, Phase.TOOLS
+_AFTER_MODEL, _BEFORE_MODEL, _AFTER_AGENT = Phase.AFTER_MODEL, Phase.BEFORE_MODEL, Phase.AFTER_AGENT
+
 
 class Engine(Generic[D]):
     """Runs one dialect's agent: compiled once, shared by every run. ``checkpointer`` keeps
@@ -187,7 +192,7 @@ class _Loop:
         try:
             for hook in self.stack.on_start:  # every run and resume; never pause or jump
                 await self._node(hook, step=False)
-            while phase is not Phase.DONE:
+            while phase is not _DONE:
                 if phase in skip and not self.watching:  # no hooks: nothing to run or record
                     phase = skip[phase]
                     continue
@@ -207,12 +212,12 @@ class _Loop:
         run.trace.record("agent", "run", "exit", data={"agent": self.dialect.name})
 
     async def _step(self, phase: Phase, index: int) -> Phase:
-        if phase is Phase.MODEL:
+        if phase is _MODEL:
             await self._model_step()
-            return Phase.AFTER_MODEL
-        if phase is Phase.TOOLS:
+            return _AFTER_MODEL
+        if phase is _TOOLS:
             jump = await self._tools_step()
-            return Phase.AFTER_AGENT if jump == "end" else Phase.BEFORE_MODEL
+            return _AFTER_AGENT if jump == "end" else _BEFORE_MODEL
         return after_nodes(phase, await self._nodes(self.phases.hooks[phase], index))
 
     def _step_started(self, phase: Phase, index: int) -> None:

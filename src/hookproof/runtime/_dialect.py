@@ -87,6 +87,7 @@ class LangChainDialect(Dialect):
         self.tool_origins = tool_origins
         self.structured = structured
         self.output_tools = frozenset[str]() if structured is None else structured.tool_names
+        self._any_return_direct = any(item.return_direct for item in tools)
         # Set by Agent.with_message_name: LangChain names each AI message after its agent.
         self.message_name: str | None = None
         # The agent's own model, when no framework's bridge runs it (the common case).
@@ -310,6 +311,8 @@ class LangChainDialect(Dialect):
         ``return_direct`` (calls to unknown tools do not count); one that is not asks the
         model again. The tool that ran counts, named by its ToolMessage (a wrap_tool_call
         may run another tool than the one called: a reviewer's edit)."""
+        if not self._any_return_direct:
+            return False
         tools = self.tools_by_name
         names = [_ran_name(call, result, tools) for call, result in zip_longest(calls, results)]
         ran = [tool for name in names if (tool := tools.get(name)) is not None]
