@@ -8,6 +8,7 @@ layer); the async chains await async twins and run a sync hook in a helper threa
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
+from operator import attrgetter
 from typing import Any
 
 from hookproof._engine.dialect import Dialect
@@ -119,10 +120,13 @@ class Chains:
         return {"tool": name, "call_id": call_id}
 
 
+_name_of = attrgetter("name")
+
+
 def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
     response = _as_model_response(reply, name)
     message = response.message
-    calls = tuple([call.name for call in message.tool_calls]) if message else ()
+    calls = tuple(map(_name_of, message.tool_calls)) if message else ()  # no comprehension frame
     run.trace.record("model", "model", "exit", None, {"model": name, "tool_calls": calls})
     return response
 
