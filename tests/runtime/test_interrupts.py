@@ -250,3 +250,30 @@ def test_one_answer_for_several_interrupts_is_refused_and_the_pause_kept() -> No
     assert [item.id for item in partly.interrupts] == [paused.interrupts[1].id]
     done = agent.invoke(Command(resume="no"), thread_id="t")
     assert [m.text for m in done.messages if m.role == "tool"] == ["p=yes", "q=no"]
+
+
+class AskEveryTurn(AgentMiddleware):
+    """Asks a human before every model call and keeps each answer."""
+
+    def __init__(self) -> None:
+        self.answers: list[Any] = []
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        self.answers.append(interrupt("go on?"))
+
+
+def test_a_later_step_of_the_same_hook_asks_afresh_after_a_resume() -> None:
+    # The answer belongs to the step that paused: the same hook on the next model turn is
+    # another step, so it pauses again and its own answer is the next resume's, not "a".
+    asker = AskEveryTurn()
+    agent = create_agent(
+        ScriptedModel([call("lookup", {"query": "x"}), "done"]),
+        [lookup],
+        middleware=[asker],
+        checkpointer=InMemoryCheckpointer(),
+    )
+    assert agent.invoke(HI, thread_id="t").interrupts
+    second = agent.invoke(Command(resume="a"), thread_id="t")
+    assert [item.value for item in second.interrupts] == ["go on?"]
+    assert agent.invoke(Command(resume="b"), thread_id="t").text == "done"
+    assert asker.answers == ["a", "b"]

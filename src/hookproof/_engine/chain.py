@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable, Coroutine, Sequence
+from operator import attrgetter
 from typing import Any
 
 from hookproof._engine.dialect import Dialect
@@ -169,10 +170,13 @@ async def _awaited_tool(dialect: Dialect, value: Any) -> Any:
     return await dialect.aexecute_tool(value)
 
 
+_name_of = attrgetter("name")
+
+
 def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
     response = _as_model_response(reply, name)
     message = response.message
-    calls = tuple([call.name for call in message.tool_calls]) if message else ()
+    calls = tuple(map(_name_of, message.tool_calls)) if message else ()  # no comprehension frame
     run.trace.record("model", "model", "exit", None, {"model": name, "tool_calls": calls})
     return response
 

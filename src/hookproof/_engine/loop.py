@@ -26,12 +26,12 @@ from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle
 from hookproof._engine.senders import RUNNING
 from hookproof._engine.steps import (
+    PhaseTable,
     TurnResults,
     after_nodes,
     enter_node,
     fail_node,
     leave_node,
-    node_hooks,
     resuming,
     show_finished,
     tool_key,
@@ -46,6 +46,11 @@ from hookproof.requests import NO_RESUME
 __all__ = ["Engine"]
 
 D = TypeVar("D", bound=Dialect)
+
+# The phases the loop compares at every step, read as module globals (an Enum class's
+# attribute is a slower lookup than a global).
+_DONE, _MODEL, _TOOLS = Phase.DONE, Phase.MODEL, Phase.TOOLS
+_AFTER_MODEL, _BEFORE_MODEL, _AFTER_AGENT = Phase.AFTER_MODEL, Phase.BEFORE_MODEL, Phase.AFTER_AGENT
 
 
 class Engine(Generic[D]):
@@ -64,6 +69,7 @@ class Engine(Generic[D]):
         self.checkpointer = checkpointer
         self.observe = observe
         self.chains = Chains(dialect)
+        self.phases = PhaseTable(dialect.stack)
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
         return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
@@ -96,7 +102,7 @@ class Engine(Generic[D]):
         )
         token, running = RESUME.set(run.answers), RUNNING.set(run.sender)
         try:
-            await _Loop(run, self.dialect, self.chains, sync).go(phase, index)
+            await _Loop(run, self, sync).go(phase, index)
         finally:
             RUNNING.reset(running)
             RESUME.reset(token)
@@ -148,7 +154,8 @@ class Engine(Generic[D]):
         )
         if bind is not None:
             bind(run.handle)
-        listener.run_started(run.snapshot)
+        if run.listened:
+            listener.run_started(run.snapshot)
         run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
         phase, index = start(run, initial, resume, fresh)
         return run, nested, phase, index
@@ -167,24 +174,31 @@ def _end(run: Run, nested: bool) -> RunResult:
 class _Loop:
     """The phases of one run as a coroutine; each returns the next phase."""
 
-    __slots__ = ("chains", "dialect", "run", "stack", "sync")
+    __slots__ = ("chains", "dialect", "phases", "run", "stack", "sync", "watching")
 
-    def __init__(self, run: Run, dialect: Dialect, chains: Chains, sync: bool) -> None:
+    def __init__(self, run: Run, engine: Engine[Any], sync: bool) -> None:
         self.run = run
-        self.dialect = dialect
-        self.stack = dialect.stack
-        self.chains = chains
+        self.dialect = engine.dialect
+        self.stack = engine.dialect.stack
+        self.chains = engine.chains
+        self.phases = engine.phases
         self.sync = sync  # plain calls, no coroutines
+        # Whether the run may still hold answers of a paused step (only a resume starts
+        # with some; once a step leaves them behind, none come back).
+        self.watching = resuming(run)
 
     async def go(self, phase: Phase, index: int) -> None:
-        run = self.run
+        run, skip = self.run, self.phases.skip
         try:
             for hook in self.stack.on_start:  # every run and resume; never pause or jump
                 await self._node(hook, step=False)
-            while phase is not Phase.DONE:
+            while phase is not _DONE:
+                if phase in skip and not self.watching:  # no hooks: nothing to run or record
+                    phase = skip[phase]
+                    continue
                 run.phase, run.hook_index = phase, index
-                if resuming(run):
-                    run.step_started(phase, index)
+                if self.watching:
+                    self._step_started(phase, index)
                 phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
@@ -198,13 +212,17 @@ class _Loop:
         run.trace.record("agent", "run", "exit", data={"agent": self.dialect.name})
 
     async def _step(self, phase: Phase, index: int) -> Phase:
-        if phase is Phase.MODEL:
+        if phase is _MODEL:
             await self._model_step()
-            return Phase.AFTER_MODEL
-        if phase is Phase.TOOLS:
+            return _AFTER_MODEL
+        if phase is _TOOLS:
             jump = await self._tools_step()
-            return Phase.AFTER_AGENT if jump == "end" else Phase.BEFORE_MODEL
-        return after_nodes(phase, await self._nodes(node_hooks(self.stack, phase), index))
+            return _AFTER_AGENT if jump == "end" else _BEFORE_MODEL
+        return after_nodes(phase, await self._nodes(self.phases.hooks[phase], index))
+
+    def _step_started(self, phase: Phase, index: int) -> None:
+        self.run.step_started(phase, index)
+        self.watching = resuming(self.run)
 
     # -- node hooks -------------------------------------------------------------------------
 
@@ -212,8 +230,8 @@ class _Loop:
         run = self.run
         for index in range(start, len(hooks)):
             run.hook_index = index
-            if resuming(run):
-                run.step_started(run.phase, index)
+            if self.watching:
+                self._step_started(run.phase, index)
             jump = await self._node(hooks[index])
             if jump is not None:
                 return jump  # a jump leaves the phase: later hooks of this phase do not run
@@ -224,7 +242,7 @@ class _Loop:
         label = enter_node(run, hook)
         if run.probe is not None:
             await self._pause(label)
-        if step:
+        if step and run.listened:
             run.listener.step_started(label)
         run.trace.record("hook", hook.hook, "enter", hook.owner)
         try:
@@ -238,7 +256,7 @@ class _Loop:
             fail_node(run, hook, error)
             raise
         jump = leave_node(run, hook, outcome)
-        if step and run.listener.step_finished(label) and self.sync:
+        if step and run.listened and run.listener.step_finished(label) and self.sync:
             await _Suspended()
         return jump
 
@@ -256,7 +274,8 @@ class _Loop:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
         run.enter_task("model")
-        run.listener.step_started("model")
+        if run.listened:
+            run.listener.step_started("model")
         value = dialect.model_input(run.handle)
         if self.sync:
             outcome = self.chains.sync_model(run, value)
@@ -264,7 +283,7 @@ class _Loop:
             outcome = await self.chains.async_model(run, value)
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
-        if run.listener.step_finished("model") and self.sync:
+        if run.listened and run.listener.step_finished("model") and self.sync:
             await _Suspended()
 
     async def _tools_step(self) -> str | None:
@@ -272,7 +291,8 @@ class _Loop:
         calls = dialect.pending_calls(run.handle, run.values["messages"])
         if calls is None:
             return "end"
-        run.listener.step_started("tools")
+        if run.listened:
+            run.listener.step_started("tools")
         state = run.snapshot()  # every call of the turn sees the state before the turn
         if dialect.runs_whole_tool_turn:
             results = await self._whole_turn(calls, state)
@@ -286,7 +306,7 @@ class _Loop:
         jump: str | None = None
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
-        if run.listener.step_finished("tools") and self.sync:
+        if run.listened and run.listener.step_finished("tools") and self.sync:
             await _Suspended()
         return "end" if dialect.ends_turn(calls, results) else jump
 
@@ -324,7 +344,8 @@ class _Loop:
         key = tool_key(index, call)
         if key not in run.finished_tools:
             run.enter_task(f"tool:{key}")
-            run.listener.tool_started(call)
+            if run.listened:
+                run.listener.tool_started(call)
             value = self.dialect.tool_input(run.handle, call, state)
             try:
                 if self.sync:
@@ -335,7 +356,8 @@ class _Loop:
                 run.interrupted(raised)
                 raise
             run.finished_tools[key] = self.dialect.checked_tool_result(call, result)
-            run.listener.tool_finished(call, run.finished_tools[key])
+            if run.listened:
+                run.listener.tool_finished(call, run.finished_tools[key])
         return run.finished_tools[key]
 
 

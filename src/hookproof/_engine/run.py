@@ -43,6 +43,7 @@ class Run:
         self.runtime = runtime
         self.observer = observer
         self.listener = listener
+        self.listened = listener is not UNLISTENED  # else its calls are skipped: all no-ops
         self.trace = TraceRecorder()
         self.values: dict[str, Any] = {"messages": FrozenList()}
         self._snapshot: FrozenDict | None = None
@@ -67,7 +68,8 @@ class Run:
         keys = self.spec.apply(self.values, update, where)
         self._snapshot = None
         self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
-        self.listener.state_updated(update, source)
+        if self.listened:
+            self.listener.state_updated(update, source)
 
     def forget_snapshot(self) -> None:
         self._snapshot = None

@@ -33,7 +33,7 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
     The result is a History: appending to the newest version of a history shares its
     storage, so an update costs the messages it adds, not the length of the history.
     """
-    current = current or ()
+    current = () if current is None else current  # not ``or``: a History's len is a call
     items = new if isinstance(new, list | tuple | History) else [new]
     if _only_new_messages(items):
         return _appended(current, items)
@@ -53,13 +53,17 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
 
 def _only_new_messages(items: Sequence[Any]) -> bool:
     """Messages without ids, as the engine's own steps add: nothing to look up."""
-    return all(isinstance(item, Message) and item.id is None for item in items)
+    for item in items:  # noqa: SIM110 - no generator frames: every model and tool step is here
+        if not isinstance(item, Message) or item.id is not None:
+            return False
+    return True
 
 
 def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[Message]:
     """``current`` and then ``items`` (none with an id): shared storage, and a long
     history's id index carries over unchanged, since no message moves and no id is added."""
-    result = _joined(current, items)
+    start = current if type(current) is History else History(current)
+    result = start.extended(items)
     if len(current) >= _KEEP_INDEX_FROM:
         kept = _kept_index(current)
         if kept is not None:
@@ -68,7 +72,7 @@ def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[M
 
 
 def _joined(head: Sequence[Message], tail: Sequence[Message]) -> History[Message]:
-    start = head if isinstance(head, History) else History(head)
+    start = head if type(head) is History else History(head)
     return start.extended(tail)
 
 

@@ -13,6 +13,7 @@ from hookproof._engine.types import NodeHook, Phase, Stack
 from hookproof.messages import ToolCall
 
 __all__ = [
+    "PhaseTable",
     "TurnResults",
     "after_nodes",
     "enter_node",
@@ -47,6 +48,24 @@ def node_hooks(stack: Stack, phase: Phase) -> tuple[NodeHook, ...]:
     if phase is Phase.AFTER_MODEL:
         return stack.after_model
     return stack.before_agent if phase is Phase.BEFORE_AGENT else stack.after_agent
+
+
+class PhaseTable:
+    """One agent's node hooks by phase, compiled once: ``hooks`` of each of the four phases
+    of node hooks, and ``skip``, where a phase without hooks leads (following every phase
+    without hooks after it), so a run passes such a phase without a step."""
+
+    __slots__ = ("hooks", "skip")
+
+    def __init__(self, stack: Stack) -> None:
+        self.hooks = {phase: node_hooks(stack, phase) for phase in _AFTER}
+        self.skip: dict[Phase, Phase] = {}
+        for phase in _AFTER:
+            target = phase
+            while target in _AFTER and not self.hooks[target]:
+                target = _AFTER[target][1]
+            if target is not phase:
+                self.skip[phase] = target
 
 
 def resuming(run: Run) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NoReturn, TypeVar, overload
+from typing import Any, NoReturn, TypeVar, final, overload
 
 from hookproof.errors import ImmutableError
 
@@ -39,6 +39,9 @@ def _refuse(self: object, *_args: object, **_kwargs: object) -> NoReturn:
     raise ImmutableError(_IMMUTABLE)
 
 
+# Final, so that ``type(x) is History`` is the whole test: ``isinstance`` against a Sequence
+# (an ABC) is a Python-level call, and the engine asks it at every update.
+@final
 class History(Sequence[T]):
     """The first ``size`` items of a shared append-only ``log``."""
 
@@ -69,7 +72,7 @@ class History(Sequence[T]):
     def shares_prefix(self, other: object) -> bool:
         """Whether ``other`` is a History on the same log no longer than this one, so its
         items are this history's first items (O(1); False means "not known", not "no")."""
-        return isinstance(other, History) and other._log is self._log and other._size <= self._size
+        return type(other) is History and other._log is self._log and other._size <= self._size
 
     # -- reading --------------------------------------------------------------------------
 

@@ -78,11 +78,15 @@ def _malformed(
     )
 
 
+_PLAIN = frozenset({tuple, dict, str})
+
+
 def coerce_message(value: object, *, where: str = "a message") -> Message | RemoveMessage:
     """Turn a ("role", "text") tuple, a {"role", "content", ...} dict or a message into one."""
     if isinstance(value, Message | RemoveMessage):
         return value
-    convert = getattr(value, "to_message", None)
+    plain = type(value) in _PLAIN  # has no to_message: spares the failed attribute lookup
+    convert = None if plain else getattr(value, "to_message", None)
     if callable(convert):  # agentic messages (hookproof.templates) convert themselves
         converted = convert()
         if isinstance(converted, Message):

@@ -251,8 +251,13 @@ def _arguments(input: object, thread_id: str | None) -> tuple[dict[str, Any] | N
     return (_initial_state(input),)
 
 
+# What users write by hand, which no framework's bridge takes: not looked up.
+_PLAIN = frozenset({tuple, dict, str})
+
+
 def _initial_state(input: object) -> dict[str, Any]:
-    if not isinstance(input, Mapping) or "messages" not in input:
+    # ``type(...) is dict`` first: a dict then skips the Mapping ABC's Python-level check.
+    if not (type(input) is dict or isinstance(input, Mapping)) or "messages" not in input:
         raise UsageError(
             f"hookproof: invoke() takes a dict with a 'messages' list, got {safe_repr(input, 80)}. "
             'Example: agent.invoke({"messages": [("user", "hello")]}).'
@@ -260,7 +265,7 @@ def _initial_state(input: object) -> dict[str, Any]:
     state = dict(input)
     messages = input["messages"]
     if isinstance(messages, list | tuple):  # LangChain messages are taken as they come
-        messages = [native_message(item) for item in messages]
+        messages = [item if type(item) in _PLAIN else native_message(item) for item in messages]
     state["messages"] = coerce_messages(messages, where="input['messages']")
     return state
 

@@ -31,7 +31,7 @@ from hookproof.messages import (
 )
 from hookproof.provenance import ProvenanceNotes
 from hookproof.requests import Command, ModelRequest, ModelResponse, ToolCallRequest
-from hookproof.runtime._foreign import native_model, native_structured_output
+from hookproof.runtime._foreign import bridge_for, native_model, native_structured_output
 from hookproof.runtime._invalid_calls import answer_invalid_calls
 from hookproof.runtime._layers import Answer, check_commands
 from hookproof.runtime._structured import (
@@ -87,8 +87,11 @@ class LangChainDialect(Dialect):
         self.tool_origins = tool_origins
         self.structured = structured
         self.output_tools = frozenset[str]() if structured is None else structured.tool_names
+        self._any_return_direct = any(item.return_direct for item in tools)
         # Set by Agent.with_message_name: LangChain names each AI message after its agent.
         self.message_name: str | None = None
+        # The agent's own model, when no framework's bridge runs it (the common case).
+        self._native_own_model = model if bridge_for(model) is None else None
 
     def provenance_notes(self, system_origins: tuple[str, ...] = ()) -> ProvenanceNotes:
         """The provenance observer of one run (the engine makes one per run); ``system_origins``
@@ -132,6 +135,8 @@ class LangChainDialect(Dialect):
         self._check_executable(call)
         structured = self._structured_for(call)
         request = call if structured is None else bind_call(structured, call)
+        if request.model is self._native_own_model and request.model is not None:
+            return request
         model = native_model(request.model)  # a LangChain chat model is called through its bridge
         return request if model is request.model else request.override(model=model)
 
@@ -309,6 +314,8 @@ class LangChainDialect(Dialect):
         ``return_direct`` (calls to unknown tools do not count); one that is not asks the
         model again. The tool that ran counts, named by its ToolMessage (a wrap_tool_call
         may run another tool than the one called: a reviewer's edit)."""
+        if not self._any_return_direct:
+            return False
         tools = self.tools_by_name
         names = [_ran_name(call, result, tools) for call, result in zip_longest(calls, results)]
         ran = [tool for name in names if (tool := tools.get(name)) is not None]

@@ -31,7 +31,7 @@ def answer_invalid_calls(
     answer: when ``messages`` begins with it, only the messages after it are read (appending
     never takes an answer away), so a run's model calls read each message once."""
     start = len(settled) if _begins_with(messages, settled) else 0
-    if not any(_invalid_calls(messages[index]) for index in range(start, len(messages))):
+    if not _any_invalid_calls(messages, start):
         return messages
     answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
     repaired: list[Message] = []
@@ -47,10 +47,19 @@ def answer_invalid_calls(
 
 
 def _begins_with(messages: Sequence[Message], head: Sequence[Message]) -> bool:
-    if isinstance(messages, History) and messages.shares_prefix(head):
+    if type(messages) is History and messages.shares_prefix(head):
         return len(head) > 0  # a later version of the same shared history: O(1)
     # A C-level pass: the same message objects compare by identity before any field.
     return 0 < len(head) <= len(messages) and messages[: len(head)] == head
+
+
+def _any_invalid_calls(messages: Sequence[Message], start: int) -> bool:
+    for index in range(start, len(messages)):
+        message = messages[index]
+        # Most messages carry no additional_kwargs: only those that do are read further.
+        if message.additional_kwargs and _invalid_calls(message):
+            return True
+    return False
 
 
 def _invalid_calls(message: Message) -> Sequence[Mapping[str, Any]]:
