@@ -38,8 +38,8 @@ from typing import Any, TypeVar
 from hookproof._secrets.fields import is_sensitive_field as _is_sensitive_field
 from hookproof._secrets.installed import install, installed
 from hookproof._secrets.patterns import (
-    ANY_QUERY_PARAMETER,
     REDACTED,
+    any_query_parameter,
     keep_around,
     redact_builtin,
     redact_field_assignments,
@@ -114,7 +114,7 @@ class Redaction:
     def redact_text(self, text: str) -> str:
         redacted = redact_builtin(text)
         if self.fields and "=" in redacted:  # ?tenant_key=... when tenant_key is a field
-            redacted = ANY_QUERY_PARAMETER.sub(lambda m: replace_query(m, self.fields), redacted)
+            redacted = any_query_parameter().sub(lambda m: replace_query(m, self.fields), redacted)
         if self.fields:
             redacted = redact_field_assignments(redacted, self.fields)
         for pattern in self.patterns:
