@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import queue
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import asyncio
+    import queue
 
 __all__ = ["in_thread"]
 
@@ -38,6 +38,8 @@ class _Workers:
         with self._lock:
             inbox = self._idle.pop() if self._idle else None
         if inbox is None:
+            import queue  # loaded with the first thread: a synchronous run starts none
+
             inbox = queue.SimpleQueue()
             thread = threading.Thread(
                 target=self._serve, args=(inbox,), name="hookproof-worker", daemon=True
@@ -46,6 +48,8 @@ class _Workers:
         inbox.put(job)
 
     def _serve(self, inbox: queue.SimpleQueue[Job]) -> None:
+        import queue
+
         while True:
             try:
                 job = inbox.get(timeout=IDLE_SECONDS)
