@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from hookproof._secrets.fields import field_key, is_sensitive_field
@@ -45,18 +44,25 @@ def _token(prefix: str, tail: str) -> str:
 Gate = Callable[[str, str], bool]
 
 
-@dataclass(frozen=True, slots=True)
 class _Rule:
     """A built-in pattern, with its gate if it is slow to search.
 
     A group named ``s`` marks the secret: only it is replaced, and the rest of the match (a
     header name, ``Bearer``, a URL's scheme) is kept so the text still reads. ``replace``
-    may keep a match that turns out not to be a secret."""
+    may keep a match that turns out not to be a secret. A plain class: rules are never
+    compared or printed, and every hookproof import loads this module, so it does not pay
+    for a dataclass's generated methods."""
 
-    name: str
-    pattern: re.Pattern[str]
-    gate: Gate | None = None
-    replace: Callable[[re.Match[str]], str] | None = None
+    __slots__ = ("gate", "name", "pattern", "replace")
+
+    def __init__(
+        self,
+        name: str,
+        pattern: re.Pattern[str],
+        gate: Gate | None = None,
+        replace: Callable[[re.Match[str]], str] | None = None,
+    ) -> None:
+        self.name, self.pattern, self.gate, self.replace = name, pattern, gate, replace
 
 
 def _rule(name: str, pattern: str, gate: Gate | None = None) -> _Rule:
