@@ -12,6 +12,11 @@ import hookproof.runtime
 from hookproof._support.lazy import origins
 
 NEVER_AT_IMPORT = ("langchain", "langchain_core", "hypothesis", "syrupy")
+CREATE_AGENT = "from hookproof.runtime import create_agent"
+# What any pydantic model class with a field loads: the floor of messages defined at import.
+PYDANTIC_MODELS = "import pydantic.main, pydantic.fields"
+# FinalRequest's serializer (SerializeAsAny, model_serializer) is the one module beyond it.
+BEYOND_PYDANTIC_MODELS = {"pydantic.functional_serializers"}
 
 
 def _loaded_after(code: str) -> set[str]:
@@ -38,6 +43,41 @@ def test_first_runtime_name_used_loads_what_it_needs() -> None:
     loaded = _loaded_after("from hookproof.runtime import create_agent")
     assert {"pydantic", "hookproof._engine", "hookproof.runtime._agent"} <= loaded
     assert [name for name in NEVER_AT_IMPORT if name in loaded] == []
+
+
+def _outside_hookproof_beyond_pydantic_models(code: str) -> set[str]:
+    loaded = _loaded_after(code) - _loaded_after(PYDANTIC_MODELS)
+    return {name for name in loaded if name.partition(".")[0] != "hookproof"}
+
+
+def test_create_agent_loads_nothing_outside_hookproof_beyond_what_pydantic_models_load() -> None:
+    # Issue #31's import goal, checked by what loads rather than by a clock.
+    extra = _outside_hookproof_beyond_pydantic_models(CREATE_AGENT)
+    assert extra == BEYOND_PYDANTIC_MODELS
+
+
+def test_the_module_check_catches_an_import_the_runtime_does_not_need() -> None:
+    twin = f"{CREATE_AGENT}\nimport queue"  # what the engine's helper threads once loaded
+    extra = _outside_hookproof_beyond_pydantic_models(twin)
+    assert "queue" in extra - BEYOND_PYDANTIC_MODELS
+
+
+def test_create_agent_leaves_the_redaction_module_unloaded() -> None:
+    # Reprs redact through hookproof._secrets; hookproof.redaction is for files and reports.
+    assert "hookproof.redaction" not in _loaded_after(CREATE_AGENT)
+
+
+def test_secret_patterns_compile_on_the_first_redaction_and_still_redact() -> None:
+    code = (
+        f"{CREATE_AGENT}\n"
+        "from hookproof._secrets import patterns\n"
+        "before = patterns._builtin_rules.cache_info().currsize\n"
+        "from hookproof.messages import UserMessage\n"
+        "shown = repr(UserMessage(content='key sk-proj-abcdefghij0123456789XYZ'))\n"
+        "print(before, patterns._builtin_rules.cache_info().currsize, 'sk-proj' in shown)"
+    )
+    output = subprocess.check_output([sys.executable, "-c", code], text=True)
+    assert output.split() == ["0", "1", "False"]
 
 
 def test_a_synchronous_run_never_loads_asyncio() -> None:

@@ -12,7 +12,6 @@ from here without importing any target.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from dataclasses import dataclass
 
 from hookproof.errors import UsageError, did_you_mean
@@ -136,6 +135,8 @@ def _import_path(part: str) -> object:
 
 
 def _top_package_installed(module_name: str) -> bool:
+    import importlib.util  # only a registered path that failed to import asks
+
     top = module_name.partition(".")[0]
     return top != module_name and importlib.util.find_spec(top) is not None
 

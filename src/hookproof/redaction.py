@@ -33,18 +33,19 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 from hookproof._secrets.fields import is_sensitive_field as _is_sensitive_field
 from hookproof._secrets.installed import install, installed
 from hookproof._secrets.patterns import (
-    ANY_QUERY_PARAMETER,
     REDACTED,
+    any_query_parameter,
     keep_around,
     redact_builtin,
     redact_field_assignments,
     replace_query,
 )
+from hookproof._secrets.reprs import redacted_repr
 from hookproof.errors import InvalidInputError, UsageError
 
 __all__ = [
@@ -114,7 +115,7 @@ class Redaction:
     def redact_text(self, text: str) -> str:
         redacted = redact_builtin(text)
         if self.fields and "=" in redacted:  # ?tenant_key=... when tenant_key is a field
-            redacted = ANY_QUERY_PARAMETER.sub(lambda m: replace_query(m, self.fields), redacted)
+            redacted = any_query_parameter().sub(lambda m: replace_query(m, self.fields), redacted)
         if self.fields:
             redacted = redact_field_assignments(redacted, self.fields)
         for pattern in self.patterns:
@@ -185,28 +186,6 @@ def redact_text(text: str, redaction: Redaction | None = None) -> str:
 def redact_data(value: Any, redaction: Redaction | None = None) -> Any:
     """A redacted deep copy of ``value``: see :meth:`Redaction.redact_data`."""
     return (redaction or active_redaction()).redact_data(value)
-
-
-_Class = TypeVar("_Class", bound=type)
-
-
-def redacted_repr(cls: _Class) -> _Class:
-    """Class decorator: ``repr()`` and ``str()`` of ``cls`` are redacted. For values that
-    can hold request content (messages, requests, traces): their reprs reach pytest's
-    failure output, ``--showlocals`` and logs."""
-    target: Any = cls  # mypy types __repr__ as a bound method: this replaces the function
-    plain_repr, plain_str = target.__repr__, target.__str__
-
-    def __repr__(self: object) -> str:
-        return redact_text(plain_repr(self))
-
-    def __str__(self: object) -> str:
-        return redact_text(plain_str(self))
-
-    target.__repr__ = __repr__
-    if plain_str is not object.__str__:
-        target.__str__ = __str__
-    return cls
 
 
 def redact_file_name(name: str, parameters: Mapping[str, int] | None = None) -> str:

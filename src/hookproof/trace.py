@@ -13,7 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from hookproof.redaction import redact_text, redacted_repr
+from hookproof._secrets.installed import redact_installed as redact_text
+from hookproof._secrets.reprs import redacted_repr
 
 __all__ = ["EventKind", "Phase", "Trace", "TraceEvent"]
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import queue
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import asyncio
+    import queue
 
 __all__ = ["in_thread"]
 
@@ -38,6 +38,8 @@ class _Workers:
         with self._lock:
             inbox = self._idle.pop() if self._idle else None
         if inbox is None:
+            import queue  # loaded with the first thread: a synchronous run starts none
+
             inbox = queue.SimpleQueue()
             thread = threading.Thread(
                 target=self._serve, args=(inbox,), name="hookproof-worker", daemon=True
@@ -52,6 +54,8 @@ class _Workers:
     def _serve_one(self, inbox: queue.SimpleQueue[Job]) -> bool:
         """One job, or False when the thread has been idle long enough to end. The job and
         its outcome die with this frame: an idle thread keeps nothing of the last run."""
+        import queue  # loaded with the first helper thread, not with create_agent
+
         try:
             job = inbox.get(timeout=IDLE_SECONDS)
         except queue.Empty:

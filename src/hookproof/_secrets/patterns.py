@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from hookproof._secrets.fields import field_key, is_sensitive_field
 
 __all__ = [
-    "ANY_QUERY_PARAMETER",
     "REDACTED",
+    "any_query_parameter",
     "keep_around",
     "redact_builtin",
     "redact_field_assignments",
@@ -24,7 +23,6 @@ REDACTED = "[REDACTED]"
 
 _WORD = "A-Za-z0-9_-"
 _AWS_ID_PREFIX = "(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|AROA|ANPA|ANVA)"
-_AWS_ID = re.compile(_AWS_ID_PREFIX)
 
 
 def _not_after(characters: str, prefix: str = "") -> str:
@@ -46,27 +44,39 @@ def _token(prefix: str, tail: str) -> str:
 Gate = Callable[[str, str], bool]
 
 
-@dataclass(frozen=True, slots=True)
 class _Rule:
     """A built-in pattern, with its gate if it is slow to search.
 
     A group named ``s`` marks the secret: only it is replaced, and the rest of the match (a
     header name, ``Bearer``, a URL's scheme) is kept so the text still reads. ``replace``
-    may keep a match that turns out not to be a secret."""
+    may keep a match that turns out not to be a secret. A plain class: rules are never
+    compared or printed, and every hookproof import loads this module, so it does not pay
+    for a dataclass's generated methods."""
 
-    name: str
-    pattern: re.Pattern[str]
-    gate: Gate | None = None
-    replace: Callable[[re.Match[str]], str] | None = None
+    __slots__ = ("gate", "name", "pattern", "replace")
+
+    def __init__(
+        self,
+        name: str,
+        pattern: re.Pattern[str],
+        gate: Gate | None = None,
+        replace: Callable[[re.Match[str]], str] | None = None,
+    ) -> None:
+        self.name, self.pattern, self.gate, self.replace = name, pattern, gate, replace
 
 
 def _rule(name: str, pattern: str, gate: Gate | None = None) -> _Rule:
     return _Rule(name, re.compile(pattern), gate)
 
 
+@cache
+def _aws_id() -> re.Pattern[str]:
+    return re.compile(_AWS_ID_PREFIX)
+
+
 def _names_aws(text: str, lowered: str) -> bool:
     """AWS prints a secret key beside its key id, under a name with "secret" or "AWS"."""
-    return "secret" in lowered or "aws" in lowered or _AWS_ID.search(text) is not None
+    return "secret" in lowered or "aws" in lowered or _aws_id().search(text) is not None
 
 
 # Keys and tokens that start with a fixed prefix: name -> (prefix, what follows it).
@@ -141,12 +151,19 @@ _URL_HOST = r"(?=\[|[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?(?:[/?#\s\"'\\,;)]|$))"
 # Only names holding a word of a credential name are looked at: "?page=2" never calls back.
 # A value ends at "?" too: a URL in a value ("?auth_redirect=https://a/cb?token=x") has
 # its own query, and each of its parameters is judged by its own name.
-_QUERY_PARAMETER = re.compile(
+_QUERY_PARAMETER = (
     r"[?&#](?P<n>[A-Za-z0-9_.\[\]-]{0,40}?"
     r"(?i:key|token|secret|pass|pw|auth|sig|session|credential|cookie)[A-Za-z0-9_.\[\]-]{0,40})"
     r"=(?P<s>[^?&#\s\"'<>\\]+)"
 )
-ANY_QUERY_PARAMETER = re.compile(r"[?&#](?P<n>[A-Za-z0-9_.\[\]-]{1,60})=(?P<s>[^?&#\s\"'<>\\]+)")
+
+
+@cache
+def any_query_parameter() -> re.Pattern[str]:
+    """Any query or fragment parameter, its name in group ``n`` and its value in ``s``."""
+    return re.compile(r"[?&#](?P<n>[A-Za-z0-9_.\[\]-]{1,60})=(?P<s>[^?&#\s\"'<>\\]+)")
+
+
 # Names that are secrets in a URL's query though not as a data key ("key" is a map's key).
 _QUERY_EXACT = frozenset({"key", "sig", "pwd", "pass", "pw", "auth", "sessionid", "accesskey"})
 _QUERY_SUFFIXES = ("signature", "securitytoken", "credential")
@@ -157,102 +174,110 @@ _QUOTED_VALUE = (
     r"(?P<s>(?:(?!\\?(?P=q))[^\r\n])+)\\?(?P=q)"
 )
 _VALUE_CHAR = r"[^\s\"'`,;{}\[\]<>()\\]"
-_BUILTIN_RULES: tuple[_Rule, ...] = (
-    _rule(
-        "private_key_block",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-        r"(?P<s>[\s\S]+?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)",
-    ),
-    *_prefixed("jwt", "sk_key", "google_api_key"),
-    _rule(
-        "aws_access_key_id",
-        rf"{_AWS_ID_PREFIX}(?<![A-Z0-9]{_AWS_ID_PREFIX})[A-Z0-9]{{16}}(?![A-Z0-9])",
-    ),
-    *_prefixed("github_token", "github_fine_grained_token", "slack_token"),
-    _rule(
-        "stripe_key",
-        _token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{10,}"),
-        lambda text, _: "k_live_" in text or "k_test_" in text,
-    ),
-    *_prefixed("hugging_face_token", "groq_key"),
-    # An AWS secret access key has no prefix: 40 characters of base64 with both cases and a
-    # digit, slash or plus, looked for only where AWS, a secret or a key id is named. Hex
-    # digests (one case) and ordinary words (no digit) never qualify.
-    _rule(
-        "aws_secret_access_key",
-        rf"{_not_after('A-Za-z0-9/+=_-')}(?=[A-Za-z0-9/+]{{40}}(?![A-Za-z0-9/+=_-]))"
-        r"(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[0-9/+])"
-        r"[A-Za-z0-9/+]{40}",
-        _names_aws,
-    ),
-    # A query or fragment parameter named like a credential (?api_key=, &token=, ?key=,
-    # &sig=, #access_token=): its value, whatever it looks like. Before the assignments
-    # below, which would take the rest of the query as the value.
-    _Rule(
-        "query_credential",
-        _QUERY_PARAMETER,
-        lambda text, _: "=" in text,
-        lambda match: replace_query(match, ()),
-    ),
-    # Cookies hold "; "-separated name=value pairs: the whole rest of the header is the
-    # secret. Without a "=" it is prose ("the `Cookie:` header").
-    _rule(
-        "cookie_header",
-        rf"(?i){_not_after(_WORD)}(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?"
-        r"(?P<s>[^\r\n\"'\\=`]+=[^\r\n\"'\\]*)",
-        lambda _, lowered: "cookie" in lowered,
-    ),
-    # A quoted value under a credential name is a secret whatever it looks like: the quotes
-    # say it is data ("api_key": "...", api_key='...', {'token': '...'}), not prose.
-    _rule(
-        "quoted_credential",
-        rf"(?i)(?:{_not_after('A-Za-z0-9')}(?:{_CREDENTIAL_NAMES})"
-        rf"|{_not_after(_WORD)}(?:{'|'.join(_BARE_NAMES)}))"
-        rf"(?:\\?[\"'])?\s*[:=]\s*{_QUOTED_VALUE}",
-        _names_quoted_credential,
-    ),
-    # "api-key: ...", "Authorization: Bearer ...", OPENAI_API_KEY=..., password: ... unquoted.
-    # The value must look like a secret (8+ characters, not all lower-case letters), so
-    # "your password: must be long" stays prose.
-    _rule(
-        "credential_assignment",
-        rf"(?i){_not_after('A-Za-z0-9')}(?:{_CREDENTIAL_NAMES})[\"']?\s*[:=]\s*[\"']?"
-        r"(?:(?:bearer|basic|token|digest)\s+)?(?!-----)"
-        rf"(?P<s>(?-i:(?={_VALUE_CHAR}*[^a-z\s\"'`,;{{}}\[\]<>\\])){_VALUE_CHAR}{{8,}})",
-        _names_credential,
-    ),
-    # "Bearer <token>": a token holds a digit or punctuation, "bearer bonds" does not.
-    _rule(
-        "bearer_token",
-        rf"[Bb]earer{_not_after('A-Za-z0-9', '[Bb]earer')}\s+"
-        r"(?P<s>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])"
-        r"[A-Za-z0-9._~+/-]{8,}=*)",
-        lambda text, _: "earer" in text,
-    ),
-    # A URL's user:password, in every spelling: any scheme or none ("//:pw@host"), slashes
-    # escaped as in some JSON ("\/\/"), an empty user, "@", ":" or "/" in the password, as
-    # SQLAlchemy accepts: the userinfo ends at the last "@" a host follows, else at the first
-    # "@". "user:@host" holds no password and stays.
-    _rule(
-        "url_credentials",
-        rf"{_AUTHORITY}(?P<s>{_URL_USER}:(?:[^\s?#\"'<>]+(?=@{_URL_HOST})|{_URL_PASSWORD}(?=@)))@",
-        lambda text, _: "@" in text,
-    ),
-    # A bare user that looks like a token ("https://<token>@git.example/repo"): 20+
-    # characters with a digit. User names such as "git" or "postgres" stay.
-    _rule(
-        "url_token_user",
-        rf"{_AUTHORITY}(?P<s>(?=[^\s/?#@:]*[0-9])[A-Za-z0-9._~%+=-]{{20,}})@",
-        lambda text, _: "@" in text,
-    ),
-    # The same inside a percent-encoded URL (a redirect target in a query string).
-    _rule(
-        "encoded_url_credentials",
-        r"(?i)%2F%2F(?P<s>(?:(?!%3A|%40|%2F)[^\s/?#&\"'<>])*%3A"
-        r"(?:(?!%2F)[^\s/?#&\"'<>])+)%40",
-        lambda _, lowered: "%2f%2f" in lowered,
-    ),
-)
+
+
+# Compiled on first use, not at import: every hookproof module imports this one (through
+# hookproof.errors), while only text that is shown or written is ever redacted.
+@cache
+def _builtin_rules() -> tuple[_Rule, ...]:
+    return (
+        _rule(
+            "private_key_block",
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+            r"(?P<s>[\s\S]+?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)",
+        ),
+        *_prefixed("jwt", "sk_key", "google_api_key"),
+        _rule(
+            "aws_access_key_id",
+            rf"{_AWS_ID_PREFIX}(?<![A-Z0-9]{_AWS_ID_PREFIX})[A-Z0-9]{{16}}(?![A-Z0-9])",
+        ),
+        *_prefixed("github_token", "github_fine_grained_token", "slack_token"),
+        _rule(
+            "stripe_key",
+            _token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{10,}"),
+            lambda text, _: "k_live_" in text or "k_test_" in text,
+        ),
+        *_prefixed("hugging_face_token", "groq_key"),
+        # An AWS secret access key has no prefix: 40 characters of base64 with both cases and a
+        # digit, slash or plus, looked for only where AWS, a secret or a key id is named. Hex
+        # digests (one case) and ordinary words (no digit) never qualify.
+        _rule(
+            "aws_secret_access_key",
+            rf"{_not_after('A-Za-z0-9/+=_-')}(?=[A-Za-z0-9/+]{{40}}(?![A-Za-z0-9/+=_-]))"
+            r"(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[0-9/+])"
+            r"[A-Za-z0-9/+]{40}",
+            _names_aws,
+        ),
+        # A query or fragment parameter named like a credential (?api_key=, &token=, ?key=,
+        # &sig=, #access_token=): its value, whatever it looks like. Before the assignments
+        # below, which would take the rest of the query as the value.
+        _Rule(
+            "query_credential",
+            re.compile(_QUERY_PARAMETER),
+            lambda text, _: "=" in text,
+            lambda match: replace_query(match, ()),
+        ),
+        # Cookies hold "; "-separated name=value pairs: the whole rest of the header is the
+        # secret. Without a "=" it is prose ("the `Cookie:` header").
+        _rule(
+            "cookie_header",
+            rf"(?i){_not_after(_WORD)}(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?"
+            r"(?P<s>[^\r\n\"'\\=`]+=[^\r\n\"'\\]*)",
+            lambda _, lowered: "cookie" in lowered,
+        ),
+        # A quoted value under a credential name is a secret whatever it looks like: the quotes
+        # say it is data ("api_key": "...", api_key='...', {'token': '...'}), not prose.
+        _rule(
+            "quoted_credential",
+            rf"(?i)(?:{_not_after('A-Za-z0-9')}(?:{_CREDENTIAL_NAMES})"
+            rf"|{_not_after(_WORD)}(?:{'|'.join(_BARE_NAMES)}))"
+            rf"(?:\\?[\"'])?\s*[:=]\s*{_QUOTED_VALUE}",
+            _names_quoted_credential,
+        ),
+        # "api-key: ...", "Authorization: Bearer ...", OPENAI_API_KEY=..., password: ... unquoted.
+        # The value must look like a secret (8+ characters, not all lower-case letters), so
+        # "your password: must be long" stays prose.
+        _rule(
+            "credential_assignment",
+            rf"(?i){_not_after('A-Za-z0-9')}(?:{_CREDENTIAL_NAMES})[\"']?\s*[:=]\s*[\"']?"
+            r"(?:(?:bearer|basic|token|digest)\s+)?(?!-----)"
+            rf"(?P<s>(?-i:(?={_VALUE_CHAR}*[^a-z\s\"'`,;{{}}\[\]<>\\])){_VALUE_CHAR}{{8,}})",
+            _names_credential,
+        ),
+        # "Bearer <token>": a token holds a digit or punctuation, "bearer bonds" does not.
+        _rule(
+            "bearer_token",
+            rf"[Bb]earer{_not_after('A-Za-z0-9', '[Bb]earer')}\s+"
+            r"(?P<s>(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])"
+            r"[A-Za-z0-9._~+/-]{8,}=*)",
+            lambda text, _: "earer" in text,
+        ),
+        # A URL's user:password, in every spelling: any scheme or none ("//:pw@host"), slashes
+        # escaped as in some JSON ("\/\/"), an empty user, "@", ":" or "/" in the password, as
+        # SQLAlchemy accepts: the userinfo ends at the last "@" a host follows, else at the first
+        # "@". "user:@host" holds no password and stays.
+        _rule(
+            "url_credentials",
+            rf"{_AUTHORITY}(?P<s>{_URL_USER}:(?:[^\s?#\"'<>]+(?=@{_URL_HOST})|{_URL_PASSWORD}(?=@)))@",
+            lambda text, _: "@" in text,
+        ),
+        # A bare user that looks like a token ("https://<token>@git.example/repo"): 20+
+        # characters with a digit. User names such as "git" or "postgres" stay.
+        _rule(
+            "url_token_user",
+            rf"{_AUTHORITY}(?P<s>(?=[^\s/?#@:]*[0-9])[A-Za-z0-9._~%+=-]{{20,}})@",
+            lambda text, _: "@" in text,
+        ),
+        # The same inside a percent-encoded URL (a redirect target in a query string).
+        _rule(
+            "encoded_url_credentials",
+            r"(?i)%2F%2F(?P<s>(?:(?!%3A|%40|%2F)[^\s/?#&\"'<>])*%3A"
+            r"(?:(?!%2F)[^\s/?#&\"'<>])+)%40",
+            lambda _, lowered: "%2f%2f" in lowered,
+        ),
+    )
+
+
 # No built-in rule matches text shorter than this ("?key=a" is the shortest match).
 _SHORTEST_MATCH = 6
 # Short texts (most of a request: names, descriptions, schema values) are first searched
@@ -261,29 +286,33 @@ _SHORTEST_MATCH = 6
 # long texts the rules' own literal prefixes are faster than this alternation. Its
 # alternatives are grouped by first letter, which halves the cost of the search.
 _SHORT_TEXT = 512
-_ANY_TRIGGER = re.compile(
-    "|".join(
-        (
-            "-----begin",
-            "eyj",
-            "sk-",
-            "a(?:iza|kia|sia|bia|cca|gpa|ida|ipa|roa|npa|nva|ws|uth)",
-            "g(?:h[pousr]_|ithub_pat_|sk_)",
-            "x(?:ox|app-)",
-            "k(?:_live_|_test_|ey)",
-            "hf_",
-            "s(?:ecret|ig|ession)",
-            "cookie",
-            "credential",
-            "p(?:ass|w)",
-            "token",
-            "earer",
-            "//",
-            r"\\/\\/",
-            "%2f%2f",
+
+
+@cache
+def _any_trigger() -> re.Pattern[str]:
+    return re.compile(
+        "|".join(
+            (
+                "-----begin",
+                "eyj",
+                "sk-",
+                "a(?:iza|kia|sia|bia|cca|gpa|ida|ipa|roa|npa|nva|ws|uth)",
+                "g(?:h[pousr]_|ithub_pat_|sk_)",
+                "x(?:ox|app-)",
+                "k(?:_live_|_test_|ey)",
+                "hf_",
+                "s(?:ecret|ig|ession)",
+                "cookie",
+                "credential",
+                "p(?:ass|w)",
+                "token",
+                "earer",
+                "//",
+                r"\\/\\/",
+                "%2f%2f",
+            )
         )
     )
-)
 
 
 def redact_builtin(text: str) -> str:
@@ -297,14 +326,14 @@ def redact_builtin(text: str) -> str:
 # The same prompts, tool descriptions and schema values are rendered by test after test.
 @lru_cache(maxsize=4096)
 def _redact_short(text: str) -> str:
-    if _ANY_TRIGGER.search(text.lower()) is None:
+    if _any_trigger().search(text.lower()) is None:
         return text
     return _apply_rules(text)
 
 
 def _apply_rules(text: str) -> str:
     lowered = text.lower()
-    for rule in _BUILTIN_RULES:
+    for rule in _builtin_rules():
         if rule.gate is None or rule.gate(text, lowered):
             redacted = rule.pattern.sub(rule.replace or _replace_builtin, text)
             if redacted != text:

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from hookproof._secrets.reprs import redacted_repr
 from hookproof._support.frozen import freeze
-from hookproof.redaction import redacted_repr
 
 __all__ = ["FrozenMap", "ImmutableModel", "construct", "set_private"]
 

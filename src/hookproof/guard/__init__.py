@@ -23,12 +23,21 @@ child load it.
 
 from __future__ import annotations
 
-from hookproof.errors import RealModelBlocked
-from hookproof.guard._block import GuardHandle, block_real_models, expect_blocked, swallowed_message
-from hookproof.guard._hosts import allowed_host_problem
-from hookproof.guard._models import check_model, is_offline
-from hookproof.guard._policy import GuardPolicy
-from hookproof.guard._state import allow_model, current_policy
+from hookproof._support import lazy as _lazy
+
+TYPE_CHECKING = False  # typing itself costs the import several ms; mypy sees True
+if TYPE_CHECKING:
+    from hookproof.errors import RealModelBlocked
+    from hookproof.guard._block import (
+        GuardHandle,
+        block_real_models,
+        expect_blocked,
+        swallowed_message,
+    )
+    from hookproof.guard._hosts import allowed_host_problem
+    from hookproof.guard._models import check_model, is_offline
+    from hookproof.guard._policy import GuardPolicy
+    from hookproof.guard._state import allow_model, current_policy
 
 __all__ = [
     "GuardHandle",
@@ -43,3 +52,22 @@ __all__ = [
     "is_offline",
     "swallowed_message",
 ]
+
+# Loaded on first use: the engine checks every model it calls (``check_model``) without
+# loading the blocks and host checks only a guarded test needs.
+_ORIGINS = _lazy.origins(
+    {
+        "hookproof.errors": ("RealModelBlocked",),
+        "hookproof.guard._block": (
+            "GuardHandle",
+            "block_real_models",
+            "expect_blocked",
+            "swallowed_message",
+        ),
+        "hookproof.guard._hosts": ("allowed_host_problem",),
+        "hookproof.guard._models": ("check_model", "is_offline"),
+        "hookproof.guard._policy": ("GuardPolicy",),
+        "hookproof.guard._state": ("allow_model", "current_policy"),
+    }
+)
+__getattr__, __dir__ = _lazy.exports(globals(), _ORIGINS)

@@ -7,13 +7,13 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import Field, SerializeAsAny, SerializerFunctionWrapHandler, model_serializer
 
+from hookproof._secrets.installed import redact_installed as redact_text
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof._support.frozen_model import FrozenMap, ImmutableModel, construct, set_private
 from hookproof._support.history import History
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage
 from hookproof.provenance import Provenance
-from hookproof.redaction import redact_text
 from hookproof.requests._requests import ModelRequest
 from hookproof.requests._sender import Sender
 from hookproof.tools import Tool, ToolSchema, schema_of

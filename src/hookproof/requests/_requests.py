@@ -9,11 +9,11 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults before 3.13
 
+from hookproof._secrets.reprs import redacted_repr
 from hookproof._support.frozen import FrozenDict, FrozenList, freeze
 from hookproof.context import Runtime, ToolRuntime
 from hookproof.errors import InvalidInputError, UsageError, safe_repr
 from hookproof.messages import Message, SystemMessage, ToolCall, coerce_message
-from hookproof.redaction import redacted_repr
 from hookproof.requests._immutability import check_override_keys, immutable, replaced
 from hookproof.tools import Tool, ToolSchema
 

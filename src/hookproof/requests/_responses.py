@@ -9,8 +9,8 @@ from typing import Any, ClassVar, Generic
 
 from typing_extensions import TypeVar as DefaultedTypeVar  # PEP 696 defaults before 3.13
 
+from hookproof._secrets.reprs import redacted_repr
 from hookproof.messages import AssistantMessage, Message
-from hookproof.redaction import redacted_repr
 from hookproof.requests._immutability import frozen_response
 
 __all__ = ["NO_RESUME", "Command", "ExtendedModelResponse", "ModelResponse"]

@@ -14,8 +14,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from hookproof._secrets.installed import redact_installed as redact_text
 from hookproof.errors import InvalidInputError, UsageError
-from hookproof.redaction import redact_text
 
 __all__ = ["RUNNING_AGENT", "Sender", "sent_by"]
 
