@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._support.frozen import FrozenDict
@@ -104,4 +104,4 @@ def _prior_edits(call: Any) -> tuple[Any, Sequence[Edit]]:
 
 
 def _eino_run(run: RunHandle) -> EinoRun:
-    return cast(EinoRun, run.runtime.context)  # ChatModelAgent runs with its EinoRun there
+    return run.runtime.context  # type: ignore[return-value]  # ChatModelAgent runs with its EinoRun there

@@ -21,6 +21,7 @@ from hookproof.eino._run import (
     EinoRun,
     ReplaceMessages,
 )
+from hookproof.eino._settings import system_message
 from hookproof.eino._tools import index_tools
 from hookproof.errors import EinoError, ExceedMaxIterationsError, HandlerError, UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage, text_message
@@ -34,10 +35,6 @@ def _hook(owner: str, name: str, func: Hook) -> NodeHook:
     return NodeHook(owner, name, func, None)
 
 
-def _run(runtime: Any) -> EinoRun:
-    return runtime.context  # type: ignore[no-any-return]
-
-
 def _name(handler: object) -> str:
     return type(handler).__name__
 
@@ -47,7 +44,7 @@ def _name(handler: object) -> str:
 
 def _before_agent(index: int, handler: Any, owner: str) -> Hook:
     def hook(_state: FrozenDict, runtime: Any) -> None:
-        run = _run(runtime)
+        run: EinoRun = runtime.context
         try:
             returned = handler.before_agent(run.ctx, run.agent_ctx)
             ctx, agent_ctx = _pair(returned, ChatModelAgentContext, "before_agent")
@@ -89,7 +86,7 @@ def _pair(returned: Any, second: type, method: str) -> tuple[RunContext, Any]:
 
 def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """After before_agent: the run's tools and, on a fresh run, the initial state."""
-    run = _run(runtime)
+    run: EinoRun = runtime.context
     index = run.agent.tool_index
     if run.agent_ctx.tools is not index.source:  # before_agent changed them
         index = index_tools(
@@ -111,8 +108,9 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
         run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
         return _as_checkpointed(state)
     instruction = run.agent_ctx.instruction
-    system = text_message(SystemMessage, instruction) if instruction else None
-    return run.initial_state(system)
+    agent = run.agent
+    system = agent.system_message if instruction == agent.instruction else None
+    return run.initial_state(system or system_message(instruction))
 
 
 def _as_checkpointed(state: FrozenDict) -> dict[str, Any] | None:
@@ -126,7 +124,7 @@ def _as_checkpointed(state: FrozenDict) -> dict[str, Any] | None:
 def _note_start(run: EinoRun) -> None:
     """The agent's own tools and instruction, and what before_agent made of them."""
     agent = run.agent
-    run.provenance_base = shape(agent.tool_index.infos, _system(agent.instruction))
+    run.provenance_base = agent.provenance_base
     if run.agent_changers:
         now = shape(run.tool_infos, _system(run.agent_ctx.instruction))
         run.provenance_edits.append((", ".join(run.agent_changers), run.provenance_base, now))
@@ -138,7 +136,9 @@ def _system(instruction: str) -> list[Message]:
 
 def _with_delta(run: EinoRun, delta: Any) -> RunContext:
     ctx = run.ctx
-    for key, value in dict(delta or {}).items():
+    if not delta:
+        return ctx
+    for key, value in dict(delta).items():
         ctx = ctx.with_value(key, value)
     return ctx
 
@@ -170,7 +170,7 @@ def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
 
 def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
     """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
-    run = _run(runtime)
+    run: EinoRun = runtime.context
     assert run.exec.handle is not None
     held = _send_held(state, run)  # the last tool step's held event goes out first
     if run.exec.handle.model_calls >= run.agent.max_iterations:
@@ -203,7 +203,7 @@ def _state_update(before: ChatModelAgentState, after: ChatModelAgentState) -> di
 
 def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
     def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
-        run = _run(runtime)
+        run: EinoRun = runtime.context
         before = run.state(state)
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
@@ -216,7 +216,7 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
 
 def _legacy(middleware: AgentMiddleware, field: str, owner: str) -> Hook:
     def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
-        run = _run(runtime)
+        run: EinoRun = runtime.context
         before = run.state(state)
         after = getattr(middleware, field)(run.model_ctx, before)
         if after is None:
@@ -234,7 +234,7 @@ def _legacy(middleware: AgentMiddleware, field: str, owner: str) -> Hook:
 
 def _branch(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """Spec section 3, step 15: the state's last message decides what comes next."""
-    run = _run(runtime)
+    run: EinoRun = runtime.context
     messages = state.get("messages", ())
     if not messages:
         raise EinoError("no messages left in state after model call")
@@ -296,12 +296,12 @@ def _send_held(state: FrozenDict, run: EinoRun) -> dict[str, Any] | None:
 
 def _finish(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """The held-back return-directly event goes out after the others."""
-    return _send_held(state, _run(runtime))
+    return _send_held(state, runtime.context)
 
 
 def _after_agent(index: int, handler: Any) -> Hook:
     def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
-        run = _run(runtime)
+        run: EinoRun = runtime.context
         try:
             ctx = handler.after_agent(run.after_ctx, run.state(state))
             if not isinstance(ctx, RunContext):

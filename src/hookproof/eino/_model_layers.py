@@ -37,17 +37,12 @@ __all__ = ["model_layers"]
 def _chat_model(step: ChatModelInput, inner: Inner) -> AssistantMessage:
     """The outermost step: the model gets state.messages and state.tool_infos, last."""
     run, state = step.run, step.state
-    options: dict[str, Any] = {"tools": run.shown_tools(state.get("tool_infos"))}
-    if state.get("deferred_tool_infos") is not None:
-        options["deferred_tools"] = tuple(state["deferred_tool_infos"])
-    if run.agent_ctx.tool_search_tool is not None:
-        options["tool_search_tool"] = run.agent_ctx.tool_search_tool
     run.persisted_input = None
     call = ModelCall(
         run,
         run.model_ctx,
         tuple(state.get("messages", ())),
-        FrozenDict(options),
+        run.model_options(state),
         step.model,
         run.streaming,
         state,
@@ -67,7 +62,7 @@ def _send_model_event(
     if run.exec.hold_depth:
         run.exec.held_event = event
     else:
-        run.exec.emit(event, owner="eino:event_sender")
+        run.exec.emit(event, owner="eino:event_sender", kind="model_output")
 
 
 def _event_sender(call: ModelCall, inner: Inner) -> Any:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookproof._engine import RunResult
 from hookproof._support.frozen import FrozenDict, FrozenList
+from hookproof._support.plain import plain_setting
 from hookproof.eino._context import RunContext
 from hookproof.eino._exec import RUN_LOCAL_KEY, RunExec
 from hookproof.eino._records import (
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
 
+_NONE = FrozenDict()
 MSG_SEQ_KEY = "_eino_msg_seq"
 HELD_KEY = "_eino_return_directly_event"
 MODEL_CTX_KEY = "_eino_model_ctx"  # what the current model call's hooks added to the ctx
@@ -78,9 +80,11 @@ class EinoRun:
         self.model_chunks: tuple[Any, ...] = ()  # an Eino-style model's streamed chunks
         # the tools shown to the model: the same values while the infos stay the same, so
         # that the engine names them once
-        self._shown_tools: tuple[Any, tuple[ToolInfo, ...]] = (None, ())
+        self._model_options: tuple[tuple[Any, Any, Any] | None, FrozenDict] = (None, FrozenDict())
         self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
         self._model_context: ModelContext | None = None
+        self._model_context_source: Any = None  # the tools it was built from, when immutable
+        self._options_without_settings: Any = None
         # provenance (see eino._provenance): who changed tools and instruction, and how
         self.agent_changers: list[str] = []
         self.provenance_base: Any = None
@@ -97,7 +101,7 @@ class EinoRun:
         messages = tuple(values.get("messages", ()))
         tool_infos = _tuple_or_none(values.get("tool_infos"))
         deferred = _tuple_or_none(values.get("deferred_tool_infos"))
-        if all(isinstance(message, Message) for message in messages):
+        if _all_messages(messages):
             # infos in the state come from checked records or the tools' own info()
             return ChatModelAgentState.trusted(
                 messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
@@ -115,9 +119,13 @@ class EinoRun:
 
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
-        tools = tuple(values.get("tool_infos", values.get("tools")) or ())
+        source = values.get("tool_infos", values.get("tools"))
         last = self._model_context
+        if last is not None and source is self._model_context_source:
+            return last  # the same immutable list as last time
+        tools = tuple(source or ())
         if last is not None and last.tools == tools:
+            self._model_context_source = _immutable_or_none(source)
             return last  # immutable, and the configs are the agent's
         build = (
             ModelContext.trusted
@@ -129,19 +137,45 @@ class EinoRun:
             model_retry_config=self.agent.model_retry_config,
             model_failover_config=self.agent.model_failover_config,
         )
+        self._model_context_source = _immutable_or_none(source)
         return self._model_context
 
-    def shown_tools(self, infos: Any) -> tuple[ToolInfo, ...]:
-        """state.tool_infos as the model call's ``tools`` option."""
-        if infos is not self._shown_tools[0]:
-            self._shown_tools = (infos, tuple(infos or ()))
-        return self._shown_tools[1]
+    def model_options(self, state: FrozenDict) -> FrozenDict:
+        """The model call's options from the state: ``tools`` (state.tool_infos), the
+        deferred tools and the tool-search tool when there are some. The same value while
+        its parts stay the same objects, so that later steps read it once."""
+        infos, deferred = state.get("tool_infos"), state.get("deferred_tool_infos")
+        search = self.agent_ctx.tool_search_tool
+        parts, options = self._model_options
+        if parts is not None and parts[0] is infos and parts[1] is deferred and parts[2] is search:
+            return options
+        found: dict[str, Any] = {"tools": tuple(infos or ())}
+        if deferred is not None:
+            found["deferred_tools"] = tuple(deferred)
+        if search is not None:
+            found["tool_search_tool"] = search
+        self._model_options = ((infos, deferred, search), FrozenDict(found))
+        return self._model_options[1]
 
     def request_tools(self, tools: Sequence[Any]) -> FrozenList[Any]:
         """A model call's ``tools`` option as the ModelRequest's tools."""
         if tools is not self._request_tools[0]:
             self._request_tools = (tools, FrozenList(tools))
         return self._request_tools[1]
+
+    def request_settings(self, options: FrozenDict) -> FrozenDict:
+        """A model call's options other than ``tools`` as the ModelRequest's settings (new
+        each call: they hold lists; the empty one is shared)."""
+        if options is self._options_without_settings:
+            return _NONE
+        settings = {
+            key: plain_setting(value)
+            for key, value in options.items()
+            if value is not None and key != "tools"
+        }
+        if not settings:
+            self._options_without_settings = options
+        return FrozenDict(settings) if settings else _NONE
 
     def next_message_id(self) -> str:
         """Deterministic message ids (Eino uses UUIDs): msg-1, msg-2, ... per run. The count
@@ -168,6 +202,18 @@ class EinoRun:
         if result.interrupts:
             action = AgentAction(interrupted=result.interrupts[0], interrupts=result.interrupts)
             self.exec.emit(AgentEvent(action=action))
+
+
+def _all_messages(items: tuple[Any, ...]) -> bool:
+    for item in items:  # noqa: SIM110 - all() over a generator costs a frame per item
+        if not isinstance(item, Message):
+            return False
+    return True
+
+
+def _immutable_or_none(tools: Any) -> Any:
+    """``tools`` when no one can change it in place (a list could change between calls)."""
+    return tools if isinstance(tools, tuple | FrozenList) else None
 
 
 def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:

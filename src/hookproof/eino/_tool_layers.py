@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hookproof._engine import Layer
+from hookproof._engine import Layer, RunHandle
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._callbacks import RunInfo, around
@@ -24,6 +24,8 @@ from hookproof.eino._run import HELD_KEY, EinoRun
 from hookproof.eino._settings import AgentSettings
 from hookproof.eino._streams import replay
 from hookproof.eino._tools import (
+    ENHANCED,
+    STREAMABLE,
     ToolCall,
     arguments_text,
     as_stream,
@@ -39,7 +41,6 @@ from hookproof.requests import Command
 
 __all__ = ["ToolsNodeInput", "check_known_tools", "execute_tool", "tool_layers"]
 
-_STREAMABLE = frozenset({"streamable", "enhanced_streamable"})
 HOOK_LABEL = "tool_wrapper"  # a handler's wrap_*_tool_call, or a ToolMiddleware, in the trace
 
 WRAP_METHODS = {
@@ -175,7 +176,7 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     """Sends the tool-result event; none on error; the return-directly call's is held back
     and sent after the others, when the run finishes."""
     result = inner(call)
-    streamable = call.kind.endswith("streamable")
+    streamable = call.kind in STREAMABLE
     chunks = as_stream(call.kind, result)
     content = result_content(call.kind, chunks if streamable else result, call.name)
     message = tool_message(call, content, _message_id(call))
@@ -194,21 +195,24 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     )
     handle = run.exec.handle
     assert handle is not None
-    if _held(call, handle.state.get("messages", ())):
+    if _held(call, handle):
         # Eino holds by call id: a call sharing the return-directly call's id is held too,
         # and the later one replaces its event, which is never sent
         handle.update({HELD_KEY: event}, source="return_directly")
     else:
-        run.exec.emit(event, owner="eino:event_sender")
+        run.exec.emit(event, owner="eino:event_sender", kind="tool_result")
     return replay(chunks) if streamable else result
 
 
-def _held(call: ToolCall, messages: Sequence[Message]) -> bool:
+def _held(call: ToolCall, handle: RunHandle) -> bool:
     """Whether the call's event waits for the end of the tool step: Eino holds the event of
     each call whose id is the return-directly call's ("" when there is none), so calls
     sharing it, and calls without an id, are held too; the last one held is sent."""
     names = call.run.agent_ctx.return_directly
-    index = return_directly_index(messages, names) if names else None
+    if not names:
+        return call.call_id == ""
+    messages = handle.state.get("messages", ())
+    index = return_directly_index(messages, names)
     held_id = (_calls_of(messages)[index].id or "") if index is not None else ""
     return call.call_id == held_id
 
@@ -263,7 +267,7 @@ def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
 
 def _handler_tool_layer(handler: Any, owner: str) -> Layer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
-        enhanced = call.kind.startswith("enhanced")
+        enhanced = call.kind in ENHANCED
 
         def endpoint(ctx: RunContext, argument: Any) -> Any:
             text = argument.text if enhanced and isinstance(argument, ToolArgument) else argument
@@ -303,7 +307,7 @@ def _callbacks(call: ToolCall, inner: Inner) -> Any:
 def execute_tool(call: ToolCall) -> Any:
     """The innermost step: the tool's own run through the selected endpoint."""
     result = run_tool(call)
-    return replay(as_stream(call.kind, result)) if call.kind.endswith("streamable") else result
+    return replay(as_stream(call.kind, result)) if call.kind in STREAMABLE else result
 
 
 def tool_layers(
@@ -321,7 +325,7 @@ def tool_layers(
             "eino:cancel_monitor",
             "cancel_monitor",
             _cancel_monitor,
-            when=lambda call: call.kind in _STREAMABLE,
+            when=lambda call: call.kind in STREAMABLE,
         )
     )
     for owner, handler in handlers:

@@ -42,6 +42,9 @@ RUN_METHODS: dict[EndpointKind, str] = {
     "enhanced_streamable": "enhanced_streamable_run",
 }
 
+STREAMABLE = frozenset({"streamable", "enhanced_streamable"})
+ENHANCED = frozenset({"enhanced_invokable", "enhanced_streamable"})
+
 
 @runtime_checkable
 class InvokableTool(Protocol):
@@ -89,6 +92,7 @@ class FunctionTool:
 
     def __init__(self, tool: Tool) -> None:
         self.tool = tool
+        self._sees_runtime = _sees_runtime(tool)
 
     def info(self) -> ToolInfo:
         return self.tool.schema
@@ -105,7 +109,7 @@ class FunctionTool:
         args = json.loads(arguments or "{}")
         runtime: ToolRuntime[Any] = (
             ToolRuntime(context=ctx, state=state or {}, tool_call_id=call_id)
-            if _sees_runtime(self.tool)
+            if self._sees_runtime
             else _UNSEEN_RUNTIME  # no parameter of the function receives it
         )
         try:
@@ -246,8 +250,17 @@ class ToolCall:
         )
 
 
+# json.dumps builds an encoder per call when given options; one encoder serves every call
+_ARGUMENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def arguments_text(args: Mapping[str, Any]) -> str:
-    return json.dumps(thaw(args), ensure_ascii=False, separators=(",", ":"))
+    if type(args) is FrozenDict:  # frozen args are dicts and tuples, as JSON encodes them
+        try:
+            return _ARGUMENTS_ENCODER.encode(args)
+        except TypeError:
+            pass  # a value JSON cannot encode as it is: the thawed copy says which
+    return _ARGUMENTS_ENCODER.encode(thaw(args))
 
 
 def _sees_runtime(tool: Any) -> bool:
@@ -260,20 +273,20 @@ def _sees_runtime(tool: Any) -> bool:
 
 def run_tool(call: ToolCall) -> Any:
     """The tool's own run, through the selected endpoint."""
-    method = getattr(call.tool, RUN_METHODS[call.kind])
-    if isinstance(call.tool, FunctionTool):
+    if type(call.tool) is FunctionTool:
         # only a ToolRuntime or an injected-state parameter shows the state
         tool = call.tool.tool
         state = call.run.public_state() if tool.runtime_params or tool.state_params else None
         return call.tool.invokable_run(call.ctx, call.arguments, call_id=call.call_id, state=state)
-    if call.kind.startswith("enhanced"):
+    method = getattr(call.tool, RUN_METHODS[call.kind])
+    if call.kind in ENHANCED:
         return method(call.ctx, ToolArgument.trusted(text=call.arguments))
     return method(call.ctx, call.arguments)
 
 
 def result_content(kind: EndpointKind, result: Any, where: str) -> tuple[ContentBlock, ...]:
     """The blocks of a tool message made from an endpoint's result (streams joined)."""
-    if kind.endswith("streamable"):
+    if kind in STREAMABLE:
         result = collect(result, where)
         parts = [_content_of(kind, item, where) for item in result]
         return _joined(parts)
@@ -281,7 +294,7 @@ def result_content(kind: EndpointKind, result: Any, where: str) -> tuple[Content
 
 
 def _content_of(kind: EndpointKind, value: Any, where: str) -> tuple[ContentBlock, ...]:
-    if kind.startswith("enhanced"):
+    if kind in ENHANCED:
         if not isinstance(value, ToolResult):
             raise UsageError(
                 f"hookproof: {where} returned {type(value).__name__}; an enhanced tool endpoint "
@@ -319,4 +332,4 @@ def tool_message(call: ToolCall, content: tuple[ContentBlock, ...], msg_id: str)
 
 def as_stream(kind: EndpointKind, result: Any) -> tuple[Any, ...]:
     """An endpoint result as chunks: a stream's own chunks, or one chunk."""
-    return collect(result, "a tool endpoint") if kind.endswith("streamable") else (result,)
+    return collect(result, "a tool endpoint") if kind in STREAMABLE else (result,)
