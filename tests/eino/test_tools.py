@@ -3,9 +3,12 @@ middlewares, unknown tools and the tool protocols."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hookproof.eino import (
     BaseChatModelAgentMiddleware,
@@ -20,6 +23,7 @@ from hookproof.eino import (
 from hookproof.errors import DuplicateToolError, EinoError, UsageError
 from hookproof.messages import AssistantMessage, ToolMessage, text_message
 from hookproof.models import call
+from hookproof.runtime import tool
 from tests.eino.helpers import (
     Both,
     EnhancedInvokableOnly,
@@ -386,3 +390,57 @@ def test_a_wrapper_calling_the_other_modes_endpoint_fails_as_in_eino(
     )
     assert isinstance(run.error, EinoError) and str(run.error).startswith(missing)
     assert "CrossWired.wrap_model" in str(run.error) and not model.requests
+
+
+_JSON_LEAVES = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+_JSON_VALUES = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(args=st.dictionaries(st.text(), _JSON_VALUES, max_size=4))
+def test_a_tool_wrapper_sees_the_call_arguments_as_compact_json(args: dict[str, Any]) -> None:
+    seen: list[str] = []
+
+    def peek(endpoint: Any, ctx: RunContext, arguments: str) -> Any:
+        seen.append(arguments)
+        return "ok"
+
+    agent = agent_with(
+        scripted(call("search", args), "done"),
+        handlers=[wrapping_tools("wrap_invokable_tool_call", peek)],
+    )
+    agent.run([("user", "x")])
+    assert seen == [json.dumps(args, ensure_ascii=False, separators=(",", ":"))]
+
+
+@pytest.mark.parametrize(
+    ("rewritten", "answer"),
+    [
+        (' {"q": "x"}\n', "found x"),  # whitespace around the JSON is JSON's
+        ('{"q":"x"} {}', "Extra data: line 1 column 11 (char 10)"),
+        ('{"q":', "Expecting value: line 1 column 6 (char 5)"),
+        ("", "found "),  # no arguments: the tool runs with none (and q's default)
+    ],
+)
+def test_a_function_tool_reads_rewritten_arguments_as_json_loads_does(
+    rewritten: str, answer: str
+) -> None:
+    @tool
+    def search(q: str = "") -> str:
+        """Search the docs."""
+        return f"found {q}"
+
+    agent = agent_with(
+        scripted(call("search", {"q": "x"}), "done"),
+        tools=[search],
+        tool_arguments_handler=lambda ctx, name, args: rewritten,
+    )
+    run = agent.run([("user", "x")])
+    if answer.startswith("found"):
+        assert run.error is None and run.messages[2].text == answer
+    else:
+        assert answer in str(run.error)

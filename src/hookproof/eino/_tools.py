@@ -10,7 +10,7 @@ served by the other one (a 1-chunk stream, or a concatenated result).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -106,7 +106,7 @@ class FunctionTool:
         state: Mapping[str, Any] | None = None,
     ) -> str:
         """Runs the function; a ToolRuntime parameter gets the ctx as its context."""
-        args = json.loads(arguments or "{}")
+        args = arguments_value(arguments or "{}")
         runtime: ToolRuntime[Any] = (
             ToolRuntime(context=ctx, state=state or {}, tool_call_id=call_id)
             if self._sees_runtime
@@ -250,17 +250,50 @@ class ToolCall:
         )
 
 
-# json.dumps builds an encoder per call when given options; one encoder serves every call
+# json.dumps builds an encoder per call, and an encoder its C scanner per call: both are
+# built once here. Frozen arguments cannot hold themselves, so no circular-reference check.
 _ARGUMENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
+def _frozen_encoder() -> Any:
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    markers, indent, sort_keys, skipkeys, allow_nan = None, None, False, False, True
+    return make(
+        markers,
+        _ARGUMENTS_ENCODER.default,
+        json.encoder.encode_basestring,
+        indent,
+        ":",
+        ",",
+        sort_keys,
+        skipkeys,
+        allow_nan,
+    )
+
+
+_FROZEN_ENCODER = _frozen_encoder()
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
 def arguments_text(args: Mapping[str, Any]) -> str:
-    if type(args) is FrozenDict:  # frozen args are dicts and tuples, as JSON encodes them
-        try:
-            return _ARGUMENTS_ENCODER.encode(args)
+    if type(args) is FrozenDict and _FROZEN_ENCODER is not None:
+        try:  # frozen args are dicts and tuples, as JSON encodes them
+            return "".join(_FROZEN_ENCODER(args, 0))
         except TypeError:
             pass  # a value JSON cannot encode as it is: the thawed copy says which
     return _ARGUMENTS_ENCODER.encode(thaw(args))
+
+
+def arguments_value(text: str) -> Any:
+    """json.loads(text), without its two whitespace scans when the text has none around it;
+    anything else (errors included) is json.loads' own."""
+    try:
+        value, end = _SCAN(text, 0)
+    except Exception:  # noqa: BLE001 - json.loads raises the error JSON users know
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 def _sees_runtime(tool: Any) -> bool:
