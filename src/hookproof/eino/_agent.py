@@ -230,6 +230,8 @@ class ChatModelAgent:
 
     @staticmethod
     def _check_input(messages: Any) -> None:
+        if type(messages) is list or type(messages) is tuple:
+            return  # the usual input: no abstract-class checks
         if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
             raise UsageError(
                 f"hookproof: ChatModelAgent.run() takes a list of messages, got "
@@ -292,7 +294,7 @@ class ChatModelAgent:
         resume: Any,
     ) -> tuple[EinoRun, Callable[[], RunResult]]:
         """The run's data, and what runs it (a failure is the run's, reported as an event)."""
-        if isinstance(ctx, Mapping):
+        if ctx is not None and isinstance(ctx, Mapping):
             ctx = RunContext(ctx)
         if ctx is not None and not isinstance(ctx, RunContext):
             raise UsageError(

@@ -310,6 +310,14 @@ def execute_tool(call: ToolCall) -> Any:
     return replay(as_stream(call.kind, result)) if call.kind in STREAMABLE else result
 
 
+def _may_stream(handlers: Sequence[tuple[str, Any]], agent: AgentSettings) -> bool:
+    """Whether a call of this agent can go to a streamable endpoint: only a tool that
+    implements one has it, and before_agent may hand a run other tools."""
+    if any(overrides(handler, "before_agent") for _, handler in handlers):
+        return True
+    return any(kinds & STREAMABLE for kinds in agent.tool_index.kinds.values())
+
+
 def tool_layers(
     handlers: Sequence[tuple[str, Any]],
     tool_middlewares: Sequence[tuple[str, ToolMiddleware]],
@@ -320,14 +328,15 @@ def tool_layers(
     if not any(isinstance(h, EventSenderToolWrapper) for _, h in handlers):
         layers.append(sync_layer("eino:event_sender", "event_sender", _event_sender))
     layers += [_tool_middleware_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
-    layers.append(
-        sync_layer(
-            "eino:cancel_monitor",
-            "cancel_monitor",
-            _cancel_monitor,
-            when=lambda call: call.kind in STREAMABLE,
+    if _may_stream(handlers, agent):  # else it would skip every call: left out
+        layers.append(
+            sync_layer(
+                "eino:cancel_monitor",
+                "cancel_monitor",
+                _cancel_monitor,
+                when=lambda call: call.kind in STREAMABLE,
+            )
         )
-    )
     for owner, handler in handlers:
         if isinstance(handler, EventSenderToolWrapper):
             layers.append(sync_layer(owner, "event_sender", _event_sender))

@@ -198,6 +198,17 @@ def select_endpoint(tool: object, streaming: bool) -> EndpointKind:
 
 def endpoint_of(kinds: frozenset[EndpointKind], streaming: bool) -> EndpointKind:
     """select_endpoint for a tool that implements ``kinds``."""
+    found = _ENDPOINTS.get((kinds, streaming))
+    if found is None:
+        found = _ENDPOINTS[kinds, streaming] = _endpoint(kinds, streaming)
+    return found
+
+
+# at most 2 x 16 entries: the subsets of the four kinds, in each mode
+_ENDPOINTS: dict[tuple[frozenset[EndpointKind], bool], EndpointKind] = {}
+
+
+def _endpoint(kinds: frozenset[EndpointKind], streaming: bool) -> EndpointKind:
     enhanced = kinds & {"enhanced_invokable", "enhanced_streamable"}
     prefix = "enhanced_" if enhanced else ""
     has_invokable = f"{prefix}invokable" in kinds
