@@ -444,3 +444,39 @@ def test_a_function_tool_reads_rewritten_arguments_as_json_loads_does(
         assert run.error is None and run.messages[2].text == answer
     else:
         assert answer in str(run.error)
+
+
+def test_each_hook_is_shown_the_tools_of_its_own_step() -> None:
+    # model_ctx.tools comes from the state in the rewrite hooks and from the options the
+    # outer wrapper passed in wrap_model: each sees its own, whatever the one before saw
+    seen: list[tuple[str, list[str]]] = []
+
+    def names(model_ctx: Any) -> list[str]:
+        return [info.name for info in model_ctx.tools]
+
+    class Hide(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            seen.append(("before", names(model_ctx)))
+            return ctx, state.override(tool_infos=None)
+
+    class ShowAgain(BaseChatModelAgentMiddleware):  # passes a list of its own to the inner model
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            class Again(ModelWrapper):
+                def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                    return self.inner.generate(ctx, messages, tools=[search.schema])
+
+            return Again(model)
+
+    class Peek(BaseChatModelAgentMiddleware):
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            seen.append(("wrap", names(model_ctx)))
+            return model
+
+        def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            seen.append(("after", names(model_ctx)))
+            return ctx, state
+
+    model = scripted(call("search", {"q": "x"}), "ok")
+    run = agent_with(model, handlers=[Hide(), ShowAgain(), Peek()]).run([("user", "x")])
+    assert run.error is None
+    assert seen == [("before", ["search"]), ("wrap", ["search"]), ("after", [])] * 2

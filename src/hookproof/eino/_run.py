@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
 
 _NONE = FrozenDict()
+_ABSENT: Any = object()
 MSG_SEQ_KEY = "_eino_msg_seq"
 HELD_KEY = "_eino_return_directly_event"
 MODEL_CTX_KEY = "_eino_model_ctx"  # what the current model call's hooks added to the ctx
@@ -83,7 +84,7 @@ class EinoRun:
         self._model_options: tuple[tuple[Any, Any, Any] | None, FrozenDict] = (None, FrozenDict())
         self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
         self._model_context: ModelContext | None = None
-        self._model_context_source: Any = None  # the tools it was built from, when immutable
+        self._context_sources: tuple[Any, Any] = (_ABSENT, _ABSENT)  # tuples it matches
         self._options_without_settings: Any = None
         # provenance (see eino._provenance): who changed tools and instruction, and how
         self.agent_changers: list[str] = []
@@ -119,26 +120,28 @@ class EinoRun:
 
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
-        source = values.get("tool_infos", values.get("tools"))
-        last = self._model_context
-        if last is not None and source is self._model_context_source:
-            return last  # the same immutable list as last time
+        source = values.get("tool_infos", _ABSENT)
+        if source is _ABSENT:
+            source = values.get("tools")
+        last, known = self._model_context, self._context_sources
+        if last is not None and (source is known[0] or source is known[1]):
+            return last  # an immutable list it was built from, or found equal to, before
         tools = tuple(source or ())
-        if last is not None and last.tools == tools:
-            self._model_context_source = _immutable_or_none(source)
-            return last  # immutable, and the configs are the agent's
-        build = (
-            ModelContext.trusted
-            if all(isinstance(info, ToolInfo) for info in tools)
-            else ModelContext  # a wrapper passed its own tools: check them
-        )
-        self._model_context = build(
-            tools=tools,
-            model_retry_config=self.agent.model_retry_config,
-            model_failover_config=self.agent.model_failover_config,
-        )
-        self._model_context_source = _immutable_or_none(source)
-        return self._model_context
+        if last is None or last.tools != tools:
+            build = (
+                ModelContext.trusted
+                if all(isinstance(info, ToolInfo) for info in tools)
+                else ModelContext  # a wrapper passed its own tools: check them
+            )
+            self._model_context = last = build(
+                tools=tools,
+                model_retry_config=self.agent.model_retry_config,
+                model_failover_config=self.agent.model_failover_config,
+            )
+            known = (_ABSENT, _ABSENT)
+        # the state's list and the options' tuple: the two a run alternates between
+        self._context_sources = (known[1], source) if isinstance(source, tuple) else known
+        return last
 
     def model_options(self, state: FrozenDict) -> FrozenDict:
         """The model call's options from the state: ``tools`` (state.tool_infos), the
@@ -209,11 +212,6 @@ def _all_messages(items: tuple[Any, ...]) -> bool:
         if not isinstance(item, Message):
             return False
     return True
-
-
-def _immutable_or_none(tools: Any) -> Any:
-    """``tools`` when no one can change it in place (a list could change between calls)."""
-    return tools if isinstance(tools, tuple | FrozenList) else None
 
 
 def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:
