@@ -152,6 +152,8 @@ def _delta(run: EinoRun, ctx: RunContext) -> dict[str, Any]:
 
 
 def _chained(run: EinoRun, state: FrozenDict, key: str, ctx: RunContext) -> dict[str, Any]:
+    if ctx.values is run.ctx.values:  # nothing added: what the state keeps is cleared
+        return {key: {}} if state.get(key) else {}
     delta = _delta(run, ctx)
     return {key: delta} if delta != dict(state.get(key) or {}) else {}
 
@@ -208,6 +210,8 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = run.bind(ctx)
+        if after is before:
+            return _chained(run, state, MODEL_CTX_KEY, ctx)
         note_state_change(run, owner, before, after)
         return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}
 

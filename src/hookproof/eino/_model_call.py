@@ -117,7 +117,7 @@ def model_request(call: ModelCall) -> ModelRequest:
     options = call.options
     tools = call.run.request_tools(options.get("tools") or ())
     model = call.model
-    if not callable(getattr(model, "invoke", None)):
+    if not call.run.invokable(model):
         model = EinoStyleModel(model, call)
     return ModelRequest(
         model=model,

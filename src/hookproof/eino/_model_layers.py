@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookproof._engine import Layer
-from hookproof._support.frozen import FrozenDict, freeze, freeze_list
+from hookproof._support.frozen import FrozenDict, FrozenList, freeze, freeze_list
 from hookproof.eino._callbacks import RunInfo, around
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderModelWrapper, overrides
@@ -151,14 +151,15 @@ def _with_id(message: AssistantMessage, msg_id: str) -> AssistantMessage:
         return message.override(additional_kwargs=kwargs)
     # the message is valid already: what override() gives (which freezes every sequence,
     # construct()'s defaults included), without validating it again
+    content, calls, metadata = message.content, message.tool_calls, message.response_metadata
     return construct(
         AssistantMessage,
         **{
             **message.__dict__,
-            "content": freeze_list(message.content),
-            "tool_calls": freeze_list(message.tool_calls),
+            "content": content if type(content) is FrozenList else freeze_list(content),
+            "tool_calls": calls if type(calls) is FrozenList else freeze_list(calls),
             "additional_kwargs": kwargs,
-            "response_metadata": freeze(message.response_metadata),
+            "response_metadata": metadata if type(metadata) is FrozenDict else freeze(metadata),
         },
     )
 

@@ -86,6 +86,7 @@ class EinoRun:
         self._model_context: ModelContext | None = None
         self._context_sources: tuple[Any, Any] = (_ABSENT, _ABSENT)  # tuples it matches
         self._options_without_settings: Any = None
+        self._invokable_model: Any = None  # the last model found to have invoke()
         # provenance (see eino._provenance): who changed tools and instruction, and how
         self.agent_changers: list[str] = []
         self.provenance_base: Any = None
@@ -100,8 +101,11 @@ class EinoRun:
 
     def state(self, values: FrozenDict) -> ChatModelAgentState:
         messages = tuple(values.get("messages", ()))
-        tool_infos = _tuple_or_none(values.get("tool_infos"))
-        deferred = _tuple_or_none(values.get("deferred_tool_infos"))
+        tool_infos, deferred = values.get("tool_infos"), values.get("deferred_tool_infos")
+        if tool_infos is not None:
+            tool_infos = tuple(tool_infos)
+        if deferred is not None:
+            deferred = tuple(deferred)
         if _all_messages(messages):
             # infos in the state come from checked records or the tools' own info()
             return ChatModelAgentState.trusted(
@@ -166,6 +170,14 @@ class EinoRun:
             self._request_tools = (tools, FrozenList(tools))
         return self._request_tools[1]
 
+    def invokable(self, model: Any) -> bool:
+        """Whether ``model`` has invoke(FinalRequest) (else it is written Eino's way)."""
+        if model is not self._invokable_model:
+            if not callable(getattr(model, "invoke", None)):
+                return False
+            self._invokable_model = model
+        return True
+
     def request_settings(self, options: FrozenDict) -> FrozenDict:
         """A model call's options other than ``tools`` as the ModelRequest's settings (new
         each call: they hold lists; the empty one is shared)."""
@@ -212,10 +224,6 @@ def _all_messages(items: tuple[Any, ...]) -> bool:
         if not isinstance(item, Message):
             return False
     return True
-
-
-def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:
-    return None if value is None else tuple(value)
 
 
 class AgentRun:
