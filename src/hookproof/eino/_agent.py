@@ -40,6 +40,8 @@ from hookproof.requests import NO_RESUME
 
 __all__ = ["DEFAULT_EINO_MAX_ITERATIONS", "ChatModelAgent"]
 
+_NO_CONTEXT = RunContext()  # immutable: each run binds a copy of its own
+
 _NODE_PATHS = {
     Phase.BEFORE_MODEL: "ChatModel",
     Phase.MODEL: "ChatModel",
@@ -302,7 +304,7 @@ class ChatModelAgent:
                 f"got {type(ctx).__name__}."
             )
         run = EinoRun(
-            self._settings, ctx or RunContext(), streaming=streaming, input_messages=input_messages
+            self._settings, ctx or _NO_CONTEXT, streaming=streaming, input_messages=input_messages
         )
         execute = partial(
             self._engine.run_sync,

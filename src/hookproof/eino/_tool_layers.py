@@ -232,7 +232,9 @@ def _chunk_messages(call: ToolCall, chunks: tuple[Any, ...]) -> tuple[Message, .
     )
 
 
-def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> Layer:
+def _tool_middleware_layer(
+    middleware: ToolMiddleware, owner: str, endpoints: frozenset[str] | None
+) -> Layer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
         def endpoint(ctx: RunContext, tool_input: ToolInput) -> ToolOutput:
             if not isinstance(tool_input, ToolInput):
@@ -255,8 +257,7 @@ def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> Layer:
         return output.result
 
     wraps = {kind: getattr(middleware, kind) is not None for kind in WRAP_METHODS}
-    when = None if all(wraps.values()) else (lambda call: wraps[call.kind])
-    return sync_layer(owner, HOOK_LABEL, wrap, when=when)
+    return sync_layer(owner, HOOK_LABEL, wrap, when=_when(wraps, endpoints))
 
 
 def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
@@ -265,7 +266,7 @@ def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
     return inner(call)
 
 
-def _handler_tool_layer(handler: Any, owner: str) -> Layer:
+def _handler_tool_layer(handler: Any, owner: str, endpoints: frozenset[str] | None) -> Layer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
         enhanced = call.kind in ENHANCED
 
@@ -289,8 +290,7 @@ def _handler_tool_layer(handler: Any, owner: str) -> Layer:
         )
 
     wraps = {kind: overrides(handler, method) for kind, method in WRAP_METHODS.items()}
-    when = None if all(wraps.values()) else (lambda call: wraps[call.kind])
-    return sync_layer(owner, HOOK_LABEL, wrap, when=when)
+    return sync_layer(owner, HOOK_LABEL, wrap, when=_when(wraps, endpoints))
 
 
 def _callbacks(call: ToolCall, inner: Inner) -> Any:
@@ -310,12 +310,22 @@ def execute_tool(call: ToolCall) -> Any:
     return replay(as_stream(call.kind, result)) if call.kind in STREAMABLE else result
 
 
-def _may_stream(handlers: Sequence[tuple[str, Any]], agent: AgentSettings) -> bool:
-    """Whether a call of this agent can go to a streamable endpoint: only a tool that
-    implements one has it, and before_agent may hand a run other tools."""
+def _endpoints(handlers: Sequence[tuple[str, Any]], agent: AgentSettings) -> frozenset[str] | None:
+    """The endpoints this agent's calls can go to, in either mode (None: unknown, since
+    before_agent may hand a run other tools)."""
     if any(overrides(handler, "before_agent") for _, handler in handlers):
-        return True
-    return any(kinds & STREAMABLE for kinds in agent.tool_index.kinds.values())
+        return None
+    kinds = agent.tool_index.kinds.values()
+    return frozenset(endpoint_of(found, mode) for found in kinds for mode in (False, True))
+
+
+def _when(wraps: dict[str, bool], endpoints: frozenset[str] | None) -> Any:
+    """Which calls a wrapper layer takes: every call (None) when it wraps each endpoint
+    the agent's calls can go to."""
+    reached = WRAP_METHODS.keys() if endpoints is None else endpoints
+    if all(wraps[kind] for kind in reached):
+        return None
+    return lambda call: wraps[call.kind]
 
 
 def tool_layers(
@@ -327,8 +337,11 @@ def tool_layers(
     layers = [sync_layer("eino:tools_node", "tools_node", _tools_node)]
     if not any(isinstance(h, EventSenderToolWrapper) for _, h in handlers):
         layers.append(sync_layer("eino:event_sender", "event_sender", _event_sender))
-    layers += [_tool_middleware_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
-    if _may_stream(handlers, agent):  # else it would skip every call: left out
+    endpoints = _endpoints(handlers, agent)
+    layers += [
+        _tool_middleware_layer(mw, owner, endpoints) for owner, mw in (*tool_middlewares, *legacy)
+    ]
+    if endpoints is None or endpoints & STREAMABLE:  # else it would skip every call
         layers.append(
             sync_layer(
                 "eino:cancel_monitor",
@@ -341,6 +354,6 @@ def tool_layers(
         if isinstance(handler, EventSenderToolWrapper):
             layers.append(sync_layer(owner, "event_sender", _event_sender))
         elif any(overrides(handler, method) for method in WRAP_METHODS.values()):
-            layers.append(_handler_tool_layer(handler, owner))
+            layers.append(_handler_tool_layer(handler, owner, endpoints))
     layers += callbacks_layers(agent.callbacks, _callbacks, lambda call: call.tool)
     return tuple(layers)
