@@ -152,7 +152,7 @@ def _delta(run: EinoRun, ctx: RunContext) -> dict[str, Any]:
 
 
 def _chained(run: EinoRun, state: FrozenDict, key: str, ctx: RunContext) -> dict[str, Any]:
-    if ctx.values is run.ctx.values:  # nothing added: what the state keeps is cleared
+    if ctx._values is run.ctx._values:  # nothing added: what the state keeps is cleared
         return {key: {}} if state.get(key) else {}
     delta = _delta(run, ctx)
     return {key: delta} if delta != dict(state.get(key) or {}) else {}
@@ -209,7 +209,7 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
         before = run.state(state)
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
-        run.model_ctx = run.bind(ctx)
+        run.model_ctx = ctx if ctx._exec is run.exec else run.bind(ctx)
         if after is before:
             return _chained(run, state, MODEL_CTX_KEY, ctx)
         note_state_change(run, owner, before, after)

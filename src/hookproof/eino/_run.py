@@ -132,20 +132,25 @@ class EinoRun:
             return last  # an immutable list it was built from, or found equal to, before
         tools = tuple(source or ())
         if last is None or last.tools != tools:
-            build = (
-                ModelContext.trusted
-                if all(isinstance(info, ToolInfo) for info in tools)
-                else ModelContext  # a wrapper passed its own tools: check them
-            )
-            self._model_context = last = build(
-                tools=tools,
-                model_retry_config=self.agent.model_retry_config,
-                model_failover_config=self.agent.model_failover_config,
-            )
+            self._model_context = last = self._context_for(tools)
             known = (_ABSENT, _ABSENT)
         # the state's list and the options' tuple: the two a run alternates between
         self._context_sources = (known[1], source) if isinstance(source, tuple) else known
         return last
+
+    def _context_for(self, tools: tuple[Any, ...]) -> ModelContext:
+        if tools == self.agent.model_context.tools:
+            return self.agent.model_context  # the agent's own tools: built with the agent
+        build = (
+            ModelContext.trusted
+            if all(isinstance(info, ToolInfo) for info in tools)
+            else ModelContext  # a wrapper passed its own tools: check them
+        )
+        return build(
+            tools=tools,
+            model_retry_config=self.agent.model_retry_config,
+            model_failover_config=self.agent.model_failover_config,
+        )
 
     def model_options(self, state: FrozenDict) -> FrozenDict:
         """The model call's options from the state: ``tools`` (state.tool_infos), the

@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._handlers import AgentMiddleware
 from hookproof.eino._provenance import RequestShape, shape
-from hookproof.eino._records import ChatModelAgentContext, return_directly_flags
+from hookproof.eino._records import ChatModelAgentContext, ModelContext, return_directly_flags
 from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, SystemClock
 from hookproof.eino._tools import ToolIndex, as_eino_tool, index_tools
 from hookproof.errors import UsageError
@@ -45,6 +45,7 @@ class AgentSettings:
     # built once per agent: a run that keeps the agent's instruction and tools reuses them
     system_message: SystemMessage | None
     provenance_base: RequestShape
+    model_context: ModelContext  # what hooks are shown while the run has the agent's tools
 
     @classmethod
     def checked(
@@ -83,6 +84,11 @@ class AgentSettings:
             clock=clock or SystemClock(),
             system_message=system,
             provenance_base=shape(index.infos, [system] if system is not None else []),
+            model_context=ModelContext.trusted(
+                tools=index.infos,
+                model_retry_config=model_retry_config,
+                model_failover_config=model_failover_config,
+            ),
         )
 
     def run_config(self) -> ChatModelAgentContext:
