@@ -99,6 +99,7 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
         # some: with every tool removed by before_agent, the agent's own tools stay
         index = run.agent.tool_index
     run.tools, run.tool_infos, run.tool_kinds = index.by_name, index.infos, index.kinds
+    run.frozen_tool_infos = index.frozen_infos
     _note_start(run)
     # On resume the chains continue from what the hooks before the pause had added.
     run.model_ctx = _with_delta(run, state.get(MODEL_CTX_KEY))
@@ -186,7 +187,7 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
     if state.get(MODEL_CTX_KEY):
         update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx
     if state.get("tool_infos") is None:
-        update["tool_infos"] = run.tool_infos
+        update["tool_infos"] = run.frozen_tool_infos  # equal to run.tool_infos, frozen
     return update
 
 

@@ -29,6 +29,7 @@ __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
 
 _NONE = FrozenDict()
 _ABSENT: Any = object()
+_NO_INFOS: FrozenList[Any] = FrozenList()
 MSG_SEQ_KEY = "_eino_msg_seq"
 HELD_KEY = "_eino_return_directly_event"
 MODEL_CTX_KEY = "_eino_model_ctx"  # what the current model call's hooks added to the ctx
@@ -73,6 +74,7 @@ class EinoRun:
         self.tools: dict[str, Any] = {}
         self.tool_kinds: dict[str, frozenset[EndpointKind]] = {}
         self.tool_infos: tuple[ToolInfo, ...] = ()
+        self.frozen_tool_infos: FrozenList[ToolInfo] = _NO_INFOS
         self.tool_msg_ids: dict[int, str] = {}  # by call position (Eino: state.ToolMsgIDs)
         self.sent_tool_messages: dict[int, tuple[Any, ToolMessage]] = {}  # result, message
         self.message_seq = 0  # set from the state when the run starts (see next_message_id)
@@ -212,7 +214,7 @@ class EinoRun:
             "messages": ReplaceMessages(tuple(messages)),
             "tool_infos": None,
             "deferred_tool_infos": None,
-            RUN_LOCAL_KEY: {},
+            RUN_LOCAL_KEY: FrozenDict(),  # as the state keeps it (no freezing to do)
             MSG_SEQ_KEY: 0,
             HELD_KEY: None,
         }

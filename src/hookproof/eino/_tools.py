@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
-from hookproof._support.frozen import FrozenDict, thaw
+from hookproof._support.frozen import FrozenDict, FrozenList, thaw
 from hookproof.context import ToolRuntime
 from hookproof.eino._context import RunContext
 from hookproof.eino._records import ToolArgument, ToolInfo, ToolResult
@@ -179,6 +179,7 @@ class ToolIndex:
     by_name: dict[str, Any]
     infos: tuple[ToolInfo, ...]
     kinds: dict[str, frozenset[EndpointKind]]
+    frozen_infos: FrozenList[ToolInfo]  # the infos as the state keeps them
 
 
 def index_tools(source: tuple[Any, ...], item_where: str, where: str) -> ToolIndex:
@@ -188,7 +189,8 @@ def index_tools(source: tuple[Any, ...], item_where: str, where: str) -> ToolInd
     )
     by_name = tool_map(tools, where)
     kinds = {name: implemented(tool) for name, tool in by_name.items()}
-    return ToolIndex(source, by_name, tuple(info_of(item) for item in tools), kinds)
+    infos = tuple(info_of(item) for item in tools)
+    return ToolIndex(source, by_name, infos, kinds, FrozenList(infos))
 
 
 def select_endpoint(tool: object, streaming: bool) -> EndpointKind:
