@@ -132,6 +132,7 @@ class ChatModelAgent:
     ) -> None:
         _check_model(model)
         self.description, self.model = description, model
+        self._invokable_model = model if callable(getattr(model, "invoke", None)) else None
         self.handlers = tuple(handlers)
         for index, handler in enumerate(self.handlers):
             check_handler(handler, index)
@@ -304,7 +305,11 @@ class ChatModelAgent:
                 f"got {type(ctx).__name__}."
             )
         run = EinoRun(
-            self._settings, ctx or _NO_CONTEXT, streaming=streaming, input_messages=input_messages
+            self._settings,
+            ctx or _NO_CONTEXT,
+            streaming=streaming,
+            input_messages=input_messages,
+            invokable_model=self._invokable_model,
         )
         execute = partial(
             self._engine.run_sync,

@@ -62,6 +62,7 @@ class EinoRun:
         *,
         streaming: bool,
         input_messages: tuple[Message, ...] | None,
+        invokable_model: Any = None,
     ) -> None:
         self.agent = agent
         self.exec = RunExec(agent.name)
@@ -70,7 +71,7 @@ class EinoRun:
         self.after_ctx = self.ctx
         self.streaming = streaming
         self.input_messages = input_messages
-        self.agent_ctx = agent.run_config()
+        self.agent_ctx = agent.run_config
         self.tools: dict[str, Any] = {}
         self.tool_kinds: dict[str, frozenset[EndpointKind]] = {}
         self.tool_infos: tuple[ToolInfo, ...] = ()
@@ -88,7 +89,7 @@ class EinoRun:
         self._model_context: ModelContext | None = None
         self._context_sources: tuple[Any, Any] = (_ABSENT, _ABSENT)  # tuples it matches
         self._options_without_settings: Any = None
-        self._invokable_model: Any = None  # the last model found to have invoke()
+        self._invokable_model = invokable_model  # the last model found to have invoke()
         # provenance (see eino._provenance): who changed tools and instruction, and how
         self.agent_changers: list[str] = []
         self.provenance_base: Any = None
@@ -163,16 +164,23 @@ class EinoRun:
         parts, options = self._model_options
         if parts is not None and parts[0] is infos and parts[1] is deferred and parts[2] is search:
             return options
-        found: dict[str, Any] = {"tools": tuple(infos or ())}
+        # the run's own tools as the agent's one tuple, so that later steps know them
+        tools = self.tool_infos if infos is self.frozen_tool_infos else tuple(infos or ())
+        found: dict[str, Any] = {"tools": tools}
         if deferred is not None:
             found["deferred_tools"] = tuple(deferred)
         if search is not None:
             found["tool_search_tool"] = search
-        self._model_options = ((infos, deferred, search), FrozenDict(found))
-        return self._model_options[1]
+        options = FrozenDict(found)
+        if len(found) == 1:
+            self._options_without_settings = options
+        self._model_options = ((infos, deferred, search), options)
+        return options
 
     def request_tools(self, tools: Sequence[Any]) -> FrozenList[Any]:
         """A model call's ``tools`` option as the ModelRequest's tools."""
+        if tools is self.tool_infos:
+            return self.frozen_tool_infos  # one list per agent: the engine names it once
         if tools is not self._request_tools[0]:
             self._request_tools = (tools, FrozenList(tools))
         return self._request_tools[1]

@@ -46,6 +46,8 @@ class AgentSettings:
     system_message: SystemMessage | None
     provenance_base: RequestShape
     model_context: ModelContext  # what hooks are shown while the run has the agent's tools
+    # what before_agent receives: the agent's instruction, tools and return_directly
+    run_config: ChatModelAgentContext
 
     @classmethod
     def checked(
@@ -69,12 +71,13 @@ class AgentSettings:
         collected = _tools(tools, middlewares)
         index = index_tools(collected, "tools[{index}]", _TOOLS_WHERE)
         system = system_message(checked_instruction)
+        flags = return_directly_flags(return_directly)
         return cls(
             name=name,
             instruction=checked_instruction,
             tools=collected,
             tool_index=index,
-            return_directly=return_directly_flags(return_directly),
+            return_directly=flags,
             max_iterations=_iterations(max_iterations),
             model_retry_config=model_retry_config,
             model_failover_config=model_failover_config,
@@ -84,18 +87,14 @@ class AgentSettings:
             clock=clock or SystemClock(),
             system_message=system,
             provenance_base=shape(index.infos, [system] if system is not None else []),
+            run_config=ChatModelAgentContext.trusted(
+                instruction=checked_instruction, tools=collected, return_directly=flags
+            ),
             model_context=ModelContext.trusted(
                 tools=index.infos,
                 model_retry_config=model_retry_config,
                 model_failover_config=model_failover_config,
             ),
-        )
-
-    def run_config(self) -> ChatModelAgentContext:
-        """What before_agent receives: the agent's instruction, tools and return_directly
-        (as checked when the agent was built)."""
-        return ChatModelAgentContext.trusted(
-            instruction=self.instruction, tools=self.tools, return_directly=self.return_directly
         )
 
 
