@@ -65,11 +65,15 @@ class EinoDialect(Dialect):
             return None
         if not last_ai.tool_calls:
             return None
-        answered = {
-            item.tool_call_id for item in messages[index + 1 :] if isinstance(item, ToolMessage)
-        }
-        pending = [call for call in last_ai.tool_calls if call.id not in answered]
-        check_known_tools(_eino_run(run), [call.name for call in pending])
+        if index == len(messages) - 1:  # the model just answered: no call is answered yet
+            pending = list(last_ai.tool_calls)
+        else:
+            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
+            pending = [call for call in last_ai.tool_calls if call.id not in answered]
+        eino = _eino_run(run)
+        for call in pending:
+            if call.name not in eino.tools:
+                check_known_tools(eino, [call.name])  # fails unless unknown tools are answered
         return pending
 
     def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolsNodeInput:
