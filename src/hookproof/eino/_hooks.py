@@ -102,8 +102,9 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     run.frozen_tool_infos = index.frozen_infos
     _note_start(run)
     # On resume the chains continue from what the hooks before the pause had added.
-    run.model_ctx = _with_delta(run, state.get(MODEL_CTX_KEY))
-    run.after_ctx = _with_delta(run, state.get(AFTER_CTX_KEY))
+    model_delta, after_delta = state.get(MODEL_CTX_KEY), state.get(AFTER_CTX_KEY)
+    run.model_ctx = _with_delta(run, model_delta) if model_delta else run.ctx
+    run.after_ctx = _with_delta(run, after_delta) if after_delta else run.ctx
     run.exec.state_ready = True
     if run.resuming:
         run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
@@ -137,8 +138,6 @@ def _system(instruction: str) -> list[Message]:
 
 def _with_delta(run: EinoRun, delta: Any) -> RunContext:
     ctx = run.ctx
-    if not delta:
-        return ctx
     for key, value in dict(delta).items():
         ctx = ctx.with_value(key, value)
     return ctx
@@ -171,11 +170,12 @@ def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
 # -- around each model call ---------------------------------------------------------------
 
 
-def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
+def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
     run: EinoRun = runtime.context
     assert run.exec.handle is not None
-    held = _send_held(state, run)  # the last tool step's held event goes out first
+    # the last tool step's held event goes out first
+    held = _send_held(state, run) if state.get(HELD_KEY) is not None else None
     if run.exec.handle.model_calls >= run.agent.max_iterations:
         raise ExceedMaxIterationsError(
             f"exceeds max iterations: agent {run.agent.name!r} already called the model "
@@ -188,7 +188,7 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
         update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx
     if state.get("tool_infos") is None:
         update["tool_infos"] = run.frozen_tool_infos  # equal to run.tool_infos, frozen
-    return update
+    return update or None
 
 
 def _state_update(before: ChatModelAgentState, after: ChatModelAgentState) -> dict[str, Any]:
@@ -205,14 +205,14 @@ def _state_update(before: ChatModelAgentState, after: ChatModelAgentState) -> di
 
 
 def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
-    def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
+    def hook(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
         run: EinoRun = runtime.context
         before = run.state(state)
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = ctx if ctx._exec is run.exec else run.bind(ctx)
         if after is before:
-            return _chained(run, state, MODEL_CTX_KEY, ctx)
+            return _chained(run, state, MODEL_CTX_KEY, ctx) or None
         note_state_change(run, owner, before, after)
         return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}
 
