@@ -14,7 +14,6 @@ from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execu
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
 from hookproof.provenance import Edit, ProvenanceNotes
-from hookproof.requests import ModelRequest, ModelResponse
 
 __all__ = ["EinoDialect"]
 
@@ -47,11 +46,9 @@ class EinoDialect(Dialect):
     def model_input(self, run: RunHandle) -> ChatModelInput:
         return ChatModelInput(_eino_run(run), run.state, self.model)
 
-    def final_request(self, call: Any) -> ModelRequest:
-        return model_request(call)
-
-    def model_answer(self, call: Any, response: ModelResponse) -> Any:
-        return model_answer(call, response)
+    # the engine calls these once per model call: the functions themselves, no method between
+    final_request = staticmethod(model_request)
+    model_answer = staticmethod(model_answer)
 
     def model_output(self, run: RunHandle, outcome: AssistantMessage) -> None:
         run.update({"messages": [outcome]}, source="model")
@@ -82,8 +79,7 @@ class EinoDialect(Dialect):
     def tool_called(self, value: EinoToolCall) -> tuple[str, str]:
         return value.name, value.call_id
 
-    def execute_tool(self, value: EinoToolCall) -> Any:
-        return execute_tool(value)
+    execute_tool = staticmethod(execute_tool)  # type: ignore[assignment]
 
     async def aexecute_tool(self, value: EinoToolCall) -> Any:
         return execute_tool(value)

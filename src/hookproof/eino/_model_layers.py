@@ -47,7 +47,10 @@ def _chat_model(step: ChatModelInput, inner: Inner) -> AssistantMessage:
         run.streaming,
         state,
     )
-    return message_of(inner(call), call.streaming, "the model chain")
+    result = inner(call)
+    if type(result) is AssistantMessage and not call.streaming:
+        return result  # what message_of gives it back
+    return message_of(result, call.streaming, "the model chain")
 
 
 def _send_model_event(
@@ -73,7 +76,9 @@ def _event_sender(call: ModelCall, inner: Inner) -> Any:
         chunks = collect(result, "the model stream")
         _send_model_event(call.run, concat_messages(chunks), chunks, True)
         return replay(chunks)
-    _send_model_event(call.run, message_of(result, False, "the model chain"), (), False)
+    if type(result) is not AssistantMessage:  # else it is what message_of gives back
+        result = message_of(result, False, "the model chain")
+    _send_model_event(call.run, result, (), False)
     return result
 
 

@@ -93,7 +93,8 @@ def _tools_node(request: ToolsNodeInput, inner: Inner) -> ToolMessage | Command:
     if tool is None:
         return _unknown_tool(run, model_call.name, arguments, call_id)
     kind = endpoint_of(run.tool_kinds[model_call.name], run.streaming)
-    arguments = _handled_arguments(run, model_call.name, arguments)
+    if run.agent.tool_arguments_handler is not None:
+        arguments = _handled_arguments(run, model_call.name, arguments)
     messages = request.state.get("messages", ())
     index = _position(messages, model_call)
     call = ToolCall(
