@@ -480,3 +480,10 @@ def test_each_hook_is_shown_the_tools_of_its_own_step() -> None:
     run = agent_with(model, handlers=[Hide(), ShowAgain(), Peek()]).run([("user", "x")])
     assert run.error is None
     assert seen == [("before", ["search"]), ("wrap", ["search"]), ("after", [])] * 2
+
+
+def test_arguments_json_cannot_encode_fail_the_run_with_jsons_own_error() -> None:
+    agent = agent_with(scripted(call("search", {"q": {1, 2}}), "done"))
+    run = agent.run([("user", "x")])
+    assert isinstance(run.error, TypeError)
+    assert str(run.error) == "Object of type set is not JSON serializable"

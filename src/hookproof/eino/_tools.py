@@ -273,17 +273,21 @@ def _frozen_encoder() -> Any:
     if make is None:
         return None
     markers, indent, sort_keys, skipkeys, allow_nan = None, None, False, False, True
-    return make(
-        markers,
-        _ARGUMENTS_ENCODER.default,
-        json.encoder.encode_basestring,
-        indent,
-        ":",
-        ",",
-        sort_keys,
-        skipkeys,
-        allow_nan,
-    )
+    try:
+        encoder = make(
+            markers,
+            _ARGUMENTS_ENCODER.default,
+            json.encoder.encode_basestring,
+            indent,
+            ":",
+            ",",
+            sort_keys,
+            skipkeys,
+            allow_nan,
+        )
+    except TypeError:  # another Python's scanner takes other arguments: json.dumps' path
+        return None
+    return encoder
 
 
 _FROZEN_ENCODER = _frozen_encoder()
