@@ -12,7 +12,10 @@ Concurrency: N runs of the same agent (N = 1, 10, 50) as N ``arun`` under one
 ``asyncio.gather``, as N ``run`` on N threads, and as N ``run`` one after another; each
 way is timed whole, interleaved with the other two, and reported per run. Usage::
 
-    python benchmarks/bench_eino.py [--quick] [--json]
+    python benchmarks/bench_eino.py [--quick] [--json] [--calls]
+
+``--calls`` only counts the Python calls of one run on each side (cProfile, 100 runs after a
+warm-up): a load-independent measure of the dialect's own work.
 """
 
 from __future__ import annotations
@@ -110,6 +113,31 @@ def bench_cpu(quick: bool) -> dict[str, float]:
     }
     found = base.cpu_rounds(calls, rounds=5 if quick else 21)
     return base.round_ratios(found["eino run"], found["runtime invoke"])
+
+
+def python_calls(runs: int = 100) -> dict[str, float]:
+    """Python calls per run as cProfile counts them (builtins included), for each side: a
+    count the machine's load does not move."""
+    import cProfile
+    import pstats
+
+    eino, runtime = build_eino(), base.build_hookproof()
+    sides: dict[str, Callable[[], object]] = {
+        "eino run": lambda: eino.run(MESSAGES),
+        "runtime invoke": lambda: runtime.invoke(base.INPUT),
+    }
+    found = {}
+    for name, call in sides.items():
+        for _ in range(20):
+            call()  # warm-up: per-agent caches filled, as in the timed runs
+        profile = cProfile.Profile()
+        profile.enable()
+        for _ in range(runs):
+            call()
+        profile.disable()
+        found[name] = pstats.Stats(profile).total_calls / runs  # type: ignore[attr-defined]
+    found["eino/runtime"] = found["eino run"] / found["runtime invoke"]
+    return found
 
 
 # --- concurrent runs ---------------------------------------------------------------------------
@@ -218,11 +246,25 @@ def report(
             )
 
 
+def _calls_text(counted: dict[str, float]) -> str:
+    return (
+        f"Python calls per run (cProfile): eino {counted['eino run']:.0f}, runtime "
+        f"{counted['runtime invoke']:.0f}, eino/runtime {counted['eino/runtime']:.2f}x"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer iterations (smoke run)")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
+    parser.add_argument(
+        "--calls", action="store_true", help="only count Python calls per run (cProfile)"
+    )
     args = parser.parse_args()
+    if args.calls:
+        counted = python_calls()
+        print(json.dumps(counted, indent=2) if args.json else _calls_text(counted))
+        return
     timings = bench_runs(args.quick, base.langchain_available())
     found = ratios(timings)
     cpu = bench_cpu(args.quick)

@@ -161,6 +161,16 @@ def test_invokable_endpoints_have_no_cancel_monitor() -> None:
     assert tool_layer_owners(run.trace) == ["eino:tools_node", "eino:event_sender"]
 
 
+def test_a_streamable_tool_from_before_agent_still_gets_the_cancel_monitor() -> None:
+    class Swap(BaseChatModelAgentMiddleware):  # the agent's own tools are invokable only
+        def before_agent(self, ctx: Any, agent_ctx: Any) -> Any:
+            return ctx, agent_ctx.override(tools=(StreamableOnly(),))
+
+    model = scripted(call("kind_tool", {"q": "x"}), "done")
+    run = agent_with(model, handlers=[Swap()]).run([("user", "hi")])
+    assert "eino:cancel_monitor" in tool_layer_owners(run.trace)
+
+
 def test_registered_event_senders_replace_the_defaults_at_their_position() -> None:
     log: list[str] = []
     agent = agent_with(

@@ -3,9 +3,12 @@ middlewares, unknown tools and the tool protocols."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hookproof.eino import (
     BaseChatModelAgentMiddleware,
@@ -20,6 +23,7 @@ from hookproof.eino import (
 from hookproof.errors import DuplicateToolError, EinoError, UsageError
 from hookproof.messages import AssistantMessage, ToolMessage, text_message
 from hookproof.models import call
+from hookproof.runtime import tool
 from tests.eino.helpers import (
     Both,
     EnhancedInvokableOnly,
@@ -386,3 +390,100 @@ def test_a_wrapper_calling_the_other_modes_endpoint_fails_as_in_eino(
     )
     assert isinstance(run.error, EinoError) and str(run.error).startswith(missing)
     assert "CrossWired.wrap_model" in str(run.error) and not model.requests
+
+
+_JSON_LEAVES = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+_JSON_VALUES = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(args=st.dictionaries(st.text(), _JSON_VALUES, max_size=4))
+def test_a_tool_wrapper_sees_the_call_arguments_as_compact_json(args: dict[str, Any]) -> None:
+    seen: list[str] = []
+
+    def peek(endpoint: Any, ctx: RunContext, arguments: str) -> Any:
+        seen.append(arguments)
+        return "ok"
+
+    agent = agent_with(
+        scripted(call("search", args), "done"),
+        handlers=[wrapping_tools("wrap_invokable_tool_call", peek)],
+    )
+    agent.run([("user", "x")])
+    assert seen == [json.dumps(args, ensure_ascii=False, separators=(",", ":"))]
+
+
+@pytest.mark.parametrize(
+    ("rewritten", "answer"),
+    [
+        (' {"q": "x"}\n', "found x"),  # whitespace around the JSON is JSON's
+        ('{"q":"x"} {}', "Extra data: line 1 column 11 (char 10)"),
+        ('{"q":', "Expecting value: line 1 column 6 (char 5)"),
+        ("", "found "),  # no arguments: the tool runs with none (and q's default)
+    ],
+)
+def test_a_function_tool_reads_rewritten_arguments_as_json_loads_does(
+    rewritten: str, answer: str
+) -> None:
+    @tool
+    def search(q: str = "") -> str:
+        """Search the docs."""
+        return f"found {q}"
+
+    agent = agent_with(
+        scripted(call("search", {"q": "x"}), "done"),
+        tools=[search],
+        tool_arguments_handler=lambda ctx, name, args: rewritten,
+    )
+    run = agent.run([("user", "x")])
+    if answer.startswith("found"):
+        assert run.error is None and run.messages[2].text == answer
+    else:
+        assert answer in str(run.error)
+
+
+def test_each_hook_is_shown_the_tools_of_its_own_step() -> None:
+    # model_ctx.tools comes from the state in the rewrite hooks and from the options the
+    # outer wrapper passed in wrap_model: each sees its own, whatever the one before saw
+    seen: list[tuple[str, list[str]]] = []
+
+    def names(model_ctx: Any) -> list[str]:
+        return [info.name for info in model_ctx.tools]
+
+    class Hide(BaseChatModelAgentMiddleware):
+        def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            seen.append(("before", names(model_ctx)))
+            return ctx, state.override(tool_infos=None)
+
+    class ShowAgain(BaseChatModelAgentMiddleware):  # passes a list of its own to the inner model
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            class Again(ModelWrapper):
+                def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+                    return self.inner.generate(ctx, messages, tools=[search.schema])
+
+            return Again(model)
+
+    class Peek(BaseChatModelAgentMiddleware):
+        def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+            seen.append(("wrap", names(model_ctx)))
+            return model
+
+        def after_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+            seen.append(("after", names(model_ctx)))
+            return ctx, state
+
+    model = scripted(call("search", {"q": "x"}), "ok")
+    run = agent_with(model, handlers=[Hide(), ShowAgain(), Peek()]).run([("user", "x")])
+    assert run.error is None
+    assert seen == [("before", ["search"]), ("wrap", ["search"]), ("after", [])] * 2
+
+
+def test_arguments_json_cannot_encode_fail_the_run_with_jsons_own_error() -> None:
+    agent = agent_with(scripted(call("search", {"q": {1, 2}}), "done"))
+    run = agent.run([("user", "x")])
+    assert isinstance(run.error, TypeError)
+    assert str(run.error) == "Object of type set is not JSON serializable"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hookproof._engine import Engine, Phase, RunResult, Stack, in_thread
@@ -39,6 +38,8 @@ from hookproof.messages import Message, coerce_messages
 from hookproof.requests import NO_RESUME
 
 __all__ = ["DEFAULT_EINO_MAX_ITERATIONS", "ChatModelAgent"]
+
+_NO_CONTEXT = RunContext()  # immutable: each run binds a copy of its own
 
 _NODE_PATHS = {
     Phase.BEFORE_MODEL: "ChatModel",
@@ -130,6 +131,7 @@ class ChatModelAgent:
     ) -> None:
         _check_model(model)
         self.description, self.model = description, model
+        self._invokable_model = model if callable(getattr(model, "invoke", None)) else None
         self.handlers = tuple(handlers)
         for index, handler in enumerate(self.handlers):
             check_handler(handler, index)
@@ -230,6 +232,8 @@ class ChatModelAgent:
 
     @staticmethod
     def _check_input(messages: Any) -> None:
+        if type(messages) is list or type(messages) is tuple:
+            return  # the usual input: no abstract-class checks
         if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
             raise UsageError(
                 f"hookproof: ChatModelAgent.run() takes a list of messages, got "
@@ -276,9 +280,16 @@ class ChatModelAgent:
         input_messages: tuple[Message, ...] | None,
         resume: Any,
     ) -> AgentRun:
-        run, execute = self._start(ctx, streaming, checkpoint_id, input_messages, resume)
-        try:
-            result = execute()
+        run = self._start(ctx, streaming, input_messages)
+        try:  # from here on a failure is the run's, reported as an event
+            result = self._engine.run_sync(
+                None,
+                run,
+                thread_id=checkpoint_id,
+                resume=resume,
+                fresh=input_messages is not None,
+                bind=run.exec.bind,
+            )
         except Exception as error:  # noqa: BLE001 - Eino reports every failure as an event
             return self._finish(run, checkpoint_id, error=error)
         return self._finish(run, checkpoint_id, result=result)
@@ -287,31 +298,23 @@ class ChatModelAgent:
         self,
         ctx: RunContext | None,
         streaming: bool,
-        checkpoint_id: str | None,
         input_messages: tuple[Message, ...] | None,
-        resume: Any,
-    ) -> tuple[EinoRun, Callable[[], RunResult]]:
-        """The run's data, and what runs it (a failure is the run's, reported as an event)."""
-        if isinstance(ctx, Mapping):
+    ) -> EinoRun:
+        """The run's data (a bad ctx is the caller's error, raised)."""
+        if ctx is not None and type(ctx) is not RunContext and isinstance(ctx, Mapping):
             ctx = RunContext(ctx)
         if ctx is not None and not isinstance(ctx, RunContext):
             raise UsageError(
                 f"hookproof: ctx must be a hookproof.eino.RunContext (or a dict of its values), "
                 f"got {type(ctx).__name__}."
             )
-        run = EinoRun(
-            self._settings, ctx or RunContext(), streaming=streaming, input_messages=input_messages
+        return EinoRun(
+            self._settings,
+            ctx or _NO_CONTEXT,
+            streaming=streaming,
+            input_messages=input_messages,
+            invokable_model=self._invokable_model,
         )
-        execute = partial(
-            self._engine.run_sync,
-            None,
-            run,
-            thread_id=checkpoint_id,
-            resume=resume,
-            fresh=input_messages is not None,
-            bind=run.exec.bind,
-        )
-        return run, execute
 
     def _finish(
         self,
@@ -326,7 +329,8 @@ class ChatModelAgent:
                 result = self._failed(run, error)
             else:
                 assert result is not None
-                run.emit_interrupts(result)
+                if result.interrupts:
+                    run.emit_interrupts(result)
         finally:
             run.exec.finished = True
         return AgentRun(run.exec.events, result, checkpoint_id=checkpoint_id)

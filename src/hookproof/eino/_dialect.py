@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._support.frozen import FrozenDict
@@ -14,7 +14,6 @@ from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execu
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
 from hookproof.provenance import Edit, ProvenanceNotes
-from hookproof.requests import ModelRequest, ModelResponse
 
 __all__ = ["EinoDialect"]
 
@@ -47,11 +46,9 @@ class EinoDialect(Dialect):
     def model_input(self, run: RunHandle) -> ChatModelInput:
         return ChatModelInput(_eino_run(run), run.state, self.model)
 
-    def final_request(self, call: Any) -> ModelRequest:
-        return model_request(call)
-
-    def model_answer(self, call: Any, response: ModelResponse) -> Any:
-        return model_answer(call, response)
+    # the engine calls these once per model call: the functions themselves, no method between
+    final_request = staticmethod(model_request)
+    model_answer = staticmethod(model_answer)
 
     def model_output(self, run: RunHandle, outcome: AssistantMessage) -> None:
         run.update({"messages": [outcome]}, source="model")
@@ -65,11 +62,15 @@ class EinoDialect(Dialect):
             return None
         if not last_ai.tool_calls:
             return None
-        answered = {
-            item.tool_call_id for item in messages[index + 1 :] if isinstance(item, ToolMessage)
-        }
-        pending = [call for call in last_ai.tool_calls if call.id not in answered]
-        check_known_tools(_eino_run(run), [call.name for call in pending])
+        if index == len(messages) - 1:  # the model just answered: no call is answered yet
+            pending = list(last_ai.tool_calls)
+        else:
+            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
+            pending = [call for call in last_ai.tool_calls if call.id not in answered]
+        eino = _eino_run(run)
+        for call in pending:
+            if call.name not in eino.tools:
+                check_known_tools(eino, [call.name])  # fails unless unknown tools are answered
         return pending
 
     def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolsNodeInput:
@@ -78,8 +79,7 @@ class EinoDialect(Dialect):
     def tool_called(self, value: EinoToolCall) -> tuple[str, str]:
         return value.name, value.call_id
 
-    def execute_tool(self, value: EinoToolCall) -> Any:
-        return execute_tool(value)
+    execute_tool = staticmethod(execute_tool)  # type: ignore[assignment]
 
     async def aexecute_tool(self, value: EinoToolCall) -> Any:
         return execute_tool(value)
@@ -104,4 +104,4 @@ def _prior_edits(call: Any) -> tuple[Any, Sequence[Edit]]:
 
 
 def _eino_run(run: RunHandle) -> EinoRun:
-    return cast(EinoRun, run.runtime.context)  # ChatModelAgent runs with its EinoRun there
+    return run.runtime.context  # type: ignore[return-value]  # ChatModelAgent runs with its EinoRun there

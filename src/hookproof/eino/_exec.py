@@ -28,12 +28,13 @@ class RunExec:
     def bind(self, handle: RunHandle) -> None:
         self.handle = handle
 
-    def emit(self, event: AgentEvent, owner: str | None = None) -> None:
+    def emit(self, event: AgentEvent, owner: str | None = None, kind: str | None = None) -> None:
+        """Send ``event`` (``kind``: its kind, when the sender knows it already)."""
         if not event.agent_name:
             event = event.override(agent_name=self.agent_name)
         self.events.append(event)
         if self.handle is not None:
-            data: dict[str, str] = {"kind": event.kind}
+            data: dict[str, str] = {"kind": kind or event.kind}
             if event.tool_name:
                 data["tool"] = event.tool_name
             self.handle.record("agent_event", owner, data)

@@ -21,6 +21,7 @@ from hookproof.eino._run import (
     EinoRun,
     ReplaceMessages,
 )
+from hookproof.eino._settings import system_message
 from hookproof.eino._tools import index_tools
 from hookproof.errors import EinoError, ExceedMaxIterationsError, HandlerError, UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage, text_message
@@ -34,10 +35,6 @@ def _hook(owner: str, name: str, func: Hook) -> NodeHook:
     return NodeHook(owner, name, func, None)
 
 
-def _run(runtime: Any) -> EinoRun:
-    return runtime.context  # type: ignore[no-any-return]
-
-
 def _name(handler: object) -> str:
     return type(handler).__name__
 
@@ -47,7 +44,7 @@ def _name(handler: object) -> str:
 
 def _before_agent(index: int, handler: Any, owner: str) -> Hook:
     def hook(_state: FrozenDict, runtime: Any) -> None:
-        run = _run(runtime)
+        run: EinoRun = runtime.context
         try:
             returned = handler.before_agent(run.ctx, run.agent_ctx)
             ctx, agent_ctx = _pair(returned, ChatModelAgentContext, "before_agent")
@@ -89,7 +86,7 @@ def _pair(returned: Any, second: type, method: str) -> tuple[RunContext, Any]:
 
 def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """After before_agent: the run's tools and, on a fresh run, the initial state."""
-    run = _run(runtime)
+    run: EinoRun = runtime.context
     index = run.agent.tool_index
     if run.agent_ctx.tools is not index.source:  # before_agent changed them
         index = index_tools(
@@ -102,17 +99,20 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
         # some: with every tool removed by before_agent, the agent's own tools stay
         index = run.agent.tool_index
     run.tools, run.tool_infos, run.tool_kinds = index.by_name, index.infos, index.kinds
+    run.frozen_tool_infos = index.frozen_infos
     _note_start(run)
     # On resume the chains continue from what the hooks before the pause had added.
-    run.model_ctx = _with_delta(run, state.get(MODEL_CTX_KEY))
-    run.after_ctx = _with_delta(run, state.get(AFTER_CTX_KEY))
+    model_delta, after_delta = state.get(MODEL_CTX_KEY), state.get(AFTER_CTX_KEY)
+    run.model_ctx = _with_delta(run, model_delta) if model_delta else run.ctx
+    run.after_ctx = _with_delta(run, after_delta) if after_delta else run.ctx
     run.exec.state_ready = True
     if run.resuming:
         run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
         return _as_checkpointed(state)
     instruction = run.agent_ctx.instruction
-    system = text_message(SystemMessage, instruction) if instruction else None
-    return run.initial_state(system)
+    agent = run.agent
+    system = agent.system_message if instruction == agent.instruction else None
+    return run.initial_state(system or system_message(instruction))
 
 
 def _as_checkpointed(state: FrozenDict) -> dict[str, Any] | None:
@@ -126,7 +126,7 @@ def _as_checkpointed(state: FrozenDict) -> dict[str, Any] | None:
 def _note_start(run: EinoRun) -> None:
     """The agent's own tools and instruction, and what before_agent made of them."""
     agent = run.agent
-    run.provenance_base = shape(agent.tool_index.infos, _system(agent.instruction))
+    run.provenance_base = agent.provenance_base
     if run.agent_changers:
         now = shape(run.tool_infos, _system(run.agent_ctx.instruction))
         run.provenance_edits.append((", ".join(run.agent_changers), run.provenance_base, now))
@@ -138,7 +138,7 @@ def _system(instruction: str) -> list[Message]:
 
 def _with_delta(run: EinoRun, delta: Any) -> RunContext:
     ctx = run.ctx
-    for key, value in dict(delta or {}).items():
+    for key, value in dict(delta).items():
         ctx = ctx.with_value(key, value)
     return ctx
 
@@ -152,6 +152,8 @@ def _delta(run: EinoRun, ctx: RunContext) -> dict[str, Any]:
 
 
 def _chained(run: EinoRun, state: FrozenDict, key: str, ctx: RunContext) -> dict[str, Any]:
+    if ctx._values is run.ctx._values:  # nothing added: what the state keeps is cleared
+        return {key: {}} if state.get(key) else {}
     delta = _delta(run, ctx)
     return {key: delta} if delta != dict(state.get(key) or {}) else {}
 
@@ -168,11 +170,12 @@ def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
 # -- around each model call ---------------------------------------------------------------
 
 
-def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
+def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
-    run = _run(runtime)
+    run: EinoRun = runtime.context
     assert run.exec.handle is not None
-    held = _send_held(state, run)  # the last tool step's held event goes out first
+    # the last tool step's held event goes out first
+    held = _send_held(state, run) if state.get(HELD_KEY) is not None else None
     if run.exec.handle.model_calls >= run.agent.max_iterations:
         raise ExceedMaxIterationsError(
             f"exceeds max iterations: agent {run.agent.name!r} already called the model "
@@ -184,8 +187,8 @@ def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any]:
     if state.get(MODEL_CTX_KEY):
         update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx
     if state.get("tool_infos") is None:
-        update["tool_infos"] = run.tool_infos
-    return update
+        update["tool_infos"] = run.frozen_tool_infos  # equal to run.tool_infos, frozen
+    return update or None
 
 
 def _state_update(before: ChatModelAgentState, after: ChatModelAgentState) -> dict[str, Any]:
@@ -202,12 +205,14 @@ def _state_update(before: ChatModelAgentState, after: ChatModelAgentState) -> di
 
 
 def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
-    def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
-        run = _run(runtime)
+    def hook(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
+        run: EinoRun = runtime.context
         before = run.state(state)
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
         ctx, after = _pair(returned, ChatModelAgentState, method)
-        run.model_ctx = run.bind(ctx)
+        run.model_ctx = ctx if ctx._exec is run.exec else run.bind(ctx)
+        if after is before:
+            return _chained(run, state, MODEL_CTX_KEY, ctx) or None
         note_state_change(run, owner, before, after)
         return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}
 
@@ -216,7 +221,7 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
 
 def _legacy(middleware: AgentMiddleware, field: str, owner: str) -> Hook:
     def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
-        run = _run(runtime)
+        run: EinoRun = runtime.context
         before = run.state(state)
         after = getattr(middleware, field)(run.model_ctx, before)
         if after is None:
@@ -234,7 +239,7 @@ def _legacy(middleware: AgentMiddleware, field: str, owner: str) -> Hook:
 
 def _branch(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """Spec section 3, step 15: the state's last message decides what comes next."""
-    run = _run(runtime)
+    run: EinoRun = runtime.context
     messages = state.get("messages", ())
     if not messages:
         raise EinoError("no messages left in state after model call")
@@ -296,12 +301,12 @@ def _send_held(state: FrozenDict, run: EinoRun) -> dict[str, Any] | None:
 
 def _finish(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """The held-back return-directly event goes out after the others."""
-    return _send_held(state, _run(runtime))
+    return _send_held(state, runtime.context)
 
 
 def _after_agent(index: int, handler: Any) -> Hook:
     def hook(state: FrozenDict, runtime: Any) -> dict[str, Any]:
-        run = _run(runtime)
+        run: EinoRun = runtime.context
         try:
             ctx = handler.after_agent(run.after_ctx, run.state(state))
             if not isinstance(ctx, RunContext):

@@ -9,7 +9,6 @@ from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._support.frozen import FrozenDict, FrozenList
-from hookproof._support.plain import plain_setting
 from hookproof.eino._context import RunContext
 from hookproof.eino._run import EinoRun
 from hookproof.eino._streams import collect, concat_messages
@@ -32,7 +31,6 @@ __all__ = [
 ]
 
 Inner = Callable[[Any], Any]
-_NO_SETTINGS = FrozenDict()
 
 
 @dataclass(slots=True)
@@ -118,13 +116,8 @@ def model_request(call: ModelCall) -> ModelRequest:
         system, messages = messages[0], messages[1:]
     options = call.options
     tools = call.run.request_tools(options.get("tools") or ())
-    settings = {
-        key: plain_setting(value)
-        for key, value in options.items()
-        if value is not None and key != "tools"
-    }
     model = call.model
-    if not callable(getattr(model, "invoke", None)):
+    if not call.run.invokable(model):
         model = EinoStyleModel(model, call)
     return ModelRequest(
         model=model,
@@ -132,7 +125,7 @@ def model_request(call: ModelCall) -> ModelRequest:
         system_message=system,
         tools=tools,
         state=call.state,
-        model_settings=FrozenDict(settings) if settings else _NO_SETTINGS,
+        model_settings=call.run.request_settings(options),
     )
 
 

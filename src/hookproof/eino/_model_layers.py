@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookproof._engine import Layer
-from hookproof._support.frozen import FrozenDict, freeze, freeze_list
+from hookproof._support.frozen import FrozenDict, FrozenList, freeze, freeze_list
 from hookproof.eino._callbacks import RunInfo, around
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderModelWrapper, overrides
@@ -37,22 +37,20 @@ __all__ = ["model_layers"]
 def _chat_model(step: ChatModelInput, inner: Inner) -> AssistantMessage:
     """The outermost step: the model gets state.messages and state.tool_infos, last."""
     run, state = step.run, step.state
-    options: dict[str, Any] = {"tools": run.shown_tools(state.get("tool_infos"))}
-    if state.get("deferred_tool_infos") is not None:
-        options["deferred_tools"] = tuple(state["deferred_tool_infos"])
-    if run.agent_ctx.tool_search_tool is not None:
-        options["tool_search_tool"] = run.agent_ctx.tool_search_tool
     run.persisted_input = None
     call = ModelCall(
         run,
         run.model_ctx,
         tuple(state.get("messages", ())),
-        FrozenDict(options),
+        run.model_options(state),
         step.model,
         run.streaming,
         state,
     )
-    return message_of(inner(call), call.streaming, "the model chain")
+    result = inner(call)
+    if type(result) is AssistantMessage and not call.streaming:
+        return result  # what message_of gives it back
+    return message_of(result, call.streaming, "the model chain")
 
 
 def _send_model_event(
@@ -67,7 +65,7 @@ def _send_model_event(
     if run.exec.hold_depth:
         run.exec.held_event = event
     else:
-        run.exec.emit(event, owner="eino:event_sender")
+        run.exec.emit(event, owner="eino:event_sender", kind="model_output")
 
 
 def _event_sender(call: ModelCall, inner: Inner) -> Any:
@@ -78,7 +76,9 @@ def _event_sender(call: ModelCall, inner: Inner) -> Any:
         chunks = collect(result, "the model stream")
         _send_model_event(call.run, concat_messages(chunks), chunks, True)
         return replay(chunks)
-    _send_model_event(call.run, message_of(result, False, "the model chain"), (), False)
+    if type(result) is not AssistantMessage:  # else it is what message_of gives back
+        result = message_of(result, False, "the model chain")
+    _send_model_event(call.run, result, (), False)
     return result
 
 
@@ -156,14 +156,15 @@ def _with_id(message: AssistantMessage, msg_id: str) -> AssistantMessage:
         return message.override(additional_kwargs=kwargs)
     # the message is valid already: what override() gives (which freezes every sequence,
     # construct()'s defaults included), without validating it again
+    content, calls, metadata = message.content, message.tool_calls, message.response_metadata
     return construct(
         AssistantMessage,
         **{
             **message.__dict__,
-            "content": freeze_list(message.content),
-            "tool_calls": freeze_list(message.tool_calls),
+            "content": content if type(content) is FrozenList else freeze_list(content),
+            "tool_calls": calls if type(calls) is FrozenList else freeze_list(calls),
             "additional_kwargs": kwargs,
-            "response_metadata": freeze(message.response_metadata),
+            "response_metadata": metadata if type(metadata) is FrozenDict else freeze(metadata),
         },
     )
 

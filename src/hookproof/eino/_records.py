@@ -62,8 +62,7 @@ class _Record:
         infos, a FrozenDict of flags), built without the checks: for the dialect's own hot
         paths. Equal to, and printed like, the checked record of the same values."""
         record = object.__new__(cls)
-        record.__dict__.update(cls._defaults)  # type: ignore[attr-defined]
-        record.__dict__.update(values)
+        record.__dict__.update({**cls._defaults, **values})  # type: ignore[attr-defined]
         return record
 
     def override(self, **changes: Any) -> Any:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookproof._engine import RunResult
 from hookproof._support.frozen import FrozenDict, FrozenList
+from hookproof._support.plain import plain_setting
 from hookproof.eino._context import RunContext
 from hookproof.eino._exec import RUN_LOCAL_KEY, RunExec
 from hookproof.eino._records import (
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
 
+_NONE = FrozenDict()
+_ABSENT: Any = object()
+_NO_INFOS: FrozenList[Any] = FrozenList()
 MSG_SEQ_KEY = "_eino_msg_seq"
 HELD_KEY = "_eino_return_directly_event"
 MODEL_CTX_KEY = "_eino_model_ctx"  # what the current model call's hooks added to the ctx
@@ -58,6 +62,7 @@ class EinoRun:
         *,
         streaming: bool,
         input_messages: tuple[Message, ...] | None,
+        invokable_model: Any = None,
     ) -> None:
         self.agent = agent
         self.exec = RunExec(agent.name)
@@ -66,10 +71,11 @@ class EinoRun:
         self.after_ctx = self.ctx
         self.streaming = streaming
         self.input_messages = input_messages
-        self.agent_ctx = agent.run_config()
+        self.agent_ctx = agent.run_config
         self.tools: dict[str, Any] = {}
         self.tool_kinds: dict[str, frozenset[EndpointKind]] = {}
         self.tool_infos: tuple[ToolInfo, ...] = ()
+        self.frozen_tool_infos: FrozenList[ToolInfo] = _NO_INFOS
         self.tool_msg_ids: dict[int, str] = {}  # by call position (Eino: state.ToolMsgIDs)
         self.sent_tool_messages: dict[int, tuple[Any, ToolMessage]] = {}  # result, message
         self.message_seq = 0  # set from the state when the run starts (see next_message_id)
@@ -78,9 +84,12 @@ class EinoRun:
         self.model_chunks: tuple[Any, ...] = ()  # an Eino-style model's streamed chunks
         # the tools shown to the model: the same values while the infos stay the same, so
         # that the engine names them once
-        self._shown_tools: tuple[Any, tuple[ToolInfo, ...]] = (None, ())
+        self._model_options: tuple[tuple[Any, Any, Any] | None, FrozenDict] = (None, FrozenDict())
         self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
         self._model_context: ModelContext | None = None
+        self._context_sources: tuple[Any, Any] = (_ABSENT, _ABSENT)  # tuples it matches
+        self._options_without_settings: Any = None
+        self._invokable_model = invokable_model  # the last model found to have invoke()
         # provenance (see eino._provenance): who changed tools and instruction, and how
         self.agent_changers: list[str] = []
         self.provenance_base: Any = None
@@ -95,9 +104,12 @@ class EinoRun:
 
     def state(self, values: FrozenDict) -> ChatModelAgentState:
         messages = tuple(values.get("messages", ()))
-        tool_infos = _tuple_or_none(values.get("tool_infos"))
-        deferred = _tuple_or_none(values.get("deferred_tool_infos"))
-        if all(isinstance(message, Message) for message in messages):
+        tool_infos, deferred = values.get("tool_infos"), values.get("deferred_tool_infos")
+        if tool_infos is not None:
+            tool_infos = tuple(tool_infos)
+        if deferred is not None:
+            deferred = tuple(deferred)
+        if _all_messages(messages):
             # infos in the state come from checked records or the tools' own info()
             return ChatModelAgentState.trusted(
                 messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
@@ -115,33 +127,85 @@ class EinoRun:
 
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
-        tools = tuple(values.get("tool_infos", values.get("tools")) or ())
-        last = self._model_context
-        if last is not None and last.tools == tools:
-            return last  # immutable, and the configs are the agent's
+        source = values.get("tool_infos", _ABSENT)
+        if source is _ABSENT:
+            source = values.get("tools")
+        last, known = self._model_context, self._context_sources
+        if last is not None and (source is known[0] or source is known[1]):
+            return last  # an immutable list it was built from, or found equal to, before
+        tools = tuple(source or ())
+        if last is None or last.tools != tools:
+            self._model_context = last = self._context_for(tools)
+            known = (_ABSENT, _ABSENT)
+        # the state's list and the options' tuple: the two a run alternates between
+        self._context_sources = (known[1], source) if isinstance(source, tuple) else known
+        return last
+
+    def _context_for(self, tools: tuple[Any, ...]) -> ModelContext:
+        if tools == self.agent.model_context.tools:
+            return self.agent.model_context  # the agent's own tools: built with the agent
         build = (
             ModelContext.trusted
             if all(isinstance(info, ToolInfo) for info in tools)
             else ModelContext  # a wrapper passed its own tools: check them
         )
-        self._model_context = build(
+        return build(
             tools=tools,
             model_retry_config=self.agent.model_retry_config,
             model_failover_config=self.agent.model_failover_config,
         )
-        return self._model_context
 
-    def shown_tools(self, infos: Any) -> tuple[ToolInfo, ...]:
-        """state.tool_infos as the model call's ``tools`` option."""
-        if infos is not self._shown_tools[0]:
-            self._shown_tools = (infos, tuple(infos or ()))
-        return self._shown_tools[1]
+    def model_options(self, state: FrozenDict) -> FrozenDict:
+        """The model call's options from the state: ``tools`` (state.tool_infos), the
+        deferred tools and the tool-search tool when there are some. The same value while
+        its parts stay the same objects, so that later steps read it once."""
+        infos, deferred = state.get("tool_infos"), state.get("deferred_tool_infos")
+        search = self.agent_ctx.tool_search_tool
+        parts, options = self._model_options
+        if parts is not None and parts[0] is infos and parts[1] is deferred and parts[2] is search:
+            return options
+        # the run's own tools as the agent's one tuple, so that later steps know them
+        tools = self.tool_infos if infos is self.frozen_tool_infos else tuple(infos or ())
+        found: dict[str, Any] = {"tools": tools}
+        if deferred is not None:
+            found["deferred_tools"] = tuple(deferred)
+        if search is not None:
+            found["tool_search_tool"] = search
+        options = FrozenDict(found)
+        if len(found) == 1:
+            self._options_without_settings = options
+        self._model_options = ((infos, deferred, search), options)
+        return options
 
     def request_tools(self, tools: Sequence[Any]) -> FrozenList[Any]:
         """A model call's ``tools`` option as the ModelRequest's tools."""
+        if tools is self.tool_infos:
+            return self.frozen_tool_infos  # one list per agent: the engine names it once
         if tools is not self._request_tools[0]:
             self._request_tools = (tools, FrozenList(tools))
         return self._request_tools[1]
+
+    def invokable(self, model: Any) -> bool:
+        """Whether ``model`` has invoke(FinalRequest) (else it is written Eino's way)."""
+        if model is not self._invokable_model:
+            if not callable(getattr(model, "invoke", None)):
+                return False
+            self._invokable_model = model
+        return True
+
+    def request_settings(self, options: FrozenDict) -> FrozenDict:
+        """A model call's options other than ``tools`` as the ModelRequest's settings (new
+        each call: they hold lists; the empty one is shared)."""
+        if options is self._options_without_settings:
+            return _NONE
+        settings = {
+            key: plain_setting(value)
+            for key, value in options.items()
+            if value is not None and key != "tools"
+        }
+        if not settings:
+            self._options_without_settings = options
+        return FrozenDict(settings) if settings else _NONE
 
     def next_message_id(self) -> str:
         """Deterministic message ids (Eino uses UUIDs): msg-1, msg-2, ... per run. The count
@@ -158,7 +222,7 @@ class EinoRun:
             "messages": ReplaceMessages(tuple(messages)),
             "tool_infos": None,
             "deferred_tool_infos": None,
-            RUN_LOCAL_KEY: {},
+            RUN_LOCAL_KEY: FrozenDict(),  # as the state keeps it (no freezing to do)
             MSG_SEQ_KEY: 0,
             HELD_KEY: None,
         }
@@ -170,8 +234,11 @@ class EinoRun:
             self.exec.emit(AgentEvent(action=action))
 
 
-def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:
-    return None if value is None else tuple(value)
+def _all_messages(items: tuple[Any, ...]) -> bool:
+    for item in items:  # noqa: SIM110 - all() over a generator costs a frame per item
+        if not isinstance(item, Message):
+            return False
+    return True
 
 
 class AgentRun:

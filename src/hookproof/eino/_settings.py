@@ -9,10 +9,12 @@ from typing import Any, Generic, TypeVar
 
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._handlers import AgentMiddleware
-from hookproof.eino._records import ChatModelAgentContext, return_directly_flags
+from hookproof.eino._provenance import RequestShape, shape
+from hookproof.eino._records import ChatModelAgentContext, ModelContext, return_directly_flags
 from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, SystemClock
 from hookproof.eino._tools import ToolIndex, as_eino_tool, index_tools
 from hookproof.errors import UsageError
+from hookproof.messages import SystemMessage, text_message
 
 __all__ = ["DEFAULT_EINO_MAX_ITERATIONS", "AgentSettings", "Setting"]
 
@@ -40,6 +42,12 @@ class AgentSettings:
     tool_arguments_handler: Any
     callbacks: tuple[Any, ...]
     clock: Clock
+    # built once per agent: a run that keeps the agent's instruction and tools reuses them
+    system_message: SystemMessage | None
+    provenance_base: RequestShape
+    model_context: ModelContext  # what hooks are shown while the run has the agent's tools
+    # what before_agent receives: the agent's instruction, tools and return_directly
+    run_config: ChatModelAgentContext
 
     @classmethod
     def checked(
@@ -61,12 +69,15 @@ class AgentSettings:
         _check_configs(model_retry_config, model_failover_config)
         checked_instruction = _instruction(instruction, middlewares)
         collected = _tools(tools, middlewares)
+        index = index_tools(collected, "tools[{index}]", _TOOLS_WHERE)
+        system = system_message(checked_instruction)
+        flags = return_directly_flags(return_directly)
         return cls(
             name=name,
             instruction=checked_instruction,
             tools=collected,
-            tool_index=index_tools(collected, "tools[{index}]", _TOOLS_WHERE),
-            return_directly=return_directly_flags(return_directly),
+            tool_index=index,
+            return_directly=flags,
             max_iterations=_iterations(max_iterations),
             model_retry_config=model_retry_config,
             model_failover_config=model_failover_config,
@@ -74,13 +85,16 @@ class AgentSettings:
             tool_arguments_handler=tool_arguments_handler,
             callbacks=tuple(callbacks),
             clock=clock or SystemClock(),
-        )
-
-    def run_config(self) -> ChatModelAgentContext:
-        """What before_agent receives: the agent's instruction, tools and return_directly
-        (as checked when the agent was built)."""
-        return ChatModelAgentContext.trusted(
-            instruction=self.instruction, tools=self.tools, return_directly=self.return_directly
+            system_message=system,
+            provenance_base=shape(index.infos, [system] if system is not None else []),
+            run_config=ChatModelAgentContext.trusted(
+                instruction=checked_instruction, tools=collected, return_directly=flags
+            ),
+            model_context=ModelContext.trusted(
+                tools=index.infos,
+                model_retry_config=model_retry_config,
+                model_failover_config=model_failover_config,
+            ),
         )
 
 
@@ -99,6 +113,11 @@ class Setting(Generic[T]):
             "read the settings checked then). Build a new agent: "
             f"ChatModelAgent(..., {self.name}=...)."
         )
+
+
+def system_message(instruction: str) -> SystemMessage | None:
+    """The system message of a run with this instruction (none when it is empty)."""
+    return text_message(SystemMessage, instruction) if instruction else None
 
 
 def _check_configs(retry: object, failover: object) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hookproof._engine import Layer
+from hookproof._engine import Layer, RunHandle
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._callbacks import RunInfo, around
@@ -24,6 +24,8 @@ from hookproof.eino._run import HELD_KEY, EinoRun
 from hookproof.eino._settings import AgentSettings
 from hookproof.eino._streams import replay
 from hookproof.eino._tools import (
+    ENHANCED,
+    STREAMABLE,
     ToolCall,
     arguments_text,
     as_stream,
@@ -39,7 +41,6 @@ from hookproof.requests import Command
 
 __all__ = ["ToolsNodeInput", "check_known_tools", "execute_tool", "tool_layers"]
 
-_STREAMABLE = frozenset({"streamable", "enhanced_streamable"})
 HOOK_LABEL = "tool_wrapper"  # a handler's wrap_*_tool_call, or a ToolMiddleware, in the trace
 
 WRAP_METHODS = {
@@ -92,7 +93,8 @@ def _tools_node(request: ToolsNodeInput, inner: Inner) -> ToolMessage | Command:
     if tool is None:
         return _unknown_tool(run, model_call.name, arguments, call_id)
     kind = endpoint_of(run.tool_kinds[model_call.name], run.streaming)
-    arguments = _handled_arguments(run, model_call.name, arguments)
+    if run.agent.tool_arguments_handler is not None:
+        arguments = _handled_arguments(run, model_call.name, arguments)
     messages = request.state.get("messages", ())
     index = _position(messages, model_call)
     call = ToolCall(
@@ -175,7 +177,7 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     """Sends the tool-result event; none on error; the return-directly call's is held back
     and sent after the others, when the run finishes."""
     result = inner(call)
-    streamable = call.kind.endswith("streamable")
+    streamable = call.kind in STREAMABLE
     chunks = as_stream(call.kind, result)
     content = result_content(call.kind, chunks if streamable else result, call.name)
     message = tool_message(call, content, _message_id(call))
@@ -194,21 +196,24 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     )
     handle = run.exec.handle
     assert handle is not None
-    if _held(call, handle.state.get("messages", ())):
+    if _held(call, handle):
         # Eino holds by call id: a call sharing the return-directly call's id is held too,
         # and the later one replaces its event, which is never sent
         handle.update({HELD_KEY: event}, source="return_directly")
     else:
-        run.exec.emit(event, owner="eino:event_sender")
+        run.exec.emit(event, owner="eino:event_sender", kind="tool_result")
     return replay(chunks) if streamable else result
 
 
-def _held(call: ToolCall, messages: Sequence[Message]) -> bool:
+def _held(call: ToolCall, handle: RunHandle) -> bool:
     """Whether the call's event waits for the end of the tool step: Eino holds the event of
     each call whose id is the return-directly call's ("" when there is none), so calls
     sharing it, and calls without an id, are held too; the last one held is sent."""
     names = call.run.agent_ctx.return_directly
-    index = return_directly_index(messages, names) if names else None
+    if not names:
+        return call.call_id == ""
+    messages = handle.state.get("messages", ())
+    index = return_directly_index(messages, names)
     held_id = (_calls_of(messages)[index].id or "") if index is not None else ""
     return call.call_id == held_id
 
@@ -228,7 +233,9 @@ def _chunk_messages(call: ToolCall, chunks: tuple[Any, ...]) -> tuple[Message, .
     )
 
 
-def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> Layer:
+def _tool_middleware_layer(
+    middleware: ToolMiddleware, owner: str, endpoints: frozenset[str] | None
+) -> Layer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
         def endpoint(ctx: RunContext, tool_input: ToolInput) -> ToolOutput:
             if not isinstance(tool_input, ToolInput):
@@ -251,8 +258,7 @@ def _tool_middleware_layer(middleware: ToolMiddleware, owner: str) -> Layer:
         return output.result
 
     wraps = {kind: getattr(middleware, kind) is not None for kind in WRAP_METHODS}
-    when = None if all(wraps.values()) else (lambda call: wraps[call.kind])
-    return sync_layer(owner, HOOK_LABEL, wrap, when=when)
+    return sync_layer(owner, HOOK_LABEL, wrap, when=_when(wraps, endpoints))
 
 
 def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
@@ -261,9 +267,9 @@ def _cancel_monitor(call: ToolCall, inner: Inner) -> Any:
     return inner(call)
 
 
-def _handler_tool_layer(handler: Any, owner: str) -> Layer:
+def _handler_tool_layer(handler: Any, owner: str, endpoints: frozenset[str] | None) -> Layer:
     def wrap(call: ToolCall, inner: Inner) -> Any:
-        enhanced = call.kind.startswith("enhanced")
+        enhanced = call.kind in ENHANCED
 
         def endpoint(ctx: RunContext, argument: Any) -> Any:
             text = argument.text if enhanced and isinstance(argument, ToolArgument) else argument
@@ -285,8 +291,7 @@ def _handler_tool_layer(handler: Any, owner: str) -> Layer:
         )
 
     wraps = {kind: overrides(handler, method) for kind, method in WRAP_METHODS.items()}
-    when = None if all(wraps.values()) else (lambda call: wraps[call.kind])
-    return sync_layer(owner, HOOK_LABEL, wrap, when=when)
+    return sync_layer(owner, HOOK_LABEL, wrap, when=_when(wraps, endpoints))
 
 
 def _callbacks(call: ToolCall, inner: Inner) -> Any:
@@ -303,7 +308,25 @@ def _callbacks(call: ToolCall, inner: Inner) -> Any:
 def execute_tool(call: ToolCall) -> Any:
     """The innermost step: the tool's own run through the selected endpoint."""
     result = run_tool(call)
-    return replay(as_stream(call.kind, result)) if call.kind.endswith("streamable") else result
+    return replay(as_stream(call.kind, result)) if call.kind in STREAMABLE else result
+
+
+def _endpoints(handlers: Sequence[tuple[str, Any]], agent: AgentSettings) -> frozenset[str] | None:
+    """The endpoints this agent's calls can go to, in either mode (None: unknown, since
+    before_agent may hand a run other tools)."""
+    if any(overrides(handler, "before_agent") for _, handler in handlers):
+        return None
+    kinds = agent.tool_index.kinds.values()
+    return frozenset(endpoint_of(found, mode) for found in kinds for mode in (False, True))
+
+
+def _when(wraps: dict[str, bool], endpoints: frozenset[str] | None) -> Any:
+    """Which calls a wrapper layer takes: every call (None) when it wraps each endpoint
+    the agent's calls can go to."""
+    reached = WRAP_METHODS.keys() if endpoints is None else endpoints
+    if all(wraps[kind] for kind in reached):
+        return None
+    return lambda call: wraps[call.kind]
 
 
 def tool_layers(
@@ -315,19 +338,23 @@ def tool_layers(
     layers = [sync_layer("eino:tools_node", "tools_node", _tools_node)]
     if not any(isinstance(h, EventSenderToolWrapper) for _, h in handlers):
         layers.append(sync_layer("eino:event_sender", "event_sender", _event_sender))
-    layers += [_tool_middleware_layer(mw, owner) for owner, mw in (*tool_middlewares, *legacy)]
-    layers.append(
-        sync_layer(
-            "eino:cancel_monitor",
-            "cancel_monitor",
-            _cancel_monitor,
-            when=lambda call: call.kind in _STREAMABLE,
+    endpoints = _endpoints(handlers, agent)
+    layers += [
+        _tool_middleware_layer(mw, owner, endpoints) for owner, mw in (*tool_middlewares, *legacy)
+    ]
+    if endpoints is None or endpoints & STREAMABLE:  # else it would skip every call
+        layers.append(
+            sync_layer(
+                "eino:cancel_monitor",
+                "cancel_monitor",
+                _cancel_monitor,
+                when=lambda call: call.kind in STREAMABLE,
+            )
         )
-    )
     for owner, handler in handlers:
         if isinstance(handler, EventSenderToolWrapper):
             layers.append(sync_layer(owner, "event_sender", _event_sender))
         elif any(overrides(handler, method) for method in WRAP_METHODS.values()):
-            layers.append(_handler_tool_layer(handler, owner))
+            layers.append(_handler_tool_layer(handler, owner, endpoints))
     layers += callbacks_layers(agent.callbacks, _callbacks, lambda call: call.tool)
     return tuple(layers)

@@ -10,13 +10,13 @@ served by the other one (a 1-chunk stream, or a concatenated result).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
-from hookproof._support.frozen import FrozenDict, thaw
+from hookproof._support.frozen import FrozenDict, FrozenList, thaw
 from hookproof.context import ToolRuntime
 from hookproof.eino._context import RunContext
 from hookproof.eino._records import ToolArgument, ToolInfo, ToolResult
@@ -41,6 +41,9 @@ RUN_METHODS: dict[EndpointKind, str] = {
     "enhanced_invokable": "enhanced_invokable_run",
     "enhanced_streamable": "enhanced_streamable_run",
 }
+
+STREAMABLE = frozenset({"streamable", "enhanced_streamable"})
+ENHANCED = frozenset({"enhanced_invokable", "enhanced_streamable"})
 
 
 @runtime_checkable
@@ -89,6 +92,7 @@ class FunctionTool:
 
     def __init__(self, tool: Tool) -> None:
         self.tool = tool
+        self._sees_runtime = _sees_runtime(tool)
 
     def info(self) -> ToolInfo:
         return self.tool.schema
@@ -102,10 +106,10 @@ class FunctionTool:
         state: Mapping[str, Any] | None = None,
     ) -> str:
         """Runs the function; a ToolRuntime parameter gets the ctx as its context."""
-        args = json.loads(arguments or "{}")
+        args = arguments_value(arguments or "{}")
         runtime: ToolRuntime[Any] = (
             ToolRuntime(context=ctx, state=state or {}, tool_call_id=call_id)
-            if _sees_runtime(self.tool)
+            if self._sees_runtime
             else _UNSEEN_RUNTIME  # no parameter of the function receives it
         )
         try:
@@ -175,6 +179,7 @@ class ToolIndex:
     by_name: dict[str, Any]
     infos: tuple[ToolInfo, ...]
     kinds: dict[str, frozenset[EndpointKind]]
+    frozen_infos: FrozenList[ToolInfo]  # the infos as the state keeps them
 
 
 def index_tools(source: tuple[Any, ...], item_where: str, where: str) -> ToolIndex:
@@ -184,7 +189,8 @@ def index_tools(source: tuple[Any, ...], item_where: str, where: str) -> ToolInd
     )
     by_name = tool_map(tools, where)
     kinds = {name: implemented(tool) for name, tool in by_name.items()}
-    return ToolIndex(source, by_name, tuple(info_of(item) for item in tools), kinds)
+    infos = tuple(info_of(item) for item in tools)
+    return ToolIndex(source, by_name, infos, kinds, FrozenList(infos))
 
 
 def select_endpoint(tool: object, streaming: bool) -> EndpointKind:
@@ -194,6 +200,17 @@ def select_endpoint(tool: object, streaming: bool) -> EndpointKind:
 
 def endpoint_of(kinds: frozenset[EndpointKind], streaming: bool) -> EndpointKind:
     """select_endpoint for a tool that implements ``kinds``."""
+    found = _ENDPOINTS.get((kinds, streaming))
+    if found is None:
+        found = _ENDPOINTS[kinds, streaming] = _endpoint(kinds, streaming)
+    return found
+
+
+# at most 2 x 16 entries: the subsets of the four kinds, in each mode
+_ENDPOINTS: dict[tuple[frozenset[EndpointKind], bool], EndpointKind] = {}
+
+
+def _endpoint(kinds: frozenset[EndpointKind], streaming: bool) -> EndpointKind:
     enhanced = kinds & {"enhanced_invokable", "enhanced_streamable"}
     prefix = "enhanced_" if enhanced else ""
     has_invokable = f"{prefix}invokable" in kinds
@@ -246,8 +263,54 @@ class ToolCall:
         )
 
 
+# json.dumps builds an encoder per call, and an encoder its C scanner per call: both are
+# built once here. Frozen arguments cannot hold themselves, so no circular-reference check.
+_ARGUMENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _frozen_encoder() -> Any:
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    markers, indent, sort_keys, skipkeys, allow_nan = None, None, False, False, True
+    try:
+        encoder = make(
+            markers,
+            _ARGUMENTS_ENCODER.default,
+            json.encoder.encode_basestring,
+            indent,
+            ":",
+            ",",
+            sort_keys,
+            skipkeys,
+            allow_nan,
+        )
+    except TypeError:  # another Python's scanner takes other arguments: json.dumps' path
+        return None
+    return encoder
+
+
+_FROZEN_ENCODER = _frozen_encoder()
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
 def arguments_text(args: Mapping[str, Any]) -> str:
-    return json.dumps(thaw(args), ensure_ascii=False, separators=(",", ":"))
+    if type(args) is FrozenDict and _FROZEN_ENCODER is not None:
+        try:  # frozen args are dicts and tuples, as JSON encodes them
+            return "".join(_FROZEN_ENCODER(args, 0))
+        except TypeError:
+            pass  # a value JSON cannot encode as it is: the thawed copy says which
+    return _ARGUMENTS_ENCODER.encode(thaw(args))
+
+
+def arguments_value(text: str) -> Any:
+    """json.loads(text), without its two whitespace scans when the text has none around it;
+    anything else (errors included) is json.loads' own."""
+    try:
+        value, end = _SCAN(text, 0)
+    except Exception:  # noqa: BLE001 - json.loads raises the error JSON users know
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 def _sees_runtime(tool: Any) -> bool:
@@ -260,20 +323,20 @@ def _sees_runtime(tool: Any) -> bool:
 
 def run_tool(call: ToolCall) -> Any:
     """The tool's own run, through the selected endpoint."""
-    method = getattr(call.tool, RUN_METHODS[call.kind])
-    if isinstance(call.tool, FunctionTool):
+    if type(call.tool) is FunctionTool:
         # only a ToolRuntime or an injected-state parameter shows the state
         tool = call.tool.tool
         state = call.run.public_state() if tool.runtime_params or tool.state_params else None
         return call.tool.invokable_run(call.ctx, call.arguments, call_id=call.call_id, state=state)
-    if call.kind.startswith("enhanced"):
+    method = getattr(call.tool, RUN_METHODS[call.kind])
+    if call.kind in ENHANCED:
         return method(call.ctx, ToolArgument.trusted(text=call.arguments))
     return method(call.ctx, call.arguments)
 
 
 def result_content(kind: EndpointKind, result: Any, where: str) -> tuple[ContentBlock, ...]:
     """The blocks of a tool message made from an endpoint's result (streams joined)."""
-    if kind.endswith("streamable"):
+    if kind in STREAMABLE:
         result = collect(result, where)
         parts = [_content_of(kind, item, where) for item in result]
         return _joined(parts)
@@ -281,7 +344,7 @@ def result_content(kind: EndpointKind, result: Any, where: str) -> tuple[Content
 
 
 def _content_of(kind: EndpointKind, value: Any, where: str) -> tuple[ContentBlock, ...]:
-    if kind.startswith("enhanced"):
+    if kind in ENHANCED:
         if not isinstance(value, ToolResult):
             raise UsageError(
                 f"hookproof: {where} returned {type(value).__name__}; an enhanced tool endpoint "
@@ -319,4 +382,4 @@ def tool_message(call: ToolCall, content: tuple[ContentBlock, ...], msg_id: str)
 
 def as_stream(kind: EndpointKind, result: Any) -> tuple[Any, ...]:
     """An endpoint result as chunks: a stream's own chunks, or one chunk."""
-    return collect(result, "a tool endpoint") if kind.endswith("streamable") else (result,)
+    return collect(result, "a tool endpoint") if kind in STREAMABLE else (result,)
