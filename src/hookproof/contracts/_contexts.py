@@ -1,8 +1,9 @@
 """Trusted and hostile contexts of a dataclass in few draws: one ``sampled_from`` chooses the
 form and the hostile value at once (a malformed context, a forged instance with one Literal
-field out of its choices, or one with every field drawn from everything), one more gives the
-other fields' legal values. Few draws keep hypothesis' own cost per example near that of a
-bare ``integers()``, and each choice shrinks towards the simplest value of its catalogue."""
+field out of its choices and, when they are few, the other fields' legal values, or one with
+every field drawn from everything); at most one more draw gives the other fields. Few draws
+keep hypothesis' own cost per example near that of a bare ``integers()``, and each choice
+shrinks towards the simplest value of its catalogue."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ __all__ = ["contexts", "forged", "trusted_values"]
 _MALFORMED, _EVERY_FIELD = -2, -1
 _SIMPLE_REPEATS = 4
 _ROWS_LIMIT = 4096  # legal rows of the other fields sampled at once; beyond, one draw each
+_INLINE_ROWS = 8  # so few rows ride along in the first draw
 
 
 def forged(context_type: type, values: Mapping[str, Any]) -> Any:
@@ -65,25 +67,31 @@ def _legal_strategy(field: Field) -> st.SearchStrategy[Any]:
 
 def _hostile_contexts(context_type: type, fields: Sequence[Field]) -> st.SearchStrategy[Any]:
     literal = [i for i, f in enumerate(fields) if f.choices]
-    first = [(_MALFORMED, value) for value in malformed_values(fields)]
-    first += [(i, value) for i in literal for value in fields[i].hostile]
+    rest: dict[int, _Others] = {i: _Others(fields, i, legal=True) for i in literal}
+    malformed = [(_MALFORMED, value, None) for value in malformed_values(fields)]
+    first = list(malformed)
+    first += [entry for i in literal for entry in rest[i].entries(i, fields[i].hostile)]
     # Missing and empty values are the commonest way a router fails open: they come up as
     # often again as the rest of a field's catalogue (a repeat shows the same example).
-    first += [(i, v) for _ in range(_SIMPLE_REPEATS) for i in literal for v in _simple(fields[i])]
-    rest: dict[int, _Others] = {i: _Others(fields, i, legal=True) for i in literal}
+    for _ in range(_SIMPLE_REPEATS):
+        first += [entry for i in literal for entry in rest[i].entries(i, _simple(fields[i]))]
     # Every field drawn from everything, the last Literal one hostile (without Literal
     # fields, the last field; with one, it would be the single-field case again).
     anchor = literal[-1] if len(literal) > 1 else len(fields) - 1 if not literal else -1
     if anchor >= 0:
-        first += [(_EVERY_FIELD, value) for value in fields[anchor].hostile]
         rest[_EVERY_FIELD] = _Others(fields, anchor, legal=False)
+        first += [(_EVERY_FIELD, value, None) for value in fields[anchor].hostile]
+    # Malformed contexts (another type altogether) as often as a third of the examples.
+    first += malformed * max(0, round(len(first) / len(malformed) / 2) - 1)
     choose = st.sampled_from(first)
 
     @st.composite
     def hostile(draw: Draw) -> Any:
-        form, option = draw(choose)
+        form, option, row = draw(choose)
         value = resolved(draw, option)
-        return value if form == _MALFORMED else forged(context_type, rest[form].values(draw, value))
+        if form == _MALFORMED:
+            return value
+        return forged(context_type, rest[form].values(draw, value, row))
 
     return hostile()
 
@@ -95,7 +103,8 @@ def _simple(field: Field) -> list[Any]:
 class _Others:
     """Draws the fields other than field ``keep`` (which holds the hostile value): their legal
     values (``legal=True``; a field that is not Literal has no domain and draws from
-    everything) or everything. Literal fields that are all legal come in one draw."""
+    everything) or everything. Literal fields that are all legal come as rows: a few ride
+    along in the first draw, more take one draw of their own."""
 
     def __init__(self, fields: Sequence[Field], keep: int, *, legal: bool) -> None:
         self.names = [f.name for f in fields]
@@ -103,15 +112,25 @@ class _Others:
         others = [f for f in fields if f.name != self.keep]
         rows = list(itertools.islice(self._rows(others), _ROWS_LIMIT + 1))
         together = legal and others and all(f.choices for f in others) and len(rows) <= _ROWS_LIMIT
-        self.rows = st.sampled_from(rows) if together else None
+        self.inline = rows if together and len(rows) <= _INLINE_ROWS else None
+        self.rows = st.sampled_from(rows) if together and self.inline is None else None
         self.each = [(f.name, _legal_options(f) if legal else f.everything) for f in others]
 
     @staticmethod
     def _rows(others: Sequence[Field]) -> Any:
         return itertools.product(*[[(f.name, v) for v in f.choices] for f in others])
 
-    def values(self, draw: Draw, kept: Any) -> dict[str, Any]:
-        if self.rows is not None:
+    def entries(self, form: int, options: Sequence[Any]) -> list[tuple[int, Any, Any]]:
+        """The first draw's entries for ``options`` of the kept field: one per option, or one
+        per option and row when the rows ride along (the option first, so a shrunk example
+        keeps the simplest hostile value and then the simplest legal row)."""
+        rows = self.inline or [None]
+        return [(form, option, row) for option in options for row in rows]
+
+    def values(self, draw: Draw, kept: Any, row: Any = None) -> dict[str, Any]:
+        if row is not None:
+            drawn = dict(row)
+        elif self.rows is not None:
             drawn = dict(draw(self.rows))
         else:
             drawn = {name: resolved(draw, draw(options)) for name, options in self.each}
