@@ -1,9 +1,8 @@
 """The values ``contexts()`` draws from, compiled once per context type: per field, its legal
 values and a catalogue of hostile ones; and malformed contexts of other types.
 
-Every catalogue lists the simplest value first (a shrunk counterexample ends on it), and ends
-with wildcards that draw fresh text or integers, so a test still meets values no catalogue
-names.
+Every catalogue is a fixed tuple listing the simplest value first (a shrunk counterexample
+ends on it); only a field that is not a Literal draws its trusted values from its type.
 """
 
 from __future__ import annotations
@@ -34,7 +33,22 @@ __all__ = [
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 text = st.text(alphabet=st.characters(blacklist_categories=["Cs", "Cc"]), max_size=20)
 json_scalars = st.none() | st.booleans() | st.integers(-5, 5) | text
-_STRANGERS = ("root", "*", "null", "None", "🙂", -1, 1)
+# Values no catalogue derives from a field's choices; fixed, so that a context is one choice.
+_STRANGERS = (
+    "root",
+    "*",
+    "null",
+    "None",
+    "🙂",
+    "\u200b",
+    "ǅ",
+    "x" * 64,
+    -1,
+    1,
+    2,
+    2**31,
+    -(2**63),
+)
 _LOOK_ALIKE_LIMIT = 32  # dicts and objects mimicking trusted contexts, per context type
 
 
@@ -103,8 +117,8 @@ def is_legal(value: Any, choices: tuple[Any, ...]) -> bool:
 
 
 def _hostile_values(choices: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Simplest first: missing and empty values, look-alikes of each legal value, strangers,
-    then fresh text and integers."""
+    """Simplest first: missing and empty values, look-alikes of each legal value, then
+    strangers."""
     look_alikes = [
         variant
         for value in choices
@@ -115,20 +129,12 @@ def _hostile_values(choices: tuple[Any, ...]) -> tuple[Any, ...]:
     for value in (None, "", 0, *look_alikes, *_STRANGERS):
         if not is_legal(value, choices):
             unique.setdefault((type(value), value), value)
-    return (*unique.values(), *_wildcards(choices))
-
-
-def _wildcards(choices: tuple[Any, ...]) -> tuple[Wildcard, Wildcard]:
-    return (
-        Wildcard("any text", text.filter(lambda value: not is_legal(value, choices))),
-        Wildcard("any integer", st.integers().filter(lambda value: not is_legal(value, choices))),
-    )
+    return tuple(unique.values())
 
 
 def malformed_values(fields: Sequence[Field]) -> tuple[Any, ...]:
-    """Simplest first: None, empty values, dicts of the field names, the legal values bare,
-    then dicts and objects of another type that look like trusted contexts, then fresh text
-    and integers."""
+    """Simplest first: None, empty values, a dict of the field names, the legal values bare,
+    then dicts and objects of another type that look like trusted contexts, then strangers."""
     literal = [f for f in fields if f.choices]
     bare = dict.fromkeys(v for f in literal for v in f.choices if isinstance(v, str | int))
     rows = itertools.product(*[[(f.name, v) for v in f.choices] for f in literal])
@@ -138,9 +144,8 @@ def malformed_values(fields: Sequence[Field]) -> tuple[Any, ...]:
         if row
         for as_object in (False, True)
     ]
-    names = st.sampled_from([f.name for f in fields]) if fields else st.nothing()
-    any_dict = Wildcard("any dict", st.dictionaries(names, json_scalars))
-    return (None, "", 0, any_dict, *bare, *look_alikes, *_wildcards(()))
+    nameless = LookAlike(tuple((f.name, None) for f in fields), as_object=False)
+    return (None, "", 0, LookAlike((), as_object=False), nameless, *bare, *look_alikes, *_STRANGERS)
 
 
 def resolved(draw: Draw, option: Any) -> Any:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from hookproof.contracts._catalogues import (
     Draw,
     Field,
+    LookAlike,
     compiled,
     malformed_values,
     resolved,
@@ -27,9 +28,12 @@ from hookproof.errors import UsageError
 __all__ = ["contexts", "forged", "trusted_values"]
 
 _MALFORMED, _EVERY_FIELD = -2, -1
-_SIMPLE_REPEATS = 4
-_ROWS_LIMIT = 4096  # legal rows of the other fields sampled at once; beyond, one draw each
-_INLINE_ROWS = 8  # so few rows ride along in the first draw
+_SIMPLE_REPEATS = 6
+_ROWS_LIMIT = 512  # rows of the other fields that ride along in the first draw
+# Rows of hostile values that ride along with each hostile value of the last Literal field:
+# hypothesis draws an index below 256 or so uniformly, and far more often than one above, so
+# the first draw's entries stay few.
+_EVERY_ROWS = 3
 
 
 def forged(context_type: type, values: Mapping[str, Any]) -> Any:
@@ -69,22 +73,47 @@ def _hostile_contexts(context_type: type, fields: Sequence[Field]) -> st.SearchS
     literal = [i for i, f in enumerate(fields) if f.choices]
     rest: dict[int, _Others] = {i: _Others(fields, i, legal=True) for i in literal}
     malformed = [(_MALFORMED, value, None) for value in malformed_values(fields)]
-    first = list(malformed)
-    first += [entry for i in literal for entry in rest[i].entries(i, fields[i].hostile)]
+    singles = [entry for i in literal for entry in rest[i].entries(i, fields[i].hostile)]
     # Missing and empty values are the commonest way a router fails open: they come up as
     # often again as the rest of a field's catalogue (a repeat shows the same example).
     for _ in range(_SIMPLE_REPEATS):
-        first += [entry for i in literal for entry in rest[i].entries(i, _simple(fields[i]))]
-    # Every field drawn from everything, the last Literal one hostile (without Literal
-    # fields, the last field; with one, it would be the single-field case again).
+        singles += [entry for i in literal for entry in rest[i].entries(i, _simple(fields[i]))]
+    # Every field hostile: the last Literal one, and the others drawn (from everything) or,
+    # when all Literal, a few rows of their hostile values per value of the last one (without
+    # Literal fields, the last field; with one, it would be the single-field case again).
     anchor = literal[-1] if len(literal) > 1 else len(fields) - 1 if not literal else -1
+    every: list[tuple[int, Any, Any]] = []
     if anchor >= 0:
         rest[_EVERY_FIELD] = _Others(fields, anchor, legal=False)
-        first += [(_EVERY_FIELD, value, None) for value in fields[anchor].hostile]
-    # Malformed contexts (another type altogether) as often as a third of the examples.
-    first += malformed * max(0, round(len(first) / len(malformed) / 2) - 1)
-    choose = st.sampled_from(first)
+        every = rest[_EVERY_FIELD].entries(_EVERY_FIELD, fields[anchor].hostile, _EVERY_ROWS)
+    first = _weighted(malformed, singles, every)
+    if all(entry[2] is not None or entry[0] == _MALFORMED for entry in first):
+        # Every entry is a whole context: one choice, no further draw.
+        return st.sampled_from(first).map(lambda entry: _built(context_type, rest, entry))
+    return _drawn(context_type, rest, st.sampled_from(first))
 
+
+def _weighted(malformed: list[Any], singles: list[Any], every: list[Any]) -> list[Any]:
+    """The entries in proportions that do not depend on how many rows ride along: malformed
+    contexts about two sevenths, one hostile field four, every field one (repeats show the
+    same examples)."""
+    blocks = [(b, share) for b, share in ((malformed, 2), (singles, 4), (every, 1)) if b]
+    total = max(len(block) / share for block, share in blocks)
+    weighted: list[Any] = []
+    for block, share in blocks:
+        weighted += block * max(1, round(total * share / len(block)))
+    return weighted
+
+
+def _built(context_type: type, rest: Mapping[int, _Others], entry: Any) -> Any:
+    form, option, row = entry
+    value = option.build() if isinstance(option, LookAlike) else option
+    return value if form == _MALFORMED else forged(context_type, rest[form].placed(value, row))
+
+
+def _drawn(
+    context_type: type, rest: Mapping[int, _Others], choose: st.SearchStrategy[Any]
+) -> st.SearchStrategy[Any]:
     @st.composite
     def hostile(draw: Draw) -> Any:
         form, option, row = draw(choose)
@@ -101,41 +130,59 @@ def _simple(field: Field) -> list[Any]:
 
 
 class _Others:
-    """Draws the fields other than field ``keep`` (which holds the hostile value): their legal
+    """The fields other than field ``keep`` (which holds the hostile value): their legal
     values (``legal=True``; a field that is not Literal has no domain and draws from
-    everything) or everything. Literal fields that are all legal come as rows: a few ride
-    along in the first draw, more take one draw of their own."""
+    everything) or everything. When they are all Literal, their rows (one value each) ride
+    along in the first draw, up to ``_ROWS_LIMIT`` of them; otherwise each field is drawn."""
 
     def __init__(self, fields: Sequence[Field], keep: int, *, legal: bool) -> None:
         self.names = [f.name for f in fields]
         self.keep = fields[keep].name
         others = [f for f in fields if f.name != self.keep]
-        rows = list(itertools.islice(self._rows(others), _ROWS_LIMIT + 1))
-        together = legal and others and all(f.choices for f in others) and len(rows) <= _ROWS_LIMIT
-        self.inline = rows if together and len(rows) <= _INLINE_ROWS else None
-        self.rows = st.sampled_from(rows) if together and self.inline is None else None
+        options = [f.legal if legal else f.hostile for f in others]
+        fixed = all(f.choices for f in others)
+        rows = list(itertools.islice(self._rows(others, options), _ROWS_LIMIT + 1))
+        self.inline = rows if fixed and len(rows) <= _ROWS_LIMIT else None
         self.each = [(f.name, _legal_options(f) if legal else f.everything) for f in others]
 
     @staticmethod
-    def _rows(others: Sequence[Field]) -> Any:
-        return itertools.product(*[[(f.name, v) for v in f.choices] for f in others])
+    def _rows(others: Sequence[Field], options: Sequence[Sequence[Any]]) -> Any:
+        return itertools.product(
+            *[[(f.name, v) for v in values] for f, values in zip(others, options, strict=True)]
+        )
 
-    def entries(self, form: int, options: Sequence[Any]) -> list[tuple[int, Any, Any]]:
-        """The first draw's entries for ``options`` of the kept field: one per option, or one
-        per option and row when the rows ride along (the option first, so a shrunk example
-        keeps the simplest hostile value and then the simplest legal row)."""
-        rows = self.inline or [None]
-        return [(form, option, row) for option in options for row in rows]
+    def entries(
+        self, form: int, options: Sequence[Any], per_option: int | None = None
+    ) -> list[tuple[int, Any, Any]]:
+        """The first draw's entries for ``options`` of the kept field: one per option and row
+        when the rows ride along (the option first, so a shrunk example keeps the simplest
+        hostile value and then the simplest row), else one per option. With ``per_option``,
+        each option takes that many rows, spread over all of them, instead of every row."""
+        rows: Sequence[Any] = self.inline if self.inline is not None else [None]
+        if per_option is None or per_option >= len(rows):
+            return [(form, option, row) for option in options for row in rows]
+        step = len(rows) // per_option
+        return [
+            (form, option, rows[(index + taken * step) % len(rows)])
+            for index, option in enumerate(options)
+            for taken in range(per_option)
+        ]
+
+    def placed(self, kept: Any, row: Any) -> dict[str, Any]:
+        drawn = {name: _built_value(value) for name, value in row}
+        drawn[self.keep] = kept
+        return {name: drawn[name] for name in self.names}
 
     def values(self, draw: Draw, kept: Any, row: Any = None) -> dict[str, Any]:
         if row is not None:
-            drawn = dict(row)
-        elif self.rows is not None:
-            drawn = dict(draw(self.rows))
-        else:
-            drawn = {name: resolved(draw, draw(options)) for name, options in self.each}
+            return self.placed(kept, row)
+        drawn = {name: resolved(draw, draw(options)) for name, options in self.each}
         drawn[self.keep] = kept
         return {name: drawn[name] for name in self.names}
+
+
+def _built_value(value: Any) -> Any:
+    return value.build() if isinstance(value, LookAlike) else value
 
 
 def _legal_options(field: Field) -> st.SearchStrategy[Any]:
