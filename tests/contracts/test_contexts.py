@@ -26,8 +26,10 @@ from hookproof.runtime import ModelRequest, create_agent
 GUEST = AgentContext("guest", "fast")
 TIERS = ("fast", "reasoning")
 ROLES = ("guest", "analyst", "admin")
+# find() stops at the first failure and shrinks it; the budget makes missing one negligible
+# (hypothesis mixes constants from the loaded modules into its draws, so runs differ).
 FIND = settings(
-    max_examples=100, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+    max_examples=1000, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
 )
 
 
@@ -193,6 +195,6 @@ def test_hostile_values_include_look_alikes_of_each_choice() -> None:
     seen = find(
         strategies.contexts(Mixed, trusted=False),
         lambda c: isinstance(c, Mixed) and c.plan == "PRO" and c.region in ("eu", "us"),
-        settings=settings(FIND, max_examples=1000),
+        settings=FIND,
     )
     assert seen.plan == "PRO"
