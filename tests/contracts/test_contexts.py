@@ -198,3 +198,18 @@ def test_hostile_values_include_look_alikes_of_each_choice() -> None:
         settings=FIND,
     )
     assert seen.plan == "PRO"
+
+
+@dataclass(frozen=True)
+class Named:
+    user: str
+
+
+def test_a_field_without_a_domain_still_gets_values_of_its_type() -> None:
+    # No catalogue holds "ab": only the field's own type (str) can give it.
+    found = find(
+        strategies.contexts(Named, trusted=False),
+        lambda c: isinstance(c, Named) and isinstance(c.user, str) and len(c.user) == 2,
+        settings=FIND,
+    )
+    assert isinstance(found, Named) and len(found.user) == 2

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 __all__ = [
     "Draw",
     "Field",
+    "LookAlike",
+    "Wildcard",
     "compiled",
     "is_legal",
     "json_scalars",

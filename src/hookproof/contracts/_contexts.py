@@ -18,6 +18,7 @@ from hookproof.contracts._catalogues import (
     Draw,
     Field,
     LookAlike,
+    Wildcard,
     compiled,
     malformed_values,
     resolved,
@@ -85,12 +86,20 @@ def _hostile_contexts(context_type: type, fields: Sequence[Field]) -> st.SearchS
     every: list[tuple[int, Any, Any]] = []
     if anchor >= 0:
         rest[_EVERY_FIELD] = _Others(fields, anchor, legal=False)
-        every = rest[_EVERY_FIELD].entries(_EVERY_FIELD, fields[anchor].hostile, _EVERY_ROWS)
+        kept = fields[anchor]  # without a domain, its trusted values are as good as any
+        options = kept.hostile if kept.choices else (*kept.legal, *kept.hostile)
+        every = rest[_EVERY_FIELD].entries(_EVERY_FIELD, options, _EVERY_ROWS)
     first = _weighted(malformed, singles, every)
-    if all(entry[2] is not None or entry[0] == _MALFORMED for entry in first):
+    if all(_whole(entry) for entry in first):
         # Every entry is a whole context: one choice, no further draw.
         return st.sampled_from(first).map(lambda entry: _built(context_type, rest, entry))
     return _drawn(context_type, rest, st.sampled_from(first))
+
+
+def _whole(entry: tuple[int, Any, Any]) -> bool:
+    """The entry is a whole context: no value of it is drawn."""
+    form, option, row = entry
+    return not isinstance(option, Wildcard) and (form == _MALFORMED or row is not None)
 
 
 def _weighted(malformed: list[Any], singles: list[Any], every: list[Any]) -> list[Any]:
