@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from hookproof import contracts
 from hookproof.contracts import ContractViolation, strategies
+from hookproof.contracts._contexts import forged as forged_context
 from hookproof.examples.dynamic_routing import (
     BUSINESS_TOOL_NAMES,
     BUSINESS_TOOLS,
@@ -130,7 +131,7 @@ def test_fail_closed_catches_another_model() -> None:
             tier = getattr(request.runtime.context, "model_tier", "fast")  # type: ignore[union-attr]
             return handler(request.override(model=self.models.get(tier, self.models["fast"])))
 
-    forged = strategies._forged(AgentContext, {"role": "root", "model_tier": "reasoning"})
+    forged = forged_context(AgentContext, {"role": "root", "model_tier": "reasoning"})
     message = _violates(
         contracts.check_fail_closed,
         _build_with(TierTrusting),

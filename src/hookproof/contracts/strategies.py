@@ -8,18 +8,18 @@ built from the dataclass's own fields: Literal fields give the trusted values.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import keyword
 import math
-import typing
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
 
 from hypothesis import strategies as st
 
 from hookproof.contracts._args import _resolve, example_args, example_value
-from hookproof.errors import UsageError
+from hookproof.contracts._catalogues import json_scalars as _json_scalars
+from hookproof.contracts._catalogues import text as _text
+from hookproof.contracts._contexts import contexts, trusted_values
 from hookproof.messages import ImageBlock, ReasoningBlock, SystemMessage, TextBlock
 from hookproof.models import ScriptedCall, call
 from hookproof.runtime import AgentMiddleware
@@ -34,76 +34,6 @@ __all__ = [
     "tool_sets",
     "trusted_values",
 ]
-
-_text = st.text(alphabet=st.characters(blacklist_categories=["Cs", "Cc"]), max_size=20)
-_json_scalars = st.none() | st.booleans() | st.integers(-5, 5) | _text
-
-
-def _fields(context_type: type) -> dict[str, Any]:
-    if not dataclasses.is_dataclass(context_type):
-        raise UsageError(
-            f"hookproof: contexts() builds dataclass contexts; {context_type!r} is not one. "
-            "Pass your frozen dataclass, or build contexts with hypothesis yourself."
-        )
-    hints = typing.get_type_hints(context_type)
-    return {item.name: hints[item.name] for item in dataclasses.fields(context_type)}
-
-
-def trusted_values(annotation: Any) -> st.SearchStrategy[Any]:
-    """The values a field may legitimately hold (Literal choices, or the annotated type)."""
-    if get_origin(annotation) is Literal:
-        return st.sampled_from(get_args(annotation))
-    return st.from_type(annotation)
-
-
-_HOSTILE = ("", "ADMIN", "root", "admin ", "*", "guest\n", "null", "None", "🙂")
-
-
-def _untrusted_value(annotation: Any) -> st.SearchStrategy[Any]:
-    legal = set(get_args(annotation)) if get_origin(annotation) is Literal else set()
-    strange = _text.filter(lambda value: value not in legal)
-    hostile = st.sampled_from([value for value in _HOSTILE if value not in legal])
-    return strange | st.none() | st.integers() | hostile
-
-
-def _forged(context_type: type, values: Mapping[str, Any]) -> Any:
-    """An instance carrying values its type would never be built with (frozen included)."""
-    instance: Any = object.__new__(context_type)
-    for name, value in values.items():
-        object.__setattr__(instance, name, value)
-    return instance
-
-
-def _out_of_domain(fields: Mapping[str, Any], values: Mapping[str, Any]) -> bool:
-    """At least one Literal field holds a value outside its choices (or no field is Literal)."""
-    literal = {n: t for n, t in fields.items() if get_origin(t) is Literal}
-    return not literal or any(values[n] not in get_args(t) for n, t in literal.items())
-
-
-def contexts(context_type: type, *, trusted: bool | None = None) -> st.SearchStrategy[Any]:
-    """Contexts of ``context_type``: trusted ones (``trusted=True``), hostile ones
-    (``False``: out-of-domain field values, None, other types), or both (``None``)."""
-    fields = _fields(context_type)
-    good = st.fixed_dictionaries({n: trusted_values(t) for n, t in fields.items()}).map(
-        lambda values: context_type(**values)
-    )
-    if trusted:
-        return good
-    bad_fields = (
-        st.fixed_dictionaries(
-            {n: st.one_of(trusted_values(t), _untrusted_value(t)) for n, t in fields.items()}
-        )
-        .filter(lambda values: _out_of_domain(fields, values))
-        .map(lambda values: _forged(context_type, values))
-    )
-    malformed = st.one_of(
-        st.none(),
-        st.dictionaries(st.sampled_from(sorted(fields)), _json_scalars),
-        _text,
-        st.integers(),
-    )
-    hostile = st.one_of(bad_fields, malformed)
-    return hostile if trusted is False else st.one_of(good, hostile)
 
 
 def _block() -> st.SearchStrategy[Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from langchain.agents.middleware import AgentMiddleware as LCAgentMiddleware
 from langgraph.runtime import Runtime as LCRuntime
@@ -72,18 +73,41 @@ class TranslatedMiddleware:
 
 def _overridden(middleware: Any, hook: str) -> Any:
     """The bound hook when the middleware's class defines it (LangChain's own test)."""
-    if getattr(type(middleware), hook, None) is getattr(LCAgentMiddleware, hook, None):
+    if getattr(type(middleware), hook, None) is _BASE_HOOKS[hook]:
         return None
     found = getattr(middleware, hook, None)
     return found if callable(found) else None
 
 
-def _takes_runtime(method: Callable[..., Any]) -> bool:
-    return takes_positional(method, 2) is not False  # an unreadable signature: pass it
+_BASE_HOOKS = {
+    hook: getattr(LCAgentMiddleware, hook, None)
+    for name in (*_NODE_HOOKS, "wrap_model_call", "wrap_tool_call")
+    for hook in (name, f"a{name}")
+}
 
 
 # What LangGraph passes a node function by keyword when it declares a parameter so named.
 _INJECTED = ("config", "writer", "store", "runtime")
+
+
+def _parameters(method: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+    """The injected keywords ``method`` declares, and whether a second positional parameter
+    gets the runtime; read once per function (weakly kept), the same for every instance."""
+    function = getattr(method, "__func__", None)
+    if function is None:
+        return _read_parameters(method)
+    found = _PARAMETERS.get(function)
+    if found is None:
+        found = _PARAMETERS[function] = _read_parameters(method)
+    return found
+
+
+_PARAMETERS: WeakKeyDictionary[Any, tuple[frozenset[str], bool]] = WeakKeyDictionary()
+
+
+def _read_parameters(method: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+    names = _keyword_params(method)
+    return names, "runtime" not in names and takes_positional(method, 2) is not False
 
 
 def _keyword_params(method: Callable[..., Any]) -> frozenset[str]:
@@ -99,8 +123,7 @@ def _node_call(method: Callable[..., Any]) -> Callable[[Any, Any, Any], Any]:
     """Calls a node hook as LangGraph calls a node: the state, then ``runtime``, ``config``,
     ``writer`` and ``store`` by keyword where the hook declares them (a second positional
     parameter under another name gets the runtime)."""
-    names = _keyword_params(method)
-    positional_runtime = "runtime" not in names and _takes_runtime(method)
+    names, positional_runtime = _parameters(method)
 
     def call(view: Any, runtime: Any, config: Any) -> Any:
         kwargs: dict[str, Any] = {}

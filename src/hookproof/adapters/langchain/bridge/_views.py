@@ -87,6 +87,13 @@ class LockedList(list[Any]):
 def lock(value: Any) -> Any:
     """``value`` with every list and dict inside it locked (tuples become locked lists, as
     LangChain holds lists where hookproof holds tuples)."""
+    kind = type(value)
+    if kind in _SCALARS:  # the common exact types first; their subclasses take the long way
+        return value
+    if kind is dict or kind is FrozenDict:
+        return FrozenDict({key: lock(item) for key, item in value.items()})
+    if kind is list or kind is tuple or kind is LockedList:
+        return LockedList(lock(item) for item in value)
     if isinstance(value, str | bytes | int | float | type(None)):
         return value
     if isinstance(value, Mapping):
@@ -96,7 +103,13 @@ def lock(value: Any) -> Any:
     return value
 
 
+_SCALARS = frozenset({str, bytes, int, float, bool, type(None)})
+
+
 def thaw_view(value: Any) -> Any:
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {key: thaw_view(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
