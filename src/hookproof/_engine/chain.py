@@ -16,12 +16,7 @@ from typing import Any
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run, error_data
-from hookproof._engine.threaded import (
-    ThreadedLink,
-    answers_synchronously,
-    on_loop,
-    threaded_link,
-)
+from hookproof._engine.threaded import answers_synchronously, in_copied_context, on_loop
 from hookproof._engine.types import Layer
 from hookproof._engine.workers import in_thread
 from hookproof.errors import UsageError
@@ -79,7 +74,7 @@ class Chains:
             raise
         return self._dialect.model_answer(call, _model_exit(run, reply, final.model))
 
-    def _threaded_model(self, run: Run, call: Any, loop: Any) -> Any:
+    def _threaded_model(self, run: Run, call: Any) -> Any:
         """Under a sync wrap hook, on its helper thread: a model whose ``ainvoke`` only calls
         ``invoke`` (or that has none) answers here; any other is awaited on the event loop."""
         request, final = self._model_enter(run, call)
@@ -89,7 +84,7 @@ class Chains:
             if answers_synchronously(model):
                 reply = model.invoke(final)
             else:
-                reply = on_loop(loop, _awaited_model(model, final))
+                reply = on_loop(run.loop, _awaited_model(model, final))
         except BaseException as error:
             run.trace.record("model", "model", "error", None, error_data(error))
             raise
@@ -140,7 +135,7 @@ class Chains:
             raise
         return _tool_exit(run, data, result)
 
-    def _threaded_tool(self, run: Run, value: Any, loop: Any) -> Any:
+    def _threaded_tool(self, run: Run, value: Any) -> Any:
         """Under a sync wrap hook, on its helper thread: a sync tool runs here, an async one
         is awaited on the event loop."""
         data = self._tool_enter(run, value)
@@ -150,7 +145,7 @@ class Chains:
             if dialect.runs_tool_synchronously(value):
                 result = dialect.execute_tool(value)
             else:
-                result = on_loop(loop, _awaited_tool(dialect, value))
+                result = on_loop(run.loop, _awaited_tool(dialect, value))
         except BaseException as error:
             run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
             raise
@@ -211,7 +206,7 @@ def _sync_chain(layers: Sequence[Layer], innermost: SyncLink, observed: bool = F
 def _async_chain(
     layers: Sequence[Layer],
     innermost: AsyncLink,
-    threaded_innermost: ThreadedLink,
+    threaded_innermost: SyncLink,
     observed: bool = False,
 ) -> AsyncLink:
     """The chain under ainvoke(), built with its threaded twin: what a sync hook's handler
@@ -219,8 +214,21 @@ def _async_chain(
     chain, threaded = innermost, threaded_innermost
     for layer in reversed(layers):
         link = _async_link(layer, chain, threaded, observed)
-        chain, threaded = link, threaded_link(layer, threaded, link, observed)
+        chain, threaded = link, _threaded_link(layer, threaded, link, observed)
     return chain
+
+
+def _threaded_link(layer: Layer, inner: SyncLink, own_async: AsyncLink, observed: bool) -> SyncLink:
+    """``layer`` on a sync hook's helper thread (threaded.py): a sync-only layer is called
+    there as invoke() calls it, a layer with an async twin is awaited on the event loop
+    (``own_async``, its link under ainvoke())."""
+    if layer.async_ is None:
+        return _sync_link(layer, in_copied_context(inner), observed)
+
+    def handed_back(run: Run, value: Any) -> Any:
+        return on_loop(run.loop, own_async(run, value))
+
+    return handed_back
 
 
 # In an ``observed`` chain (the model chain), a layer that hands its inner handler another
@@ -277,9 +285,7 @@ def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
     return link
 
 
-def _async_link(
-    layer: Layer, inner: AsyncLink, threaded: ThreadedLink, observed: bool
-) -> AsyncLink:
+def _async_link(layer: Layer, inner: AsyncLink, threaded: SyncLink, observed: bool) -> AsyncLink:
     owner, hook, when = layer.owner, layer.hook, layer.when
     label = f"{owner}.{hook}"
     call = _async_call(layer, inner, threaded, label, observed)
@@ -304,7 +310,7 @@ def _async_link(
 
 
 def _async_call(
-    layer: Layer, inner: AsyncLink, threaded_inner: ThreadedLink, label: str, observed: bool
+    layer: Layer, inner: AsyncLink, threaded_inner: SyncLink, label: str, observed: bool
 ) -> AsyncLink:
     """The layer's own call under ainvoke(): its async twin, or its sync hook in a thread.
 
@@ -330,12 +336,12 @@ def _async_call(
     async def threaded(run: Run, value: Any) -> Any:
         import asyncio  # loaded already: only a running event loop gets here
 
-        loop = asyncio.get_running_loop()
+        loop = run.loop = asyncio.get_running_loop()
 
         def handler(changed: Any) -> Any:
             passed = _passing(run, owner, value, changed, observed)
             try:
-                return contextvars.copy_context().run(threaded_inner, run, changed, loop)
+                return contextvars.copy_context().run(threaded_inner, run, changed)
             finally:
                 _back(run, label, passed)
 

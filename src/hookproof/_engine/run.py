@@ -58,6 +58,7 @@ class Run:
         self.answers = Answers(thread_id)
         self.resume_step: tuple[Phase, int] | None = None
         self.probe = PROBE.get()
+        self.loop: Any = None  # the event loop of an ainvoke(), for sync hooks' threads
         self.sender = sender_of_new_run(runtime.agent_name)
         self.handle = RunHandle(self)
 

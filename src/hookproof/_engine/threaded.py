@@ -20,16 +20,14 @@ import contextvars
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from hookproof._engine.run import Run, error_data
-from hookproof._engine.types import Layer
+from hookproof._engine.run import Run
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["ThreadedLink", "answers_synchronously", "on_loop", "threaded_link"]
+__all__ = ["answers_synchronously", "in_copied_context", "on_loop"]
 
-ThreadedLink = Callable[[Run, Any, "asyncio.AbstractEventLoop"], Any]
-AsyncLink = Callable[[Run, Any], Coroutine[Any, Any, Any]]
+SyncLink = Callable[[Run, Any], Any]
 
 
 def on_loop(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -52,49 +50,11 @@ def answers_synchronously(model: Any) -> bool:
     )
 
 
-def threaded_link(
-    layer: Layer, inner: ThreadedLink, own_async: AsyncLink, observed: bool
-) -> ThreadedLink:
-    """``layer`` on a sync hook's helper thread: a sync-only layer is called here, a layer
-    with an async twin runs on the event loop (``own_async``, its link under ainvoke())."""
-    if layer.async_ is not None:
+def in_copied_context(inner: SyncLink) -> SyncLink:
+    """``inner`` run in a copy of the caller's context variables, as an awaited boundary
+    would run it: nothing it sets flows back out."""
 
-        def handed_back(run: Run, value: Any, loop: asyncio.AbstractEventLoop) -> Any:
-            return on_loop(loop, own_async(run, value))
+    def call(run: Run, value: Any) -> Any:
+        return contextvars.copy_context().run(inner, run, value)
 
-        return handed_back
-    return _sync_here(layer, inner, observed)
-
-
-def _sync_here(layer: Layer, inner: ThreadedLink, observed: bool) -> ThreadedLink:
-    owner, hook, func, when = layer.owner, layer.hook, layer.sync, layer.when
-    label = f"{owner}.{hook}"
-    assert func is not None  # a layer without an async twin has a sync hook
-
-    def link(run: Run, value: Any, loop: asyncio.AbstractEventLoop) -> Any:
-        if when is not None and not when(value):
-            return inner(run, value, loop)
-        run.source = label
-        trace = run.trace
-        trace.record("layer", hook, "enter", owner)
-
-        def handler(changed: Any) -> Any:
-            passed = observed and changed is not value
-            if passed:
-                run.observer.request_passed(owner, value, changed)
-            try:
-                return contextvars.copy_context().run(inner, run, changed, loop)
-            finally:
-                run.source = label  # back in this layer
-                if passed:
-                    run.observer.request_returned()
-
-        try:
-            outcome = func(value, handler)
-        except BaseException as error:
-            trace.record("layer", hook, "error", owner, error_data(error))
-            raise
-        trace.record("layer", hook, "exit", owner)
-        return outcome
-
-    return link
+    return call
