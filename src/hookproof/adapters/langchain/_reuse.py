@@ -1,5 +1,5 @@
-"""One build of an app for many runs on the reference engine, kept only while each run
-leaves the build as it was built.
+"""One build of an app for many runs, on the reference engine or on LangGraph's graph,
+kept only while each run leaves the build as it was built.
 
 A check runs the same factory dozens of times in a test, and deepagents rebuilds the agent,
 its subagents and new tool objects on each build (then LangChain derives every tool's schema
@@ -10,7 +10,7 @@ after building. After each run it prints it again: the same print means the next
 from a build that holds exactly what a fresh one holds; any difference (a middleware that
 keeps a counter or a cached role on ``self``, a closure's list) drops the build, and every
 later run builds anew, as before. Only memos that are pure functions of a tool's definition
-are left out of the print (``_PURE_MEMOS``).
+or of a LangGraph node's are left out of the print (``_PURE_MEMOS``).
 
 What the print cannot see: module globals and class attributes (a fresh build shares them
 too, unless the factory itself resets one while it builds) and state held inside objects the
@@ -30,11 +30,19 @@ from hookproof.adapters.langchain.models import RecordingChatModel
 
 __all__ = ["ReusedBuild"]
 
-# attribute -> the owners whose attribute of that name is a memo a run may fill
+_PREGEL_NODE = "langgraph.pregel._read.PregelNode"
+# attribute -> the owners whose attribute of that name is a memo a run may fill: classes, or
+# the start of the owner's class's qualified name
 _PURE_MEMOS: dict[str, tuple[type, ...] | str] = {
     "_tool_call_schema_memo": (BaseTool,),  # the tool's schema for the model
     "_injected_args_keys": (BaseTool,),  # the arguments its signature marks injected
     "_tool_names": "hookproof._engine.",  # the reference engine's last tool list's names
+    # LangGraph's node memos (functools.cached_property), derived from the node's own
+    # writers and bound runnable, which the print still walks; filled on a node's first run
+    # (a LangGraph that moves the class only makes every run build anew)
+    "flat_writers": _PREGEL_NODE,
+    "node": _PREGEL_NODE,
+    "input_cache_key": _PREGEL_NODE,
 }
 
 
@@ -44,7 +52,8 @@ def is_pure_memo(owner: Any, name: str) -> bool:
     if owners is None:
         return False
     if isinstance(owners, str):
-        return type(owner).__module__.startswith(owners)
+        kind = type(owner)
+        return f"{kind.__module__}.{kind.__qualname__}".startswith(owners)
     return isinstance(owner, owners)
 
 
