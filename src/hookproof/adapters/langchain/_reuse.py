@@ -87,12 +87,21 @@ class ReusedBuild:
             return kept.agent, kept.models
         models = self._models(script)
         agent = self._build(models)
-        recording = all(isinstance(m, RecordingChatModel) for m in models.values())
-        if not self.changed and recording:
-            opaque = frozenset(id(model) for model in models.values())
-            built = state_print(agent, is_pure_memo, opaque)
-            self._running = _Build(agent, models, built, opaque)
+        self._running = self._printed(agent, models)
         return agent, models
+
+    def keep(self, agent: Any, models: dict[str, Any]) -> None:
+        """Keep ``agent``, just built with ``models`` and not run yet, for the next run (a
+        target recognising the factory built it)."""
+        if self._kept is None:
+            self._kept = self._printed(agent, models)
+
+    def _printed(self, agent: Any, models: dict[str, Any]) -> _Build | None:
+        """The build with its print, taken now; None when builds are not reused."""
+        if self.changed or not all(isinstance(m, RecordingChatModel) for m in models.values()):
+            return None
+        opaque = frozenset(id(model) for model in models.values())
+        return _Build(agent, models, state_print(agent, is_pure_memo, opaque), opaque)
 
     def returned(self) -> None:
         """Keep the build just run for the next run when the run left it as built."""

@@ -69,6 +69,10 @@ class LangChainTarget(RunWithTarget):
     def rebuilt_because(self) -> str:
         return self._reused.changed
 
+    def _keep_built(self, models: dict[str, Any], agent: Any) -> None:
+        """Keep the agent ``as_target`` built to recognise the factory for the first run."""
+        self._reused.keep(agent, models)
+
     def building(self) -> AbstractContextManager[None]:
         """Where the factory builds and its agents run (the reference engine's scope for
         ``BridgedTarget``)."""
