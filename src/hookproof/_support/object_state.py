@@ -38,11 +38,48 @@ _BY_IDENTITY = (
     types.FrameType,
 )
 _SEQUENCES = (list, tuple, collections.deque, set, frozenset)
+_ATOM_KINDS = frozenset(_ATOMS)
 
 
 def state_print(root: Any, ignored: Ignored, opaque: frozenset[int] = frozenset()) -> list[Any]:
-    """The print of ``root``'s state (see the module)."""
-    return [item for _, item in _walk(root, ignored, opaque, with_paths=False)]
+    """The print of ``root``'s state (see the module): the items ``first_difference``'s walk
+    yields, in its order, without their paths (a loop of its own: a reused build is printed
+    after every run, so this is the hot path)."""
+    printed: list[Any] = []
+    seen: dict[int, int] = {}
+    keep_alive: list[Any] = []  # ids stay unique while the print holds what it saw
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            printed.append(item)
+        elif kind in _ATOM_KINDS:
+            printed.append((kind, item))
+        elif (key := id(item)) in seen:
+            printed.append(("seen", seen[key]))
+        elif key in opaque or isinstance(item, _BY_IDENTITY):
+            printed.append(("identity", key))
+        else:
+            seen[key] = len(seen)
+            keep_alive.append(item)
+            shape, values = _values(item, kind, ignored)
+            printed.append(shape)
+            values.reverse()
+            stack += values
+    return printed
+
+
+def _values(item: Any, kind: type, ignored: Ignored) -> tuple[Any, list[Any]]:
+    """``_parts(item, ignored)`` without the labels; plain dicts, lists and tuples (which
+    hold neither attributes nor slots) read directly."""
+    if kind is dict:
+        keys = [key for key in item if type(key) not in _ATOM_KINDS]
+        return (kind, tuple(item)), keys + list(item.values())
+    if kind is list or kind is tuple:
+        return (kind, len(item)), list(item)
+    shape, parts = _parts(item, ignored)
+    return shape, [value for _, _, value in parts]
 
 
 def first_difference(
