@@ -83,3 +83,11 @@ def test_the_print_is_the_walk_with_paths_item_for_item() -> None:
         walked = [item for _, item in _walk(root, ignored, frozenset(), with_paths=True)]
         assert state_print(root, ignored) == walked
         assert len(walked) > 40
+
+
+def test_a_thread_pool_shows_whether_it_takes_work_not_which_threads_it_started() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=2)
+    assert _changed(Holder(pool), lambda: pool.submit(int, "1").result()) == ""
+    assert _changed(Holder(pool), lambda: pool.shutdown(wait=True)) == ".value"

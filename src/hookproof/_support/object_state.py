@@ -5,9 +5,10 @@ after a run, or it is not the build it was.
 could change in place: instance attributes (``__dict__`` and slots), the items of lists,
 tuples, sets, dicts and deques, function closures and defaults, bound methods' ``self`` and
 ``functools.partial``'s parts. An object of a type it cannot open is compared by its
-``repr`` and by what pickling it would save (an iterator's position is there). Modules,
-classes and code are compared by identity: what a run changes there, a fresh build shares
-too. Two prints are equal when the same objects hold the same values in the same places.
+``repr`` and by what pickling it would save (an iterator's position is there); a thread pool
+by whether it still takes work, not by the threads it started. Modules, classes and code are
+compared by identity: what a run changes there, a fresh build shares too. Two prints are
+equal when the same objects hold the same values in the same places.
 
 ``ignored(owner, name)`` says which attributes (or keys of a dict an attribute holds) are
 pure memos, the same on any build, which a run may fill; ``opaque`` holds the ids of
@@ -20,6 +21,7 @@ import collections
 import functools
 import types
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 __all__ = ["first_difference", "state_print"]
@@ -135,6 +137,8 @@ def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
     """What ``item`` is (its type, size, keys) and the parts it holds, labelled."""
     parts: list[Part] = []
     shape: Any = type(item)
+    if isinstance(item, ThreadPoolExecutor):
+        return _pool(item), []
     if isinstance(item, dict):
         shape = (shape, tuple(item))
         parts += [("<key %.40r>", key, key) for key in item if type(key) not in _ATOMS]
@@ -156,6 +160,13 @@ def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
     if attributes is None and not parts and shape is type(item):
         return (shape, "repr", repr(item)), _reduced(item)
     return shape, parts + (attributes or [])
+
+
+def _pool(pool: ThreadPoolExecutor) -> tuple[Any, ...]:
+    """A thread pool's print: whether it still takes work. Which worker threads it has
+    started (a run that used it started some) decides when work runs, never what it
+    returns; a pool shut down or broken makes every later use fail, so that shows."""
+    return (type(pool), "pool", getattr(pool, "_shutdown", None), getattr(pool, "_broken", None))
 
 
 def _reduced(item: Any) -> list[Part]:
