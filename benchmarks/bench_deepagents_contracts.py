@@ -14,8 +14,9 @@ it (one test's baseline and engine choice reused across its examples). Four ways
 - fast: ``engine="auto"`` as it runs now, builds reused on both engines.
 
 Rounds alternate between the ways in one process, so load from elsewhere falls on all alike.
-``--calls`` also counts the Python function calls of one run of each way (cProfile), a
-measure the machine's load does not move.
+Each way's process CPU time is shown too (less moved by load than wall time); ``--calls``
+also counts the Python function calls of one run of each way (cProfile), a measure the
+machine's load does not move.
 
     python benchmarks/bench_deepagents_contracts.py [--examples 20] [--rounds 3] [--calls]
 """
@@ -48,6 +49,7 @@ WAYS = {"graph-rebuilt": "graph", "graph": "graph", "fast-rebuilt": "auto", "fas
 
 
 KEPT_RUN, KEPT_KEEP = LangChainTarget.run, LangChainTarget._keep_built
+CPU_SECONDS: list[float] = []  # each measure's process CPU time (all its threads)
 
 
 def build(models: Any) -> Any:
@@ -80,13 +82,14 @@ def measure(examples: int, engine: str, *, graph_reuse: bool = True) -> tuple[fl
         )
         reports.append(report)
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     try:
         with _exercised.collecting():  # as under the pytest plugin: one test's memo
             run()
     finally:
         LangChainTarget.run = KEPT_RUN  # type: ignore[method-assign]
         LangChainTarget._keep_built = KEPT_KEEP  # type: ignore[method-assign]
+    CPU_SECONDS.append(time.process_time() - cpu)
     return time.perf_counter() - started, reports[-1]
 
 
@@ -111,12 +114,14 @@ def main() -> None:
     measure(2, "graph")  # imports and first builds outside the timed rounds
     measure(2, "auto")
     seconds: dict[str, list[float]] = {name: [] for name in WAYS}
+    cpu: dict[str, list[float]] = {name: [] for name in WAYS}
     last: dict[str, Any] = {}
     for _ in range(arguments.rounds):
         for name, engine in WAYS.items():
             reuse = not name.endswith("rebuilt")
             taken, last[name] = measure(arguments.examples, engine, graph_reuse=reuse)
             seconds[name].append(taken)
+            cpu[name].append(CPU_SECONDS[-1])
     median = {name: statistics.median(values) for name, values in seconds.items()}
     for name in WAYS:
         rounds = ", ".join(f"{value:.1f}" for value in seconds[name])
@@ -131,7 +136,7 @@ def main() -> None:
             f"check_fail_closed x{arguments.examples} on deepagents, {name}: "
             f"median {median[name]:.1f} s ({where})"
         )
-        print(f"  rounds: {rounds}")
+        print(f"  rounds: {rounds}; CPU median {statistics.median(cpu[name]):.1f} s")
     for before, after in (("graph-rebuilt", "graph"), ("fast-rebuilt", "fast")):
         ratios = sorted(b / a for b, a in zip(seconds[before], seconds[after], strict=True))
         print(
