@@ -315,3 +315,25 @@ def test_the_reference_engine_runs_the_app_when_hookproof_is_imported_before_lan
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "reference confirmed on the real graph"
+
+
+SHOWN = {"refund": True}  # what a fixture would patch: read by the factory while it builds
+
+
+def _configured_app(model: Any) -> Any:
+    tools = [search, refund] if SHOWN["refund"] else [search]
+    return create_agent(model, tools)
+
+
+@pytest.mark.parametrize("engine", [_on_reference, LangChainTarget], ids=["reference", "graph"])
+def test_a_target_kept_across_tests_builds_anew_in_each(engine: Any, monkeypatch: Any) -> None:
+    """A build is reused within its test only: the next test's fixture (here a patched
+    setting the factory reads while building) shows, where a build kept across tests would
+    still offer the first test's tools."""
+    target = engine(_configured_app)
+    with _exercised.collecting():
+        assert sorted(target.run(context=MEMBER).visible_tools) == ["refund", "search"]
+        monkeypatch.setitem(SHOWN, "refund", False)  # within a test: the kept build serves
+        assert sorted(target.run(context=MEMBER).visible_tools) == ["refund", "search"]
+    with _exercised.collecting():  # the next test
+        assert sorted(target.run(context=MEMBER).visible_tools) == ["search"]

@@ -12,6 +12,9 @@ keeps a counter or a cached role on ``self``, a closure's list) drops the build,
 later run builds anew, as before. Only memos that are pure functions of a tool's definition
 or of a LangGraph node's are left out of the print (``_PURE_MEMOS``).
 
+A build is reused only within the test that built it (a target object kept across tests
+builds anew in each: a test's fixtures may change what the factory builds).
+
 What the print cannot see: module globals and class attributes (a fresh build shares them
 too, unless the factory itself resets one while it builds) and state held inside objects the
 walk compares by ``repr``.
@@ -25,6 +28,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
+from hookproof._exercised import current_test_memo
 from hookproof._support.object_state import first_difference, state_print
 from hookproof.adapters.langchain.models import RecordingChatModel
 
@@ -63,6 +67,7 @@ class _Build:
     models: dict[str, RecordingChatModel]
     built: list[Any]  # its state print, right after building
     opaque: frozenset[int]  # the models: reset before each run, compared by identity
+    test: Any  # the memo of the test it was built in (None: outside one), held for identity
 
 
 class ReusedBuild:
@@ -80,7 +85,7 @@ class ReusedBuild:
         """An agent whose state is as built, and its models, set to play ``script``; call
         ``returned()`` after running it."""
         kept, self._kept = self._kept, None  # taken: a run that raises leaves nothing kept
-        if kept is not None:
+        if kept is not None and kept.test is current_test_memo():  # fixtures are per test
             for model in kept.models.values():
                 model._restart(script)
             self._running = kept
@@ -101,7 +106,8 @@ class ReusedBuild:
         if self.changed or not all(isinstance(m, RecordingChatModel) for m in models.values()):
             return None
         opaque = frozenset(id(model) for model in models.values())
-        return _Build(agent, models, state_print(agent, is_pure_memo, opaque), opaque)
+        built = state_print(agent, is_pure_memo, opaque)
+        return _Build(agent, models, built, opaque, current_test_memo())
 
     def returned(self) -> None:
         """Keep the build just run for the next run when the run left it as built."""
