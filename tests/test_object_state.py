@@ -53,3 +53,41 @@ def test_a_named_memo_and_an_unchanged_object_do_not_show() -> None:
     assert _changed(item, lambda: setattr(item, "memo", "filled"), only_memo) == ""
     assert _changed(item, lambda: None) == ""
     assert state_print(Holder([1]), _nothing_ignored) != state_print(Holder([2]), _nothing_ignored)
+
+
+class Slotted:
+    __slots__ = ("memo", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value, self.memo = value, None
+
+
+def test_the_print_is_the_walk_with_paths_item_for_item() -> None:
+    """``state_print`` has a loop of its own (the hot path); ``first_difference`` walks with
+    paths. Both must see the same items in the same order, or every reuse would stop."""
+    from collections import deque
+    from functools import partial
+
+    from hookproof._support.object_state import _walk
+
+    shared = [1, "two", (3.0, None)]
+    root = {
+        "shared": shared,
+        "again": shared,
+        ("tuple", "key"): {1: b"x", frozenset({4}): deque([5])},
+        "objects": [Holder(shared), Slotted({"memo": 1}), partial(int, "7", base=8)],
+        "functions": [_changed, Holder.__init__, Holder(None).__init__, len, int],
+    }
+    only_memo = lambda owner, name: name == "memo"  # noqa: E731
+    for ignored in (_nothing_ignored, only_memo):
+        walked = [item for _, item in _walk(root, ignored, frozenset(), with_paths=True)]
+        assert state_print(root, ignored) == walked
+        assert len(walked) > 40
+
+
+def test_a_thread_pool_shows_whether_it_takes_work_not_which_threads_it_started() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=2)
+    assert _changed(Holder(pool), lambda: pool.submit(int, "1").result()) == ""
+    assert _changed(Holder(pool), lambda: pool.shutdown(wait=True)) == ".value"

@@ -1,4 +1,4 @@
-"""With HOOKPROOF_BENCH_REBUILD=1 every run on the reference engine builds the app anew (as
+"""With HOOKPROOF_BENCH_REBUILD=1 every run, on either engine, builds the app anew (as
 before builds were reused), so the suite's time can be compared."""
 
 import os

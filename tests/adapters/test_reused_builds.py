@@ -111,14 +111,16 @@ def _deep_example_app(models: Any) -> Any:
     return build_langchain_deep_agent(models, subagents=[researcher])
 
 
-def _sequence(build: Callable[[Any], Any], contexts: list[Any]) -> list[Any]:
+def _sequence(build: Callable[[Any], Any], contexts: list[Any], engine: Any = "auto") -> list[Any]:
     """check_fail_closed on each context in one test: its reports, or the error raised."""
     outcomes: list[Any] = []
     with _exercised.collecting():
         for context in contexts:
             try:
                 outcomes.append(
-                    contracts.check_fail_closed(build, context, least_privileged_context=GUEST)
+                    contracts.check_fail_closed(
+                        build, context, least_privileged_context=GUEST, engine=engine
+                    )
                 )
             except ContractViolation as error:
                 outcomes.append(error)
@@ -144,6 +146,41 @@ def test_without_the_state_check_the_sticky_bug_would_pass(monkeypatch: Any) -> 
     monkeypatch.setattr(_reuse, "state_print", lambda *args, **kwargs: [])
     *_, third = _sequence(_sticky_app, [MEMBER, MEMBER, INTRUDER])
     assert isinstance(third, contracts.CheckReport)  # the false pass the check prevents
+
+
+@pytest.mark.parametrize("app", [_sticky_app, _sticky_deep_app], ids=["create_agent", "deep"])
+def test_on_the_graph_state_kept_on_self_makes_every_later_run_build_anew(app: Any) -> None:
+    """The graph reuses a build under the same guard: the sticky bug is still caught there,
+    and only the guard catches it (without it the graph's verdict is a false pass)."""
+    *_, third = _sequence(app, [MEMBER, INTRUDER], engine="graph")
+    assert isinstance(third, ContractViolation)
+    assert "tools beyond the least-privileged set: ['refund']" in str(third)
+
+
+def test_on_the_graph_without_the_state_check_the_sticky_bug_would_pass(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(_reuse, "state_print", lambda *args, **kwargs: [])
+    *_, third = _sequence(_sticky_app, [MEMBER, INTRUDER], engine="graph")
+    assert isinstance(third, contracts.CheckReport)  # the false pass the guard prevents
+
+
+def test_a_stateless_deepagents_app_is_built_once_per_test_on_the_graph() -> None:
+    built: list[str] = []
+    build = _counting(_deep_example_app, built)
+    from hookproof.examples.dynamic_routing import AgentContext
+
+    with _exercised.collecting():
+        for context in [None, Ctx("x"), "admin", 7, {"role": "admin"}]:
+            contracts.check_fail_closed(
+                build,
+                context,
+                least_privileged_context=AgentContext("guest", "fast"),
+                tiers=("fast", "reasoning"),
+                engine="graph",
+            )
+    # the build that recognised the factory as a LangChain app serves every run of the test
+    assert built == ["graph"]
 
 
 def test_state_in_a_closure_makes_every_later_run_build_anew() -> None:
@@ -207,19 +244,28 @@ def _deep_router_app(model: Any) -> Any:
     return create_deep_agent(model=model, tools=[search, refund], middleware=[RoleRouter()])
 
 
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
 def _observed(run: Any) -> str:
-    """What a run showed; LangChain names each model answer by a fresh uuid, left out."""
+    """What a run showed; LangChain names each model answer (and, on its graph, each tool
+    answer) by a fresh uuid, left out."""
     error = None if run.error is None else (type(run.error), str(run.error))
     shown = repr((run.final_requests, run.messages, run.called, error))
-    return re.sub(r"lc_run--[0-9a-f-]+", "lc_run--(uuid)", shown)
+    return re.sub(UUID, "(uuid)", re.sub(r"lc_run--[0-9a-f-]+", "lc_run--(uuid)", shown))
 
 
+def _on_reference(app: Any) -> Any:
+    return LangChainTarget(app).bridged_target()
+
+
+@pytest.mark.parametrize("engine", [_on_reference, LangChainTarget], ids=["reference", "graph"])
 @pytest.mark.parametrize("app", [_deep_router_app, _sticky_deep_app], ids=["stateless", "sticky"])
-def test_a_reused_build_runs_as_a_fresh_build_does(app: Any) -> None:
+def test_a_reused_build_runs_as_a_fresh_build_does(app: Any, engine: Any) -> None:
     """The same FinalRequests, messages, models called and errors as a fresh build's run, on
     generated contexts and scripts, for a stateless app (reused) and a stateful one
-    (rebuilt)."""
-    reused = LangChainTarget(app).bridged_target()
+    (rebuilt), on the reference engine and on the graph."""
+    reused = engine(app)
     assert reused is not None
 
     @settings(
@@ -231,7 +277,7 @@ def test_a_reused_build_runs_as_a_fresh_build_does(app: Any) -> None:
     )
     @given(context=strategies.contexts(Ctx), script=SCRIPTS)
     def same_as_fresh(context: Any, script: Any) -> None:
-        fresh = LangChainTarget(app).bridged_target()
+        fresh = engine(app)
         assert fresh is not None
         expected = _observed(fresh.run(context=context, script=script))
         assert _observed(reused.run(context=context, script=script)) == expected
@@ -269,3 +315,25 @@ def test_the_reference_engine_runs_the_app_when_hookproof_is_imported_before_lan
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "reference confirmed on the real graph"
+
+
+SHOWN = {"refund": True}  # what a fixture would patch: read by the factory while it builds
+
+
+def _configured_app(model: Any) -> Any:
+    tools = [search, refund] if SHOWN["refund"] else [search]
+    return create_agent(model, tools)
+
+
+@pytest.mark.parametrize("engine", [_on_reference, LangChainTarget], ids=["reference", "graph"])
+def test_a_target_kept_across_tests_builds_anew_in_each(engine: Any, monkeypatch: Any) -> None:
+    """A build is reused within its test only: the next test's fixture (here a patched
+    setting the factory reads while building) shows, where a build kept across tests would
+    still offer the first test's tools."""
+    target = engine(_configured_app)
+    with _exercised.collecting():
+        assert sorted(target.run(context=MEMBER).visible_tools) == ["refund", "search"]
+        monkeypatch.setitem(SHOWN, "refund", False)  # within a test: the kept build serves
+        assert sorted(target.run(context=MEMBER).visible_tools) == ["refund", "search"]
+    with _exercised.collecting():  # the next test
+        assert sorted(target.run(context=MEMBER).visible_tools) == ["search"]

@@ -5,9 +5,10 @@ after a run, or it is not the build it was.
 could change in place: instance attributes (``__dict__`` and slots), the items of lists,
 tuples, sets, dicts and deques, function closures and defaults, bound methods' ``self`` and
 ``functools.partial``'s parts. An object of a type it cannot open is compared by its
-``repr`` and by what pickling it would save (an iterator's position is there). Modules,
-classes and code are compared by identity: what a run changes there, a fresh build shares
-too. Two prints are equal when the same objects hold the same values in the same places.
+``repr`` and by what pickling it would save (an iterator's position is there); a thread pool
+by whether it still takes work, not by the threads it started. Modules, classes and code are
+compared by identity: what a run changes there, a fresh build shares too. Two prints are
+equal when the same objects hold the same values in the same places.
 
 ``ignored(owner, name)`` says which attributes (or keys of a dict an attribute holds) are
 pure memos, the same on any build, which a run may fill; ``opaque`` holds the ids of
@@ -20,6 +21,7 @@ import collections
 import functools
 import types
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 __all__ = ["first_difference", "state_print"]
@@ -38,11 +40,48 @@ _BY_IDENTITY = (
     types.FrameType,
 )
 _SEQUENCES = (list, tuple, collections.deque, set, frozenset)
+_ATOM_KINDS = frozenset(_ATOMS)
 
 
 def state_print(root: Any, ignored: Ignored, opaque: frozenset[int] = frozenset()) -> list[Any]:
-    """The print of ``root``'s state (see the module)."""
-    return [item for _, item in _walk(root, ignored, opaque, with_paths=False)]
+    """The print of ``root``'s state (see the module): the items ``first_difference``'s walk
+    yields, in its order, without their paths (a loop of its own: a reused build is printed
+    after every run, so this is the hot path)."""
+    printed: list[Any] = []
+    seen: dict[int, int] = {}
+    keep_alive: list[Any] = []  # ids stay unique while the print holds what it saw
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            printed.append(item)
+        elif kind in _ATOM_KINDS:
+            printed.append((kind, item))
+        elif (key := id(item)) in seen:
+            printed.append(("seen", seen[key]))
+        elif key in opaque or isinstance(item, _BY_IDENTITY):
+            printed.append(("identity", key))
+        else:
+            seen[key] = len(seen)
+            keep_alive.append(item)
+            shape, values = _values(item, kind, ignored)
+            printed.append(shape)
+            values.reverse()
+            stack += values
+    return printed
+
+
+def _values(item: Any, kind: type, ignored: Ignored) -> tuple[Any, list[Any]]:
+    """``_parts(item, ignored)`` without the labels; plain dicts, lists and tuples (which
+    hold neither attributes nor slots) read directly."""
+    if kind is dict:
+        keys = [key for key in item if type(key) not in _ATOM_KINDS]
+        return (kind, tuple(item)), keys + list(item.values())
+    if kind is list or kind is tuple:
+        return (kind, len(item)), list(item)
+    shape, parts = _parts(item, ignored)
+    return shape, [value for _, _, value in parts]
 
 
 def first_difference(
@@ -98,6 +137,8 @@ def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
     """What ``item`` is (its type, size, keys) and the parts it holds, labelled."""
     parts: list[Part] = []
     shape: Any = type(item)
+    if isinstance(item, ThreadPoolExecutor):
+        return _pool(item), []
     if isinstance(item, dict):
         shape = (shape, tuple(item))
         parts += [("<key %.40r>", key, key) for key in item if type(key) not in _ATOMS]
@@ -119,6 +160,13 @@ def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
     if attributes is None and not parts and shape is type(item):
         return (shape, "repr", repr(item)), _reduced(item)
     return shape, parts + (attributes or [])
+
+
+def _pool(pool: ThreadPoolExecutor) -> tuple[Any, ...]:
+    """A thread pool's print: whether it still takes work. Which worker threads it has
+    started (a run that used it started some) decides when work runs, never what it
+    returns; a pool shut down or broken makes every later use fail, so that shows."""
+    return (type(pool), "pool", getattr(pool, "_shutdown", None), getattr(pool, "_broken", None))
 
 
 def _reduced(item: Any) -> list[Part]:

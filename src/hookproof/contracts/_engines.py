@@ -2,9 +2,9 @@
 there through a bridge (LangChain ``create_agent`` and deepagents apps), confirmed on the
 framework's real graph; else on the real graph alone.
 
-The reference engine may run one build of the app for many runs, while each run leaves it as
-built (the LangChain bridge checks that; a run that changes it makes every later run build
-anew, and the report's ``engine_note`` says where it changed).
+Either engine may run one build of the app for many runs of a test, while each run leaves it
+as built (the LangChain target checks that; a run that changes it makes every later run build
+anew, and on the reference engine the report's ``engine_note`` says where it changed).
 
 The first example of a check and factory in a test runs on the real graph alone (a check
 called once per test costs what it did). The reference engine decides each later example

@@ -1,5 +1,5 @@
-"""One build of an app for many runs on the reference engine, kept only while each run
-leaves the build as it was built.
+"""One build of an app for many runs, on the reference engine or on LangGraph's graph,
+kept only while each run leaves the build as it was built.
 
 A check runs the same factory dozens of times in a test, and deepagents rebuilds the agent,
 its subagents and new tool objects on each build (then LangChain derives every tool's schema
@@ -10,7 +10,10 @@ after building. After each run it prints it again: the same print means the next
 from a build that holds exactly what a fresh one holds; any difference (a middleware that
 keeps a counter or a cached role on ``self``, a closure's list) drops the build, and every
 later run builds anew, as before. Only memos that are pure functions of a tool's definition
-are left out of the print (``_PURE_MEMOS``).
+or of a LangGraph node's are left out of the print (``_PURE_MEMOS``).
+
+A build is reused only within the test that built it (a target object kept across tests
+builds anew in each: a test's fixtures may change what the factory builds).
 
 What the print cannot see: module globals and class attributes (a fresh build shares them
 too, unless the factory itself resets one while it builds) and state held inside objects the
@@ -25,16 +28,25 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
+from hookproof._exercised import current_test_memo
 from hookproof._support.object_state import first_difference, state_print
 from hookproof.adapters.langchain.models import RecordingChatModel
 
 __all__ = ["ReusedBuild"]
 
-# attribute -> the owners whose attribute of that name is a memo a run may fill
+_PREGEL_NODE = "langgraph.pregel._read.PregelNode"
+# attribute -> the owners whose attribute of that name is a memo a run may fill: classes, or
+# the start of the owner's class's qualified name
 _PURE_MEMOS: dict[str, tuple[type, ...] | str] = {
     "_tool_call_schema_memo": (BaseTool,),  # the tool's schema for the model
     "_injected_args_keys": (BaseTool,),  # the arguments its signature marks injected
     "_tool_names": "hookproof._engine.",  # the reference engine's last tool list's names
+    # LangGraph's node memos (functools.cached_property), derived from the node's own
+    # writers and bound runnable, which the print still walks; filled on a node's first run
+    # (a LangGraph that moves the class only makes every run build anew)
+    "flat_writers": _PREGEL_NODE,
+    "node": _PREGEL_NODE,
+    "input_cache_key": _PREGEL_NODE,
 }
 
 
@@ -44,7 +56,8 @@ def is_pure_memo(owner: Any, name: str) -> bool:
     if owners is None:
         return False
     if isinstance(owners, str):
-        return type(owner).__module__.startswith(owners)
+        kind = type(owner)
+        return f"{kind.__module__}.{kind.__qualname__}".startswith(owners)
     return isinstance(owner, owners)
 
 
@@ -54,6 +67,7 @@ class _Build:
     models: dict[str, RecordingChatModel]
     built: list[Any]  # its state print, right after building
     opaque: frozenset[int]  # the models: reset before each run, compared by identity
+    test: Any  # the memo of the test it was built in (None: outside one), held for identity
 
 
 class ReusedBuild:
@@ -71,19 +85,29 @@ class ReusedBuild:
         """An agent whose state is as built, and its models, set to play ``script``; call
         ``returned()`` after running it."""
         kept, self._kept = self._kept, None  # taken: a run that raises leaves nothing kept
-        if kept is not None:
+        if kept is not None and kept.test is current_test_memo():  # fixtures are per test
             for model in kept.models.values():
                 model._restart(script)
             self._running = kept
             return kept.agent, kept.models
         models = self._models(script)
         agent = self._build(models)
-        recording = all(isinstance(m, RecordingChatModel) for m in models.values())
-        if not self.changed and recording:
-            opaque = frozenset(id(model) for model in models.values())
-            built = state_print(agent, is_pure_memo, opaque)
-            self._running = _Build(agent, models, built, opaque)
+        self._running = self._printed(agent, models)
         return agent, models
+
+    def keep(self, agent: Any, models: dict[str, Any]) -> None:
+        """Keep ``agent``, just built with ``models`` and not run yet, for the next run (a
+        target recognising the factory built it)."""
+        if self._kept is None:
+            self._kept = self._printed(agent, models)
+
+    def _printed(self, agent: Any, models: dict[str, Any]) -> _Build | None:
+        """The build with its print, taken now; None when builds are not reused."""
+        if self.changed or not all(isinstance(m, RecordingChatModel) for m in models.values()):
+            return None
+        opaque = frozenset(id(model) for model in models.values())
+        built = state_print(agent, is_pure_memo, opaque)
+        return _Build(agent, models, built, opaque, current_test_memo())
 
     def returned(self) -> None:
         """Keep the build just run for the next run when the run left it as built."""

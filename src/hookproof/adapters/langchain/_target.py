@@ -4,6 +4,7 @@ graphs) and its conformance kit (tiny LangChain agents for the probes)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -48,7 +49,9 @@ def graph_tool_schemas(agent: Any) -> dict[str, Any]:
 
 
 class LangChainTarget(RunWithTarget):
-    """Runs a factory whose agents are LangChain ``create_agent`` or deepagents graphs."""
+    """Runs a factory whose agents are LangChain ``create_agent`` or deepagents graphs. Runs
+    with scripted models reuse one build while each run leaves it as built (see ``_reuse``);
+    ``rebuilt_because`` says why they stopped, once they did."""
 
     unexecutable_tool_markers: ClassVar[tuple[str, ...]] = ("doesn't know how to execute",)
     tool_library_modules: ClassVar[tuple[str, ...]] = (
@@ -57,6 +60,51 @@ class LangChainTarget(RunWithTarget):
         "langgraph.",
         "pydantic",
     )
+
+    def __init__(self, build: Build, *, tiers: Sequence[str] | None = None) -> None:
+        super().__init__(build, tiers=tiers)
+        self._reused = ReusedBuild(self.agent, self.models)
+
+    @property
+    def rebuilt_because(self) -> str:
+        return self._reused.changed
+
+    def _keep_built(self, models: dict[str, Any], agent: Any) -> None:
+        """Keep the agent ``as_target`` built to recognise the factory for the first run."""
+        self._reused.keep(agent, models)
+
+    def building(self) -> AbstractContextManager[None]:
+        """Where the factory builds and its agents run (the reference engine's scope for
+        ``BridgedTarget``)."""
+        return nullcontext()
+
+    def run(
+        self,
+        *,
+        context: Any = None,
+        script: Any = None,
+        input: Mapping[str, Any] | None = None,
+        models: Mapping[str, Any] | None = None,
+        on_interrupt: OnInterrupt = "approve",
+        config: Mapping[str, Any] | None = None,
+    ) -> TargetRun:
+        if models is not None:
+            return super().run(
+                context=context,
+                script=script,
+                input=input,
+                models=models,
+                on_interrupt=on_interrupt,
+                config=config,
+            )
+        answer = check_on_interrupt(on_interrupt)
+        with self.building():
+            agent, chosen = self._reused.agent_and_models(script)
+            run = run_agent(
+                agent, chosen, context, input or DEFAULT_INPUT, on_interrupt=answer, config=config
+            )
+            self._reused.returned()
+        return run
 
     def models(self, script: Any = None) -> dict[str, Any]:
         return models_for(self.tiers or ("model",), script)
@@ -129,48 +177,8 @@ class BridgedTarget(LangChainTarget):
     Runs with scripted models reuse one build while each run leaves it as built (see
     ``_reuse``); ``rebuilt_because`` says why they stopped, once they did."""
 
-    def __init__(self, build: Build, *, tiers: Sequence[str] | None = None) -> None:
-        super().__init__(build, tiers=tiers)
-        self._reused = ReusedBuild(self.agent, self.models)
-
-    @property
-    def rebuilt_because(self) -> str:
-        return self._reused.changed
-
-    def run(
-        self,
-        *,
-        context: Any = None,
-        script: Any = None,
-        input: Mapping[str, Any] | None = None,
-        models: Mapping[str, Any] | None = None,
-        on_interrupt: OnInterrupt = "approve",
-        config: Mapping[str, Any] | None = None,
-    ) -> TargetRun:
-        if models is not None:
-            return super().run(
-                context=context,
-                script=script,
-                input=input,
-                models=models,
-                on_interrupt=on_interrupt,
-                config=config,
-            )
-        settings = RunSettings(
-            context, input or DEFAULT_INPUT, check_on_interrupt(on_interrupt), config
-        )
-        with reference_engine_scope(self.build):
-            agent, chosen = self._reused.agent_and_models(script)
-            run = run_agent(
-                agent,
-                chosen,
-                settings.context,
-                settings.input,
-                on_interrupt=settings.on_interrupt,
-                config=settings.config,
-            )
-            self._reused.returned()
-        return run
+    def building(self) -> AbstractContextManager[None]:
+        return reference_engine_scope(self.build)
 
     def agent(self, models: Mapping[str, Any]) -> Any:
         from hookproof.runtime import Agent
