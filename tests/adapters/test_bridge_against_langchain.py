@@ -41,10 +41,13 @@ from hookproof.adapters.langchain import (
     ScriptedChatModel,
     on_reference_engine,
 )
+from hookproof.adapters.langchain.target import LangChainTarget
+from hookproof.errors import MaxIterationsExceeded
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.requests import FinalRequest
 from hookproof.runtime import Agent, InMemoryCheckpointer, create_agent
 from hookproof.targets import TargetRun
+from hookproof.targets.reference import ReferenceTarget
 from tests.adapters.engines import (
     add,
     assert_same_run,
@@ -595,17 +598,30 @@ def test_declared_jumps_from_agent_hooks(middleware: Callable[[], AgentMiddlewar
     assert_same_run(*_run_both(lambda: [middleware()], ["a", "b"], [add]))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a run of 30 model calls: LangChain's create_agent sets recursion_limit=9999 "
-    "(about 5,000 model calls); hookproof's create_agent defaults to max_iterations=25, so "
-    "on_reference_engine(factory) raises MaxIterationsExceeded where LangChain answers "
-    "(not in the documented deliberate differences)",
-)
-def test_a_long_tool_loop_is_not_cut_short() -> None:
-    script = [call("add", {"a": i, "b": 1}) for i in range(29)] + ["done"]
-    langchain, reference = _run_both(list, script, [add])
+_LONG_LOOP = [call("add", {"a": i, "b": 1}) for i in range(29)] + ["done"]
+
+
+def _long_loop_app(model: Any) -> Any:
+    return langchain_create_agent(model, [add], checkpointer=InMemorySaver())
+
+
+def test_a_long_tool_loop_on_reference_engine_runs_to_langchains_end() -> None:
+    """``on_reference_engine`` bounds a run as LangChain does (about 5,000 model calls), not
+    by the runtime's default of 25: thirty calls end as they end on LangChain."""
+    langchain = LangChainTarget(_long_loop_app).run(script=_LONG_LOOP)
+    reference = ReferenceTarget(on_reference_engine(_long_loop_app)).run(script=_LONG_LOOP)
     _same_outcome(langchain, reference)
+
+
+def test_the_runtimes_own_agent_stops_a_long_tool_loop_at_its_documented_bound() -> None:
+    """The runtime's own ``create_agent`` bounds a run at ``max_iterations=25`` model calls
+    (a deliberate difference, on the runtime page); raised, the bound gives LangChain's end."""
+    bounded = ReferenceTarget(lambda model: create_agent(model, [add])).run(script=_LONG_LOOP)
+    assert isinstance(bounded.error, MaxIterationsExceeded)
+    assert "26th time, over max_iterations=25" in str(bounded.error)
+    raised = ReferenceTarget(lambda model: create_agent(model, [add], max_iterations=30))
+    langchain = LangChainTarget(_long_loop_app).run(script=_LONG_LOOP)
+    _same_outcome(langchain, raised.run(script=_LONG_LOOP))
 
 
 @pytest.mark.xfail(
