@@ -264,3 +264,26 @@ def test_with_fresh_builds_a_class_attribute_the_factory_resets_is_caught(
 @pytest.mark.parametrize("engine", ENGINES)
 def test_with_reuse_a_class_attribute_the_factory_resets(engine: str) -> None:
     assert _verdicts(_class_attribute_app, engine) == CAUGHT
+
+
+class ModelMetadataRoleRouter(_Router):
+    """Keeps the first caller in the model's ``metadata`` (the model a reused build keeps)."""
+
+    def _context(self, request: Any) -> Any:
+        model = request.model
+        if model.metadata is None:
+            model.metadata = {}
+        return model.metadata.setdefault("caller", request.runtime.context)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_with_fresh_builds_state_kept_on_the_model_is_caught(
+    engine: str, fresh_builds: None
+) -> None:
+    assert _verdicts(_app(ModelMetadataRoleRouter), engine) == CAUGHT
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_with_reuse_state_kept_on_the_model_drops_the_build(engine: str) -> None:
+    """The recording model is printed too, all but what its restart resets."""
+    assert _verdicts(_app(ModelMetadataRoleRouter), engine) == CAUGHT
