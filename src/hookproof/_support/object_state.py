@@ -4,11 +4,15 @@ after a run, or it is not the build it was.
 ``state_print(root, ignored, opaque)`` walks everything reachable from ``root`` that a run
 could change in place: instance attributes (``__dict__`` and slots), the items of lists,
 tuples, sets, dicts and deques, function closures and defaults, bound methods' ``self`` and
-``functools.partial``'s parts. An object of a type it cannot open is compared by its
-``repr`` and by what pickling it would save (an iterator's position is there); a thread pool
-by whether it still takes work, not by the threads it started. Modules, classes and code are
-compared by identity: what a run changes there, a fresh build shares too. Two prints are
-equal when the same objects hold the same values in the same places.
+``functools.partial``'s parts, a suspended generator's position and locals. An object of a
+type it cannot open is compared by its ``repr`` and by what pickling it would save (an
+iterator's position is there), and so is an object whose class builds on a C type that
+keeps state of its own beside the attributes (``random.Random``'s generator state,
+``io.StringIO``'s text, a ``str`` subclass's value); an ``lru_cache`` by how many entries it
+holds and computed (its entries are out of reach: a new one drops reuse, a hit does not); a
+thread pool by whether it still takes work, not by the threads it started. Modules, classes
+and code are compared by identity: what a run changes there, a fresh build shares too. Two
+prints are equal when the same objects hold the same values in the same places.
 
 ``ignored(owner, name)`` says which attributes (or keys of a dict an attribute holds) are
 pure memos, the same on any build, which a run may fill; ``opaque`` holds the ids of
@@ -156,10 +160,64 @@ def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
     elif isinstance(item, functools.partial):
         parts += [(".%s", "func", item.func), (".%s", "args", item.args)]
         parts += [(".%s", "keywords", item.keywords)]
+    elif isinstance(item, _GENERATORS):
+        shape, parts = _suspended(item)
+    elif isinstance(item, _LRU_CACHE):
+        info = item.cache_info()
+        shape = (shape, "cache", info.currsize, info.misses)
     attributes = _attributes(item, ignored)
-    if attributes is None and not parts and shape is type(item):
-        return (shape, "repr", repr(item)), _reduced(item)
+    if not parts and shape is type(item):
+        if attributes is None:
+            return (shape, "repr", repr(item)), _reduced(item)
+        if _keeps_native_state(shape):
+            parts = _reduced(item)
     return shape, parts + (attributes or [])
+
+
+_GENERATORS = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+_LRU_CACHE = type(functools.lru_cache(maxsize=None)(len))
+
+
+def _suspended(item: Any) -> tuple[Any, list[Part]]:
+    """A generator's (or coroutine's) print: where it stands and its locals (a run that
+    advances it leaves a later run a different one than a fresh build's)."""
+    frame = getattr(item, "gi_frame", None) or getattr(item, "cr_frame", None)
+    frame = frame or getattr(item, "ag_frame", None)
+    if frame is None:  # finished (or running: then the next print differs)
+        return (type(item), "frame", None), []
+    locals_ = list(frame.f_locals.items())
+    return (type(item), "frame", frame.f_lasti), [(".<local %s>", k, v) for k, v in locals_]
+
+
+_WALKED_BASES = (dict, list, tuple, set, frozenset, collections.deque)
+_NATIVE: dict[type, bool] = {}
+
+
+def _keeps_native_state(cls: type) -> bool:
+    """Whether instances of ``cls`` hold state in a C base's own layout, beside their
+    attributes and slots (one the walk does not open already)."""
+    known = _NATIVE.get(cls)
+    if known is None:
+        base = next((k for k in cls.__mro__ if _adds_layout(k)), object)
+        known = _NATIVE[cls] = base is not object and not issubclass(base, _WALKED_BASES)
+    return known
+
+
+def _adds_layout(klass: type) -> bool:
+    """Whether ``klass`` is a C type adding fields to its base's (CPython's "solid base"
+    test; a Python class adds only its slots and its dict and weakref pointers)."""
+    base = klass.__base__
+    if base is None or "__slots__" in klass.__dict__:
+        return False
+    size, pointer = klass.__basicsize__, _POINTER
+    if klass.__weakrefoffset__ and not base.__weakrefoffset__:
+        size -= pointer
+    if klass.__dictoffset__ > 0 and not base.__dictoffset__:
+        size -= pointer
+    return size != base.__basicsize__ or klass.__itemsize__ != base.__itemsize__
+
+
+_POINTER = tuple.__itemsize__  # the size of one object pointer
 
 
 def _pool(pool: ThreadPoolExecutor) -> tuple[Any, ...]:

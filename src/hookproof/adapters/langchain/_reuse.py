@@ -10,7 +10,9 @@ after building. After each run it prints it again: the same print means the next
 from a build that holds exactly what a fresh one holds; any difference (a middleware that
 keeps a counter or a cached role on ``self``, a closure's list) drops the build, and every
 later run builds anew, as before. Only memos that are pure functions of a tool's definition
-or of a LangGraph node's are left out of the print (``_PURE_MEMOS``).
+or of a LangGraph node's are left out of the print (``_PURE_MEMOS``), and what a recording
+model's restart resets before each run (``_RESTARTED``). Each run gets a context of its own
+(the target's ``run``), so a context variable a run sets is gone for the next.
 
 A build is reused only within the test that built it (a target object kept across tests
 builds anew in each: a test's fixtures may change what the factory builds).
@@ -30,7 +32,7 @@ from langchain_core.tools import BaseTool
 
 from hookproof._exercised import current_test_memo
 from hookproof._support.object_state import first_difference, state_print
-from hookproof.adapters.langchain.models import RecordingChatModel
+from hookproof.adapters.langchain.models import RecordingChatModel, ScriptedChatModel
 
 __all__ = ["ReusedBuild"]
 
@@ -50,8 +52,17 @@ _PURE_MEMOS: dict[str, tuple[type, ...] | str] = {
 }
 
 
+# what a recording model's restart resets before each run, and LangChain's memo of the
+# model's serialized form for callbacks (the rest of its state is printed: a middleware may
+# keep state on the model, say in its ``metadata``)
+_RESTARTED = frozenset({"_raw", "_requests", "script", "_scripted", "_serialized"})
+
+
 def is_pure_memo(owner: Any, name: str) -> bool:
-    """Whether ``owner.name`` is a memo the same on any build (left out of the print)."""
+    """Whether ``owner.name`` is a memo the same on any build, or what a recording model's
+    restart resets (left out of the print)."""
+    if name in _RESTARTED and isinstance(owner, (RecordingChatModel, ScriptedChatModel)):
+        return True
     owners = _PURE_MEMOS.get(name)
     if owners is None:
         return False
@@ -66,7 +77,6 @@ class _Build:
     agent: Any
     models: dict[str, RecordingChatModel]
     built: list[Any]  # its state print, right after building
-    opaque: frozenset[int]  # the models: reset before each run, compared by identity
     test: Any  # the memo of the test it was built in (None: outside one), held for identity
 
 
@@ -105,17 +115,16 @@ class ReusedBuild:
         """The build with its print, taken now; None when builds are not reused."""
         if self.changed or not all(isinstance(m, RecordingChatModel) for m in models.values()):
             return None
-        opaque = frozenset(id(model) for model in models.values())
-        built = state_print(agent, is_pure_memo, opaque)
-        return _Build(agent, models, built, opaque, current_test_memo())
+        built = state_print(agent, is_pure_memo)
+        return _Build(agent, models, built, current_test_memo())
 
     def returned(self) -> None:
         """Keep the build just run for the next run when the run left it as built."""
         running, self._running = self._running, None
         if running is None:
             return
-        if state_print(running.agent, is_pure_memo, running.opaque) == running.built:
+        if state_print(running.agent, is_pure_memo) == running.built:
             self._kept = running
             return
-        where = first_difference(running.built, running.agent, is_pure_memo, running.opaque)
+        where = first_difference(running.built, running.agent, is_pure_memo)
         self.changed = f"a run changed the agent's {where or 'state'}"

@@ -3,6 +3,7 @@ graphs) and its conformance kit (tiny LangChain agents for the probes)."""
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
@@ -100,8 +101,16 @@ class LangChainTarget(RunWithTarget):
         answer = check_on_interrupt(on_interrupt)
         with self.building():
             agent, chosen = self._reused.agent_and_models(script)
-            run = run_agent(
-                agent, chosen, context, input or DEFAULT_INPUT, on_interrupt=answer, config=config
+            # in a context of its own, as LangGraph runs each node: a context variable a run
+            # sets (one a middleware made in its build, say) is not there for the next run
+            run = contextvars.copy_context().run(
+                run_agent,
+                agent,
+                chosen,
+                context,
+                input or DEFAULT_INPUT,
+                on_interrupt=answer,
+                config=config,
             )
             self._reused.returned()
         return run
