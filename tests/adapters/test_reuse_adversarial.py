@@ -20,37 +20,19 @@ pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to 
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.tools import tool
 
 from hookproof import _exercised, contracts
 from hookproof._support.object_state import state_print
 from hookproof.adapters.langchain import _reuse
 from hookproof.contracts import ContractViolation
-
-
-@dataclass(frozen=True)
-class Ctx:
-    role: str
-
-
-GUEST, MEMBER, INTRUDER = Ctx("guest"), Ctx("member"), Ctx("intruder")
-
-
-@tool
-def search(query: str) -> str:
-    """Search the knowledge base."""
-    return f"found {query}"
-
-
-@tool
-def refund(order_id: str) -> str:
-    """Refund an order."""
-    return f"refunded {order_id}"
-
-
-def _shows_refund(context: Any) -> bool:
-    """The deny-list bug: a role it does not know is treated as trusted."""
-    return getattr(context, "role", "guest") not in ("guest", "member")
+from tests.adapters.reuse_apps import (
+    GUEST,
+    INTRUDER,
+    MEMBER,
+    refund,
+    search,
+)
+from tests.adapters.reuse_apps import shows_refund as _shows_refund
 
 
 class _Router(AgentMiddleware):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, wrap_model_call
-from langchain_core.tools import tool
 
 from hookproof import _exercised, contracts
 from hookproof.adapters.langchain import _reuse
@@ -28,31 +26,15 @@ from hookproof.contracts import ContractViolation, strategies
 from hookproof.errors import EngineDisagreementError
 from hookproof.models import call
 from hookproof.runtime import Agent
-
-
-@dataclass(frozen=True)
-class Ctx:
-    role: str
-
-
-GUEST, MEMBER, INTRUDER = Ctx("guest"), Ctx("member"), Ctx("intruder")
-
-
-@tool
-def search(query: str) -> str:
-    """Search the knowledge base."""
-    return f"found {query}"
-
-
-@tool
-def refund(order_id: str) -> str:
-    """Refund an order."""
-    return f"refunded {order_id}"
-
-
-def _shows_refund(context: Any) -> bool:
-    """The deny-list bug: a role it does not know is treated as trusted."""
-    return getattr(context, "role", "guest") not in ("guest", "member")
+from tests.adapters.reuse_apps import (
+    GUEST,
+    INTRUDER,
+    MEMBER,
+    Ctx,
+    refund,
+    search,
+)
+from tests.adapters.reuse_apps import shows_refund as _shows_refund
 
 
 class StickyRoleRouter(AgentMiddleware):
