@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +24,39 @@ from hookproof.runtime import AgentMiddleware, ToolMessage, create_agent, tool
 
 HI = {"messages": [("user", "hi")]}
 WAIT_SECONDS = 10.0  # only reached when the behaviour under test is broken
+
+
+async def _nothing() -> None:
+    return None
+
+
+def cancel_once_entered(
+    agent: Any,
+    entered: threading.Event,
+    released: threading.Event,
+    while_blocked: Callable[[], Awaitable[None]] = _nothing,
+) -> None:
+    """Start ``agent.ainvoke``, wait (bounded) until a hook has entered and blocks, run
+    ``while_blocked`` on the loop, cancel the call and see it end cancelled; then release."""
+
+    async def main() -> None:
+        pending = asyncio.ensure_future(agent.ainvoke(HI))
+        for _ in range(int(WAIT_SECONDS * 1000)):
+            if entered.is_set():
+                break
+            await asyncio.sleep(0.001)
+        assert entered.is_set(), "the blocking hook never started"
+        await while_blocked()
+        pending.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await pending
+
+    try:
+        asyncio.run(main())
+    finally:
+        released.set()
+
+
 MARK: contextvars.ContextVar[str] = contextvars.ContextVar("MARK", default="unset")
 
 
@@ -452,21 +486,12 @@ def test_a_cancelled_ainvoke_ends_at_once_while_the_blocked_hook_finishes_apart(
     entered, released, ticks = threading.Event(), threading.Event(), []
     agent = blocking_agent(in_tool=in_tool, entered=entered, released=released)
 
-    async def main() -> None:
-        pending = asyncio.ensure_future(agent.ainvoke(HI))
-        while not entered.is_set():
-            await asyncio.sleep(0.001)
-        for _ in range(3):  # the event loop is free while the helper thread is blocked
+    async def tick() -> None:  # the event loop is free while the helper thread is blocked
+        for _ in range(3):
             ticks.append(None)
             await asyncio.sleep(0)
-        pending.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await pending
 
-    try:
-        asyncio.run(main())
-    finally:
-        released.set()
+    cancel_once_entered(agent, entered, released, while_blocked=tick)
     assert len(ticks) == 3
 
 
@@ -582,18 +607,7 @@ def test_a_handler_called_after_its_event_loop_closed_raises_at_once() -> None:
 
     agent = create_agent(AsyncModel(Places()), [], middleware=[Late()])
 
-    async def main() -> None:
-        pending = asyncio.ensure_future(agent.ainvoke(HI))
-        while not entered.is_set():
-            await asyncio.sleep(0.001)
-        pending.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await pending
-
-    try:
-        asyncio.run(main())
-    finally:
-        released.set()
+    cancel_once_entered(agent, entered, released)
     assert done.wait(WAIT_SECONDS)
     assert errors == ["Event loop is closed"]
 
