@@ -1,5 +1,5 @@
-"""The app the build-reuse tests share: two tools, a role context, and the deny-list bug a
-router can have (a role it does not know is treated as trusted)."""
+"""The app the build-reuse and fast-contract tests share: two tools, a role context, and
+the deny-list bug a router can have (a role it does not know is treated as trusted)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -21,32 +20,12 @@ import langchain.agents.factory
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import tool
 
 from hookproof import _exercised, contracts
 from hookproof.contracts import ContractViolation
 from hookproof.errors import EngineDisagreementError, UsageError
 from hookproof.runtime import create_agent as runtime_create_agent
-
-
-@dataclass(frozen=True)
-class Ctx:
-    role: str
-
-
-GUEST, INTRUDER = Ctx("guest"), Ctx("intruder")
-
-
-@tool
-def search(query: str) -> str:
-    """Search the knowledge base."""
-    return f"found {query}"
-
-
-@tool
-def refund(order_id: str) -> str:
-    """Refund an order."""
-    return f"refunded {order_id}"
+from tests.adapters.reuse_apps import GUEST, INTRUDER, Ctx, refund, search
 
 
 def _admin(context: Any) -> bool:
