@@ -23,7 +23,7 @@ from langchain.agents.middleware import AgentMiddleware
 
 from hookproof import _exercised, contracts
 from hookproof._support.object_state import state_print
-from hookproof.adapters.langchain import _reuse
+from hookproof.adapters.langchain import ScriptedChatModel, _reuse
 from hookproof.contracts import ContractViolation
 from tests.adapters.reuse_apps import (
     GUEST,
@@ -100,6 +100,20 @@ class ContextVarRoleRouter(_Router):
         return caller
 
 
+class ScriptedJudgeRouter(_Router):
+    """Asks a scripted model of its own, made per build, whether to check the role: its
+    first answer says check (and the check has the deny-list bug), the later ones deny. A
+    reuse that left the judge's place in its script out of the print would hide the bug."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._judge = ScriptedChatModel(script=["check"] + ["deny"] * 20)
+
+    def _context(self, request: Any) -> Any:
+        checked = self._judge.invoke("check the caller?").content == "check"
+        return request.runtime.context if checked else GUEST
+
+
 class StoreRoleRouter(_Router):
     """Keeps the first caller in the graph's store (``create_agent(store=...)``)."""
 
@@ -168,8 +182,8 @@ def fresh_builds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_reuse.ReusedBuild, "returned", lambda self: None)
 
 
-ROUTERS = [CachedRoleRouter, GeneratorRoleRouter, ContextVarRoleRouter]
-ROUTER_IDS = ["lru_cache", "generator", "contextvar"]
+ROUTERS = [CachedRoleRouter, GeneratorRoleRouter, ContextVarRoleRouter, ScriptedJudgeRouter]
+ROUTER_IDS = ["lru_cache", "generator", "contextvar", "own-scripted-model"]
 ENGINES = ["reference", "graph"]
 
 

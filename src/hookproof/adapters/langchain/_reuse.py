@@ -10,9 +10,11 @@ after building. After each run it prints it again: the same print means the next
 from a build that holds exactly what a fresh one holds; any difference (a middleware that
 keeps a counter or a cached role on ``self``, a closure's list) drops the build, and every
 later run builds anew, as before. Only memos that are pure functions of a tool's definition
-or of a LangGraph node's are left out of the print (``_PURE_MEMOS``), and what a recording
-model's restart resets before each run (``_RESTARTED``). Each run gets a context of its own
-(the target's ``run``), so a context variable a run sets is gone for the next.
+or of a LangGraph node's are left out of the print (``_PURE_MEMOS``), and what the restart
+of the build's own recording models resets before each run (``_RESTARTED``; a scripted model
+the factory makes for itself is printed whole: its place in its script is state). Each run
+gets a context of its own (the target's ``run``), so a context variable a run sets is gone
+for the next.
 
 A build is reused only within the test that built it (a target object kept across tests
 builds anew in each: a test's fixtures may change what the factory builds).
@@ -32,7 +34,7 @@ from langchain_core.tools import BaseTool
 
 from hookproof._exercised import current_test_memo
 from hookproof._support.object_state import first_difference, state_print
-from hookproof.adapters.langchain.models import RecordingChatModel, ScriptedChatModel
+from hookproof.adapters.langchain.models import RecordingChatModel
 
 __all__ = ["ReusedBuild"]
 
@@ -59,10 +61,7 @@ _RESTARTED = frozenset({"_raw", "_requests", "script", "_scripted", "_serialized
 
 
 def is_pure_memo(owner: Any, name: str) -> bool:
-    """Whether ``owner.name`` is a memo the same on any build, or what a recording model's
-    restart resets (left out of the print)."""
-    if name in _RESTARTED and isinstance(owner, (RecordingChatModel, ScriptedChatModel)):
-        return True
+    """Whether ``owner.name`` is a memo the same on any build (left out of the print)."""
     owners = _PURE_MEMOS.get(name)
     if owners is None:
         return False
@@ -72,11 +71,25 @@ def is_pure_memo(owner: Any, name: str) -> bool:
     return isinstance(owner, owners)
 
 
+def _left_out(models: dict[str, RecordingChatModel]) -> Callable[[Any, str], bool]:
+    """The print's filter for a build run with ``models``: pure memos, and what restarting
+    those models (and the scripted models inside them) resets, on them alone."""
+    restarted = frozenset(id(m) for model in models.values() for m in (model, model.inner))
+
+    def left_out(owner: Any, name: str) -> bool:
+        if name in _RESTARTED and id(owner) in restarted:
+            return True
+        return is_pure_memo(owner, name)
+
+    return left_out
+
+
 @dataclass(frozen=True)
 class _Build:
     agent: Any
     models: dict[str, RecordingChatModel]
     built: list[Any]  # its state print, right after building
+    left_out: Callable[[Any, str], bool]  # what the print leaves out (the models are held)
     test: Any  # the memo of the test it was built in (None: outside one), held for identity
 
 
@@ -115,16 +128,17 @@ class ReusedBuild:
         """The build with its print, taken now; None when builds are not reused."""
         if self.changed or not all(isinstance(m, RecordingChatModel) for m in models.values()):
             return None
-        built = state_print(agent, is_pure_memo)
-        return _Build(agent, models, built, current_test_memo())
+        left_out = _left_out(models)
+        built = state_print(agent, left_out)
+        return _Build(agent, models, built, left_out, current_test_memo())
 
     def returned(self) -> None:
         """Keep the build just run for the next run when the run left it as built."""
         running, self._running = self._running, None
         if running is None:
             return
-        if state_print(running.agent, is_pure_memo) == running.built:
+        if state_print(running.agent, running.left_out) == running.built:
             self._kept = running
             return
-        where = first_difference(running.built, running.agent, is_pure_memo)
+        where = first_difference(running.built, running.agent, running.left_out)
         self.changed = f"a run changed the agent's {where or 'state'}"
