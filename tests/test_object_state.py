@@ -91,3 +91,21 @@ def test_a_thread_pool_shows_whether_it_takes_work_not_which_threads_it_started(
     pool = ThreadPoolExecutor(max_workers=2)
     assert _changed(Holder(pool), lambda: pool.submit(int, "1").result()) == ""
     assert _changed(Holder(pool), lambda: pool.shutdown(wait=True)) == ".value"
+
+
+def test_a_thread_pools_own_attributes_show() -> None:
+    """A subclass's state (or its initializer's arguments) is walked; only its workers are
+    left out."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    class CountingPool(ThreadPoolExecutor):
+        def __init__(self) -> None:
+            super().__init__(max_workers=1)
+            self.calls = 0
+
+    pool = CountingPool()
+    try:
+        changed = _changed(Holder(pool), lambda: setattr(pool, "calls", pool.calls + 1))
+    finally:
+        pool.shutdown(wait=True)
+    assert changed == ".value.__dict__['calls']"

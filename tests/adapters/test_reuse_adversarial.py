@@ -114,6 +114,23 @@ class ScriptedJudgeRouter(_Router):
         return request.runtime.context if checked else GUEST
 
 
+class WarmCacheRoleRouter(_Router):
+    """Warms a per-build cache of a set while building; its first run marks the set, and
+    later runs read the caller no more: the cache holds as many entries as when built."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen = functools.lru_cache(maxsize=None)(lambda: set())
+        self._seen()
+
+    def _context(self, request: Any) -> Any:
+        seen = self._seen()
+        if seen:
+            return GUEST
+        seen.add("caller read")
+        return request.runtime.context
+
+
 class StoreRoleRouter(_Router):
     """Keeps the first caller in the graph's store (``create_agent(store=...)``)."""
 
@@ -182,8 +199,14 @@ def fresh_builds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_reuse.ReusedBuild, "returned", lambda self: None)
 
 
-ROUTERS = [CachedRoleRouter, GeneratorRoleRouter, ContextVarRoleRouter, ScriptedJudgeRouter]
-ROUTER_IDS = ["lru_cache", "generator", "contextvar", "own-scripted-model"]
+ROUTERS = [
+    CachedRoleRouter,
+    WarmCacheRoleRouter,
+    GeneratorRoleRouter,
+    ContextVarRoleRouter,
+    ScriptedJudgeRouter,
+]
+ROUTER_IDS = ["lru_cache", "warm-lru_cache", "generator", "contextvar", "own-scripted-model"]
 ENGINES = ["reference", "graph"]
 
 
@@ -232,11 +255,17 @@ def test_state_held_inside_a_c_object_shows_in_the_print(make: Any, run: Any) ->
     assert _changes(make(), run)
 
 
-def test_a_cache_hit_does_not_change_the_print() -> None:
-    """Only a new entry counts: a pure memo warmed once keeps the build reused."""
-    cached = functools.lru_cache(maxsize=None)(lambda key: key)
+def test_a_cached_value_a_run_changes_in_place_shows_in_the_print() -> None:
+    """A cache's entries are out of reach, so one holding any matches no print: a hit whose
+    value a run changes in place (no new entry, no miss) is not taken for no change."""
+    cached = functools.lru_cache(maxsize=None)(lambda key: {key})
     cached(1)
-    assert not _changes(cached, _filled)
+    assert _changes(cached, lambda c: c(1).add(2))
+
+
+def test_an_empty_cache_a_run_leaves_empty_keeps_its_print() -> None:
+    cached = functools.lru_cache(maxsize=None)(lambda key: key)
+    assert not _changes(cached, lambda c: c.cache_info())
 
 
 @pytest.mark.parametrize("engine", ENGINES)

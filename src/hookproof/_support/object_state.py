@@ -8,11 +8,12 @@ tuples, sets, dicts and deques, function closures and defaults, bound methods' `
 type it cannot open is compared by its ``repr`` and by what pickling it would save (an
 iterator's position is there), and so is an object whose class builds on a C type that
 keeps state of its own beside the attributes (``random.Random``'s generator state,
-``io.StringIO``'s text, a ``str`` subclass's value); an ``lru_cache`` by how many entries it
-holds and computed (its entries are out of reach: a new one drops reuse, a hit does not); a
-thread pool by whether it still takes work, not by the threads it started. Modules, classes
-and code are compared by identity: what a run changes there, a fresh build shares too. Two
-prints are equal when the same objects hold the same values in the same places.
+``io.StringIO``'s text, a ``str`` subclass's value); an ``lru_cache`` by its counts when it
+is empty or an installed library's, and as matching nothing when it is the application's
+and holds entries (they are out of reach, and a run may change a cached value in place); a
+thread pool by whether it still takes work and by its attributes but its workers. Modules,
+classes and code are compared by identity: what a run changes there, a fresh build shares
+too. Two prints are equal when the same objects hold the same values in the same places.
 
 ``ignored(owner, name)`` says which attributes (or keys of a dict an attribute holds) are
 pure memos, the same on any build, which a run may fill; ``opaque`` holds the ids of
@@ -23,6 +24,9 @@ from __future__ import annotations
 
 import collections
 import functools
+import os
+import sys
+import sysconfig
 import types
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -142,7 +146,7 @@ def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
     parts: list[Part] = []
     shape: Any = type(item)
     if isinstance(item, ThreadPoolExecutor):
-        return _pool(item), []
+        return _pool(item), [(".%s", "__dict__", _pool_attributes(item))]
     if isinstance(item, dict):
         shape = (shape, tuple(item))
         parts += [("<key %.40r>", key, key) for key in item if type(key) not in _ATOMS]
@@ -163,8 +167,7 @@ def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
     elif isinstance(item, _GENERATORS):
         shape, parts = _suspended(item)
     elif isinstance(item, _LRU_CACHE):
-        info = item.cache_info()
-        shape = (shape, "cache", info.currsize, info.misses)
+        shape = _cache(item)
     attributes = _attributes(item, ignored)
     if not parts and shape is type(item):
         if attributes is None:
@@ -225,6 +228,62 @@ def _pool(pool: ThreadPoolExecutor) -> tuple[Any, ...]:
     started (a run that used it started some) decides when work runs, never what it
     returns; a pool shut down or broken makes every later use fail, so that shows."""
     return (type(pool), "pool", getattr(pool, "_shutdown", None), getattr(pool, "_broken", None))
+
+
+# a thread pool's workers and their hand-off: which threads a run started (see _pool)
+_POOL_WORKERS = frozenset(
+    {"_threads", "_idle_semaphore", "_work_queue", "_shutdown_lock", "_shutdown", "_broken"}
+)
+
+
+def _pool_attributes(pool: ThreadPoolExecutor) -> dict[str, Any]:
+    """The pool's attributes but its workers' (its initializer, a subclass's own state)."""
+    return {k: v for k, v in vars(pool).items() if k not in _POOL_WORKERS}
+
+
+def _cache(cache: Any) -> tuple[Any, ...]:
+    """An ``lru_cache``'s print. Its entries are out of reach, so an application's cache
+    holding any cannot be vouched for (a run may have changed a cached value in place): its
+    print then matches no other, and a build holding it is not reused. An installed
+    library's cache (``typing``'s, say) is shared by every build, as a module global is."""
+    info = cache.cache_info()
+    if info.currsize and not _installed(getattr(cache, "__wrapped__", None)):
+        return (type(cache), "cache with entries it cannot show", _Unmatched())
+    return (type(cache), "cache", info.currsize, info.misses)
+
+
+_INSTALLED_MODULES: dict[str, bool] = {}
+
+
+def _installed(function: Any) -> bool:
+    """Whether ``function`` comes from the standard library or an installed package (not
+    from the application's own source tree)."""
+    name = getattr(function, "__module__", None)
+    if not isinstance(name, str):
+        return False
+    known = _INSTALLED_MODULES.get(name)
+    if known is None:
+        file = getattr(sys.modules.get(name), "__file__", None)
+        roots = {sysconfig.get_path(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+        known = _INSTALLED_MODULES[name] = isinstance(file, str) and any(
+            os.path.realpath(file).startswith(os.path.realpath(root) + os.sep) for root in roots
+        )
+    return known
+
+
+class _Unmatched:
+    """Equal to nothing, itself included: what the print cannot vouch for."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "<unknown>"
 
 
 def _reduced(item: Any) -> list[Part]:
