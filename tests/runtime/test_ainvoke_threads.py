@@ -549,6 +549,25 @@ def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does(
     assert [r.messages for r in scripted.requests] == [r.messages for r in awaited.requests]
 
 
+def test_a_scripted_model_whose_ainvoke_is_overridden_is_awaited_below_a_sync_wrap_hook() -> None:
+    """The flag says what its declaring class's ainvoke does: a subclass's own ainvoke (or a
+    recorder around one) runs, as it does without the hook."""
+    from hookproof.models import RecordingModel
+
+    awaited: list[str] = []
+
+    class Audited(ScriptedModel):
+        async def ainvoke(self, request: Any) -> Any:
+            awaited.append("ainvoke")
+            return await super().ainvoke(request)
+
+    for model in (Audited(["a", "b"]), RecordingModel(Audited(["a", "b"]))):
+        awaited.clear()
+        agent = create_agent(model, [], middleware=[SyncWrap(Places(), "w")])
+        assert asyncio.run(agent.ainvoke(HI)).text == "a"
+        assert awaited == ["ainvoke"]
+
+
 def paused_and_resumed(*, probed: bool) -> Any:
     """A tool below a sync wrap hook asks a human, then runs a subagent; pause and resume."""
     from hookproof._engine.probe import PROBE

@@ -16,9 +16,10 @@ from typing import Any
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run, error_data
-from hookproof._engine.threaded import answers_synchronously, in_copied_context, on_loop
+from hookproof._engine.threaded import in_copied_context, on_loop
 from hookproof._engine.types import Layer
 from hookproof._engine.workers import in_thread
+from hookproof._support.sync_ainvoke import answers_synchronously
 from hookproof.errors import UsageError
 from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage

@@ -25,7 +25,7 @@ from hookproof._engine.run import Run
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["answers_synchronously", "in_copied_context", "on_loop"]
+__all__ = ["in_copied_context", "on_loop"]
 
 SyncLink = Callable[[Run, Any], Any]
 
@@ -40,14 +40,6 @@ def on_loop(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, Any]
         coroutine.close()
         raise
     return future.result()
-
-
-def answers_synchronously(model: Any) -> bool:
-    """A model with no ``ainvoke``, or whose ``ainvoke`` only calls ``invoke`` (it says so with
-    ``hookproof_sync_ainvoke``): calling ``invoke`` on a helper thread is what ainvoke() does."""
-    return getattr(model, "ainvoke", None) is None or (
-        getattr(model, "hookproof_sync_ainvoke", False) is True
-    )
 
 
 def in_copied_context(inner: SyncLink) -> SyncLink:

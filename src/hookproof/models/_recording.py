@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from hookproof._support.sync_ainvoke import answers_synchronously
 from hookproof.errors import InvalidInputError, UsageError
 from hookproof.guard import check_model
 from hookproof.messages import AssistantMessage
@@ -46,10 +47,7 @@ class RecordingModel:
     @property
     def hookproof_sync_ainvoke(self) -> bool:
         """Its ainvoke only calls invoke when the inner model's does (or it has none)."""
-        inner = self.inner
-        return getattr(inner, "ainvoke", None) is None or (
-            getattr(inner, "hookproof_sync_ainvoke", False) is True
-        )
+        return answers_synchronously(self.inner)
 
     @property
     def requests(self) -> tuple[FinalRequest, ...]:
