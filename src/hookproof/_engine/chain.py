@@ -42,20 +42,27 @@ class Chains:
         self._tool_names: tuple[Any, tuple[str, ...]] = (None, ())
         self.sync_model = _sync_chain(stack.model_layers, self._model, observed=True)
         self.async_model = _async_chain(
-            stack.model_layers, self._amodel, self._threaded_model, observed=True
+            stack.model_layers, self._amodel, self._model, observed=True
         )
         self.sync_tool = _sync_chain(stack.tool_layers, self._tool)
-        self.async_tool = _async_chain(stack.tool_layers, self._atool, self._threaded_tool)
+        self.async_tool = _async_chain(stack.tool_layers, self._atool, self._tool)
 
     # -- the innermost model call -----------------------------------------------------------
 
     def _model(self, run: Run, call: Any) -> Any:
+        """The model call under invoke(), and under ainvoke() on a sync wrap hook's helper
+        thread (``run.loop`` set): there a model whose ``ainvoke`` does more than ``invoke``
+        is awaited on the event loop."""
         request, final = self._model_enter(run, call)
         if run.probe is not None:
             run.probe.reached(f"model {final.model}")
         self._trace_model(run, request, final)
+        model = request.model
         try:
-            reply = request.model.invoke(final)
+            if run.loop is None or answers_synchronously(model):
+                reply = model.invoke(final)
+            else:
+                reply = on_loop(run.loop, _awaited_model(model, final))
         except BaseException as error:
             run.trace.record("model", "model", "error", None, error_data(error))
             raise
@@ -70,22 +77,6 @@ class Chains:
         try:
             ainvoke = getattr(model, "ainvoke", None)
             reply = await ainvoke(final) if ainvoke is not None else model.invoke(final)
-        except BaseException as error:
-            run.trace.record("model", "model", "error", None, error_data(error))
-            raise
-        return self._dialect.model_answer(call, _model_exit(run, reply, final.model))
-
-    def _threaded_model(self, run: Run, call: Any) -> Any:
-        """Under a sync wrap hook, on its helper thread: a model whose ``ainvoke`` only calls
-        ``invoke`` (or that has none) answers here; any other is awaited on the event loop."""
-        request, final = self._model_enter(run, call)
-        self._trace_model(run, request, final)
-        model = request.model
-        try:
-            if answers_synchronously(model):
-                reply = model.invoke(final)
-            else:
-                reply = on_loop(run.loop, _awaited_model(model, final))
         except BaseException as error:
             run.trace.record("model", "model", "error", None, error_data(error))
             raise
@@ -113,12 +104,18 @@ class Chains:
     # -- the innermost tool call ------------------------------------------------------------
 
     def _tool(self, run: Run, value: Any) -> Any:
+        """The tool call under invoke(), and under ainvoke() on a sync wrap hook's helper
+        thread (``run.loop`` set): there an async tool is awaited on the event loop."""
         data = self._tool_enter(run, value)
         if run.probe is not None:
             run.probe.reached(run.source)
         run.trace.record("tool", "tool", "enter", None, data)
+        dialect = self._dialect
         try:
-            result = self._dialect.execute_tool(value)
+            if run.loop is None or dialect.runs_tool_synchronously(value):
+                result = dialect.execute_tool(value)
+            else:
+                result = on_loop(run.loop, _awaited_tool(dialect, value))
         except BaseException as error:
             run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
             raise
@@ -131,22 +128,6 @@ class Chains:
         run.trace.record("tool", "tool", "enter", None, data)
         try:
             result = await self._dialect.aexecute_tool(value)
-        except BaseException as error:
-            run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
-            raise
-        return _tool_exit(run, data, result)
-
-    def _threaded_tool(self, run: Run, value: Any) -> Any:
-        """Under a sync wrap hook, on its helper thread: a sync tool runs here, an async one
-        is awaited on the event loop."""
-        data = self._tool_enter(run, value)
-        run.trace.record("tool", "tool", "enter", None, data)
-        dialect = self._dialect
-        try:
-            if dialect.runs_tool_synchronously(value):
-                result = dialect.execute_tool(value)
-            else:
-                result = on_loop(run.loop, _awaited_tool(dialect, value))
         except BaseException as error:
             run.trace.record("tool", "tool", "error", None, {**data, **error_data(error)})
             raise

@@ -62,8 +62,7 @@ def _only_new_messages(items: Sequence[Any]) -> bool:
 def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[Message]:
     """``current`` and then ``items`` (none with an id): shared storage, and a long
     history's id index carries over unchanged, since no message moves and no id is added."""
-    start = current if type(current) is History else History(current)
-    result = start.extended(items)
+    result = _joined(current, items)
     if len(current) >= _KEEP_INDEX_FROM:
         kept = _kept_index(current)
         if kept is not None:
