@@ -3,6 +3,7 @@ test finds each way a router can fail open, shrunk to the simplest context that 
 
 from __future__ import annotations
 
+import enum
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -213,3 +214,40 @@ def test_a_field_without_a_domain_still_gets_values_of_its_type() -> None:
         settings=FIND,
     )
     assert isinstance(found, Named) and len(found.user) == 2
+
+
+class Clearance(enum.Enum):
+    SECRET = "secret"
+
+
+@dataclass(frozen=True)
+class Levelled:
+    level: Literal[1, 2]
+    clearance: Literal[Clearance.SECRET]
+    title: Literal["Admin"]
+
+
+def _drawn(field: str, wanted: Any) -> Any:
+    """A hostile Levelled whose ``field`` is ``wanted``, of its very type."""
+
+    def has_it(context: Any) -> bool:
+        value = getattr(context, field, None)
+        return isinstance(context, Levelled) and type(value) is type(wanted) and value == wanted
+
+    return getattr(find(strategies.contexts(Levelled, trusted=False), has_it, settings=FIND), field)
+
+
+@pytest.mark.parametrize("wanted", [True, "1", 3, 0], ids=["truth", "text", "next", "previous"])
+def test_hostile_numbers_include_their_truth_value_text_and_neighbours(wanted: Any) -> None:
+    """``level == 1`` trusts True, ``str(level) in ...`` trusts "1": both are drawn."""
+    assert type(_drawn("level", wanted)) is type(wanted)
+
+
+@pytest.mark.parametrize("wanted", ["secret", "SECRET"], ids=["value", "name"])
+def test_hostile_enum_values_include_the_members_raw_value_and_name(wanted: str) -> None:
+    assert _drawn("clearance", wanted) == wanted
+
+
+@pytest.mark.parametrize("wanted", ["admin", "Adminx"], ids=["lower", "suffix"])
+def test_hostile_text_includes_other_cases_and_a_longer_word(wanted: str) -> None:
+    assert _drawn("title", wanted) == wanted

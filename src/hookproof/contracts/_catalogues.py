@@ -8,6 +8,7 @@ ends on it); only a field that is not a Literal draws its trusted values from it
 from __future__ import annotations
 
 import dataclasses
+import enum
 import itertools
 import types
 import typing
@@ -121,12 +122,7 @@ def is_legal(value: Any, choices: tuple[Any, ...]) -> bool:
 def _hostile_values(choices: tuple[Any, ...]) -> tuple[Any, ...]:
     """Simplest first: missing and empty values, look-alikes of each legal value, then
     strangers."""
-    look_alikes = [
-        variant
-        for value in choices
-        if isinstance(value, str)
-        for variant in (value.upper(), value.capitalize(), value + " ", " " + value, value + "\n")
-    ]
+    look_alikes = [variant for value in choices for variant in _look_alikes(value)]
     unique: dict[tuple[type, Any], Any] = {}
     for value in (None, "", 0, *look_alikes, *_STRANGERS):
         if not is_legal(value, choices):
@@ -134,11 +130,26 @@ def _hostile_values(choices: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(unique.values())
 
 
+def _look_alikes(value: Any) -> tuple[Any, ...]:
+    """Values a careless comparison takes for ``value``: another case, padding, a suffix; a
+    number's neighbours, its text and its truth value; an enum member's value and name."""
+    if isinstance(value, enum.Enum):
+        return (value.value, value.name)
+    if isinstance(value, bool):
+        return (int(value), str(value))
+    if isinstance(value, int):
+        return (value + 1, value - 1, str(value), bool(value))
+    if isinstance(value, str):
+        cases = (value.upper(), value.lower(), value.capitalize())
+        return (*cases, value + " ", " " + value, value + "\n", value + "x")
+    return ()
+
+
 def malformed_values(fields: Sequence[Field]) -> tuple[Any, ...]:
     """Simplest first: None, empty values, a dict of the field names, the legal values bare,
     then dicts and objects of another type that look like trusted contexts, then strangers."""
     literal = [f for f in fields if f.choices]
-    bare = dict.fromkeys(v for f in literal for v in f.choices if isinstance(v, str | int))
+    bare = {(type(v), v): v for f in literal for v in f.choices if isinstance(v, str | int)}
     rows = itertools.product(*[[(f.name, v) for v in f.choices] for f in literal])
     look_alikes = [
         LookAlike(row, as_object)
@@ -147,7 +158,8 @@ def malformed_values(fields: Sequence[Field]) -> tuple[Any, ...]:
         for as_object in (False, True)
     ]
     nameless = LookAlike(tuple((f.name, None) for f in fields), as_object=False)
-    return (None, "", 0, LookAlike((), as_object=False), nameless, *bare, *look_alikes, *_STRANGERS)
+    empty = LookAlike((), as_object=False)
+    return (None, "", 0, empty, nameless, *bare.values(), *look_alikes, *_STRANGERS)
 
 
 def resolved(draw: Draw, option: Any) -> Any:
