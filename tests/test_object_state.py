@@ -80,7 +80,7 @@ def test_the_print_is_the_walk_with_paths_item_for_item() -> None:
     }
     only_memo = lambda owner, name: name == "memo"  # noqa: E731
     for ignored in (_nothing_ignored, only_memo):
-        walked = [item for _, item in _walk(root, ignored, frozenset(), with_paths=True)]
+        walked = [item for _, item in _walk(root, ignored, with_paths=True)]
         assert state_print(root, ignored) == walked
         assert len(walked) > 40
 

@@ -1,7 +1,7 @@
 """The state an object holds, as a comparable print: what a reused build must still hold
 after a run, or it is not the build it was.
 
-``state_print(root, ignored, opaque)`` walks everything reachable from ``root`` that a run
+``state_print(root, ignored)`` walks everything reachable from ``root`` that a run
 could change in place: instance attributes (``__dict__`` and slots), the items of lists,
 tuples, sets, dicts and deques, function closures and defaults, bound methods' ``self`` and
 ``functools.partial``'s parts, a suspended generator's position and locals. An object of a
@@ -16,8 +16,7 @@ classes and code are compared by identity: what a run changes there, a fresh bui
 too. Two prints are equal when the same objects hold the same values in the same places.
 
 ``ignored(owner, name)`` says which attributes (or keys of a dict an attribute holds) are
-pure memos, the same on any build, which a run may fill; ``opaque`` holds the ids of
-objects compared by identity only (ones the caller resets itself).
+pure memos, the same on any build, which a run may fill.
 """
 
 from __future__ import annotations
@@ -51,7 +50,7 @@ _SEQUENCES = (list, tuple, collections.deque, set, frozenset)
 _ATOM_KINDS = frozenset(_ATOMS)
 
 
-def state_print(root: Any, ignored: Ignored, opaque: frozenset[int] = frozenset()) -> list[Any]:
+def state_print(root: Any, ignored: Ignored) -> list[Any]:
     """The print of ``root``'s state (see the module): the items ``first_difference``'s walk
     yields, in its order, without their paths (a loop of its own: a reused build is printed
     after every run, so this is the hot path)."""
@@ -68,7 +67,7 @@ def state_print(root: Any, ignored: Ignored, opaque: frozenset[int] = frozenset(
             printed.append((kind, item))
         elif (key := id(item)) in seen:
             printed.append(("seen", seen[key]))
-        elif key in opaque or isinstance(item, _BY_IDENTITY):
+        elif isinstance(item, _BY_IDENTITY):
             printed.append(("identity", key))
         else:
             seen[key] = len(seen)
@@ -92,21 +91,17 @@ def _values(item: Any, kind: type, ignored: Ignored) -> tuple[Any, list[Any]]:
     return shape, [value for _, _, value in parts]
 
 
-def first_difference(
-    before: list[Any], root: Any, ignored: Ignored, opaque: frozenset[int] = frozenset()
-) -> str:
+def first_difference(before: list[Any], root: Any, ignored: Ignored) -> str:
     """Where ``root``'s state now first differs from ``before`` (its print taken earlier): a
     path such as ``.middleware[1].__dict__['calls']``, or "" when it holds the same."""
-    walked, index = _walk(root, ignored, opaque, with_paths=True), -1
+    walked, index = _walk(root, ignored, with_paths=True), -1
     for index, (path, item) in enumerate(walked):
         if index >= len(before) or item != before[index]:
             return path or "the object itself"
     return "" if index + 1 == len(before) else "something it held before, now gone"
 
 
-def _walk(
-    root: Any, ignored: Ignored, opaque: frozenset[int], *, with_paths: bool
-) -> Iterator[tuple[str, Any]]:
+def _walk(root: Any, ignored: Ignored, *, with_paths: bool) -> Iterator[tuple[str, Any]]:
     seen: dict[int, int] = {}
     keep_alive: list[Any] = []  # ids stay unique while the walk holds what it saw
     stack: list[Any] = [root]
@@ -125,7 +120,7 @@ def _walk(
         if key in seen:
             yield path, ("seen", seen[key])
             continue
-        if key in opaque or isinstance(item, _BY_IDENTITY):
+        if isinstance(item, _BY_IDENTITY):
             yield path, ("identity", key)
             continue
         seen[key] = len(seen)
