@@ -11,9 +11,11 @@ hook sets before calling its handler is seen inside, what the inside sets stays 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import threading
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +26,20 @@ from hookproof.runtime import AgentMiddleware, ToolMessage, create_agent, tool
 
 HI = {"messages": [("user", "hi")]}
 WAIT_SECONDS = 10.0  # only reached when the behaviour under test is broken
+
+
+@contextlib.contextmanager
+def brief_wait(seconds: float) -> Iterator[None]:
+    """How long the event loop's thread waits for a sync wrap hook before it frees the loop
+    (0: it frees the loop at once, the path every wrapped call took before brief waits)."""
+    from hookproof._engine import workers
+
+    saved = workers.BRIEF_SECONDS
+    workers.BRIEF_SECONDS = seconds
+    try:
+        yield
+    finally:
+        workers.BRIEF_SECONDS = saved
 
 
 async def _nothing() -> None:
@@ -375,8 +391,8 @@ def observed(layers: tuple[str, ...], model: str, tool_kind: str, *, probed: boo
         MARK.set("caller")
         if probed:
             PROBE.set(QuietProbe())
-        try:
-            result = await agent.ainvoke(HI)
+        try:  # bounded: a hand-back that never comes shows as a TimeoutError, not a hang
+            result = await asyncio.wait_for(agent.ainvoke(HI), WAIT_SECONDS)
         except Exception as error:  # noqa: BLE001 - the error is part of what is compared
             return f"{type(error).__name__}: {error}"
         return (result.messages, result.trace, result.final_requests)
@@ -409,8 +425,23 @@ def test_the_threaded_inside_shows_what_the_event_loop_round_trips_showed(
 ) -> None:
     for layers in STACKS:
         new = observed(layers, model, tool_kind, probed=False)
-        old = observed(layers, model, tool_kind, probed=True)
+        with brief_wait(0.0):
+            old = observed(layers, model, tool_kind, probed=True)
         assert new == old, layers
+
+
+# A brief wait that never runs out, none at all, and one as long as a short hook takes (so
+# the loop's thread gives up about when the helper thread finishes: both orders occur).
+@pytest.mark.parametrize("seconds", [WAIT_SECONDS, 0.0, 0.00002], ids=["long", "none", "racing"])
+def test_a_brief_wait_for_a_sync_wrap_hook_shows_what_freeing_the_loop_at_once_showed(
+    seconds: float,
+) -> None:
+    for model, tool_kind in (("scripted", "sync"), ("async", "broken"), ("scripted", "both")):
+        for layers in STACKS:
+            with brief_wait(0.0):
+                expected = observed(layers, model, tool_kind, probed=False)
+            with brief_wait(seconds):
+                assert observed(layers, model, tool_kind, probed=False) == expected, layers
 
 
 def test_invoke_and_ainvoke_give_the_same_run_below_sync_wrap_hooks() -> None:
@@ -507,7 +538,9 @@ class CountingLoop(asyncio.SelectorEventLoop):
         return super().call_soon_threadsafe(*args, **kwargs)
 
 
-def hand_backs(agent: Any, *, probed: bool = False) -> int:
+def hand_backs(agent: Any, *, probed: bool = False, brief: float = 0.0) -> int:
+    """How often helper threads woke the event loop during one ainvoke(), with brief waits
+    of ``brief`` seconds (0: none, each wrapped call hands back through the loop)."""
     from hookproof._engine.probe import PROBE
 
     async def main() -> None:
@@ -515,7 +548,7 @@ def hand_backs(agent: Any, *, probed: bool = False) -> int:
             PROBE.set(QuietProbe())
         assert (await agent.ainvoke(HI)).text == "done"
 
-    with asyncio.Runner(loop_factory=CountingLoop) as runner:
+    with brief_wait(brief), asyncio.Runner(loop_factory=CountingLoop) as runner:
         runner.run(main())
         loop = runner.get_loop()
         assert isinstance(loop, CountingLoop)
@@ -531,6 +564,59 @@ def test_a_wrapped_call_with_a_synchronous_inside_costs_one_round_trip() -> None
     assert hand_backs(asynchronous) == 6
 
 
+def test_a_short_hook_hands_back_without_waking_the_event_loop() -> None:
+    places = Places()
+    synchronous = build(places, ("sync", "sync"), "scripted", "sync")
+    assert hand_backs(synchronous, brief=WAIT_SECONDS) == 0
+    # An asynchronous inside needs the loop: the loop's thread stops waiting at once and
+    # the wrapped call takes its round trip through the loop, as without brief waits.
+    asynchronous = build(places, ("sync",), "async", "async")
+    assert hand_backs(asynchronous, brief=WAIT_SECONDS) == 6
+    single = build(places, ("sync",), "scripted", "sync")
+    assert hand_backs(single, probed=True, brief=WAIT_SECONDS) == 6
+
+
+def timed_ainvoke(agent: Any) -> float:
+    start = time.monotonic()
+    assert asyncio.run(agent.ainvoke(HI)).text == "done"
+    return time.monotonic() - start
+
+
+def test_a_hook_whose_inside_needs_the_event_loop_frees_it_without_waiting_out_the_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hookproof._engine import threaded
+
+    agent = build(Places(), ("sync",), "async", "sync")  # the async model: twice
+    with brief_wait(WAIT_SECONDS):
+        assert timed_ainvoke(agent) < WAIT_SECONDS
+    # Its twin whose helper thread does not say it wants the loop waits the wait out.
+    monkeypatch.setattr(threaded, "wants_loop", lambda: None)
+    with brief_wait(0.2):
+        assert timed_ainvoke(agent) >= 2 * 0.2
+
+
+def test_a_hook_that_outlasts_the_brief_wait_frees_the_loop_and_gives_the_same_run() -> None:
+    places = Places()
+
+    class Slow(SyncWrap):
+        def _wrapped(self, kind: str, request: Any, handler: Any) -> Any:
+            time.sleep(0.02)  # far longer than the brief wait below
+            return super()._wrapped(kind, request, handler)
+
+    agent = create_agent(
+        ScriptedModel(turn_noting(places)), [lookup_noting(places)], middleware=[Slow(places, "s")]
+    )
+    with brief_wait(0.001):
+        assert hand_backs(agent, brief=0.001) == 3  # each wrapped call: back through the loop
+    sync, run = agent.invoke(HI), asyncio.run(agent.ainvoke(HI))
+    assert (run.messages, run.trace, run.final_requests) == (
+        sync.messages,
+        sync.trace,
+        sync.final_requests,
+    )
+
+
 def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does() -> None:
     from hookproof.models import RecordingModel
 
@@ -540,13 +626,15 @@ def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does(
     places = Places()
     scripted = RecordingModel(ScriptedModel(turn_noting(places)))
     assert hand_backs(agent_over(scripted, places)) == 3
+    assert hand_backs(agent_over(scripted, places), brief=WAIT_SECONDS) == 0
     assert ("model", ("helper", False)) in places.places()
 
     places = Places()
     awaited = RecordingModel(AsyncModel(places))
     assert hand_backs(agent_over(awaited, places)) == 5  # its two model calls: one more each
     assert ("model", ("loop", True)) in places.places()
-    assert [r.messages for r in scripted.requests] == [r.messages for r in awaited.requests]
+    recorded = [r.messages for r in scripted.requests]
+    assert recorded[:2] == recorded[2:] == [r.messages for r in awaited.requests]
 
 
 def test_a_scripted_model_whose_ainvoke_is_overridden_is_awaited_below_a_sync_wrap_hook() -> None:
