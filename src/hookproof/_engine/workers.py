@@ -5,11 +5,13 @@ Starting a thread per call costs more CPU than a short run itself; these threads
 and reused. A run never waits for another: when every thread is busy a new one starts (a
 bounded pool could deadlock runs that wait on each other), and a thread idle for a while ends.
 
-A round trip through the event loop (the helper wakes the loop's selector, the loop wakes
-the waiting task) costs more than a short hook. So ``in_thread(..., brief=True)`` first
-waits on the loop's thread, at most ``BRIEF_SECONDS``, for the helper to finish: a short
-hook hands its result straight back. A hook that takes longer, or whose handler needs the
-event loop (``wants_loop``), frees the loop and is awaited there as before.
+A round trip through the event loop (the helper wakes the loop's selector, the loop runs a
+callback that wakes the waiting task) costs more than a short hook. So
+``in_thread(..., brief=True)`` (a sync wrap hook) first waits on the loop's thread, at most
+``BRIEF_SECONDS``, for the helper to finish: a short hook hands its result straight back,
+and the awaiting coroutine goes on without ever suspending. A hook that takes longer, or
+whose inside is awaited on the event loop (``wants_loop``, at once), frees the loop and is
+awaited there as before: the loop is never held longer than ``BRIEF_SECONDS`` per call.
 """
 
 from __future__ import annotations
