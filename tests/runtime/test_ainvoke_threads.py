@@ -597,24 +597,38 @@ def test_a_hook_whose_inside_needs_the_event_loop_frees_it_without_waiting_out_t
 
 
 def test_a_hook_that_outlasts_the_brief_wait_frees_the_loop_and_gives_the_same_run() -> None:
+    """A hook that runs something on the event loop itself (not through its handler) cannot
+    finish while the loop's thread waits for it: it does once the brief wait has run out."""
     places = Places()
+    loops: list[asyncio.AbstractEventLoop] = []
 
-    class Slow(SyncWrap):
+    class OnTheLoop(SyncWrap):
         def _wrapped(self, kind: str, request: Any, handler: Any) -> Any:
-            time.sleep(0.02)  # far longer than the brief wait below
+            ran = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loops[-1])
+            ran.result(WAIT_SECONDS)
             return super()._wrapped(kind, request, handler)
 
     agent = create_agent(
-        ScriptedModel(turn_noting(places)), [lookup_noting(places)], middleware=[Slow(places, "s")]
+        ScriptedModel(turn_noting(places)),
+        [lookup_noting(places)],
+        middleware=[OnTheLoop(places, "s")],
     )
-    with brief_wait(0.001):
-        assert hand_backs(agent, brief=0.001) == 3  # each wrapped call: back through the loop
-    sync, run = agent.invoke(HI), asyncio.run(agent.ainvoke(HI))
-    assert (run.messages, run.trace, run.final_requests) == (
-        sync.messages,
-        sync.trace,
-        sync.final_requests,
-    )
+
+    def run_with(brief: float) -> tuple[Any, int]:
+        async def main() -> Any:
+            loops.append(asyncio.get_running_loop())
+            return await agent.ainvoke(HI)
+
+        with brief_wait(brief), asyncio.Runner(loop_factory=CountingLoop) as runner:
+            result = runner.run(main())
+            loop = runner.get_loop()
+            assert isinstance(loop, CountingLoop)
+            return (result.messages, result.trace, result.final_requests), loop.woken
+
+    waited, waits_woken = run_with(0.001)
+    freed, freed_woken = run_with(0.0)
+    assert waited == freed
+    assert waits_woken == freed_woken == 6  # per wrapped call: the hook's own, the hand-back
 
 
 def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does() -> None:
