@@ -631,6 +631,87 @@ def test_a_hook_that_outlasts_the_brief_wait_frees_the_loop_and_gives_the_same_r
     assert waits_woken == freed_woken == 6  # per wrapped call: the hook's own, the hand-back
 
 
+def test_a_long_sync_hook_frees_the_event_loop_for_other_tasks_while_it_runs() -> None:
+    """The default brief wait: a hook that sleeps past it (here until another task on the
+    loop has ticked, at most WAIT_SECONDS) sees that task make progress while it sleeps."""
+    ticked = threading.Event()
+    in_hook = [False]
+    ticks_in_hook = [0]
+
+    class Sleeping(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            in_hook[0] = True
+            ticked.clear()  # only a tick from here on sets it
+            try:
+                assert ticked.wait(WAIT_SECONDS), "no other task ran while the hook slept"
+            finally:
+                in_hook[0] = False
+            return handler(request)
+
+    agent = create_agent(ScriptedModel(["a", "b"]), [], middleware=[Sleeping()])
+
+    async def main() -> str:
+        done = False
+
+        async def tick() -> None:
+            while not done:
+                ticks_in_hook[0] += in_hook[0]
+                ticked.set()
+                await asyncio.sleep(0)
+
+        ticking = asyncio.ensure_future(tick())
+        try:
+            return (await agent.ainvoke(HI)).text
+        finally:
+            done = True
+            await ticking
+
+    assert asyncio.run(main()) == "a"
+    assert ticks_in_hook[0] >= 1
+
+
+class Varied(SyncWrap):
+    """Tool calls that outlast the brief wait on some runs: concurrent runs interleave."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        if request.tool_call["args"]["query"].endswith(("1", "4", "7")):
+            time.sleep(0.005)
+        return self._wrapped("tool", request, handler)
+
+
+@pytest.mark.parametrize("seconds", [WAIT_SECONDS, 0.001, 0.0], ids=["long", "default", "none"])
+def test_concurrent_ainvokes_give_each_run_what_it_gives_alone(seconds: float) -> None:
+    places = Places()
+
+    def turn(request: Any) -> Any:
+        if any(isinstance(message, ToolMessage) for message in request.messages):
+            return "done"
+        query = request.messages[0].text
+        return call("lookup", {"query": query}, id=f"call_{query}")
+
+    agent = create_agent(
+        ScriptedModel(turn),
+        [lookup_noting(places)],
+        middleware=[Node(places), Varied(places, "outer"), SyncWrap(places, "inner")],
+    )
+    queries = [f"q{index}" for index in range(20)]
+
+    def shown(result: Any) -> Any:
+        return result.messages, result.trace, result.final_requests
+
+    async def alone() -> list[Any]:
+        return [shown(await agent.ainvoke({"messages": [("user", q)]})) for q in queries]
+
+    async def together() -> list[Any]:
+        runs = [agent.ainvoke({"messages": [("user", q)]}) for q in queries]
+        return [shown(result) for result in await asyncio.gather(*runs)]
+
+    with brief_wait(seconds):
+        expected, found = asyncio.run(alone()), asyncio.run(together())
+    assert found == expected
+    assert [run[0][-1].text for run in found] == ["done"] * len(queries)
+
+
 def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does() -> None:
     from hookproof.models import RecordingModel
 
