@@ -712,6 +712,43 @@ def test_concurrent_ainvokes_give_each_run_what_it_gives_alone(seconds: float) -
     assert [run[0][-1].text for run in found] == ["done"] * len(queries)
 
 
+class SharedRoleRouter(AgentMiddleware):
+    """Keeps the run's role on the (shared) middleware: concurrent runs see each other's."""
+
+    def before_agent(self, state: Any, runtime: Any) -> None:
+        self.role = getattr(runtime.context, "role", "guest")
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        from hookproof.examples.dynamic_routing import BUSINESS_TOOL_NAMES, visible_business_tools
+
+        allowed = visible_business_tools(self.role)
+        kept = [t for t in request.tools if t.name not in BUSINESS_TOOL_NAMES or t.name in allowed]
+        return handler(request.override(tools=kept))
+
+
+def test_check_isolation_under_asyncio_gives_one_verdict_with_brief_waits_or_without() -> None:
+    from hookproof import contracts
+    from hookproof.examples.dynamic_routing import BUSINESS_TOOLS, AgentContext
+
+    def unsafe(model: Any) -> Any:
+        return create_agent(model, list(BUSINESS_TOOLS), middleware=[SharedRoleRouter()])
+
+    def safe(model: Any) -> Any:
+        return create_agent(model, list(BUSINESS_TOOLS), middleware=[SyncWrap(Places(), "s")])
+
+    contexts = [AgentContext("guest"), AgentContext("admin")]
+    for seconds in (WAIT_SECONDS, 0.0):
+        with brief_wait(seconds):
+            with pytest.raises(contracts.ContractViolation) as caught:
+                contracts.check_isolation(unsafe, contexts, modes=["asyncio"])
+            contracts.check_isolation(safe, contexts, modes=["asyncio"])
+        # Which boundary shows the leak first, and to which run, depends on how the released
+        # runs interleave (without brief waits it varies from call to call); the leak does not.
+        message = str(caught.value)
+        assert "asyncio: all 2 runs held" in message
+        assert "saw another run's request: SECURITY tool" in message
+
+
 def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does() -> None:
     from hookproof.models import RecordingModel
 
