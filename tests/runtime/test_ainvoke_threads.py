@@ -746,7 +746,7 @@ def test_check_isolation_under_asyncio_gives_one_verdict_with_brief_waits_or_wit
         # runs interleave (without brief waits it varies from call to call); the leak does not.
         message = str(caught.value)
         assert "asyncio: all 2 runs held" in message
-        assert "saw another run's request: SECURITY tool" in message
+        assert "saw another run's request" in message
 
 
 def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does() -> None:
