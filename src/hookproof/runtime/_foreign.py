@@ -10,10 +10,12 @@ afterwards the engine sees only hookproof-shaped objects.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Protocol
 
 from hookproof._engine import add_messages
 from hookproof._frameworks import bridge_of
+from hookproof._support.history import History
 from hookproof.errors import UsageError, safe_repr
 from hookproof.messages import Message, coerce_message, construct
 from hookproof.tools import Tool
@@ -106,26 +108,58 @@ def identified_messages(current: Any, new: Any) -> Any:
     message by returning one with the same id; deterministic ids keep that working without
     LangChain's random ones."""
     items = list(new) if isinstance(new, list | tuple) else [new]
-    if all(getattr(item, "id", None) is not None for item in items):
-        return add_messages(current, new)
     current = current or ()
-    used = {message.id for message in current} | {getattr(item, "id", None) for item in items}
+    if all(getattr(item, "id", None) is not None for item in items):
+        result = add_messages(current, new)
+        kept = _taken_ids(current)
+        if kept is not None:
+            _keep_ids(result, current, items, kept)
+        return result
+    known = _taken_ids(current)
+    if known is None:
+        known = {message.id for message in current}
+    taken = {getattr(item, "id", None) for item in items}
     number = len(current)
     named: list[Any] = []
     for index, item in enumerate(items):
         message = coerce_message(item, where=f"messages update [{index}]")
         if isinstance(message, Message) and message.id is None:
             number += 1
-            while f"m{number}" in used:
+            while f"m{number}" in known or f"m{number}" in taken:
                 number += 1
             message = _with_id(message, f"m{number}")
-            used.add(message.id)
+            taken.add(message.id)
         named.append(message)
-    return add_messages(current, named)
+    result = add_messages(current, named)
+    _keep_ids(result, current, named, known)
+    return result
+
+
+# The ids of the newest history this reducer made, as (history, ids): a run's next update
+# starts from that history, so its ids are not collected again from every message. One
+# slot, emptied by the update that takes it (which then changes the set).
+_last_ids: list[tuple[Any, set[Any]]] = []
+
+
+def _taken_ids(current: Any) -> set[Any] | None:
+    """The kept ids of ``current``, if they are (a set the caller may then change)."""
+    kept = _last_ids[:]
+    if kept and kept[0][0] is current:
+        with contextlib.suppress(ValueError):  # another thread took it first
+            _last_ids.remove(kept[0])
+            return kept[0][1]
+    return None
+
+
+def _keep_ids(result: Any, current: Any, named: list[Any], known: set[Any]) -> None:
+    """Keep the ids of ``result`` when it is ``current`` followed by ``named`` (nothing
+    replaced or removed), as every step's own messages are added."""
+    appended = type(result) is History and len(result) == len(current) + len(named)
+    if appended and (not current or result.shares_prefix(current)):
+        known.update(message.id for message in named)
+        _last_ids[:] = [(result, known)]
 
 
 def _with_id(message: Message, key: str) -> Message:
     """``message`` with an id; its other values are already valid, so none is checked again."""
-    values = {name: getattr(message, name) for name in type(message).model_fields}
-    values["id"] = key
-    return construct(type(message), **values)
+    return construct(type(message), **{**message.__dict__, "id": key})

@@ -30,6 +30,7 @@ from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain._blocks import lc_block
 from hookproof.adapters.langchain._conversion_memo import forget_conversion, mark_unchanging
 from hookproof.adapters.langchain._convert import INVALID_TOOL_CALLS, USAGE_METADATA, to_message
+from hookproof.adapters.langchain.bridge._history_views import grown_view
 from hookproof.errors import ImmutableError
 from hookproof.messages import (
     AssistantMessage,
@@ -311,7 +312,9 @@ def lc_message(message: Message) -> BaseMessage:
 def lc_messages(messages: Sequence[Message]) -> LockedList:
     view = kept_view(messages)
     if view is None:
-        view = keep(messages, LockedList(lc_message(item) for item in messages))
+        grown = grown_view(messages, lc_message, LockedList)
+        made = LockedList(map(lc_message, messages)) if grown is None else grown
+        view = keep(messages, made)
     return view  # type: ignore[no-any-return]
 
 
