@@ -139,10 +139,14 @@ def identified_messages(current: Any, new: Any) -> Any:
 # starts from that history, so its ids are not collected again from every message. One
 # slot, emptied by the update that takes it (which then changes the set).
 _last_ids: list[tuple[Any, set[Any]]] = []
+# A shorter history's ids are collected afresh: cheaper than keeping them.
+_KEPT_FROM = 32
 
 
 def _taken_ids(current: Any) -> set[Any] | None:
     """The kept ids of ``current``, if they are (a set the caller may then change)."""
+    if len(current) < _KEPT_FROM:
+        return None
     kept = _last_ids[:]
     if kept and kept[0][0] is current:
         with contextlib.suppress(ValueError):  # another thread took it first
@@ -154,6 +158,8 @@ def _taken_ids(current: Any) -> set[Any] | None:
 def _keep_ids(result: Any, current: Any, named: list[Any], known: set[Any]) -> None:
     """Keep the ids of ``result`` when it is ``current`` followed by ``named`` (nothing
     replaced or removed), as every step's own messages are added."""
+    if len(result) < _KEPT_FROM:
+        return
     appended = type(result) is History and len(result) == len(current) + len(named)
     if appended and (not current or result.shares_prefix(current)):
         known.update(message.id for message in named)

@@ -20,6 +20,8 @@ from hookproof._support.history import History
 __all__ = ["grown_view"]
 
 _RECENT = 8
+# Shorter histories are viewed afresh: looking for an earlier view would cost more.
+_GROWN_FROM = 16
 # (history, its view), newest last; a copy is read under the GIL, so threads may share it.
 _recent: deque[tuple[History[Any], list[Any]]] = deque(maxlen=_RECENT)
 
@@ -30,8 +32,8 @@ def grown_view(
     make: Callable[[Any], list[Any]],
 ) -> list[Any] | None:
     """``make`` of the views of ``messages`` (``convert`` of each), reusing the view of a
-    recent shorter version of the same history; None when ``messages`` is no History."""
-    if type(messages) is not History:
+    recent shorter version of the same history; None for a short history or no History."""
+    if type(messages) is not History or len(messages) < _GROWN_FROM:
         return None
     earlier, view = _longest_prefix(messages)
     added = messages[len(earlier) :] if earlier is not None else messages
