@@ -121,6 +121,7 @@ def identified_messages(current: Any, new: Any) -> Any:
     taken = {getattr(item, "id", None) for item in items}
     number = len(current)
     named: list[Any] = []
+    all_named_here = True
     for index, item in enumerate(items):
         message = coerce_message(item, where=f"messages update [{index}]")
         if isinstance(message, Message) and message.id is None:
@@ -129,10 +130,26 @@ def identified_messages(current: Any, new: Any) -> Any:
                 number += 1
             message = _with_id(message, f"m{number}")
             taken.add(message.id)
+        else:
+            all_named_here = False
         named.append(message)
-    result = add_messages(current, named)
+    result = _appended(current, named) if all_named_here else add_messages(current, named)
     _keep_ids(result, current, named, known)
     return result
+
+
+# add_messages keeps an index by id for histories this long; a shorter one has none.
+_INDEXED_FROM = 256
+
+
+def _appended(current: Any, named: list[Any]) -> Any:
+    """``add_messages(current, named)`` for messages with ids new to ``current`` and to each
+    other: they are appended, with no lookup by id (a long history goes through
+    add_messages, which carries its index by id over)."""
+    if len(current) + len(named) >= _INDEXED_FROM:
+        return add_messages(current, named)
+    start = current if type(current) is History else History(current)
+    return start.extended(named)
 
 
 # The ids of the newest history this reducer made, as (history, ids): a run's next update
