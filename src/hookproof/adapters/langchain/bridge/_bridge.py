@@ -24,11 +24,12 @@ from hookproof.adapters.langchain.bridge._channels import (
     joined_update,
     node_channels,
 )
+from hookproof.adapters.langchain.bridge._hook_scope import HookScope
 from hookproof.adapters.langchain.bridge._langgraph_context import (
     MODEL_NODE,
     TOOLS_NODE,
+    langchain_interrupt,
     langgraph_node,
-    to_langchain,
 )
 from hookproof.adapters.langchain.bridge._model import ChatModelCaller
 from hookproof.adapters.langchain.bridge._node_trace import node_span
@@ -50,7 +51,7 @@ from hookproof.adapters.langchain.bridge._views import (
     lc_state,
     unreturned_edit,
 )
-from hookproof.errors import UsageError
+from hookproof.errors import InterruptRaised, UsageError
 from hookproof.tools import Tool
 
 __all__ = ["BRIDGE", "LangChainBridge"]
@@ -209,16 +210,14 @@ def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) 
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with (
-            node_channels(request.state) as channels,
-            explained(where),
-            langgraph_node(node, _request_runtime(request)),
-        ):
+        with HookScope(request.state, where, node, _request_runtime(request)) as channels:
             crossing = crossing_of(request)
 
             def lc_handler(changed: Any) -> Any:
-                with to_langchain():
+                try:
                     return crossing.outward(handler(crossing.inward(changed)))
+                except InterruptRaised as raised:
+                    raise langchain_interrupt(raised) from None
 
             result = crossing.result(method(crossing.view, lc_handler))
         return joined_result(result, channels)
@@ -230,16 +229,14 @@ def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str)
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with (
-            node_channels(request.state) as channels,
-            explained(where),
-            langgraph_node(node, _request_runtime(request)),
-        ):
+        with HookScope(request.state, where, node, _request_runtime(request)) as channels:
             crossing = crossing_of(request)
 
             async def lc_handler(changed: Any) -> Any:
-                with to_langchain():
+                try:
                     return crossing.outward(await handler(crossing.inward(changed)))
+                except InterruptRaised as raised:
+                    raise langchain_interrupt(raised) from None
 
             result = crossing.result(await method(crossing.view, lc_handler))
         return joined_result(result, channels)
