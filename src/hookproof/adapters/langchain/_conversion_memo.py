@@ -12,16 +12,16 @@ same objects) converts only the ones after them, without a lookup per message.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from operator import is_
 from typing import Any
 
 __all__ = ["converted_all", "converted_once", "forget_conversion", "mark_unchanging"]
 
-_KEPT_MAX = 20_000
 _UNCONVERTED: Any = object()
-# id(message) -> (message, its conversion or _UNCONVERTED); holding the message keeps the
-# id from being reused while the entry lives.
+# id(message) -> (a weak reference to the message, its conversion or _UNCONVERTED): an entry
+# goes when its message does, so the memo holds no message alive.
 _kept: dict[int, tuple[Any, Any]] = {}
 # Bumped whenever an unchanging message changes: a kept prefix from before is stale.
 _edits = [0]
@@ -31,16 +31,24 @@ _last_prefix: list[tuple[int, tuple[Any, ...], list[Any]]] = []
 
 def mark_unchanging(message: Any) -> None:
     """Declare that ``message`` cannot change until ``forget_conversion(message)``."""
-    if len(_kept) > _KEPT_MAX:
-        _kept.clear()
-    _kept[id(message)] = (message, _UNCONVERTED)
+    key = id(message)
+    _kept[key] = (weakref.ref(message, _forgetting(key)), _UNCONVERTED)
+
+
+def _forgetting(key: int) -> Any:
+    def forget(reference: Any) -> None:
+        entry = _kept.get(key)
+        if entry is not None and entry[0] is reference:
+            del _kept[key]
+
+    return forget
 
 
 def forget_conversion(message: Any) -> None:
     """``message`` is changing: its conversion is no longer kept, nor made once."""
     _forget_prefixes()
     entry = _kept.get(id(message))
-    if entry is not None and entry[0] is message:
+    if entry is not None and entry[0]() is message:
         del _kept[id(message)]
 
 
@@ -51,10 +59,10 @@ def _forget_prefixes() -> None:
 def converted_once(message: Any, convert: Callable[[Any], Any]) -> Any:
     """``convert(message)``, made once for an unchanging message and kept."""
     entry = _kept.get(id(message))
-    if entry is None or entry[0] is not message:
+    if entry is None or entry[0]() is not message:
         return convert(message)
     if entry[1] is _UNCONVERTED:
-        entry = _kept[id(message)] = (message, convert(message))
+        entry = _kept[id(message)] = (entry[0], convert(message))
     return entry[1]
 
 
@@ -84,6 +92,6 @@ def _unchanging_count(messages: Sequence[Any]) -> int:
     """How many of the leading ``messages`` are declared unchanging."""
     for count, item in enumerate(messages):
         entry = _kept.get(id(item))
-        if entry is None or entry[0] is not item:
+        if entry is None or entry[0]() is not item:
             return count
     return len(messages)

@@ -31,6 +31,7 @@ from hookproof.adapters.langchain._blocks import lc_block
 from hookproof.adapters.langchain._conversion_memo import forget_conversion, mark_unchanging
 from hookproof.adapters.langchain._convert import INVALID_TOOL_CALLS, USAGE_METADATA, to_message
 from hookproof.adapters.langchain.bridge._history_views import grown_view
+from hookproof.adapters.langchain.bridge._kept import keep, kept_original, kept_view
 from hookproof.adapters.langchain.bridge._locked import (
     LockedList,
     lock,
@@ -55,6 +56,9 @@ __all__ = [
     "hp_message",
     "hp_messages",
     "hp_state",
+    "keep",
+    "kept_original",
+    "kept_view",
     "lc_message",
     "lc_messages",
     "lc_state",
@@ -62,39 +66,6 @@ __all__ = [
     "refuse_edit",
     "unreturned_edit",
 ]
-
-
-# -- kept views ------------------------------------------------------------------------------
-
-_KEPT_MAX = 20_000
-# id(original) -> (original, view), and id(view) -> (view, original): holding both keeps the
-# ids from being reused while the entry lives.
-_views: dict[int, tuple[Any, Any]] = {}
-_originals: dict[int, tuple[Any, Any]] = {}
-
-
-def _keep(original: Any, view: Any) -> Any:
-    if len(_views) > _KEPT_MAX:
-        _views.clear()
-        _originals.clear()
-    _views[id(original)] = (original, view)
-    _originals[id(view)] = (view, original)
-    return view
-
-
-def kept_view(original: Any) -> Any:
-    entry = _views.get(id(original))
-    return None if entry is None or entry[0] is not original else entry[1]
-
-
-def kept_original(view: Any) -> Any:
-    entry = _originals.get(id(view))
-    return None if entry is None or entry[0] is not view else entry[1]
-
-
-def keep(original: Any, view: Any) -> Any:
-    """Remember ``view`` as the view of ``original`` (and the way back); returns ``view``."""
-    return _keep(original, view)
 
 
 # -- messages --------------------------------------------------------------------------------

@@ -1,0 +1,82 @@
+"""Each value's view, and each view's value, kept as long as the value lives.
+
+A view is made once per value (a message, a tool, a runtime) and must stay the same object
+while the value lives, and lead back to it. Values that accept weak references (messages,
+tools, models, runtimes) keep their entry exactly as long as they live: an entry holds its
+view strongly and its value weakly, and goes when the value does. So a long property test
+does not pile up the views of every run it made for the garbage collector to walk again and
+again. Values that accept no weak reference (tuples and histories of them) are kept
+strongly, the most recent few hundred.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+__all__ = ["keep", "kept_original", "kept_view"]
+
+_STRONG_MAX = 128
+# id(value) -> (a weak reference to it, or the value itself, and its view)
+_views: dict[int, tuple[Any, Any]] = {}
+# id(view) -> (the view, the same reference to its value)
+_originals: dict[int, tuple[Any, Any]] = {}
+# ids of the values kept strongly, oldest first
+_strong: dict[int, None] = {}
+
+
+def keep(original: Any, view: Any) -> Any:
+    """Remember ``view`` as the view of ``original`` (and the way back); returns ``view``."""
+    key = id(original)
+    try:
+        held: Any = weakref.ref(original, _forgetting(key, id(view)))
+    except TypeError:
+        held = original
+        _hold_strongly(key)
+    _views[key] = (held, view)
+    _originals[id(view)] = (view, held)
+    return view
+
+
+def kept_view(original: Any) -> Any:
+    entry = _views.get(id(original))
+    return None if entry is None or _value(entry[0]) is not original else entry[1]
+
+
+def kept_original(view: Any) -> Any:
+    entry = _originals.get(id(view))
+    return None if entry is None or entry[0] is not view else _value(entry[1])
+
+
+def _value(held: Any) -> Any:
+    return held() if type(held) is weakref.ref else held
+
+
+def _forgetting(key: int, view_key: int) -> Any:
+    """What forgets a value's entries when the value goes."""
+
+    def forget(reference: Any) -> None:
+        entry = _views.get(key)
+        if entry is not None and entry[0] is reference:
+            del _views[key]
+        _forget_view(view_key, reference)
+
+    return forget
+
+
+def _forget_view(key: int, held: Any) -> None:
+    entry = _originals.get(key)
+    if entry is not None and entry[1] is held:
+        del _originals[key]
+
+
+def _hold_strongly(key: int) -> None:
+    _strong.pop(key, None)
+    _strong[key] = None
+    while len(_strong) > _STRONG_MAX:
+        oldest = next(iter(_strong))
+        del _strong[oldest]
+        entry = _views.get(oldest)
+        if entry is not None and type(entry[0]) is not weakref.ref:
+            del _views[oldest]
+            _forget_view(id(entry[1]), entry[0])
