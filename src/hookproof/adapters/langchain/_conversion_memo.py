@@ -29,19 +29,24 @@ _edits = [0]
 _last_prefix: list[tuple[int, tuple[Any, ...], list[Any]]] = []
 
 
+class _Held(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference to an unchanging message, with the id its entry is filed under."""
+
+    __slots__ = ("key",)
+    key: int
+
+
+def _forget(held: _Held) -> None:
+    entry = _kept.get(held.key)
+    if entry is not None and entry[0] is held:
+        del _kept[held.key]
+
+
 def mark_unchanging(message: Any) -> None:
     """Declare that ``message`` cannot change until ``forget_conversion(message)``."""
-    key = id(message)
-    _kept[key] = (weakref.ref(message, _forgetting(key)), _UNCONVERTED)
-
-
-def _forgetting(key: int) -> Any:
-    def forget(reference: Any) -> None:
-        entry = _kept.get(key)
-        if entry is not None and entry[0] is reference:
-            del _kept[key]
-
-    return forget
+    held = _Held(message, _forget)
+    held.key = id(message)
+    _kept[held.key] = (held, _UNCONVERTED)
 
 
 def forget_conversion(message: Any) -> None:

@@ -25,14 +25,32 @@ _originals: dict[int, tuple[Any, Any]] = {}
 _strong: dict[int, None] = {}
 
 
+class _Held(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference to a kept value, with the ids its entries are filed under."""
+
+    __slots__ = ("key", "view_key")
+    key: int
+    view_key: int
+
+
+def _forget(held: _Held) -> None:
+    """The value ``held`` referred to is gone: so are its entries."""
+    entry = _views.get(held.key)
+    if entry is not None and entry[0] is held:
+        del _views[held.key]
+    _forget_view(held.view_key, held)
+
+
 def keep(original: Any, view: Any) -> Any:
     """Remember ``view`` as the view of ``original`` (and the way back); returns ``view``."""
     key = id(original)
     try:
-        held: Any = weakref.ref(original, _forgetting(key, id(view)))
+        held: Any = _Held(original, _forget)
     except TypeError:
         held = original
         _hold_strongly(key)
+    else:
+        held.key, held.view_key = key, id(view)
     _views[key] = (held, view)
     _originals[id(view)] = (view, held)
     return view
@@ -40,28 +58,18 @@ def keep(original: Any, view: Any) -> Any:
 
 def kept_view(original: Any) -> Any:
     entry = _views.get(id(original))
-    return None if entry is None or _value(entry[0]) is not original else entry[1]
+    if entry is None:
+        return None
+    held = entry[0]
+    return entry[1] if (held() if type(held) is _Held else held) is original else None
 
 
 def kept_original(view: Any) -> Any:
     entry = _originals.get(id(view))
-    return None if entry is None or entry[0] is not view else _value(entry[1])
-
-
-def _value(held: Any) -> Any:
-    return held() if type(held) is weakref.ref else held
-
-
-def _forgetting(key: int, view_key: int) -> Any:
-    """What forgets a value's entries when the value goes."""
-
-    def forget(reference: Any) -> None:
-        entry = _views.get(key)
-        if entry is not None and entry[0] is reference:
-            del _views[key]
-        _forget_view(view_key, reference)
-
-    return forget
+    if entry is None or entry[0] is not view:
+        return None
+    held = entry[1]
+    return held() if type(held) is _Held else held
 
 
 def _forget_view(key: int, held: Any) -> None:
@@ -77,6 +85,6 @@ def _hold_strongly(key: int) -> None:
         oldest = next(iter(_strong))
         del _strong[oldest]
         entry = _views.get(oldest)
-        if entry is not None and type(entry[0]) is not weakref.ref:
+        if entry is not None and type(entry[0]) is not _Held:
             del _views[oldest]
             _forget_view(id(entry[1]), entry[0])

@@ -47,6 +47,8 @@ def lock(value: Any) -> Any:
     if kind in _SCALARS:  # the common exact types first; their subclasses take the long way
         return value
     if kind is dict or kind is FrozenDict:
+        if not value:
+            return FrozenDict()
         return FrozenDict({key: lock(item) for key, item in value.items()})
     if kind is list or kind is tuple or kind is LockedList:
         return LockedList(lock(item) for item in value)
