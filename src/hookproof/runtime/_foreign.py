@@ -123,7 +123,11 @@ def identified_messages(current: Any, new: Any) -> Any:
     named: list[Any] = []
     all_named_here = True
     for index, item in enumerate(items):
-        message = coerce_message(item, where=f"messages update [{index}]")
+        message = (
+            item
+            if isinstance(item, Message)
+            else coerce_message(item, where=f"messages update [{index}]")
+        )
         if isinstance(message, Message) and message.id is None:
             number += 1
             while f"m{number}" in known or f"m{number}" in taken:
