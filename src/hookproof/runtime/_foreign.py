@@ -109,13 +109,14 @@ def identified_messages(current: Any, new: Any) -> Any:
     LangChain's random ones."""
     items = list(new) if isinstance(new, list | tuple) else [new]
     current = current or ()
+    long = len(current) >= _KEPT_FROM
     if all(getattr(item, "id", None) is not None for item in items):
         result = add_messages(current, new)
-        kept = _taken_ids(current)
+        kept = _taken_ids(current) if long else None
         if kept is not None:
             _keep_ids(result, current, items, kept)
         return result
-    known = _taken_ids(current)
+    known = _taken_ids(current) if long else None
     if known is None:
         known = {message.id for message in current}
     taken = {getattr(item, "id", None) for item in items}
@@ -138,7 +139,8 @@ def identified_messages(current: Any, new: Any) -> Any:
             all_named_here = False
         named.append(message)
     result = _appended(current, named) if all_named_here else add_messages(current, named)
-    _keep_ids(result, current, named, known)
+    if len(result) >= _KEPT_FROM:
+        _keep_ids(result, current, named, known)
     return result
 
 
@@ -166,8 +168,6 @@ _KEPT_FROM = 32
 
 def _taken_ids(current: Any) -> set[Any] | None:
     """The kept ids of ``current``, if they are (a set the caller may then change)."""
-    if len(current) < _KEPT_FROM:
-        return None
     kept = _last_ids[:]
     if kept and kept[0][0] is current:
         with contextlib.suppress(ValueError):  # another thread took it first
@@ -179,8 +179,6 @@ def _taken_ids(current: Any) -> set[Any] | None:
 def _keep_ids(result: Any, current: Any, named: list[Any], known: set[Any]) -> None:
     """Keep the ids of ``result`` when it is ``current`` followed by ``named`` (nothing
     replaced or removed), as every step's own messages are added."""
-    if len(result) < _KEPT_FROM:
-        return
     appended = type(result) is History and len(result) == len(current) + len(named)
     if appended and (not current or result.shares_prefix(current)):
         known.update(message.id for message in named)

@@ -289,12 +289,15 @@ def hp_tool(tool: Any, source: str) -> Tool:
     return converted
 
 
+_HOOKPROOF_TOOLS = (Tool, ToolSchema)  # a tuple: isinstance reads it without building a union
+
+
 def hp_tool_or_schema(value: Any) -> Tool | ToolSchema:
     """A tool a LangChain hook put in a request, as the runtime's request holds it."""
-    if isinstance(value, Tool | ToolSchema):
+    if isinstance(value, _HOOKPROOF_TOOLS):
         return value
     original = kept_original(value)
-    if isinstance(original, Tool | ToolSchema):
+    if isinstance(original, _HOOKPROOF_TOOLS):
         return original
     if isinstance(value, Mapping):
         return bound_as(schema_of_tool(value), value)
