@@ -39,7 +39,7 @@ class _Held(weakref.ref):  # type: ignore[type-arg]
 def _forget(held: _Held) -> None:
     entry = _kept.get(held.key)
     if entry is not None and entry[0] is held:
-        del _kept[held.key]
+        _kept.pop(held.key, None)  # not del: another thread may forget it first
 
 
 def mark_unchanging(message: Any) -> None:
@@ -54,7 +54,7 @@ def forget_conversion(message: Any) -> None:
     _forget_prefixes()
     entry = _kept.get(id(message))
     if entry is not None and entry[0]() is message:
-        del _kept[id(message)]
+        _kept.pop(id(message), None)
 
 
 def _forget_prefixes() -> None:

@@ -11,6 +11,7 @@ strongly, the most recent few hundred.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any
 
@@ -34,10 +35,11 @@ class _Held(weakref.ref):  # type: ignore[type-arg]
 
 
 def _forget(held: _Held) -> None:
-    """The value ``held`` referred to is gone: so are its entries."""
+    """The value ``held`` referred to is gone: so are its entries (``pop``, not ``del``: a
+    callback may run on any thread, while another forgets the same entry)."""
     entry = _views.get(held.key)
     if entry is not None and entry[0] is held:
-        del _views[held.key]
+        _views.pop(held.key, None)
     _forget_view(held.view_key, held)
 
 
@@ -75,16 +77,22 @@ def kept_original(view: Any) -> Any:
 def _forget_view(key: int, held: Any) -> None:
     entry = _originals.get(key)
     if entry is not None and entry[1] is held:
-        del _originals[key]
+        _originals.pop(key, None)
 
 
 def _hold_strongly(key: int) -> None:
-    _strong.pop(key, None)
-    _strong[key] = None
-    while len(_strong) > _STRONG_MAX:
-        oldest = next(iter(_strong))
-        del _strong[oldest]
-        entry = _views.get(oldest)
-        if entry is not None and type(entry[0]) is not _Held:
-            del _views[oldest]
-            _forget_view(id(entry[1]), entry[0])
+    with _strong_lock:
+        _strong.pop(key, None)
+        _strong[key] = None
+        while len(_strong) > _STRONG_MAX:
+            oldest = next(iter(_strong))
+            del _strong[oldest]
+            entry = _views.get(oldest)
+            if entry is not None and type(entry[0]) is not _Held:
+                _views.pop(oldest, None)
+                _forget_view(id(entry[1]), entry[0])
+
+
+# Threads keep values at once (check_isolation's concurrent runs): the order of the strongly
+# kept ones is read and changed under this lock (no weak reference callback takes it).
+_strong_lock = threading.Lock()
