@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import chain
 from typing import Any, ClassVar
 
 from hookproof._engine.probe import PROBE
@@ -154,7 +155,7 @@ class ReferenceTarget(NativeTarget):
             )
         except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
             return TargetRun(
-                final_requests=tuple(r for m in models.values() for r in m.requests),
+                final_requests=_recorded(models),
                 called=called(models),
                 error=error,
                 models=models,
@@ -166,7 +167,7 @@ class ReferenceTarget(NativeTarget):
         return TargetRun(
             messages=parts[-1].messages,
             trace=joined([part.trace for part in parts]),
-            final_requests=tuple(r for part in parts for r in part.final_requests),
+            final_requests=_final_requests(parts),
             called=called(models),
             models=models,
             interrupts_resumed=len(parts) - 1,
@@ -236,7 +237,7 @@ def resumable(agent: Any) -> Any:
 
 def joined(traces: Sequence[Trace]) -> Trace:
     """One trace of a run and its resumes, numbered through."""
-    if len(traces) == 1 and all(e.seq == seq for seq, e in enumerate(traces[0])):
+    if len(traces) == 1 and [e.seq for e in traces[0]] == list(range(len(traces[0]))):
         return traces[0]  # a run that never paused is numbered through already
     events = [event for trace in traces for event in trace]
     return Trace(
@@ -249,7 +250,19 @@ def joined(traces: Sequence[Trace]) -> Trace:
 
 def called(models: Mapping[str, Any]) -> tuple[str, ...]:
     """The names of the models that received a request."""
-    return tuple(name for name, model in models.items() if model.requests)
+    return tuple([name for name, model in models.items() if model.requests])
+
+
+def _recorded(models: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Every request the models recorded, model by model."""
+    return tuple(chain.from_iterable([model.requests for model in models.values()]))
+
+
+def _final_requests(parts: Sequence[Any]) -> tuple[Any, ...]:
+    """The FinalRequests of a run and its resumes, in order."""
+    if len(parts) == 1:
+        return tuple(parts[0].final_requests)
+    return tuple(chain.from_iterable([part.final_requests for part in parts]))
 
 
 def _tool_name(item: Any) -> str:
