@@ -8,6 +8,7 @@ with an ``a`` prefix; under ainvoke the twin is preferred and a sync hook still 
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar, overload
 
@@ -113,11 +114,26 @@ def _hooks_of(middleware: object, hook: str) -> tuple[Any, Any]:
     return (sync if callable(sync) else None), (async_ if callable(async_) else None)
 
 
+_HOOK_NAMES = [*ALL_HOOKS, *(f"a{hook}" for hook in ALL_HOOKS)]
+_KNOWN_HOOKS = frozenset(_HOOK_NAMES)
+# class -> the size of each class' namespace along its MRO when its names last passed: a
+# factory builds its middleware anew for every run, and their classes rarely change
+_NAMES_PASSED: weakref.WeakKeyDictionary[type, tuple[int, ...]] = weakref.WeakKeyDictionary()
+
+
 def _check_hook_names(middleware: object) -> None:
-    known = [*ALL_HOOKS, *(f"a{hook}" for hook in ALL_HOOKS)]
-    for attribute in dir(type(middleware)):
-        if attribute.startswith(_HOOK_PREFIXES) and attribute not in known:
-            suggestion = did_you_mean(attribute, known)
+    kind = type(middleware)
+    sizes = tuple(map(len, map(vars, kind.__mro__)))
+    if _NAMES_PASSED.get(kind) == sizes:  # no name added to it or its bases since
+        return
+    _check_names_of(kind, middleware)
+    _NAMES_PASSED[kind] = sizes
+
+
+def _check_names_of(kind: type, middleware: object) -> None:
+    for attribute in dir(kind):
+        if attribute.startswith(_HOOK_PREFIXES) and attribute not in _KNOWN_HOOKS:
+            suggestion = did_you_mean(attribute, _HOOK_NAMES)
             raise UsageError(
                 f"hookproof: middleware {_name_of(middleware)!r} defines {attribute!r}, which "
                 f"is not a hook, so it would never run.{suggestion} Hooks: {', '.join(ALL_HOOKS)}"
