@@ -108,12 +108,6 @@ def _declared_jumps(sync: Any, async_: Any) -> frozenset[str]:
     return frozenset()
 
 
-def _hooks_of(middleware: object, hook: str) -> tuple[Any, Any]:
-    sync = getattr(middleware, hook, None)
-    async_ = getattr(middleware, f"a{hook}", None)
-    return (sync if callable(sync) else None), (async_ if callable(async_) else None)
-
-
 _HOOK_NAMES = [*ALL_HOOKS, *(f"a{hook}" for hook in ALL_HOOKS)]
 _KNOWN_HOOKS = frozenset(_HOOK_NAMES)
 # class -> the size of each class' namespace along its MRO when its names last passed: a
@@ -169,27 +163,44 @@ def _check_middleware(middleware: Sequence[object]) -> list[str]:
 def compile_middleware(middleware: Sequence[object]) -> Stack:
     """Compile middleware instances into the engine's Stack, in LangChain v1 order."""
     names = _check_middleware(middleware)
-    items = list(zip(names, middleware, strict=True))
+    found = [(name, _defined_hooks(item)) for name, item in zip(names, middleware, strict=True)]
+    reverse = found[::-1]
 
-    def nodes(hook: str, order: list[tuple[str, object]]) -> tuple[NodeHook, ...]:
-        found = ((name, *_hooks_of(item, hook)) for name, item in order)
+    def nodes(
+        hook: str, order: list[tuple[str, dict[str, tuple[Any, Any]]]]
+    ) -> tuple[NodeHook, ...]:
         return tuple(
-            NodeHook(name, hook, s, a, _declared_jumps(s, a)) for name, s, a in found if s or a
+            [
+                NodeHook(name, hook, *pair, _declared_jumps(*pair))
+                for name, hooks in order
+                if (pair := hooks.get(hook)) is not None
+            ]
         )
 
     def layers(hook: str, layer: Any) -> tuple[Layer, ...]:
-        found = ((name, *_hooks_of(item, hook)) for name, item in items)
-        return tuple(layer(name, s, a) for name, s, a in found if s or a)
+        return tuple(
+            [layer(name, *pair) for name, hooks in found if (pair := hooks.get(hook)) is not None]
+        )
 
-    reverse = items[::-1]
     return Stack(
-        before_agent=nodes("before_agent", items),
-        before_model=nodes("before_model", items),
+        before_agent=nodes("before_agent", found),
+        before_model=nodes("before_model", found),
         after_model=nodes("after_model", reverse),
         after_agent=nodes("after_agent", reverse),
         model_layers=layers("wrap_model_call", model_layer),
         tool_layers=layers("wrap_tool_call", tool_layer),
     )
+
+
+def _defined_hooks(middleware: object) -> dict[str, tuple[Any, Any]]:
+    """The hooks ``middleware`` defines, each as (sync, async twin), either None if absent."""
+    defined = {}
+    for hook in ALL_HOOKS:
+        sync, async_ = getattr(middleware, hook, None), getattr(middleware, f"a{hook}", None)
+        sync, async_ = (sync if callable(sync) else None), (async_ if callable(async_) else None)
+        if sync or async_:
+            defined[hook] = (sync, async_)
+    return defined
 
 
 def _function_middleware(
