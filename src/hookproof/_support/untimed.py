@@ -117,9 +117,8 @@ def _running_example_data(name: str) -> object | None:
 
 
 def _ledger_honoured(data: object) -> bool:
-    from hypothesis import __version_info__
-
-    return isinstance(getattr(data, _LEDGER, None), dict) and __version_info__ >= _FIRST_SUPPORTED
+    version: tuple[int, ...] = sys.modules["hypothesis"].__version_info__  # imported: running
+    return isinstance(getattr(data, _LEDGER, None), dict) and version >= _FIRST_SUPPORTED
 
 
 def _refuse_if_deadline_counts(name: str) -> None:
