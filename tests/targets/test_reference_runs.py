@@ -13,7 +13,7 @@ from hookproof.errors import InterruptRaised
 from hookproof.examples.dynamic_routing import AgentContext, build_support_agent
 from hookproof.models import call
 from hookproof.runtime import AgentMiddleware, create_agent, interrupt, tool
-from hookproof.targets import TargetRun
+from hookproof.targets import DEFAULT_INPUT, TargetRun
 from hookproof.targets.reference import ReferenceTarget
 
 TIERS = ("fast", "reasoning")
@@ -66,6 +66,9 @@ def test_a_run_without_a_checkpointer_shows_what_one_with_a_checkpointer_shows(
     for context in CONTEXTS:
         plain = target.run(context=context, script=script)
         assert _shown(plain) == _shown(_with_checkpointer(target, context, script))
+        # the default input's messages are made once; a copy of it is made on every run
+        copied = target.run(context=context, script=script, input=dict(DEFAULT_INPUT))
+        assert _shown(plain) == _shown(copied)
     assert not target._pauses
 
 
@@ -126,7 +129,7 @@ def test_without_the_second_run_a_pause_would_be_reported_as_a_crash() -> None:
 
 
 def _settings() -> Any:
-    from hookproof.targets import DEFAULT_INPUT, RunSettings
+    from hookproof.targets import RunSettings
 
     return RunSettings(None, DEFAULT_INPUT, "approve", None)
 

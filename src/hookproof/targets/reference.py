@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from itertools import chain
 from typing import Any, ClassVar
 
 from hookproof._engine.probe import PROBE
@@ -18,7 +17,6 @@ from hookproof.models import RecordingModel, ScriptedModel
 from hookproof.runtime import (
     Agent,
     Command,
-    InMemoryCheckpointer,
     ModelRequest,
     ModelResponse,
     Runtime,
@@ -28,6 +26,15 @@ from hookproof.runtime import (
     wrap_model_call,
 )
 from hookproof.targets._base import IsolationRuns, RunSettings, RunWithTarget, TargetRun
+from hookproof.targets._reference_runs import (
+    Reached,
+    called,
+    final_requests,
+    joined,
+    recorded,
+    resumable,
+    run_input,
+)
 from hookproof.targets.authoring import ConformanceKit
 from hookproof.targets.interrupts import check_config, resume_loop, resume_value, thread_id
 from hookproof.targets.sampler import (
@@ -45,7 +52,6 @@ from hookproof.targets.samples import (
     sample_system_message,
     sample_tool_request,
 )
-from hookproof.trace import Trace, TraceEvent
 
 __all__ = [
     "HARNESS_KIT",
@@ -155,9 +161,10 @@ class ReferenceTarget(NativeTarget):
     def _run(
         self, agent: Any, models: dict[str, Any], settings: RunSettings, thread: str | None
     ) -> TargetRun:
-        payload, context, answer = dict(settings.input), settings.context, settings.on_interrupt
+        payload, context = run_input(settings.input), settings.context
+        answer = settings.on_interrupt
         parts: list[Any] = []
-        probe = _Reached()
+        probe = Reached()
         token = PROBE.set(probe)
         try:
             paused = resume_loop(
@@ -173,7 +180,7 @@ class ReferenceTarget(NativeTarget):
             )
         except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
             return TargetRun(
-                final_requests=_recorded(models),
+                final_requests=recorded(models),
                 called=called(models),
                 error=error,
                 models=models,
@@ -185,7 +192,7 @@ class ReferenceTarget(NativeTarget):
         return TargetRun(
             messages=parts[-1].messages,
             trace=joined([part.trace for part in parts]),
-            final_requests=_final_requests(parts),
+            final_requests=final_requests(parts),
             called=called(models),
             models=models,
             interrupts_resumed=len(parts) - 1,
@@ -230,57 +237,6 @@ class _FalsyModel(RecordingModel):
 
     def __bool__(self) -> bool:
         return False
-
-
-class _Reached:
-    """A probe that only notes each boundary a run reaches (kept when the run raises)."""
-
-    def __init__(self) -> None:
-        self.labels: list[str] = []
-
-    def reached(self, label: str) -> None:
-        self.labels.append(label)
-
-    async def areached(self, label: str) -> None:
-        self.labels.append(label)
-
-
-def resumable(agent: Any) -> Any:
-    """The agent with a checkpointer of its own when it has none, so an interrupt pauses the
-    run instead of failing it and the check can answer it."""
-    if agent.checkpointer is not None:
-        return agent
-    return agent.with_checkpointer(InMemoryCheckpointer())
-
-
-def joined(traces: Sequence[Trace]) -> Trace:
-    """One trace of a run and its resumes, numbered through."""
-    if len(traces) == 1 and [e.seq for e in traces[0]] == list(range(len(traces[0]))):
-        return traces[0]  # a run that never paused is numbered through already
-    events = [event for trace in traces for event in trace]
-    return Trace(
-        tuple(
-            TraceEvent(seq, e.kind, e.hook, e.phase, e.middleware, e.depth, e.data)
-            for seq, e in enumerate(events)
-        )
-    )
-
-
-def called(models: Mapping[str, Any]) -> tuple[str, ...]:
-    """The names of the models that received a request."""
-    return tuple([name for name, model in models.items() if model.requests])
-
-
-def _recorded(models: Mapping[str, Any]) -> tuple[Any, ...]:
-    """Every request the models recorded, model by model."""
-    return tuple(chain.from_iterable([model.requests for model in models.values()]))
-
-
-def _final_requests(parts: Sequence[Any]) -> tuple[Any, ...]:
-    """The FinalRequests of a run and its resumes, in order."""
-    if len(parts) == 1:
-        return tuple(parts[0].final_requests)
-    return tuple(chain.from_iterable([part.final_requests for part in parts]))
 
 
 def _tool_name(item: Any) -> str:
