@@ -256,6 +256,22 @@ def test_a_misspelled_hook_added_to_a_class_after_its_first_build_is_reported() 
         create_agent(RecordingModel(ScriptedModel(["ok"])), middleware=[Later()])
 
 
+def test_a_misspelled_hook_taking_another_names_place_after_the_first_build_is_reported() -> None:
+    # the class keeps its number of names: only the names themselves show the change
+    class Tidy(AgentMiddleware):
+        def helper(self) -> str:
+            return "help"
+
+        def before_model(self, state: Any, runtime: Any) -> None:
+            return None
+
+    create_agent(RecordingModel(ScriptedModel(["ok"])), middleware=[Tidy()])
+    del Tidy.helper
+    Tidy.before_modle = lambda self, state, runtime: None  # type: ignore[attr-defined]
+    with pytest.raises(UsageError, match="before_modle"):
+        create_agent(RecordingModel(ScriptedModel(["ok"])), middleware=[Tidy()])
+
+
 def test_a_misspelled_hook_added_to_a_base_class_is_reported_for_its_subclasses() -> None:
     class Base(AgentMiddleware):
         pass

@@ -110,18 +110,20 @@ def _declared_jumps(sync: Any, async_: Any) -> frozenset[str]:
 
 _HOOK_NAMES = [*ALL_HOOKS, *(f"a{hook}" for hook in ALL_HOOKS)]
 _KNOWN_HOOKS = frozenset(_HOOK_NAMES)
-# class -> the size of each class' namespace along its MRO when its names last passed: a
-# factory builds its middleware anew for every run, and their classes rarely change
-_NAMES_PASSED: weakref.WeakKeyDictionary[type, tuple[int, ...]] = weakref.WeakKeyDictionary()
+# class -> the names in each class' namespace along its MRO when they last passed: a factory
+# builds its middleware anew for every run, and their classes rarely change
+_NAMES_PASSED: weakref.WeakKeyDictionary[type, tuple[tuple[str, ...], ...]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _check_hook_names(middleware: object) -> None:
     kind = type(middleware)
-    sizes = tuple(map(len, map(vars, kind.__mro__)))
-    if _NAMES_PASSED.get(kind) == sizes:  # no name added to it or its bases since
+    names = tuple(map(tuple, map(vars, kind.__mro__)))
+    if _NAMES_PASSED.get(kind) == names:  # no name added to or removed from it or its bases
         return
     _check_names_of(kind, middleware)
-    _NAMES_PASSED[kind] = sizes
+    _NAMES_PASSED[kind] = names
 
 
 def _check_names_of(kind: type, middleware: object) -> None:

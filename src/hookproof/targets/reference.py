@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from hookproof._engine.probe import PROBE
-from hookproof.errors import InterruptRaised, UsageError
+from hookproof.errors import UsageError
 from hookproof.harness import HarnessProfile, create_deep_agent, isolated_profiles
 from hookproof.messages import AssistantMessage, Message
 from hookproof.models import RecordingModel, ScriptedModel
@@ -102,7 +102,6 @@ class ReferenceTarget(NativeTarget):
         super().__init__(build, tiers=tiers)
         self._kept: list[tuple[dict[str, Any], Any]] = []  # (fresh models, their agent)
         self._taken: dict[int, tuple[dict[str, Any], Any]] = {}
-        self._pauses = False  # a run paused: every later run gets a checkpointer at once
 
     def _keep_built(self, models: dict[str, Any], agent: Any) -> None:
         """Keep the agent ``as_target`` built to recognise the factory, with its unused
@@ -142,25 +141,8 @@ class ReferenceTarget(NativeTarget):
         return [(create_agent, "middleware")]  # the harness builds through it too
 
     def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:
-        """One run. An agent without a checkpointer of its own runs without one, unless a
-        run of this target paused before: a checkpointer only matters to a run that pauses
-        (and costs each run a copy of the agent and a saved checkpoint). A run that pauses
-        without one fails at the interrupt; it is then run again from the start on a fresh
-        build and models, with a checkpointer, and only that run is reported."""
         check_config(settings.config, "a check on a hookproof runtime agent")
-        agent = self.agent(models)
-        if agent.checkpointer is not None or self._pauses or settings.remodel is None:
-            return self._run(resumable(agent), models, settings, thread_id(settings.config))
-        run = self._run(agent, models, settings, None)
-        if not isinstance(run.error, InterruptRaised):
-            return run
-        self._pauses = True
-        fresh = settings.remodel()
-        return self._run(resumable(self.agent(fresh)), fresh, settings, thread_id(settings.config))
-
-    def _run(
-        self, agent: Any, models: dict[str, Any], settings: RunSettings, thread: str | None
-    ) -> TargetRun:
+        agent, thread = resumable(self.agent(models)), thread_id(settings.config)
         payload, context = run_input(settings.input), settings.context
         answer = settings.on_interrupt
         parts: list[Any] = []

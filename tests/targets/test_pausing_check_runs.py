@@ -1,15 +1,10 @@
-"""Review of wt-checkbody-s13: a check's run on a hookproof runtime agent first runs without a
-checkpointer, and a run that pauses is run again from the start on a fresh build with one.
-
-The try that paused is thrown away, but what it did is not: everything the application did
-before the interrupt (tools that ran, hooks with effects outside the run) happened once more
-than a run with a checkpointer from the start does. On main every run had a checkpointer
-from the start, so each step ran once. These tests pin what main does.
-"""
+"""A check's run on a hookproof runtime agent that pauses at an interrupt is answered and
+resumed, never thrown away and run again: what the application did before the interrupt
+(tools that ran, state kept outside the run) happens once, as in the application, so a
+first run that fails open is judged as it ran."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -17,16 +12,7 @@ import pytest
 from hookproof import contracts
 from hookproof.models import call
 from hookproof.runtime import AgentMiddleware, create_agent, interrupt, tool
-from hookproof.targets import RunSettings, as_target
-
-# wt-checkbody-s13 is in: a target may run a pausing run again from the start
-RERUNS = "remodel" in {field.name for field in dataclasses.fields(RunSettings)}
-rerun_defect = pytest.mark.xfail(
-    RERUNS,
-    strict=True,
-    reason="review-s13: a check's run that pauses without a checkpointer is thrown away and "
-    "run again from the start, so what it did before the interrupt happens twice",
-)
+from hookproof.targets import as_target
 
 
 class AskBeforePay(AgentMiddleware):
@@ -63,12 +49,11 @@ class Shop:
 NOTE_THEN_PAY = [call("note", {"text": "order 7"}), call("pay", {"amount": 3}), "done"]
 
 
-@rerun_defect
 def test_a_tool_that_ran_before_an_interrupt_runs_once_per_check_run() -> None:
     shop = Shop()
     run = as_target(shop).run(script=NOTE_THEN_PAY)
     assert run.error is None and run.interrupts_resumed == 1
-    # main: the turn runs ``note``, pauses at ``pay``, the resume runs only ``pay``
+    # the turn runs ``note`` and pauses at ``pay``; the resume runs only ``pay``
     assert shop.ledger == ["order 7"]
 
 
@@ -122,11 +107,10 @@ def _support(state: Once) -> Any:
 LOOKUP = [call("lookup", {"order": "7"}), "done"]
 
 
-@rerun_defect
 def test_check_fail_closed_sees_a_first_anonymous_run_fail_open() -> None:
     build = _support(Once())
-    # main: the anonymous run is shown the admin-only refund tool, a violation. With the
-    # rerun, the thrown-away try warms the table, and the run reported is a guest's: a pass.
+    # the anonymous run is shown the admin-only refund tool: a violation. A try thrown away
+    # and run again would warm the table, and the run reported would be a guest's: a pass.
     with pytest.raises(AssertionError, match="refund"):
         contracts.check_fail_closed(
             build, None, least_privileged_context={"role": "guest"}, script=LOOKUP
