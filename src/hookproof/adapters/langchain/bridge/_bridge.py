@@ -75,16 +75,9 @@ class TranslatedMiddleware:
 
 def _class_hooks(cls: type) -> tuple[str, ...]:
     """The hooks ``cls`` defines (LangChain's own test: not the base class's), in the order
-    the bridge sets them; read once per class."""
-    found = _CLASS_HOOKS.get(cls)
-    if found is None:
-        found = _CLASS_HOOKS[cls] = tuple(
-            hook for hook, base in _BASE_HOOKS.items() if getattr(cls, hook, None) is not base
-        )
-    return found
-
-
-_CLASS_HOOKS: WeakKeyDictionary[type, tuple[str, ...]] = WeakKeyDictionary()
+    the bridge sets them; read on every build, as LangChain's ``create_agent`` reads them, so
+    a hook set on or removed from the class later (``monkeypatch``) is seen."""
+    return tuple(hook for hook, base in _BASE_HOOKS.items() if getattr(cls, hook, None) is not base)
 
 
 _BASE_HOOKS = {

@@ -1,7 +1,6 @@
-"""Review of wt-bridge-s13: the LangChain bridge reads the hooks a middleware class defines
-once per class. A hook set on the class (or on a base) after the first build, as
-``monkeypatch.setattr`` does in a test, is what LangChain's ``create_agent`` runs from then
-on; on main the bridge ran it too, so the reference engine ran what LangChain runs."""
+"""The LangChain bridge reads the hooks a middleware class defines on every build, as
+LangChain's ``create_agent`` does: a hook set on the class after a first build (as
+``monkeypatch.setattr`` does in a test) runs from then on, and one removed stops running."""
 
 from __future__ import annotations
 
@@ -12,20 +11,6 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 
 from hookproof.adapters.langchain import ScriptedChatModel, on_reference_engine
-
-try:  # wt-bridge-s13 is in: a middleware class's hooks are read once
-    from hookproof.adapters.langchain.bridge import _bridge
-
-    HOOKS_READ_ONCE = hasattr(_bridge, "_CLASS_HOOKS")
-except ImportError:  # pragma: no cover - the bridge moved
-    HOOKS_READ_ONCE = False
-
-read_once_defect = pytest.mark.xfail(
-    HOOKS_READ_ONCE,
-    strict=True,
-    reason="review-s13: the bridge keeps a class's hook list from its first build, so a hook "
-    "set on the class later never runs on the reference engine (LangChain runs it)",
-)
 
 
 def _run(middleware: AgentMiddleware) -> list[Any]:
@@ -54,7 +39,6 @@ def _make_class(name: str) -> type[AgentMiddleware]:
     return Logger
 
 
-@read_once_defect
 def test_a_hook_set_on_the_class_after_the_first_build_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -78,7 +62,6 @@ def test_a_hook_set_on_the_class_before_any_build_runs(monkeypatch: pytest.Monke
     assert patched.seen == ["before_model", "wrap_model_call"]
 
 
-@read_once_defect
 def test_a_hook_removed_from_the_class_after_the_first_build_stops_running() -> None:
     logger_class = _make_class("LoggerC")
     logger_class.wrap_model_call = _tagging_wrap  # type: ignore[attr-defined]
