@@ -194,7 +194,7 @@ async def in_thread(
     _WORKERS.submit(job)
     if wait > 0:
         future = job.briefly_awaited(wait)
-    return job.outcome() if future is None else await future
+    return job.outcome() if future is None else _raised(await future)
 
 
 def wants_loop() -> None:
@@ -206,9 +206,17 @@ def wants_loop() -> None:
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.cancelled():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
+    """The outcome as the future's result, an error too: a future refuses some exceptions
+    (StopIteration), and one it refused would never be settled."""
+    if not future.cancelled():
+        future.set_result((result, error))
+
+
+def _raised(outcome: tuple[Any, BaseException | None]) -> Any:
+    result, error = outcome
+    if error is None:
+        return result
+    try:
+        raise error
+    finally:
+        error = None  # no reference cycle through this frame
