@@ -91,15 +91,11 @@ class Chains:
         return request, final
 
     def _trace_model(self, run: Run, request: ModelRequest, final: FinalRequest) -> None:
-        data = {"model": final.model, "tools": self._names(request)}
-        run.trace.record("model", "model", "enter", None, data)
-
-    def _names(self, request: ModelRequest) -> tuple[str, ...]:
         tools, names = self._tool_names
         if request.tools is not tools:  # most calls show the agent's own (same) list
             names = tuple(sorted(item.name for item in request.tools))
             self._tool_names = (request.tools, names)
-        return names
+        run.trace.enter("model", "model", None, {"model": final.model, "tools": names})
 
     # -- the innermost tool call ------------------------------------------------------------
 
@@ -109,7 +105,7 @@ class Chains:
         data = self._tool_enter(run, value)
         if run.probe is not None:
             run.probe.reached(run.source)
-        run.trace.record("tool", "tool", "enter", None, data)
+        run.trace.enter("tool", "tool", None, data)
         dialect = self._dialect
         try:
             if run.loop is None or dialect.runs_tool_synchronously(value):
@@ -125,7 +121,7 @@ class Chains:
         data = self._tool_enter(run, value)
         if run.probe is not None:
             await run.probe.areached(run.source)
-        run.trace.record("tool", "tool", "enter", None, data)
+        run.trace.enter("tool", "tool", None, data)
         try:
             result = await self._dialect.aexecute_tool(value)
         except BaseException as error:
@@ -151,10 +147,14 @@ _name_of = attrgetter("name")
 
 
 def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
-    response = _as_model_response(reply, name)
-    message = response.message
+    message: AssistantMessage | None
+    if type(reply) is AssistantMessage:  # most models answer so: one message, the answer
+        response, message = ModelResponse(result=(reply,)), reply
+    else:
+        response = _as_model_response(reply, name)
+        message = response.message
     calls = tuple(map(_name_of, message.tool_calls)) if message else ()  # no comprehension frame
-    run.trace.record("model", "model", "exit", None, {"model": name, "tool_calls": calls})
+    run.trace.exit("model", "model", None, {"model": name, "tool_calls": calls})
     return response
 
 
@@ -171,7 +171,7 @@ def _as_model_response(reply: Any, model: str) -> ModelResponse:
 
 def _tool_exit(run: Run, data: dict[str, str], result: Any) -> Any:
     status = "command" if isinstance(result, Command) else getattr(result, "status", "success")
-    run.trace.record("tool", "tool", "exit", None, {**data, "status": status})
+    run.trace.exit("tool", "tool", None, {**data, "status": status})
     return result
 
 
@@ -241,7 +241,7 @@ def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
         if run.probe is not None:
             run.probe.reached(label)
         trace = run.trace
-        trace.record("layer", hook, "enter", owner)
+        trace.enter("layer", hook, owner, None)
 
         def handler(changed: Any) -> Any:  # _passing and _back inline: invoke()'s hot path
             passed = observed and changed is not value
@@ -261,7 +261,7 @@ def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
         except BaseException as error:
             trace.record("layer", hook, "error", owner, error_data(error))
             raise
-        trace.record("layer", hook, "exit", owner)
+        trace.exit("layer", hook, owner, None)
         return outcome
 
     return link

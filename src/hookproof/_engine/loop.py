@@ -10,6 +10,7 @@ order the model gave them, so the trace is the same on every run.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -121,8 +122,15 @@ class Engine(Generic[D]):
     ) -> RunResult:
         """``run`` under invoke() for a run nobody streams: every step is called directly,
         so the one loop's coroutine is driven without an event loop."""
-        coroutine = self.run(
-            initial, context, sync=True, thread_id=thread_id, resume=resume, fresh=fresh, bind=bind
+        coroutine = _run_untimed(
+            self,
+            initial,
+            context,
+            sync=True,
+            thread_id=thread_id,
+            resume=resume,
+            fresh=fresh,
+            bind=bind,
         )
         return drive(coroutine)  # type: ignore[no-any-return]
 
@@ -156,9 +164,13 @@ class Engine(Generic[D]):
             bind(run.handle)
         if run.listened:
             listener.run_started(run.snapshot)
-        run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
+        run.trace.enter("agent", "run", None, {"agent": self.dialect.name})
         phase, index = start(run, initial, resume, fresh)
         return run, nested, phase, index
+
+
+# run_sync books its time already: the coroutine it drives is run's own, not its wrapper's.
+_run_untimed = inspect.unwrap(Engine.run)
 
 
 def _end(run: Run, nested: bool) -> RunResult:
@@ -209,7 +221,7 @@ class _Loop:
         except BaseException as error:
             run.record_failure(error)
             raise
-        run.trace.record("agent", "run", "exit", data={"agent": self.dialect.name})
+        run.trace.exit("agent", "run", None, {"agent": self.dialect.name})
 
     async def _step(self, phase: Phase, index: int) -> Phase:
         if phase is _MODEL:
@@ -244,7 +256,7 @@ class _Loop:
             await self._pause(label)
         if step and run.listened:
             run.listener.step_started(label)
-        run.trace.record("hook", hook.hook, "enter", hook.owner)
+        run.trace.enter("hook", hook.hook, hook.owner, None)
         try:
             if self.sync or hook.async_ is None:  # under ainvoke(), a sync hook still runs
                 if hook.sync is None:

@@ -65,10 +65,9 @@ class Run:
     # -- state ------------------------------------------------------------------------------
 
     def update(self, update: Mapping[str, Any], *, source: str, owner: str | None = None) -> None:
-        where = f"{owner}.{source}" if owner else source
-        keys = self.spec.apply(self.values, update, where)
+        keys = self.spec.apply(self.values, update, source, owner)
         self._snapshot = None
-        self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
+        self.trace.update("state", "update", owner, {"by": source, "keys": keys})
         if self.listened:
             self.listener.state_updated(update, source)
 
@@ -124,7 +123,7 @@ class Run:
         """``task`` runs now: its ``interrupt()`` calls read its answers, and its interrupt
         ids are its own (the model-call count tells one turn's step from the next)."""
         # _value_ is the member's value as stored: .value is a property, read at every task.
-        self.answers.enter(task, f"{self.phase._value_}:{self.hook_index}:{self.model_calls}")
+        self.answers.enter(task, (self.phase._value_, self.hook_index, self.model_calls))
 
     @property
     def can_pause(self) -> bool:

@@ -36,7 +36,7 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
     current = () if current is None else current  # not ``or``: a History's len is a call
     items = new if isinstance(new, list | tuple | History) else [new]
     if _only_new_messages(items):
-        return _appended(current, items)
+        return _appended(current, items)  # the engine's own steps: nothing to look up
     history = _History.resume(current)
     for index, item in enumerate(items):
         message = (
@@ -62,7 +62,8 @@ def _only_new_messages(items: Sequence[Any]) -> bool:
 def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[Message]:
     """``current`` and then ``items`` (none with an id): shared storage, and a long
     history's id index carries over unchanged, since no message moves and no id is added."""
-    result = _joined(current, items)
+    start = current if type(current) is History else History(current)
+    result = start.extended(items)
     if len(current) >= _KEEP_INDEX_FROM:
         kept = _kept_index(current)
         if kept is not None:
@@ -364,20 +365,27 @@ class StateSpec:
                 )
             written[key] = source
 
-    def apply(self, state: dict[str, Any], update: Mapping[str, Any], source: str) -> list[str]:
+    def apply(
+        self, state: dict[str, Any], update: Mapping[str, Any], source: str, owner: str | None
+    ) -> tuple[str, ...]:
         """Apply an update in place on the run's private state; returns the keys written.
+        ``owner`` wrote it (None: the engine's step ``source``).
 
         The first write of a key sets it as given; later writes go through its reducer.
         """
+        reducers = self.reducers
         for key, value in update.items():
-            reducer = self.reducers.get(key)
+            reducer = reducers.get(key)
             if reducer is None:
                 if self.strict:
-                    raise self._undeclared(key, source)
+                    raise self._undeclared(key, f"{owner}.{source}" if owner else source)
                 reducer = _replace
-            first_write = key not in state and key != "messages"
-            state[key] = freeze(value if first_write else reducer(state[key], value))
-        return list(update)
+            if key not in state and key != "messages":  # a first write sets it as given
+                state[key] = freeze(value)
+                continue
+            written = reducer(state[key], value)
+            state[key] = written if type(written) is History else freeze(written)
+        return tuple(update)
 
     def _undeclared(self, key: str, source: str) -> InvalidInputError:
         declared = sorted(k for k in self.reducers if k not in self.base or k == "messages")

@@ -76,7 +76,7 @@ def resuming(run: Run) -> bool:
 
 def enter_node(run: Run, hook: NodeHook) -> str:
     """A node hook starts: it becomes the running task. Returns its label."""
-    run.source = label = f"{hook.owner}.{hook.hook}"
+    run.source = label = hook.label
     run.enter_task(label)
     return label
 
@@ -87,7 +87,7 @@ def fail_node(run: Run, hook: NodeHook, error: BaseException) -> None:
 
 def leave_node(run: Run, hook: NodeHook, outcome: Any) -> str | None:
     """A node hook returned ``outcome``: apply it; returns the jump it asked for."""
-    run.trace.record("hook", hook.hook, "exit", hook.owner)
+    run.trace.exit("hook", hook.hook, hook.owner, None)
     return run.apply_node_outcome(outcome, hook)
 
 
