@@ -240,8 +240,9 @@ def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
         run.source = label
         if run.probe is not None:
             run.probe.reached(label)
-        trace = run.trace
-        trace.enter("layer", hook, owner, None)
+        trace = run.trace  # its rows written here (TraceRecorder.enter, .exit): the hot path
+        trace.rows.append(("layer", hook, "enter", owner, trace.depth, None))
+        trace.depth += 1
 
         def handler(changed: Any) -> Any:  # _passing and _back inline: invoke()'s hot path
             passed = observed and changed is not value
@@ -261,7 +262,8 @@ def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
         except BaseException as error:
             trace.record("layer", hook, "error", owner, error_data(error))
             raise
-        trace.exit("layer", hook, owner, None)
+        trace.depth = depth = trace.depth - 1
+        trace.rows.append(("layer", hook, "exit", owner, depth, None))
         return outcome
 
     return link

@@ -67,7 +67,10 @@ class Run:
     def update(self, update: Mapping[str, Any], *, source: str, owner: str | None = None) -> None:
         keys = self.spec.apply(self.values, update, source, owner)
         self._snapshot = None
-        self.trace.update("state", "update", owner, {"by": source, "keys": keys})
+        trace = self.trace  # its row written here: every update of every run passes
+        trace.rows.append(
+            ("state", "update", "update", owner, trace.depth, {"by": source, "keys": keys})
+        )
         if self.listened:
             self.listener.state_updated(update, source)
 

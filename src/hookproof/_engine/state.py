@@ -64,7 +64,7 @@ def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[M
     history's id index carries over unchanged, since no message moves and no id is added."""
     start = current if type(current) is History else History(current)
     result = start.extended(items)
-    if len(current) >= _KEEP_INDEX_FROM:
+    if _kept and len(current) >= _KEEP_INDEX_FROM:  # no index kept: none to carry over
         kept = _kept_index(current)
         if kept is not None:
             _keep_index(result, kept)

@@ -44,6 +44,7 @@ from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_messa
 
 __all__ = ["LangChainDialect"]
 
+_tuple_new = tuple.__new__  # an Answer without NamedTuple's Python-level __new__
 _TOOL_STEP = "tool_step_writes"  # RunHandle.local key: what this tools step wrote so far
 _REPAIRED = "repaired_history"  # RunHandle.local key: the history with invalid calls answered
 _SETTLED = "settled_history"  # RunHandle.local key: the last history with none to answer
@@ -133,7 +134,7 @@ class LangChainDialect(Dialect):
 
     def final_request(self, call: ModelRequest) -> ModelRequest:
         self._check_executable(call)
-        structured = self._structured_for(call)
+        structured = None if call.response_format is None else self._structured_for(call)
         request = call if structured is None else bind_call(structured, call)
         if request.model is self._native_own_model and request.model is not None:
             return request
@@ -143,10 +144,10 @@ class LangChainDialect(Dialect):
     def model_answer(self, call: ModelRequest, response: ModelResponse) -> Answer:
         if self.message_name is not None:  # before the structured answer, as LangChain
             response = _named(response, self.message_name)
-        structured = self._structured_for(call)
+        structured = None if call.response_format is None else self._structured_for(call)
         if structured is not None:
             response = output_answer(structured, call, response)
-        return Answer(response, ())
+        return _tuple_new(Answer, (response, ()))
 
     def _structured_for(self, call: ModelRequest) -> StructuredOutput | None:
         """The rules of the request's response format: the agent's own, or (a middleware set

@@ -94,9 +94,13 @@ def _check_request(request: Any, expected: type, owner: str, hook: str) -> None:
         )
 
 
+# An Answer built as the tuple it is: NamedTuple's __new__ is a Python function.
+_tuple_new = tuple.__new__
+
+
 def _answer(outcome: Any, inner_commands: tuple[Said, ...], owner: str) -> Answer:
     if isinstance(outcome, ModelResponse):
-        return Answer(outcome, inner_commands)
+        return _tuple_new(Answer, (outcome, inner_commands))
     if isinstance(outcome, AssistantMessage):
         return Answer(ModelResponse(result=(outcome,)), inner_commands)
     if isinstance(outcome, ExtendedModelResponse):
