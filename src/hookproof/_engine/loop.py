@@ -30,9 +30,7 @@ from hookproof._engine.steps import (
     PhaseTable,
     TurnResults,
     after_nodes,
-    enter_node,
     fail_node,
-    leave_node,
     resuming,
     show_finished,
     tool_key,
@@ -250,13 +248,18 @@ class _Loop:
         return None
 
     async def _node(self, hook: NodeHook, *, step: bool = True) -> str | None:
-        run = self.run
-        label = enter_node(run, hook)
+        """One node hook as a step: it becomes the running task, its trace rows are written
+        here (TraceRecorder.enter and .exit inline: every hook of every run passes here)."""
+        run, owner, name = self.run, hook.owner, hook.hook
+        run.source = label = hook.label
+        run.enter_task(label)
         if run.probe is not None:
             await self._pause(label)
         if step and run.listened:
             run.listener.step_started(label)
-        run.trace.enter("hook", hook.hook, hook.owner, None)
+        trace = run.trace
+        trace.rows.append(("hook", name, "enter", owner, trace.depth, None))
+        trace.depth += 1
         try:
             if self.sync or hook.async_ is None:  # under ainvoke(), a sync hook still runs
                 if hook.sync is None:
@@ -267,7 +270,9 @@ class _Loop:
         except BaseException as error:
             fail_node(run, hook, error)
             raise
-        jump = leave_node(run, hook, outcome)
+        trace.depth = depth = trace.depth - 1
+        trace.rows.append(("hook", name, "exit", owner, depth, None))
+        jump = None if outcome is None else run.apply_node_outcome(outcome, hook)
         if step and run.listened and run.listener.step_finished(label) and self.sync:
             await _Suspended()
         return jump

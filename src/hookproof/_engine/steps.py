@@ -16,9 +16,7 @@ __all__ = [
     "PhaseTable",
     "TurnResults",
     "after_nodes",
-    "enter_node",
     "fail_node",
-    "leave_node",
     "node_hooks",
     "resuming",
     "show_finished",
@@ -74,21 +72,8 @@ def resuming(run: Run) -> bool:
     return run.resume_step is not None or bool(run.answers.by_task)
 
 
-def enter_node(run: Run, hook: NodeHook) -> str:
-    """A node hook starts: it becomes the running task. Returns its label."""
-    run.source = label = hook.label
-    run.enter_task(label)
-    return label
-
-
 def fail_node(run: Run, hook: NodeHook, error: BaseException) -> None:
     run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
-
-
-def leave_node(run: Run, hook: NodeHook, outcome: Any) -> str | None:
-    """A node hook returned ``outcome``: apply it; returns the jump it asked for."""
-    run.trace.exit("hook", hook.hook, hook.owner, None)
-    return run.apply_node_outcome(outcome, hook)
 
 
 def tool_key(index: int, call: ToolCall) -> str:

@@ -83,8 +83,8 @@ class History(Sequence[T]):
         return itertools.islice(self._log, self._size)
 
     def __reversed__(self) -> Iterator[T]:
-        log = self._log
-        return (log[index] for index in range(self._size - 1, -1, -1))
+        # Backwards from this version's last item, by position (a longer log is fine): in C.
+        return map(self._log.__getitem__, range(self._size - 1, -1, -1))
 
     @overload
     def __getitem__(self, index: int) -> T: ...
