@@ -135,18 +135,18 @@ class Answers:
         # ``any`` looks only at slots that can hold answers (a long run has one per task).
         self.blank: dict[str, ResumeValues] = {}
         self.task = ""
-        self._step: tuple[Any, int, int] | None = None  # (phase value, hook, model calls)
+        self.step: tuple[Any, int, int] | None = None  # (phase value, hook, model calls)
         self.nested: dict[str, Checkpoint] = {}  # paused runs nested in this step's tasks
         self.children = 0
 
     def enter(self, task: str, step: tuple[Any, int, int]) -> None:
-        self.task, self._step, self.children = task, step, 0
+        self.task, self.step, self.children = task, step, 0
 
     @property
     def scope(self) -> str:
         """The step the running task belongs to, as ids spell it (built only when read:
         most tasks never interrupt)."""
-        step = self._step
+        step = self.step
         return "" if step is None else f"{step[0]}:{step[1]}:{step[2]}"
 
     def child_thread(self) -> str:

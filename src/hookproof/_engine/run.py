@@ -126,7 +126,9 @@ class Run:
         """``task`` runs now: its ``interrupt()`` calls read its answers, and its interrupt
         ids are its own (the model-call count tells one turn's step from the next)."""
         # _value_ is the member's value as stored: .value is a property, read at every task.
-        self.answers.enter(task, (self.phase._value_, self.hook_index, self.model_calls))
+        answers = self.answers  # Answers.enter inline: every step of every run is here
+        answers.task, answers.children = task, 0
+        answers.step = (self.phase._value_, self.hook_index, self.model_calls)
 
     @property
     def can_pause(self) -> bool:
@@ -209,19 +211,18 @@ class Run:
 class RunHandle:
     """What a dialect may touch of a live run: its state, updates, counts and trace events."""
 
-    __slots__ = ("_run", "local")
+    __slots__ = ("_run", "local", "runtime")
 
     def __init__(self, run: Run) -> None:
         self._run = run
         self.local: dict[str, Any] = {}  # a dialect's own data for this run (never saved)
+        self.runtime: Runtime[Any] = run.runtime  # a run's runtime never changes
 
     @property
     def state(self) -> FrozenDict:
-        return self._run.snapshot()
-
-    @property
-    def runtime(self) -> Runtime[Any]:
-        return self._run.runtime
+        run = self._run
+        snapshot = run._snapshot  # Run.snapshot inline: dialects read the state at every step
+        return snapshot if snapshot is not None else run.snapshot()
 
     @property
     def location(self) -> str:

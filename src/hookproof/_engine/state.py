@@ -12,7 +12,15 @@ from typing import Any
 from hookproof._support.frozen import FrozenDict, freeze
 from hookproof._support.history import History
 from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
-from hookproof.messages import Message, RemoveMessage, coerce_message
+from hookproof.messages import (
+    AssistantMessage,
+    Message,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    coerce_message,
+)
 
 __all__ = [
     "Reducer",
@@ -35,8 +43,17 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
     """
     current = () if current is None else current  # not ``or``: a History's len is a call
     items = new if isinstance(new, list | tuple | History) else [new]
-    if _only_new_messages(items):
-        return _appended(current, items)  # the engine's own steps: nothing to look up
+    for item in items:  # the engine's own steps add messages without ids: nothing to look up
+        if (type(item) not in _MESSAGE_TYPES and not isinstance(item, Message)) or (
+            item.id is not None
+        ):
+            break
+    else:  # shared storage; a long history's id index carries over (no id is added)
+        start = current if type(current) is History else History(current)
+        result = start.extended(items)
+        if _kept and len(current) >= _KEEP_INDEX_FROM:  # no index kept: none to carry over
+            _carry_index(current, result)
+        return result
     history = _History.resume(current)
     for index, item in enumerate(items):
         message = (
@@ -51,24 +68,17 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
     return history.finish()
 
 
-def _only_new_messages(items: Sequence[Any]) -> bool:
-    """Messages without ids, as the engine's own steps add: nothing to look up."""
-    for item in items:  # noqa: SIM110 - no generator frames: every model and tool step is here
-        if not isinstance(item, Message) or item.id is not None:
-            return False
-    return True
+# The message classes, tested by type before isinstance: pydantic's metaclass is an ABC, so
+# isinstance against the Message base is a Python-level call for every subclass instance.
+_MESSAGE_TYPES = frozenset({AssistantMessage, ToolMessage, UserMessage, SystemMessage})
 
 
-def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[Message]:
-    """``current`` and then ``items`` (none with an id): shared storage, and a long
-    history's id index carries over unchanged, since no message moves and no id is added."""
-    start = current if type(current) is History else History(current)
-    result = start.extended(items)
-    if _kept and len(current) >= _KEEP_INDEX_FROM:  # no index kept: none to carry over
-        kept = _kept_index(current)
-        if kept is not None:
-            _keep_index(result, kept)
-    return result
+def _carry_index(current: Sequence[Message], result: History[Message]) -> None:
+    """``result`` is ``current`` and then messages without ids: ``current``'s kept id index
+    holds for it unchanged, since no message moves and no id is added."""
+    kept = _kept_index(current)
+    if kept is not None:
+        _keep_index(result, kept)
 
 
 def _joined(head: Sequence[Message], tail: Sequence[Message]) -> History[Message]:
