@@ -105,6 +105,7 @@ class Engine(Generic[D]):
         finally:
             RUNNING.reset(running)
             RESUME.reset(token)
+            run.release()
         return _end(run, nested)
 
     @untimed

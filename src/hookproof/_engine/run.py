@@ -62,6 +62,12 @@ class Run:
         self.sender = sender_of_new_run(runtime.agent_name)
         self.handle = RunHandle(self)
 
+    def release(self) -> None:
+        """The loop is over: the run lets go of its handle (a dialect keeps its own). Each
+        refers to the other, and that cycle would keep all the run made (trace, state,
+        requests) alive until the garbage collector came by: one collection every ten runs."""
+        del self.handle
+
     # -- state ------------------------------------------------------------------------------
 
     def update(self, update: Mapping[str, Any], *, source: str, owner: str | None = None) -> None:
