@@ -56,7 +56,10 @@ class Chains:
         request, final = self._model_enter(run, call)
         if run.probe is not None:
             run.probe.reached(f"model {final.model}")
-        self._trace_model(run, request, final)
+        tools, names = self._tool_names  # _trace_model inline: every model call passes here
+        if request.tools is not tools:
+            names = self._names(request.tools)
+        run.trace.enter("model", "model", None, {"model": final.model, "tools": names})
         model = request.model
         try:
             if run.loop is None or answers_synchronously(model):
@@ -93,9 +96,14 @@ class Chains:
     def _trace_model(self, run: Run, request: ModelRequest, final: FinalRequest) -> None:
         tools, names = self._tool_names
         if request.tools is not tools:  # most calls show the agent's own (same) list
-            names = tuple(sorted(item.name for item in request.tools))
-            self._tool_names = (request.tools, names)
+            names = self._names(request.tools)
         run.trace.enter("model", "model", None, {"model": final.model, "tools": names})
+
+    def _names(self, tools: Any) -> tuple[str, ...]:
+        """The sorted names of ``tools``, kept for the next call (most show the same list)."""
+        names = tuple(sorted(item.name for item in tools))
+        self._tool_names = (tools, names)
+        return names
 
     # -- the innermost tool call ------------------------------------------------------------
 

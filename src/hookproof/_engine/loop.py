@@ -229,7 +229,8 @@ class _Loop:
         if phase is _TOOLS:
             jump = await self._tools_step()
             return _AFTER_AGENT if jump == "end" else _BEFORE_MODEL
-        return after_nodes(phase, await self._nodes(self.phases.hooks[phase], index))
+        jump = await self._nodes(self.phases.hooks[phase], index)
+        return self.phases.after[phase] if jump is None else after_nodes(phase, jump)
 
     def _step_started(self, phase: Phase, index: int) -> None:
         self.run.step_started(phase, index)

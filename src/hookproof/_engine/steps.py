@@ -53,10 +53,11 @@ class PhaseTable:
     of node hooks, and ``skip``, where a phase without hooks leads (following every phase
     without hooks after it), so a run passes such a phase without a step."""
 
-    __slots__ = ("hooks", "skip")
+    __slots__ = ("after", "hooks", "skip")
 
     def __init__(self, stack: Stack) -> None:
         self.hooks = {phase: node_hooks(stack, phase) for phase in _AFTER}
+        self.after = {phase: default for phase, (_, default) in _AFTER.items()}  # no jump
         self.skip: dict[Phase, Phase] = {}
         for phase in _AFTER:
             target = phase

@@ -133,7 +133,8 @@ class LangChainDialect(Dialect):
         )
 
     def final_request(self, call: ModelRequest) -> ModelRequest:
-        self._check_executable(call)
+        if call.tools is not self.request_tools:  # the agent's own tools are all executable
+            self._check_executable(call)
         structured = None if call.response_format is None else self._structured_for(call)
         request = call if structured is None else bind_call(structured, call)
         if request.model is self._native_own_model and request.model is not None:

@@ -43,7 +43,8 @@ def model_layer(owner: str, sync: Any, async_: Any) -> Layer:
         said: list[tuple[Said, ...]] = [()]
 
         def handler(changed: Any) -> ModelResponse:
-            _check_request(changed, ModelRequest, owner, hook)
+            if type(changed) is not ModelRequest:  # a subclass is checked by isinstance
+                _check_request(changed, ModelRequest, owner, hook)
             said[0] = ()  # a retry discards what inner layers said during the failed attempt
             answer = inner(changed)
             said[0] = answer.commands
@@ -71,7 +72,8 @@ def tool_layer(owner: str, sync: Any, async_: Any) -> Layer:
 
     def checked(request: ToolCallRequest, inner: Callable[[Any], Any]) -> Any:
         def handler(changed: Any) -> Any:
-            _check_request(changed, ToolCallRequest, owner, hook)
+            if type(changed) is not ToolCallRequest:  # a subclass is checked by isinstance
+                _check_request(changed, ToolCallRequest, owner, hook)
             return inner(changed)
 
         return _tool_result(sync(request, handler), owner)
