@@ -110,11 +110,13 @@ class Chains:
     def _tool(self, run: Run, value: Any) -> Any:
         """The tool call under invoke(), and under ainvoke() on a sync wrap hook's helper
         thread (``run.loop`` set): there an async tool is awaited on the event loop."""
-        data = self._tool_enter(run, value)
+        dialect = self._dialect
+        name, call_id = dialect.tool_called(value)  # _tool_enter inline: every tool call
+        run.source = f"tool {name}"
+        data = {"tool": name, "call_id": call_id}
         if run.probe is not None:
             run.probe.reached(run.source)
         run.trace.enter("tool", "tool", None, data)
-        dialect = self._dialect
         try:
             if run.loop is None or dialect.runs_tool_synchronously(value):
                 result = dialect.execute_tool(value)

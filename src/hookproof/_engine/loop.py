@@ -333,15 +333,19 @@ class _Loop:
         """Every call runs even when an earlier one paused, as LangGraph runs each call as a
         task of its own: the turn then pauses with every call's interrupt (the calls that
         finished are kept, so a resume runs only the others). A failure is raised at once."""
-        turn = TurnResults()
+        results: list[Any] = []  # TurnResults without failures, inline: every tool turn
+        paused: InterruptRaised | None = None
         for index, call in enumerate(calls):
             try:
-                turn.finished(await self._tool_result(index, call, state))
+                results.append(await self._tool_result(index, call, state))
             except InterruptRaised as raised:
                 if not self.run.can_pause:
                     raise
-                turn.pause(raised)
-        return turn.settle()
+                paused = paused or raised
+                results.append(None)
+        if paused is not None:
+            raise paused
+        return results
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);
