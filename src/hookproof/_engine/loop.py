@@ -69,6 +69,18 @@ class Engine(Generic[D]):
         self.observe = observe
         self.chains = Chains(dialect)
         self.phases = PhaseTable(dialect.stack)
+        self._bare_runtime: Runtime[Any] | None = None
+
+    def _runtime(self, context: Any) -> Runtime[Any]:
+        """A run's Runtime; without a context, the last one made for the same agent name
+        (a Runtime is immutable and compares by value)."""
+        name = self.dialect.name
+        if context is not None:
+            return Runtime(context=context, agent_name=name)
+        bare = self._bare_runtime
+        if bare is None or bare.agent_name != name:
+            bare = self._bare_runtime = Runtime(agent_name=name)
+        return bare
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
         return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
@@ -154,7 +166,7 @@ class Engine(Generic[D]):
         run = Run(
             spec=self.dialect.state,
             checkpointer=checkpointer,
-            runtime=Runtime(context=context, agent_name=self.dialect.name),
+            runtime=self._runtime(context),
             observer=self.observe(),
             thread_id=thread_id,
             listener=listener,
