@@ -100,7 +100,7 @@ class Run:
             if outcome.update:
                 self.update(outcome.update, source=hook, owner=owner)
             return outcome.goto
-        if isinstance(outcome, Mapping):
+        if type(outcome) is dict or isinstance(outcome, Mapping):  # a dict skips the ABC
             update = dict(outcome)
             jump = update.pop("jump_to", None)
             if update:

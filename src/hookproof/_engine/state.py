@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hookproof._support.frozen import FrozenDict, freeze
+from hookproof._support.frozen import FROZEN_TYPES, FrozenDict, freeze
 from hookproof._support.history import History
 from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
 from hookproof.messages import (
@@ -390,11 +390,11 @@ class StateSpec:
                 if self.strict:
                     raise self._undeclared(key, f"{owner}.{source}" if owner else source)
                 reducer = _replace
-            if key not in state and key != "messages":  # a first write sets it as given
-                state[key] = freeze(value)
-                continue
-            written = reducer(state[key], value)
-            state[key] = written if type(written) is History else freeze(written)
+            if reducer is _replace or (key not in state and key != "messages"):
+                written = value  # a first write, or a key without reducer: as given
+            else:
+                written = reducer(state[key], value)
+            state[key] = written if type(written) in FROZEN_TYPES else freeze(written)
         return tuple(update)
 
     def _undeclared(self, key: str, source: str) -> InvalidInputError:
