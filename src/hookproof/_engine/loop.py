@@ -25,7 +25,7 @@ from hookproof._engine.executors import drive, missing_sync
 from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
 from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle
-from hookproof._engine.senders import RUNNING
+from hookproof._engine.senders import RUNNING, runtime_of_new_run
 from hookproof._engine.steps import (
     PhaseTable,
     TurnResults,
@@ -38,7 +38,6 @@ from hookproof._engine.steps import (
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
-from hookproof.context import Runtime
 from hookproof.messages import ToolCall
 from hookproof.requests import NO_RESUME
 
@@ -69,18 +68,6 @@ class Engine(Generic[D]):
         self.observe = observe
         self.chains = Chains(dialect)
         self.phases = PhaseTable(dialect.stack)
-        self._bare_runtime: Runtime[Any] | None = None
-
-    def _runtime(self, context: Any) -> Runtime[Any]:
-        """A run's Runtime; without a context, the last one made for the same agent name
-        (a Runtime is immutable and compares by value)."""
-        name = self.dialect.name
-        if context is not None:
-            return Runtime(context=context, agent_name=name)
-        bare = self._bare_runtime
-        if bare is None or bare.agent_name != name:
-            bare = self._bare_runtime = Runtime(agent_name=name)
-        return bare
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
         return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
@@ -166,7 +153,7 @@ class Engine(Generic[D]):
         run = Run(
             spec=self.dialect.state,
             checkpointer=checkpointer,
-            runtime=self._runtime(context),
+            runtime=runtime_of_new_run(context, self.dialect.name),
             observer=self.observe(),
             thread_id=thread_id,
             listener=listener,

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import threading
-import typing
-import weakref
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hookproof._engine.schemas import (
+    Reducer,
+    UntrackedValue,
+    annotations_of,
+    is_untracked,
+    keys_of,
+    replace,
+)
 from hookproof._support.frozen import FROZEN_TYPES, FrozenDict, freeze
 from hookproof._support.history import History
-from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
+from hookproof.errors import InvalidInputError, InvalidUpdateError
 from hookproof.messages import (
     AssistantMessage,
     Message,
@@ -31,8 +37,6 @@ __all__ = [
     "is_untracked",
     "position_of",
 ]
-
-Reducer = Callable[[Any, Any], Any]
 
 
 def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message]:
@@ -240,90 +244,6 @@ def position_of(history: Sequence[Message], key: str) -> int | None:
     return next((place for place, item in enumerate(history) if item.id == key), None)
 
 
-def _replace(_current: Any, new: Any) -> Any:
-    return new
-
-
-class UntrackedValue:
-    """Marks a state key as run-scoped: ``Annotated[int, UntrackedValue]``. A thread's
-    checkpoint never holds it, so every invoke (and every resume) starts without it, as
-    with LangGraph's marker of the same name (which the engine also recognises)."""
-
-
-def is_untracked(marker: Any) -> bool:
-    """Whether ``Annotated`` metadata ``marker`` is hookproof's or LangGraph's
-    ``UntrackedValue`` (the class or an instance; LangGraph's is recognised by name, so
-    the engine never imports it)."""
-    kind = marker if isinstance(marker, type) else type(marker)
-    if kind is UntrackedValue:
-        return True
-    return kind.__name__ == "UntrackedValue" and kind.__module__.startswith("langgraph.")
-
-
-# Each schema is read once: every middleware has one, and reading costs ~50us an agent build.
-_Keys = tuple[dict[str, Reducer], frozenset[str]]  # reducers, untracked keys
-_read: weakref.WeakKeyDictionary[type, _Keys] = weakref.WeakKeyDictionary()
-
-
-def _keys_of(schema: type | None) -> _Keys:
-    if schema is None:
-        return {}, frozenset()
-    try:
-        known = _read.get(schema)
-    except TypeError:  # not a class (so no weak reference to it): read it each time
-        return _read_keys(schema)
-    if known is None:
-        known = _read[schema] = _read_keys(schema)
-    return dict(known[0]), known[1]
-
-
-def annotations_of(schema: Any, what: str, fix: str) -> dict[str, Any]:
-    """The resolved annotations of a state schema (``what`` names it in the error, ``fix``
-    says how to make them readable)."""
-    try:
-        return typing.get_type_hints(schema, include_extras=True)
-    except (NameError, TypeError) as error:
-        problem = str(error).rstrip(".")
-        raise UsageError(f"hookproof: cannot read {what}: {problem}. {fix}") from error
-
-
-def _read_keys(schema: type) -> _Keys:
-    hints = annotations_of(
-        schema,
-        f"the annotations of state schema {getattr(schema, '__name__', repr(schema))}",
-        "Define it at module level with resolvable types.",
-    )
-    reducers = {key: _reducer_of(hint) for key, hint in hints.items()}
-    untracked = frozenset(key for key, hint in hints.items() if _is_untracked_key(hint))
-    return reducers, untracked
-
-
-def _unqualified(hint: Any) -> Any:
-    while typing.get_origin(hint) in _QUALIFIERS:
-        hint = typing.get_args(hint)[0]
-    return hint
-
-
-def _is_untracked_key(hint: Any) -> bool:
-    return any(map(is_untracked, getattr(_unqualified(hint), "__metadata__", ())))
-
-
-# Required[...] and NotRequired[...] wrap a TypedDict key's Annotated type; ReadOnly too (3.13).
-_QUALIFIERS = tuple(
-    qualifier
-    for qualifier in (typing.Required, typing.NotRequired, getattr(typing, "ReadOnly", None))
-    if qualifier is not None
-)
-
-
-def _reducer_of(hint: Any) -> Reducer:
-    metadata = getattr(_unqualified(hint), "__metadata__", ())
-    # A class in the metadata is a marker (LangGraph's channel types), not a reducer.
-    return next(
-        (item for item in metadata if callable(item) and not isinstance(item, type)), _replace
-    )
-
-
 # A node hook's jump_to is read by the loop and never stored, whichever schema declares it.
 _LOOP_KEYS = frozenset({"jump_to"})
 
@@ -344,17 +264,17 @@ class StateSpec:
         messages_reducer: Reducer = add_messages,
         base: type | None = None,
     ) -> None:
-        self.reducers, self.untracked = _keys_of(base)
+        self.reducers, self.untracked = keys_of(base)
         self.base = frozenset({*self.reducers, "messages"}) | _LOOP_KEYS
         for schema in schemas:
-            reducers, untracked = _keys_of(schema)
+            reducers, untracked = keys_of(schema)
             self.reducers.update(reducers)
             self.untracked |= untracked
         self.reducers["messages"] = messages_reducer
         self.strict = any(key not in self.base for key in self.reducers)
         # Keys written as given: a second write in one step would make the order decide.
         self.single_write = (
-            frozenset(key for key, reducer in self.reducers.items() if reducer is _replace)
+            frozenset(key for key, reducer in self.reducers.items() if reducer is replace)
             - _LOOP_KEYS
         )
 
@@ -389,8 +309,8 @@ class StateSpec:
             if reducer is None:
                 if self.strict:
                     raise self._undeclared(key, f"{owner}.{source}" if owner else source)
-                reducer = _replace
-            if reducer is _replace or (key not in state and key != "messages"):
+                reducer = replace
+            if reducer is replace or (key not in state and key != "messages"):
                 written = value  # a first write, or a key without reducer: as given
             else:
                 written = reducer(state[key], value)

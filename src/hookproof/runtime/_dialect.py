@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hookproof._engine import Dialect, RunHandle, Stack, StateSpec, position_of, run_tool
+from hookproof._engine import Dialect, RunHandle, Stack, StateSpec, run_tool
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.context import ToolRuntime
 from hookproof.errors import (
@@ -40,6 +40,7 @@ from hookproof.runtime._structured import (
     bind_call,
     output_answer,
 )
+from hookproof.runtime._turns import check_no_call_lost, last_turn
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
 
 __all__ = ["LangChainDialect"]
@@ -165,7 +166,7 @@ class LangChainDialect(Dialect):
         if commands:
             check_commands(commands)
         response = outcome.response
-        _check_no_call_lost(run.state["messages"], response.result)
+        check_no_call_lost(run.state["messages"], response.result)
         written: dict[str, Any] = {"messages": _written_messages(run, response.result)}
         # None leaves an earlier value, as LangChain does, unless the agent has a response
         # format: then every call clears it, so an answer is always this call's.
@@ -209,7 +210,7 @@ class LangChainDialect(Dialect):
         run.local[_TOOL_STEP] = {}  # a tools step starts: tool_output claims its writes here
         if self.output_tools and not self._runs_tools:
             return self._until_answered(run)
-        last_ai, answered = _last_turn(messages)
+        last_ai, answered = last_turn(messages)
         if last_ai is None or not last_ai.tool_calls:
             return None
         outputs = self.output_tools
@@ -329,33 +330,6 @@ def _ran_name(call: ToolCall, result: Any, tools: Mapping[str, Tool]) -> str:
     return name if name is not None and name in tools else call.name
 
 
-def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message]) -> None:
-    """A response message with an earlier message's id replaces it in place (add_messages):
-    the messages after that place then decide its calls (a ToolMessage there answers a call
-    of the same id; a later assistant message leaves them behind), so some would never run.
-    Refuse that instead of losing them."""
-    for message in response:
-        if not isinstance(message, AssistantMessage) or not message.tool_calls or not message.id:
-            continue
-        place = position_of(history, message.id)
-        if place is None:
-            continue
-        last_ai, answered = _last_turn([*history[:place], message, *history[place + 1 :]])
-        calls = message.tool_calls
-        if last_ai is not message:
-            lost = [c.id or c.name for c in calls]
-        else:
-            lost = [c.id for c in calls if c.id is not None and c.id in answered]
-        if lost:
-            raise InvalidInputError(
-                f"hookproof: the model's response has message id {message.id!r}, the id of "
-                f"message [{place}] of the history, so it would replace that message in place, "
-                f"and its tool calls {lost} would never run: the messages after that place "
-                "already answer them or end that turn. Give each model response its own "
-                "message id (or none)."
-            )
-
-
 def _written_messages(run: RunHandle, result: Sequence[Message]) -> list[Any]:
     """The response's messages; after invalid calls were answered, the whole repaired history
     before them (as LangChain's model node writes it), so the answers stay in the state."""
@@ -367,18 +341,6 @@ def _written_messages(run: RunHandle, result: Sequence[Message]) -> list[Any]:
 
 def _request_of(value: Any) -> ModelRequest | None:
     return value if isinstance(value, ModelRequest) else None
-
-
-def _last_turn(messages: Sequence[Message]) -> tuple[AssistantMessage | None, set[str]]:
-    """The last assistant message and the call ids the ToolMessages after it answer (read
-    from the end, so a long history costs only its last turn)."""
-    answered: set[str] = set()
-    for item in reversed(messages):
-        if isinstance(item, AssistantMessage):
-            return item, answered
-        if isinstance(item, ToolMessage):
-            answered.add(item.tool_call_id)
-    return None, answered
 
 
 def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:
