@@ -209,7 +209,11 @@ class _Loop:
                 run.phase, run.hook_index = phase, index
                 if self.watching:
                     self._step_started(phase, index)
-                phase, index = await self._step(phase, index), 0
+                if phase is _MODEL:  # the model step, inline: one coroutine fewer per step
+                    await self._model_step()
+                    phase, index = _AFTER_MODEL, 0
+                else:
+                    phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
                 run.record_failure(raised)
@@ -222,9 +226,7 @@ class _Loop:
         run.trace.exit("agent", "run", None, {"agent": self.dialect.name})
 
     async def _step(self, phase: Phase, index: int) -> Phase:
-        if phase is _MODEL:
-            await self._model_step()
-            return _AFTER_MODEL
+        """The tools step or a phase's node hooks (``go`` runs the model step itself)."""
         if phase is _TOOLS:
             jump = await self._tools_step()
             return _AFTER_AGENT if jump == "end" else _BEFORE_MODEL

@@ -172,7 +172,11 @@ class LangChainDialect(Dialect):
         # format: then every call clears it, so an answer is always this call's.
         if response.structured_response is not None or self.structured is not None:
             written["structured_response"] = response.structured_response
-        said = [(c.update, f"{owner}.wrap_model_call") for c, owner in commands if c.update]
+        said = (
+            [(c.update, f"{owner}.wrap_model_call") for c, owner in commands if c.update]
+            if commands
+            else ()  # most responses carry no Command: no comprehension frame
+        )
         if said:  # one step: a key without reducer is written once, checked before any write
             step: dict[str, str] = {}
             for update, source in [(written, "the model's response"), *said]:
