@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from hookproof._engine.checkpoint import Answers, Checkpoint, Interrupt
 from hookproof._engine.observer import UNLISTENED, RunObserver, StepListener
@@ -214,15 +214,22 @@ class Run:
         )
 
 
+class _Update(Protocol):
+    def __call__(self, update: Mapping[str, Any], *, source: str) -> None: ...
+
+
 class RunHandle:
     """What a dialect may touch of a live run: its state, updates, counts and trace events."""
 
-    __slots__ = ("_run", "local", "runtime")
+    __slots__ = ("_run", "local", "runtime", "update")
 
     def __init__(self, run: Run) -> None:
         self._run = run
         self.local: dict[str, Any] = {}  # a dialect's own data for this run (never saved)
         self.runtime: Runtime[Any] = run.runtime  # a run's runtime never changes
+        # update(values, source=...) writes to the run's state: the run's own method, bound
+        # here (a wrapper would add a frame to every update).
+        self.update: _Update = run.update
 
     @property
     def state(self) -> FrozenDict:
@@ -243,9 +250,6 @@ class RunHandle:
     def model_calls(self) -> int:
         """Model calls this run has made (a resumed run counts those before the pause)."""
         return self._run.model_calls
-
-    def update(self, update: Mapping[str, Any], *, source: str) -> None:
-        self._run.update(update, source=source)
 
     def result(self) -> RunResult:
         """What the run produced so far (a dialect reports a failed run with its trace)."""
