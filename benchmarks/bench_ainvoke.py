@@ -4,15 +4,18 @@ Two agents, both bench_runtime's scenario (a tool call, then "done"; three no-op
 middleware): one whose wrap hooks are synchronous only (``wrap_model_call``,
 ``wrap_tool_call``), as bench_runtime defines them, and one whose wrap hooks also have their
 async twins (``awrap_model_call``, ``awrap_tool_call``). Under ``ainvoke`` a synchronous wrap
-hook runs on a helper thread (its handler reaches the async inner chain back on the event
-loop), so the event loop is never blocked; an async twin is awaited on the loop itself.
+hook runs on a helper thread (with the synchronous inside of its handler), while the event
+loop's thread waits for it briefly (at most 1 ms) before freeing the loop; an async twin is
+awaited on the loop itself.
 
 Rounds alternate ``invoke`` and ``ainvoke`` (all ``ainvoke`` calls on one event loop) for
 each agent; per call, the median and range of the rounds' process CPU time is printed, and the
 ratio ainvoke / invoke (goal: at most 1.5). ``--count`` prints instead what does not depend on
-the machine's load, per ``ainvoke``: the times a helper thread woke the event loop (each is
-one round trip to a helper thread), and the Python function calls made on every thread (a
-profile hook counting ``call`` events, coroutine resumptions included). Usage::
+the machine's load, per ``ainvoke``: the calls handed to a helper thread (each a round trip
+between two threads), the times a helper thread woke the event loop (a round trip through
+the loop: a hook that outlasted the brief wait, or an asynchronous inside), and the Python
+function calls made on every thread (a profile hook counting ``call`` events, coroutine
+resumptions included). Usage::
 
     python benchmarks/bench_ainvoke.py [--quick] [--json] [--count]
 """
@@ -126,11 +129,13 @@ def counted_per_run(agents: dict[str, Any], runs: int) -> dict[str, dict[str, fl
     """Per ``ainvoke`` of each agent: event-loop wake-ups from helper threads and Python calls
     on every thread (the profile hook is set before the first helper thread starts); and the
     Python calls per ``invoke``."""
-    calls = [0]
+    calls, handed = [0], [0]
 
     def profile(frame: Any, event: str, arg: Any) -> None:
         if event == "call":
             calls[0] += 1
+            if frame.f_code.co_name in ("hand_back", "_hand_back"):  # a helper thread's call, done
+                handed[0] += 1
 
     loop = _CountingLoop()
     found = {}
@@ -138,11 +143,15 @@ def counted_per_run(agents: dict[str, Any], runs: int) -> dict[str, dict[str, fl
         threading.setprofile(profile)
         for name, agent in agents.items():
             checked(agent, loop)
-            loop.woken, calls[0] = 0, 0
+            loop.woken, calls[0], handed[0] = 0, 0, 0
             sys.setprofile(profile)
             loop.run_until_complete(async_calls(agent, runs))
             sys.setprofile(None)
-            found[name] = {"loop_wakeups": loop.woken / runs, "python_calls": calls[0] / runs}
+            found[name] = {
+                "helper_calls": handed[0] / runs,
+                "loop_wakeups": loop.woken / runs,
+                "python_calls": calls[0] / runs,
+            }
             calls[0] = 0
             sys.setprofile(profile)
             sync_calls(agent, runs)
@@ -175,7 +184,8 @@ def main() -> None:
             return
         for name, numbers in counted.items():
             print(
-                f"{name}: {numbers['loop_wakeups']:.0f} event-loop wake-ups from helper "
+                f"{name}: {numbers['helper_calls']:.0f} calls on helper threads, "
+                f"{numbers['loop_wakeups']:.0f} event-loop wake-ups from helper "
                 f"threads, {numbers['python_calls']:.0f} Python calls per ainvoke "
                 f"({numbers['invoke_python_calls']:.0f} per invoke)"
             )

@@ -11,9 +11,11 @@ hook sets before calling its handler is seen inside, what the inside sets stays 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import threading
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +26,20 @@ from hookproof.runtime import AgentMiddleware, ToolMessage, create_agent, tool
 
 HI = {"messages": [("user", "hi")]}
 WAIT_SECONDS = 10.0  # only reached when the behaviour under test is broken
+
+
+@contextlib.contextmanager
+def brief_wait(seconds: float) -> Iterator[None]:
+    """How long the event loop's thread waits for a sync wrap hook before it frees the loop
+    (0: it frees the loop at once, the path every wrapped call took before brief waits)."""
+    from hookproof._engine import workers
+
+    saved = workers.BRIEF_SECONDS
+    workers.BRIEF_SECONDS = seconds
+    try:
+        yield
+    finally:
+        workers.BRIEF_SECONDS = saved
 
 
 async def _nothing() -> None:
@@ -375,8 +391,8 @@ def observed(layers: tuple[str, ...], model: str, tool_kind: str, *, probed: boo
         MARK.set("caller")
         if probed:
             PROBE.set(QuietProbe())
-        try:
-            result = await agent.ainvoke(HI)
+        try:  # bounded: a hand-back that never comes shows as a TimeoutError, not a hang
+            result = await asyncio.wait_for(agent.ainvoke(HI), WAIT_SECONDS)
         except Exception as error:  # noqa: BLE001 - the error is part of what is compared
             return f"{type(error).__name__}: {error}"
         return (result.messages, result.trace, result.final_requests)
@@ -409,8 +425,23 @@ def test_the_threaded_inside_shows_what_the_event_loop_round_trips_showed(
 ) -> None:
     for layers in STACKS:
         new = observed(layers, model, tool_kind, probed=False)
-        old = observed(layers, model, tool_kind, probed=True)
+        with brief_wait(0.0):
+            old = observed(layers, model, tool_kind, probed=True)
         assert new == old, layers
+
+
+# A brief wait that never runs out, none at all, and one as long as a short hook takes (so
+# the loop's thread gives up about when the helper thread finishes: both orders occur).
+@pytest.mark.parametrize("seconds", [WAIT_SECONDS, 0.0, 0.00002], ids=["long", "none", "racing"])
+def test_a_brief_wait_for_a_sync_wrap_hook_shows_what_freeing_the_loop_at_once_showed(
+    seconds: float,
+) -> None:
+    for model, tool_kind in (("scripted", "sync"), ("async", "broken"), ("scripted", "both")):
+        for layers in STACKS:
+            with brief_wait(0.0):
+                expected = observed(layers, model, tool_kind, probed=False)
+            with brief_wait(seconds):
+                assert observed(layers, model, tool_kind, probed=False) == expected, layers
 
 
 def test_invoke_and_ainvoke_give_the_same_run_below_sync_wrap_hooks() -> None:
@@ -507,7 +538,9 @@ class CountingLoop(asyncio.SelectorEventLoop):
         return super().call_soon_threadsafe(*args, **kwargs)
 
 
-def hand_backs(agent: Any, *, probed: bool = False) -> int:
+def hand_backs(agent: Any, *, probed: bool = False, brief: float = 0.0) -> int:
+    """How often helper threads woke the event loop during one ainvoke(), with brief waits
+    of ``brief`` seconds (0: none, each wrapped call hands back through the loop)."""
     from hookproof._engine.probe import PROBE
 
     async def main() -> None:
@@ -515,7 +548,7 @@ def hand_backs(agent: Any, *, probed: bool = False) -> int:
             PROBE.set(QuietProbe())
         assert (await agent.ainvoke(HI)).text == "done"
 
-    with asyncio.Runner(loop_factory=CountingLoop) as runner:
+    with brief_wait(brief), asyncio.Runner(loop_factory=CountingLoop) as runner:
         runner.run(main())
         loop = runner.get_loop()
         assert isinstance(loop, CountingLoop)
@@ -531,6 +564,191 @@ def test_a_wrapped_call_with_a_synchronous_inside_costs_one_round_trip() -> None
     assert hand_backs(asynchronous) == 6
 
 
+def test_a_short_hook_hands_back_without_waking_the_event_loop() -> None:
+    places = Places()
+    synchronous = build(places, ("sync", "sync"), "scripted", "sync")
+    assert hand_backs(synchronous, brief=WAIT_SECONDS) == 0
+    # An asynchronous inside needs the loop: the loop's thread stops waiting at once and
+    # the wrapped call takes its round trip through the loop, as without brief waits.
+    asynchronous = build(places, ("sync",), "async", "async")
+    assert hand_backs(asynchronous, brief=WAIT_SECONDS) == 6
+    single = build(places, ("sync",), "scripted", "sync")
+    assert hand_backs(single, probed=True, brief=WAIT_SECONDS) == 6
+
+
+def timed_ainvoke(agent: Any) -> float:
+    start = time.monotonic()
+    assert asyncio.run(agent.ainvoke(HI)).text == "done"
+    return time.monotonic() - start
+
+
+def test_a_hook_whose_inside_needs_the_event_loop_frees_it_without_waiting_out_the_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hookproof._engine import threaded
+
+    agent = build(Places(), ("sync",), "async", "sync")  # the async model: twice
+    with brief_wait(WAIT_SECONDS):
+        assert timed_ainvoke(agent) < WAIT_SECONDS
+    # Its twin whose helper thread does not say it wants the loop waits the wait out.
+    monkeypatch.setattr(threaded, "wants_loop", lambda: None)
+    with brief_wait(0.2):
+        assert timed_ainvoke(agent) >= 2 * 0.2
+
+
+def test_a_hook_that_outlasts_the_brief_wait_frees_the_loop_and_gives_the_same_run() -> None:
+    """A hook that runs something on the event loop itself (not through its handler) cannot
+    finish while the loop's thread waits for it: it does once the brief wait has run out."""
+    places = Places()
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    class OnTheLoop(SyncWrap):
+        def _wrapped(self, kind: str, request: Any, handler: Any) -> Any:
+            ran = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loops[-1])
+            ran.result(WAIT_SECONDS)
+            return super()._wrapped(kind, request, handler)
+
+    agent = create_agent(
+        ScriptedModel(turn_noting(places)),
+        [lookup_noting(places)],
+        middleware=[OnTheLoop(places, "s")],
+    )
+
+    def run_with(brief: float) -> tuple[Any, int]:
+        async def main() -> Any:
+            loops.append(asyncio.get_running_loop())
+            return await agent.ainvoke(HI)
+
+        with brief_wait(brief), asyncio.Runner(loop_factory=CountingLoop) as runner:
+            result = runner.run(main())
+            loop = runner.get_loop()
+            assert isinstance(loop, CountingLoop)
+            return (result.messages, result.trace, result.final_requests), loop.woken
+
+    waited, waits_woken = run_with(0.001)
+    freed, freed_woken = run_with(0.0)
+    assert waited == freed
+    assert waits_woken == freed_woken == 6  # per wrapped call: the hook's own, the hand-back
+
+
+def test_a_long_sync_hook_frees_the_event_loop_for_other_tasks_while_it_runs() -> None:
+    """The default brief wait: a hook that sleeps past it (here until another task on the
+    loop has ticked, at most WAIT_SECONDS) sees that task make progress while it sleeps."""
+    ticked = threading.Event()
+    in_hook = [False]
+    ticks_in_hook = [0]
+
+    class Sleeping(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            in_hook[0] = True
+            ticked.clear()  # only a tick from here on sets it
+            try:
+                assert ticked.wait(WAIT_SECONDS), "no other task ran while the hook slept"
+            finally:
+                in_hook[0] = False
+            return handler(request)
+
+    agent = create_agent(ScriptedModel(["a", "b"]), [], middleware=[Sleeping()])
+
+    async def main() -> str:
+        done = False
+
+        async def tick() -> None:
+            while not done:
+                ticks_in_hook[0] += in_hook[0]
+                ticked.set()
+                await asyncio.sleep(0)
+
+        ticking = asyncio.ensure_future(tick())
+        try:
+            return (await agent.ainvoke(HI)).text
+        finally:
+            done = True
+            await ticking
+
+    assert asyncio.run(main()) == "a"
+    assert ticks_in_hook[0] >= 1
+
+
+class Varied(SyncWrap):
+    """Tool calls that outlast the brief wait on some runs: concurrent runs interleave."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        if request.tool_call["args"]["query"].endswith(("1", "4", "7")):
+            time.sleep(0.005)
+        return self._wrapped("tool", request, handler)
+
+
+@pytest.mark.parametrize("seconds", [WAIT_SECONDS, 0.001, 0.0], ids=["long", "default", "none"])
+def test_concurrent_ainvokes_give_each_run_what_it_gives_alone(seconds: float) -> None:
+    places = Places()
+
+    def turn(request: Any) -> Any:
+        if any(isinstance(message, ToolMessage) for message in request.messages):
+            return "done"
+        query = request.messages[0].text
+        return call("lookup", {"query": query}, id=f"call_{query}")
+
+    agent = create_agent(
+        ScriptedModel(turn),
+        [lookup_noting(places)],
+        middleware=[Node(places), Varied(places, "outer"), SyncWrap(places, "inner")],
+    )
+    queries = [f"q{index}" for index in range(20)]
+
+    def shown(result: Any) -> Any:
+        return result.messages, result.trace, result.final_requests
+
+    async def alone() -> list[Any]:
+        return [shown(await agent.ainvoke({"messages": [("user", q)]})) for q in queries]
+
+    async def together() -> list[Any]:
+        runs = [agent.ainvoke({"messages": [("user", q)]}) for q in queries]
+        return [shown(result) for result in await asyncio.gather(*runs)]
+
+    with brief_wait(seconds):
+        expected, found = asyncio.run(alone()), asyncio.run(together())
+    assert found == expected
+    assert [run[0][-1].text for run in found] == ["done"] * len(queries)
+
+
+class SharedRoleRouter(AgentMiddleware):
+    """Keeps the run's role on the (shared) middleware: concurrent runs see each other's."""
+
+    def before_agent(self, state: Any, runtime: Any) -> None:
+        self.role = getattr(runtime.context, "role", "guest")
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        from hookproof.examples.dynamic_routing import BUSINESS_TOOL_NAMES, visible_business_tools
+
+        allowed = visible_business_tools(self.role)
+        kept = [t for t in request.tools if t.name not in BUSINESS_TOOL_NAMES or t.name in allowed]
+        return handler(request.override(tools=kept))
+
+
+def test_check_isolation_under_asyncio_gives_one_verdict_with_brief_waits_or_without() -> None:
+    from hookproof import contracts
+    from hookproof.examples.dynamic_routing import BUSINESS_TOOLS, AgentContext
+
+    def unsafe(model: Any) -> Any:
+        return create_agent(model, list(BUSINESS_TOOLS), middleware=[SharedRoleRouter()])
+
+    def safe(model: Any) -> Any:
+        return create_agent(model, list(BUSINESS_TOOLS), middleware=[SyncWrap(Places(), "s")])
+
+    contexts = [AgentContext("guest"), AgentContext("admin")]
+    for seconds in (WAIT_SECONDS, 0.0):
+        with brief_wait(seconds):
+            with pytest.raises(contracts.ContractViolation) as caught:
+                contracts.check_isolation(unsafe, contexts, modes=["asyncio"])
+            contracts.check_isolation(safe, contexts, modes=["asyncio"])
+        # Which boundary shows the leak first, and to which run, depends on how the released
+        # runs interleave (without brief waits it varies from call to call); the leak does not.
+        message = str(caught.value)
+        assert "asyncio: all 2 runs held" in message
+        assert "saw another run's request" in message
+
+
 def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does() -> None:
     from hookproof.models import RecordingModel
 
@@ -540,13 +758,15 @@ def test_a_recording_model_answers_on_the_hook_thread_when_its_inner_model_does(
     places = Places()
     scripted = RecordingModel(ScriptedModel(turn_noting(places)))
     assert hand_backs(agent_over(scripted, places)) == 3
+    assert hand_backs(agent_over(scripted, places), brief=WAIT_SECONDS) == 0
     assert ("model", ("helper", False)) in places.places()
 
     places = Places()
     awaited = RecordingModel(AsyncModel(places))
     assert hand_backs(agent_over(awaited, places)) == 5  # its two model calls: one more each
     assert ("model", ("loop", True)) in places.places()
-    assert [r.messages for r in scripted.requests] == [r.messages for r in awaited.requests]
+    recorded = [r.messages for r in scripted.requests]
+    assert recorded[:2] == recorded[2:] == [r.messages for r in awaited.requests]
 
 
 def test_a_scripted_model_whose_ainvoke_is_overridden_is_awaited_below_a_sync_wrap_hook() -> None:

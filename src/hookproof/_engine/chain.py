@@ -330,7 +330,9 @@ def _async_call(
     async def threaded(run: Run, value: Any) -> Any:
         import asyncio  # loaded already: only a running event loop gets here
 
-        loop = run.loop = asyncio.get_running_loop()
+        loop = run.loop
+        if loop is None:
+            loop = run.loop = asyncio.get_running_loop()
 
         def handler(changed: Any) -> Any:
             passed = _passing(run, owner, value, changed, observed)
@@ -343,6 +345,7 @@ def _async_call(
             return on_loop(loop, inner_call(run, value, changed))
 
         assert sync is not None  # a layer has a sync hook, an async twin, or both
-        return await in_thread(sync, value, handler if run.probe is None else probed_handler)
+        chosen = handler if run.probe is None else probed_handler
+        return await in_thread(sync, value, chosen, loop=loop, brief=True)
 
     return awaited if twin is not None else threaded

@@ -4,7 +4,8 @@ Under invoke() (the loop's ``sync`` mode) everything is a plain call: the layer 
 plain functions and the one coroutine of the loop never suspends, so ``drive`` runs it
 without an event loop. Under
 ainvoke() async twins are awaited first; a sync wrap hook runs in a helper thread (workers.py)
-whose handler hands the inner layers back to the event loop, so sync and async hooks mix.
+whose handler runs the synchronous inner layers there and hands the asynchronous ones back to
+the event loop (threaded.py), so sync and async hooks mix.
 """
 
 from __future__ import annotations

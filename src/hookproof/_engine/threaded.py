@@ -21,6 +21,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from hookproof._engine.run import Run
+from hookproof._engine.workers import wants_loop
 
 if TYPE_CHECKING:
     import asyncio
@@ -34,6 +35,7 @@ def on_loop(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, Any]
     """Await ``coroutine`` on the run's event loop and wait here for its result."""
     import asyncio  # loaded already: only a running event loop gets here
 
+    wants_loop()  # the loop's thread may still be waiting for this thread's job
     try:
         future = asyncio.run_coroutine_threadsafe(coroutine, loop)
     except BaseException:  # a closed loop: the coroutine will never run, so never warns
