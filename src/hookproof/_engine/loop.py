@@ -25,7 +25,7 @@ from hookproof._engine.executors import drive, missing_sync
 from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
 from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle
-from hookproof._engine.senders import RUNNING, runtime_of_new_run
+from hookproof._engine.senders import RUNNING
 from hookproof._engine.steps import (
     PhaseTable,
     TurnResults,
@@ -38,6 +38,7 @@ from hookproof._engine.steps import (
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
+from hookproof.context import Runtime
 from hookproof.messages import ToolCall
 from hookproof.requests import NO_RESUME
 
@@ -153,7 +154,8 @@ class Engine(Generic[D]):
         run = Run(
             spec=self.dialect.state,
             checkpointer=checkpointer,
-            runtime=runtime_of_new_run(context, self.dialect.name),
+            # A Runtime of its own: the LangChain bridge keeps its view of a run by it.
+            runtime=Runtime(context=context, agent_name=self.dialect.name),
             observer=self.observe(),
             thread_id=thread_id,
             listener=listener,

@@ -7,13 +7,10 @@ so threads the engine hands work to and async tasks see the run they belong to.
 
 from __future__ import annotations
 
-from typing import Any
-
-from hookproof.context import Runtime
 from hookproof.requests import RUNNING_AGENT as RUNNING
 from hookproof.requests import Sender
 
-__all__ = ["RUNNING", "runtime_of_new_run", "sender_of_new_run"]
+__all__ = ["RUNNING", "sender_of_new_run"]
 
 
 # The main agent's sender of the last run, reused while the same agent runs (a Sender is
@@ -32,19 +29,3 @@ def sender_of_new_run(name: str | None) -> Sender:
     if main.name != name:
         main = _last_main = Sender(name, 0)
     return main
-
-
-# The last run's Runtime without a context, reused while the same agent runs (a Runtime is
-# immutable and compares by value).
-_last_bare: Runtime[Any] = Runtime()
-
-
-def runtime_of_new_run(context: Any, name: str | None) -> Runtime[Any]:
-    """The Runtime of a run of agent ``name`` with ``context``."""
-    global _last_bare
-    if context is not None:
-        return Runtime(context=context, agent_name=name)
-    bare = _last_bare
-    if bare.agent_name != name:
-        bare = _last_bare = Runtime(agent_name=name)
-    return bare
