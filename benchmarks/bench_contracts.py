@@ -19,12 +19,17 @@ elsewhere on the machine weighs less; rounds alternate between the measures in o
 and each figure is the median of the rounds with their range. ``check body`` is the time
 inside ``check_fail_closed`` (issue #31: at most 300 µs on the native router).
 
-    python benchmarks/bench_contracts.py [--examples N] [--rounds R] [--only NAME ...]
+    python benchmarks/bench_contracts.py [--examples N] [--rounds R] [--only NAME ...] [--calls]
+
+``--calls`` first counts each measure's Python calls per example (cProfile: the whole
+property test, and inside ``check_fail_closed``), a figure that load does not move.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import statistics
 import sys
 import time
@@ -118,8 +123,9 @@ def _property_test(strategy: Any, examples: int, body: Callable[[Any], None]) ->
     return run
 
 
-def measure(name: str, examples: int) -> Sample:
-    """One property test of ``examples`` examples for the measure ``name``."""
+def measure(name: str, examples: int, profile: cProfile.Profile | None = None) -> Sample:
+    """One property test of ``examples`` examples for the measure ``name`` (with
+    ``profile``: its check bodies under that profiler)."""
     count, inside = 0, 0
     factory = CHECKS.get(name)
 
@@ -129,9 +135,15 @@ def measure(name: str, examples: int) -> Sample:
         if factory is None:
             return
         started = time.process_time_ns()
-        contracts.check_fail_closed(
-            factory, context, least_privileged_context=GUEST, tiers=("fast", "reasoning")
-        )
+        if profile is not None:
+            profile.enable()
+        try:
+            contracts.check_fail_closed(
+                factory, context, least_privileged_context=GUEST, tiers=("fast", "reasoning")
+            )
+        finally:
+            if profile is not None:
+                profile.disable()
         inside += time.process_time_ns() - started
 
     strategy = DRAWS[name]() if name in DRAWS else DRAWS["contexts"]()
@@ -144,6 +156,21 @@ def measure(name: str, examples: int) -> Sample:
     return Sample(count, spent / count / 1000, inside / count / 1000)
 
 
+def _calls(profile: cProfile.Profile) -> int:
+    return sum(entry[1] for entry in pstats.Stats(profile).stats.values())  # type: ignore[attr-defined]
+
+
+def calls_per_example(name: str, examples: int) -> tuple[float, float]:
+    """Python function calls (cProfile, which load does not move) per example: of the whole
+    property test, and inside ``check_fail_closed`` (0 for the empty bodies)."""
+    whole, inside = cProfile.Profile(), cProfile.Profile()
+    whole.enable()
+    count = measure(name, examples).examples
+    whole.disable()
+    measure(name, examples, inside)
+    return _calls(whole) / count, (_calls(inside) / count if name in CHECKS else 0.0)
+
+
 def _spread(values: list[float]) -> str:
     return f"{statistics.median(values):,.0f} µs [{min(values):,.0f}–{max(values):,.0f}]"
 
@@ -154,16 +181,29 @@ def _ratio(top: list[float], bottom: list[float]) -> str:
     return f"{median:.2f}x [{min(rounds):.2f}–{max(rounds):.2f}]"
 
 
+def _print_calls(names: list[str], examples: int) -> None:
+    for name in names:
+        share = examples // 5 if name == "langchain" else examples
+        whole, inside = calls_per_example(name, share)
+        body = f", {inside:,.0f} inside check_fail_closed" if name in CHECKS else ""
+        print(f"{LABELS[name]}: {whole:,.0f} Python calls per example{body}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--examples", type=int, default=500, help="examples per round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds")
     parser.add_argument("--random", action="store_true", help="do not derandomize")
     parser.add_argument("--only", choices=[*CHECKS, *DRAWS], action="append")
+    parser.add_argument(
+        "--calls", action="store_true", help="also count Python calls per example (cProfile)"
+    )
     arguments = parser.parse_args()
     names = arguments.only or [*CHECKS, *DRAWS]
     for name in names:
         measure(name, 30)  # imports and first builds outside the rounds
+    if arguments.calls:
+        _print_calls(names, arguments.examples)
     samples: dict[str, list[Sample]] = {name: [] for name in names}
     for _ in range(arguments.rounds):
         for name in names:  # alternating: load from elsewhere falls on all measures alike

@@ -109,3 +109,30 @@ def test_a_thread_pools_own_attributes_show() -> None:
     finally:
         pool.shutdown(wait=True)
     assert changed == ".value.__dict__['calls']"
+
+
+class _NamedMemo:
+    """A filter that names the only names it leaves out (the print asks it about those)."""
+
+    names = frozenset({"memo"})
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def __call__(self, owner: Any, name: str) -> bool:
+        self.asked.append(name)
+        return name == "memo"
+
+
+def test_a_filter_that_names_its_names_prints_what_asking_about_every_name_prints() -> None:
+    shared = {"memo": [1], "value": 2}
+    root = [Holder(shared), Slotted(shared), Holder(Holder("x")), {"memo": Slotted(None)}]
+    for item in root[:3]:
+        item.memo = "filled"
+    named = _NamedMemo()
+    asking_all = lambda owner, name: name == "memo"  # noqa: E731
+    assert state_print(root, named) == state_print(root, asking_all)
+    assert set(named.asked) == {"memo"}  # never asked about "value" or "__dict__"
+    item = Holder(1)
+    assert _changed(item, lambda: setattr(item, "memo", "again"), named) == ""
+    assert _changed(item, lambda: setattr(item, "value", 2), named) == ".value"

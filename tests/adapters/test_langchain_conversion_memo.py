@@ -18,6 +18,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.tools import tool
 
+import hookproof.adapters.langchain._conversion_memo as memo_module
 import hookproof.adapters.langchain._convert as convert_module
 import hookproof.adapters.langchain.bridge._views as views_module
 from hookproof.adapters.langchain import ScriptedChatModel, on_reference_engine
@@ -100,10 +101,10 @@ def test_the_plain_message_guard_catches_a_memo_that_keeps_every_message(
 ) -> None:
     kept: dict[int, Any] = {}
 
-    def keeps_everything(message: Any, convert: Callable[[Any], Any]) -> Any:
-        return kept.setdefault(id(message), convert(message))
+    def keeps_everything(messages: Any, convert: Callable[[Any], Any]) -> Any:
+        return [kept.setdefault(id(message), convert(message)) for message in messages]
 
-    monkeypatch.setattr(convert_module, "converted_once", keeps_everything)
+    monkeypatch.setattr(convert_module, "converted_all", keeps_everything)
     model, seen = _texts_seen()
     message = HumanMessage(content="before")
 
@@ -112,6 +113,39 @@ def test_the_plain_message_guard_catches_a_memo_that_keeps_every_message(
     model.invoke([message])
 
     assert seen == ["before", "before"]  # the buggy twin serves the stale conversion
+
+
+def _plain_message_after_a_history() -> list[str]:
+    """A model sent a bridge history and then a plain message, twice, the plain message
+    changed in place between the calls: what the model saw last each time."""
+    history_views: list[BaseMessage] = []
+
+    class Keeps(AgentMiddleware):  # type: ignore[type-arg]
+        def before_model(self, state: Any, runtime: Any) -> None:
+            history_views[:] = state["messages"]
+
+    def build(model: Any) -> Any:
+        return create_agent(model, [], middleware=[Keeps()])
+
+    on_reference_engine(build)(ScriptedChatModel(["done"])).invoke({"messages": [("user", "hi")]})
+    model, seen = _texts_seen()
+    plain = HumanMessage(content="before")
+    model.invoke([*history_views, plain])
+    plain.content = "after"
+    model.invoke([*history_views, plain])
+    return seen
+
+
+def test_a_plain_message_after_an_unchanging_history_is_converted_again() -> None:
+    assert _plain_message_after_a_history() == ["before", "after"]
+
+
+def test_the_prefix_guard_catches_a_memo_that_keeps_plain_messages_in_its_prefix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(memo_module, "_unchanging_count", lambda messages: len(messages))
+
+    assert _plain_message_after_a_history() == ["before", "before"]
 
 
 def _edit_in_a_node_hook() -> tuple[list[str], list[str]]:
@@ -154,6 +188,16 @@ def test_the_edit_guard_catches_a_memo_that_is_not_told_of_the_edit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(views_module, "forget_conversion", lambda message: None)
+
+    during, _after = _edit_in_a_node_hook()
+
+    assert during == ["original", "original"]  # the buggy twin serves the stale conversion
+
+
+def test_the_edit_guard_catches_a_prefix_memo_that_is_not_told_of_the_edit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(memo_module, "_forget_prefixes", lambda: None)
 
     during, _after = _edit_in_a_node_hook()
 

@@ -243,3 +243,28 @@ def test_unknown_state_key_with_a_schema_is_rejected() -> None:
     agent = create_agent(ScriptedModel(["x"]), middleware=[Writes()], state_schema=State)
     with pytest.raises(ValueError, match=r"'cuont'.*known: \['count', 'messages'\]"):
         agent.invoke(HI)
+
+
+def test_a_misspelled_hook_added_to_a_class_after_its_first_build_is_reported() -> None:
+    class Later(AgentMiddleware):
+        def before_model(self, state: Any, runtime: Any) -> None:
+            return None
+
+    create_agent(RecordingModel(ScriptedModel(["ok"])), middleware=[Later()])
+    Later.after_modle = lambda self, state, runtime: None  # type: ignore[attr-defined]
+    with pytest.raises(UsageError, match="after_modle"):
+        create_agent(RecordingModel(ScriptedModel(["ok"])), middleware=[Later()])
+
+
+def test_a_misspelled_hook_added_to_a_base_class_is_reported_for_its_subclasses() -> None:
+    class Base(AgentMiddleware):
+        pass
+
+    class Child(Base):
+        def before_model(self, state: Any, runtime: Any) -> None:
+            return None
+
+    create_agent(RecordingModel(ScriptedModel(["ok"])), middleware=[Child()])
+    Base.wrap_tool = lambda self, request, handler: handler(request)  # type: ignore[attr-defined]
+    with pytest.raises(UsageError, match="wrap_tool"):
+        create_agent(RecordingModel(ScriptedModel(["ok"])), middleware=[Child()])

@@ -16,7 +16,9 @@ classes and code are compared by identity: what a run changes there, a fresh bui
 too. Two prints are equal when the same objects hold the same values in the same places.
 
 ``ignored(owner, name)`` says which attributes (or keys of a dict an attribute holds) are
-pure memos, the same on any build, which a run may fill.
+pure memos, the same on any build, which a run may fill. When it has an attribute ``names``
+(a frozenset), it is true only for those names, and the print asks it about those alone
+(not about every attribute of every object it walks).
 """
 
 from __future__ import annotations
@@ -138,8 +140,13 @@ Part = tuple[str, Any, Any]  # a label template, its argument, the part
 
 def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
     """What ``item`` is (its type, size, keys) and the parts it holds, labelled."""
-    parts: list[Part] = []
     shape: Any = type(item)
+    if _is_plain(shape):  # most objects: only attributes or slots (the branches below agree)
+        attributes = _attributes(item, ignored)
+        if attributes is None:
+            return (shape, "repr", repr(item)), _reduced(item)
+        return shape, (_reduced(item) + attributes if _keeps_native_state(shape) else attributes)
+    parts: list[Part] = []
     if isinstance(item, ThreadPoolExecutor):
         return _pool(item), [(".%s", "__dict__", _pool_attributes(item))]
     if isinstance(item, dict):
@@ -174,6 +181,25 @@ def _parts(item: Any, ignored: Ignored) -> tuple[Any, list[Part]]:
 
 _GENERATORS = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 _LRU_CACHE = type(functools.lru_cache(maxsize=None)(len))
+# the kinds ``_parts`` opens in a way of their own; an instance of any other class is plain
+_OPENED = (
+    ThreadPoolExecutor,
+    dict,
+    *_SEQUENCES,
+    types.FunctionType,
+    types.MethodType,
+    functools.partial,
+    *_GENERATORS,
+    _LRU_CACHE,
+)
+_PLAIN: dict[type, bool] = {}
+
+
+def _is_plain(cls: type) -> bool:
+    known = _PLAIN.get(cls)
+    if known is None:
+        known = _PLAIN[cls] = not issubclass(cls, _OPENED)
+    return known
 
 
 def _suspended(item: Any) -> tuple[Any, list[Part]]:
@@ -295,20 +321,33 @@ def _attributes(item: Any, ignored: Ignored) -> list[Part] | None:
     """``item``'s instance attributes and slots (None: it has neither); the ignored ones
     left out, also from a dict a slot holds (pydantic keeps private attributes so)."""
     found: list[Part] = []
+    names = _candidates(ignored)
     own = getattr(item, "__dict__", None)
     has_any = isinstance(own, dict)
     if isinstance(own, dict):
-        found.append((".%s", "__dict__", _kept(item, own, ignored)))
+        found.append((".%s", "__dict__", _kept(item, own, ignored, names)))
     for name in _slots(type(item)):
         has_any = True
-        if not ignored(item, name):
-            found.append((".%s", name, _kept(item, getattr(item, name, _Unset), ignored)))
+        if (names is not None and name not in names) or not ignored(item, name):
+            value = getattr(item, name, _Unset)
+            found.append((".%s", name, _kept(item, value, ignored, names)))
     return found if has_any else None
 
 
-def _kept(owner: Any, value: Any, ignored: Ignored) -> Any:
+def _candidates(ignored: Ignored) -> frozenset[str] | None:
+    """The only names ``ignored`` may be true for, when it says so (see the module)."""
+    names = getattr(ignored, "names", None)
+    return names if isinstance(names, frozenset) else None
+
+
+def _kept(owner: Any, value: Any, ignored: Ignored, names: frozenset[str] | None) -> Any:
     """``value``, or a copy of the dict without the keys ``ignored`` says of ``owner``."""
-    if type(value) is not dict or not any(isinstance(k, str) and ignored(owner, k) for k in value):
+    if type(value) is not dict:
+        return value
+    if names is not None:  # asked about its names alone
+        dropped = [name for name in names if name in value and ignored(owner, name)]
+        return {k: v for k, v in value.items() if k not in dropped} if dropped else value
+    if not any(isinstance(k, str) and ignored(owner, k) for k in value):
         return value
     return {k: v for k, v in value.items() if not (isinstance(k, str) and ignored(owner, k))}
 

@@ -46,7 +46,7 @@ def untimed(function: F) -> F:
         @functools.wraps(function)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
-            if _HYPOTHESIS_CONTROL not in sys.modules:  # no example can be running
+            if _HYPOTHESIS_CONTROL not in sys.modules or _booked():  # nothing to book here
                 return await function(*args, **kwargs)
             with untimed_section(name):
                 return await function(*args, **kwargs)
@@ -56,7 +56,8 @@ def untimed(function: F) -> F:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
-        if _HYPOTHESIS_CONTROL not in sys.modules:  # an agent's hot path: no example runs
+        # an agent's hot path: no example runs, or an outer section books this time already
+        if _HYPOTHESIS_CONTROL not in sys.modules or _booked():
             return function(*args, **kwargs)
         with untimed_section(name):
             return function(*args, **kwargs)
@@ -69,11 +70,17 @@ def _marked(wrapper: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _booked() -> bool:
+    """Whether an outer section of the running example books this time already (a check's
+    target run, the agent's build and its run, all inside the check's own section)."""
+    booked = _booking.get()
+    return booked is not None and getattr(booked, "frozen", True) is False
+
+
 @contextmanager
 def untimed_section(name: str) -> Iterator[None]:
     """The block's run time is left out of the running hypothesis example's deadline."""
-    booked = _booking.get()
-    if booked is not None and getattr(booked, "frozen", True) is False:
+    if _booked():
         yield  # inside an outer section of the running example, which books this time too
         return
     data = _running_example_data(name)
@@ -97,11 +104,11 @@ def _running_example_data(name: str) -> object | None:
     control = sys.modules.get(_HYPOTHESIS_CONTROL)
     if control is None:
         return None
-    from hypothesis.errors import InvalidArgument
+    errors = sys.modules["hypothesis.errors"]  # hypothesis.control imports it
 
     try:
         data: object = control.current_build_context().data
-    except InvalidArgument:  # hypothesis' answer when no example is running
+    except errors.InvalidArgument:  # hypothesis' answer when no example is running
         return None
     if not _ledger_honoured(data):
         _refuse_if_deadline_counts(name)
@@ -110,9 +117,8 @@ def _running_example_data(name: str) -> object | None:
 
 
 def _ledger_honoured(data: object) -> bool:
-    from hypothesis import __version_info__
-
-    return isinstance(getattr(data, _LEDGER, None), dict) and __version_info__ >= _FIRST_SUPPORTED
+    version: tuple[int, ...] = sys.modules["hypothesis"].__version_info__  # imported: running
+    return isinstance(getattr(data, _LEDGER, None), dict) and version >= _FIRST_SUPPORTED
 
 
 def _refuse_if_deadline_counts(name: str) -> None:

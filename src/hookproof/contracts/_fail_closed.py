@@ -49,11 +49,12 @@ def check_fail_closed(
     __tracebackhide__ = True
     options = _Options(least_privileged_context, tiers, script, on_interrupt, config)
     engines = engines_for(build, tiers, engine)
+    shown = repr(context)
     return judged(
         "check_fail_closed",
-        lambda target: _fail_closed_on(target, build, context, options, allow_untested),
+        lambda target: _fail_closed_on(target, build, (context, shown), options, allow_untested),
         engines,
-        example=f"context={context!r}",
+        example=f"context={shown}",
         confirm=confirm,
     )
 
@@ -68,17 +69,22 @@ class _Options:
 
 
 def _fail_closed_on(
-    target: Target, build: Any, context: Any, options: _Options, allow_untested: bool
+    target: Target,
+    build: Any,
+    drawn: tuple[Any, str],
+    options: _Options,
+    allow_untested: bool,
 ) -> CheckReport:
     __tracebackhide__ = True
-    least_privileged_context, script = options.least_privileged_context, options.script
+    (context, shown), script = drawn, options.script
+    least_privileged_context = options.least_privileged_context
     on_interrupt, config = options.on_interrupt, options.config
     exercise = Exercise("check_fail_closed", allow_untested=allow_untested)
     least = _Baselines(
         build, Runner(target, least_privileged_context, on_interrupt, config), options.tiers
     )
     baseline = least.run(script, exercise)
-    exercise.context(least_privileged_context)
+    exercise.context(least_privileged_context, shown=least.shown)
     if baseline.error is not None:
         raise exercise.failed(_baseline_crashed(least_privileged_context, baseline))
     if not baseline.final_requests:
@@ -89,10 +95,10 @@ def _fail_closed_on(
         )
     untrusted = Runner(target, context, on_interrupt, config)
     run = untrusted.run(script)
-    exercise.context(context)
+    exercise.context(context, shown=shown)
     exercise.observe(run)
     if run.paused is not None:
-        exercise.not_tried(f"the run for context={context!r} {run.paused.removeprefix('the run ')}")
+        exercise.not_tried(f"the run for context={shown} {run.paused.removeprefix('the run ')}")
     found = _privilege_gain(baseline, run)
     for subagent in [] if found else subagents_of(run):
         delegate = Delegating(subagent, "done")
@@ -106,19 +112,19 @@ def _fail_closed_on(
                 "check_fail_closed",
                 invariant="an untrusted or missing context degrades to least privilege: no "
                 "extra tool, no other model, no crash",
-                counterexample=f"context={context!r}",
+                counterexample=f"context={shown}",
                 found=found,
                 fix="resolve identity only from a trusted context type, fall back to the least "
                 "privileged role and model for anything else, and handle runtime/context None",
                 trace=run.trace,
                 replay=(
-                    f"check_fail_closed(build, {context!r}, least_privileged_context="
-                    f"{least_privileged_context!r}{tiers_arg(options.tiers)})"
+                    f"check_fail_closed(build, {shown}, least_privileged_context="
+                    f"{least.shown}{tiers_arg(options.tiers)})"
                 ),
             )
         )
     return exercise.passed(
-        counterexample=f"least_privileged_context={least_privileged_context!r}",
+        counterexample=f"least_privileged_context={least.shown}",
         fix="make the least-privileged context reach the model (check the input and the "
         "script), or pass a script that does",
     )
@@ -142,13 +148,14 @@ class _Baselines:
 
     def __init__(self, build: Any, runner: Runner, tiers: Sequence[str] | None) -> None:
         self.build, self.runner, self.tiers = build, runner, tuple(tiers or ())
+        self.shown = repr(runner.context)
 
     def run(self, script: Any, exercise: Exercise) -> TargetRun:
         """The baseline run for ``script``; counted in ``exercise`` when it ran now."""
         runner = self.runner
-        options = (runner.context, self.tiers, script, runner.on_interrupt, runner.config)
+        options = (self.shown, repr((self.tiers, script, runner.on_interrupt, runner.config)))
         engine = type(runner.target).__name__  # a graph's baseline is not the bridge's
-        key = ("check_fail_closed baseline", id(self.build), engine, repr(options))
+        key = ("check_fail_closed baseline", id(self.build), engine, options)
         memo = current_test_memo()
         cached = None if memo is None else memo.get(key)
         if cached is not None and cached[0] is self.build:

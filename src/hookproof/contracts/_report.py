@@ -175,8 +175,9 @@ class Exercise:
         self.taken_out: tuple[str, ...] = ()
         self.accesses: list[ToolAccess] = []
 
-    def context(self, context: Any) -> None:
-        self.contexts.append(repr(context))
+    def context(self, context: Any, *, shown: str | None = None) -> None:
+        """Record a context the check ran (``shown``: its repr, when the check has it)."""
+        self.contexts.append(repr(context) if shown is None else shown)
 
     def hook(self, *labels: str) -> None:
         self.hooks += labels

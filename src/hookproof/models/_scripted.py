@@ -72,9 +72,12 @@ class ScriptedModel:
     ) -> None:
         """``provider`` and ``name`` identify the model to harness profiles; ``profile`` is
         model metadata such as ``{"max_input_tokens": 8000}``."""
-        if callable(turns):
-            self._function: TurnFunction | None = turns
-            self._turns: tuple[Turn, ...] = ()
+        if type(turns) is list or type(turns) is tuple:  # what checks pass, without the ABC
+            self._function: TurnFunction | None = None
+            self._turns: tuple[Turn, ...] = tuple(turns)
+        elif callable(turns):
+            self._function = turns
+            self._turns = ()
         elif isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
             raise UsageError(
                 f"hookproof: ScriptedModel takes a list of turns or a function, got "

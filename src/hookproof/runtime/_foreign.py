@@ -10,10 +10,12 @@ afterwards the engine sees only hookproof-shaped objects.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Protocol
 
 from hookproof._engine import add_messages
 from hookproof._frameworks import bridge_of
+from hookproof._support.history import History
 from hookproof.errors import UsageError, safe_repr
 from hookproof.messages import Message, coerce_message, construct
 from hookproof.tools import Tool
@@ -106,26 +108,83 @@ def identified_messages(current: Any, new: Any) -> Any:
     message by returning one with the same id; deterministic ids keep that working without
     LangChain's random ones."""
     items = list(new) if isinstance(new, list | tuple) else [new]
-    if all(getattr(item, "id", None) is not None for item in items):
-        return add_messages(current, new)
     current = current or ()
-    used = {message.id for message in current} | {getattr(item, "id", None) for item in items}
+    long = len(current) >= _KEPT_FROM
+    if all(getattr(item, "id", None) is not None for item in items):
+        result = add_messages(current, new)
+        kept = _taken_ids(current) if long else None
+        if kept is not None:
+            _keep_ids(result, current, items, kept)
+        return result
+    known = _taken_ids(current) if long else None
+    if known is None:
+        known = {message.id for message in current}
+    taken = {getattr(item, "id", None) for item in items}
     number = len(current)
     named: list[Any] = []
+    all_named_here = True
     for index, item in enumerate(items):
-        message = coerce_message(item, where=f"messages update [{index}]")
+        message = (
+            item
+            if isinstance(item, Message)
+            else coerce_message(item, where=f"messages update [{index}]")
+        )
         if isinstance(message, Message) and message.id is None:
             number += 1
-            while f"m{number}" in used:
+            while f"m{number}" in known or f"m{number}" in taken:
                 number += 1
             message = _with_id(message, f"m{number}")
-            used.add(message.id)
+            taken.add(message.id)
+        else:
+            all_named_here = False
         named.append(message)
-    return add_messages(current, named)
+    result = _appended(current, named) if all_named_here else add_messages(current, named)
+    if len(result) >= _KEPT_FROM:
+        _keep_ids(result, current, named, known)
+    return result
+
+
+# add_messages keeps an index by id for histories this long; a shorter one has none.
+_INDEXED_FROM = 256
+
+
+def _appended(current: Any, named: list[Any]) -> Any:
+    """``add_messages(current, named)`` for messages with ids new to ``current`` and to each
+    other: they are appended, with no lookup by id (a long history goes through
+    add_messages, which carries its index by id over)."""
+    if len(current) + len(named) >= _INDEXED_FROM:
+        return add_messages(current, named)
+    start = current if type(current) is History else History(current)
+    return start.extended(named)
+
+
+# The ids of the newest history this reducer made, as (history, ids): a run's next update
+# starts from that history, so its ids are not collected again from every message. One
+# slot, emptied by the update that takes it (which then changes the set).
+_last_ids: list[tuple[Any, set[Any]]] = []
+# A shorter history's ids are collected afresh: cheaper than keeping them.
+_KEPT_FROM = 32
+
+
+def _taken_ids(current: Any) -> set[Any] | None:
+    """The kept ids of ``current``, if they are (a set the caller may then change)."""
+    kept = _last_ids[:]
+    if kept and kept[0][0] is current:
+        with contextlib.suppress(ValueError):  # another thread took it first
+            _last_ids.remove(kept[0])
+            return kept[0][1]
+    return None
+
+
+def _keep_ids(result: Any, current: Any, named: list[Any], known: set[Any]) -> None:
+    """Keep the ids of ``result`` when it is ``current`` followed by ``named`` (nothing
+    replaced or removed), as every step's own messages are added."""
+    appended = type(result) is History and len(result) == len(current) + len(named)
+    if appended and (not current or result.shares_prefix(current)):
+        known.update(message.id for message in named)
+        _last_ids[:] = [(result, known)]
 
 
 def _with_id(message: Message, key: str) -> Message:
     """``message`` with an id; its other values are already valid, so none is checked again."""
-    values = {name: getattr(message, name) for name in type(message).model_fields}
-    values["id"] = key
-    return construct(type(message), **values)
+    return construct(type(message), **{**message.__dict__, "id": key})

@@ -8,6 +8,7 @@ with an ``a`` prefix; under ainvoke the twin is preferred and a sync hook still 
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar, overload
 
@@ -107,17 +108,26 @@ def _declared_jumps(sync: Any, async_: Any) -> frozenset[str]:
     return frozenset()
 
 
-def _hooks_of(middleware: object, hook: str) -> tuple[Any, Any]:
-    sync = getattr(middleware, hook, None)
-    async_ = getattr(middleware, f"a{hook}", None)
-    return (sync if callable(sync) else None), (async_ if callable(async_) else None)
+_HOOK_NAMES = [*ALL_HOOKS, *(f"a{hook}" for hook in ALL_HOOKS)]
+_KNOWN_HOOKS = frozenset(_HOOK_NAMES)
+# class -> the size of each class' namespace along its MRO when its names last passed: a
+# factory builds its middleware anew for every run, and their classes rarely change
+_NAMES_PASSED: weakref.WeakKeyDictionary[type, tuple[int, ...]] = weakref.WeakKeyDictionary()
 
 
 def _check_hook_names(middleware: object) -> None:
-    known = [*ALL_HOOKS, *(f"a{hook}" for hook in ALL_HOOKS)]
-    for attribute in dir(type(middleware)):
-        if attribute.startswith(_HOOK_PREFIXES) and attribute not in known:
-            suggestion = did_you_mean(attribute, known)
+    kind = type(middleware)
+    sizes = tuple(map(len, map(vars, kind.__mro__)))
+    if _NAMES_PASSED.get(kind) == sizes:  # no name added to it or its bases since
+        return
+    _check_names_of(kind, middleware)
+    _NAMES_PASSED[kind] = sizes
+
+
+def _check_names_of(kind: type, middleware: object) -> None:
+    for attribute in dir(kind):
+        if attribute.startswith(_HOOK_PREFIXES) and attribute not in _KNOWN_HOOKS:
+            suggestion = did_you_mean(attribute, _HOOK_NAMES)
             raise UsageError(
                 f"hookproof: middleware {_name_of(middleware)!r} defines {attribute!r}, which "
                 f"is not a hook, so it would never run.{suggestion} Hooks: {', '.join(ALL_HOOKS)}"
@@ -153,27 +163,44 @@ def _check_middleware(middleware: Sequence[object]) -> list[str]:
 def compile_middleware(middleware: Sequence[object]) -> Stack:
     """Compile middleware instances into the engine's Stack, in LangChain v1 order."""
     names = _check_middleware(middleware)
-    items = list(zip(names, middleware, strict=True))
+    found = [(name, _defined_hooks(item)) for name, item in zip(names, middleware, strict=True)]
+    reverse = found[::-1]
 
-    def nodes(hook: str, order: list[tuple[str, object]]) -> tuple[NodeHook, ...]:
-        found = ((name, *_hooks_of(item, hook)) for name, item in order)
+    def nodes(
+        hook: str, order: list[tuple[str, dict[str, tuple[Any, Any]]]]
+    ) -> tuple[NodeHook, ...]:
         return tuple(
-            NodeHook(name, hook, s, a, _declared_jumps(s, a)) for name, s, a in found if s or a
+            [
+                NodeHook(name, hook, *pair, _declared_jumps(*pair))
+                for name, hooks in order
+                if (pair := hooks.get(hook)) is not None
+            ]
         )
 
     def layers(hook: str, layer: Any) -> tuple[Layer, ...]:
-        found = ((name, *_hooks_of(item, hook)) for name, item in items)
-        return tuple(layer(name, s, a) for name, s, a in found if s or a)
+        return tuple(
+            [layer(name, *pair) for name, hooks in found if (pair := hooks.get(hook)) is not None]
+        )
 
-    reverse = items[::-1]
     return Stack(
-        before_agent=nodes("before_agent", items),
-        before_model=nodes("before_model", items),
+        before_agent=nodes("before_agent", found),
+        before_model=nodes("before_model", found),
         after_model=nodes("after_model", reverse),
         after_agent=nodes("after_agent", reverse),
         model_layers=layers("wrap_model_call", model_layer),
         tool_layers=layers("wrap_tool_call", tool_layer),
     )
+
+
+def _defined_hooks(middleware: object) -> dict[str, tuple[Any, Any]]:
+    """The hooks ``middleware`` defines, each as (sync, async twin), either None if absent."""
+    defined = {}
+    for hook in ALL_HOOKS:
+        sync, async_ = getattr(middleware, hook, None), getattr(middleware, f"a{hook}", None)
+        sync, async_ = (sync if callable(sync) else None), (async_ if callable(async_) else None)
+        if sync or async_:
+            defined[hook] = (sync, async_)
+    return defined
 
 
 def _function_middleware(

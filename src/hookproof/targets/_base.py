@@ -16,6 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar
 
 from hookproof._support.untimed import untimed
@@ -65,12 +66,15 @@ class TargetRun:
 @dataclass(frozen=True)
 class RunSettings:
     """What one run is given besides its models: the runtime context, the input, the
-    (checked) answer to interrupts and the run config."""
+    (checked) answer to interrupts and the run config; ``remodel`` makes fresh models
+    playing the same script (None when the caller gave the models), for a target that must
+    run it again from the start."""
 
     context: Any
     input: Mapping[str, Any]
     on_interrupt: OnInterrupt
     config: Mapping[str, Any] | None
+    remodel: Callable[[], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -210,8 +214,12 @@ class RunWithTarget(Target):
         config: Mapping[str, Any] | None = None,
     ) -> TargetRun:
         answer = check_on_interrupt(on_interrupt)
-        chosen = dict(models) if models is not None else self.models(script)
-        return self.run_with(chosen, RunSettings(context, input or DEFAULT_INPUT, answer, config))
+        if models is not None:
+            given = RunSettings(context, input or DEFAULT_INPUT, answer, config)
+            return self.run_with(dict(models), given)
+        remodel = partial(self.models, script)
+        settings = RunSettings(context, input or DEFAULT_INPUT, answer, config, remodel)
+        return self.run_with(remodel(), settings)
 
     @abstractmethod
     def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:

@@ -130,7 +130,8 @@ def resume_loop(
     ``parts`` as it comes (so a caller keeps them when a step raises); returns why the run
     is still paused, or None."""
     parts.append(start())
-    while pending(parts[-1]) and len(parts) <= MAX_RESUMES:
-        parts.append(step(parts[-1]))
     values = pending(parts[-1])
+    while values and len(parts) <= MAX_RESUMES:
+        parts.append(step(parts[-1]))
+        values = pending(parts[-1])
     return still_paused(values[0], on_interrupt) if values else None

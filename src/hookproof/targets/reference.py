@@ -10,14 +10,13 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from hookproof._engine.probe import PROBE
-from hookproof.errors import UsageError
+from hookproof.errors import InterruptRaised, UsageError
 from hookproof.harness import HarnessProfile, create_deep_agent, isolated_profiles
 from hookproof.messages import AssistantMessage, Message
 from hookproof.models import RecordingModel, ScriptedModel
 from hookproof.runtime import (
     Agent,
     Command,
-    InMemoryCheckpointer,
     ModelRequest,
     ModelResponse,
     Runtime,
@@ -27,6 +26,15 @@ from hookproof.runtime import (
     wrap_model_call,
 )
 from hookproof.targets._base import IsolationRuns, RunSettings, RunWithTarget, TargetRun
+from hookproof.targets._reference_runs import (
+    Reached,
+    called,
+    final_requests,
+    joined,
+    recorded,
+    resumable,
+    run_input,
+)
 from hookproof.targets.authoring import ConformanceKit
 from hookproof.targets.interrupts import check_config, resume_loop, resume_value, thread_id
 from hookproof.targets.sampler import (
@@ -44,7 +52,6 @@ from hookproof.targets.samples import (
     sample_system_message,
     sample_tool_request,
 )
-from hookproof.trace import Trace, TraceEvent
 
 __all__ = [
     "HARNESS_KIT",
@@ -95,6 +102,7 @@ class ReferenceTarget(NativeTarget):
         super().__init__(build, tiers=tiers)
         self._kept: list[tuple[dict[str, Any], Any]] = []  # (fresh models, their agent)
         self._taken: dict[int, tuple[dict[str, Any], Any]] = {}
+        self._pauses = False  # a run paused: every later run gets a checkpointer at once
 
     def _keep_built(self, models: dict[str, Any], agent: Any) -> None:
         """Keep the agent ``as_target`` built to recognise the factory, with its unused
@@ -134,11 +142,29 @@ class ReferenceTarget(NativeTarget):
         return [(create_agent, "middleware")]  # the harness builds through it too
 
     def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:
+        """One run. An agent without a checkpointer of its own runs without one, unless a
+        run of this target paused before: a checkpointer only matters to a run that pauses
+        (and costs each run a copy of the agent and a saved checkpoint). A run that pauses
+        without one fails at the interrupt; it is then run again from the start on a fresh
+        build and models, with a checkpointer, and only that run is reported."""
         check_config(settings.config, "a check on a hookproof runtime agent")
-        agent, thread = resumable(self.agent(models)), thread_id(settings.config)
-        payload, context, answer = dict(settings.input), settings.context, settings.on_interrupt
+        agent = self.agent(models)
+        if agent.checkpointer is not None or self._pauses or settings.remodel is None:
+            return self._run(resumable(agent), models, settings, thread_id(settings.config))
+        run = self._run(agent, models, settings, None)
+        if not isinstance(run.error, InterruptRaised):
+            return run
+        self._pauses = True
+        fresh = settings.remodel()
+        return self._run(resumable(self.agent(fresh)), fresh, settings, thread_id(settings.config))
+
+    def _run(
+        self, agent: Any, models: dict[str, Any], settings: RunSettings, thread: str | None
+    ) -> TargetRun:
+        payload, context = run_input(settings.input), settings.context
+        answer = settings.on_interrupt
         parts: list[Any] = []
-        probe = _Reached()
+        probe = Reached()
         token = PROBE.set(probe)
         try:
             paused = resume_loop(
@@ -154,7 +180,7 @@ class ReferenceTarget(NativeTarget):
             )
         except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
             return TargetRun(
-                final_requests=tuple(r for m in models.values() for r in m.requests),
+                final_requests=recorded(models),
                 called=called(models),
                 error=error,
                 models=models,
@@ -166,7 +192,7 @@ class ReferenceTarget(NativeTarget):
         return TargetRun(
             messages=parts[-1].messages,
             trace=joined([part.trace for part in parts]),
-            final_requests=tuple(r for part in parts for r in part.final_requests),
+            final_requests=final_requests(parts),
             called=called(models),
             models=models,
             interrupts_resumed=len(parts) - 1,
@@ -211,45 +237,6 @@ class _FalsyModel(RecordingModel):
 
     def __bool__(self) -> bool:
         return False
-
-
-class _Reached:
-    """A probe that only notes each boundary a run reaches (kept when the run raises)."""
-
-    def __init__(self) -> None:
-        self.labels: list[str] = []
-
-    def reached(self, label: str) -> None:
-        self.labels.append(label)
-
-    async def areached(self, label: str) -> None:
-        self.labels.append(label)
-
-
-def resumable(agent: Any) -> Any:
-    """The agent with a checkpointer of its own when it has none, so an interrupt pauses the
-    run instead of failing it and the check can answer it."""
-    if agent.checkpointer is not None:
-        return agent
-    return agent.with_checkpointer(InMemoryCheckpointer())
-
-
-def joined(traces: Sequence[Trace]) -> Trace:
-    """One trace of a run and its resumes, numbered through."""
-    if len(traces) == 1 and all(e.seq == seq for seq, e in enumerate(traces[0])):
-        return traces[0]  # a run that never paused is numbered through already
-    events = [event for trace in traces for event in trace]
-    return Trace(
-        tuple(
-            TraceEvent(seq, e.kind, e.hook, e.phase, e.middleware, e.depth, e.data)
-            for seq, e in enumerate(events)
-        )
-    )
-
-
-def called(models: Mapping[str, Any]) -> tuple[str, ...]:
-    """The names of the models that received a request."""
-    return tuple(name for name, model in models.items() if model.requests)
 
 
 def _tool_name(item: Any) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import is_
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -11,7 +13,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._blocks import hp_block
-from hookproof.adapters.langchain._conversion_memo import converted_once
+from hookproof.adapters.langchain._conversion_memo import converted_all
 from hookproof.adapters.langchain._settings import provider_settings
 from hookproof.adapters.langchain._tool_memo import ToolMemo
 from hookproof.errors import InvalidInputError
@@ -124,8 +126,8 @@ def final_request(
     model's invocation parameters and bound arguments; settings as ``provider_settings``
     keeps them)."""
     # A locked view of the bridge converts once: a long run sends its history every turn.
-    converted = [converted_once(item, to_message) for item in messages]
-    system = next((m for m in converted if isinstance(m, SystemMessage)), None)
+    converted = converted_all(messages, to_message)
+    system, rest = _system_split(converted)
     params = {k: v for k, v in kwargs.items() if k not in _NOT_SETTINGS and k != "stop"}
     settings = provider_settings(params, model=model)
     stop = stop or kwargs.get("stop")  # the call's stop words, else the model's own
@@ -134,12 +136,32 @@ def final_request(
     return FinalRequest(
         model=model,
         system_message=system,
-        messages=tuple(m for m in converted if m is not system),
+        messages=rest,
         tools=tuple(schema_of_tool(item) for item in kwargs.get("tools", ()) or ()),
         tool_choice=kwargs.get("tool_choice"),
         response_format=kwargs.get("response_format", kwargs.get("ls_structured_output_format")),
         model_settings=settings,
     )
+
+
+def _system_split(converted: list[Any]) -> tuple[SystemMessage | None, tuple[Any, ...]]:
+    """The first system message, and the other messages in order. The loops over the
+    history stay in C where they can: a long history is sent whole on every call."""
+    system = _first_system(converted)
+    if system is None:
+        return None, tuple(converted)
+    rest = converted[1:]
+    if converted[0] is system and not any(map(is_, rest, repeat(system))):
+        return system, tuple(rest)
+    return system, tuple(m for m in converted if m is not system)
+
+
+def _first_system(converted: list[Any]) -> SystemMessage | None:
+    if converted and isinstance(converted[0], SystemMessage):
+        return converted[0]
+    if not any(map(isinstance, converted, repeat(SystemMessage))):
+        return None
+    return next(m for m in converted if isinstance(m, SystemMessage))
 
 
 PLACEHOLDER_REQUEST = FinalRequest(model="unused")

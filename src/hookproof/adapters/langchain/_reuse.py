@@ -71,17 +71,25 @@ def is_pure_memo(owner: Any, name: str) -> bool:
     return isinstance(owner, owners)
 
 
-def _left_out(models: dict[str, RecordingChatModel]) -> Callable[[Any, str], bool]:
-    """The print's filter for a build run with ``models``: pure memos, and what restarting
-    those models (and the scripted models inside them) resets, on them alone."""
-    restarted = frozenset(id(m) for model in models.values() for m in (model, model.inner))
+class _LeftOut:
+    """The print's filter for a build run with given models: pure memos, and what restarting
+    those models (and the scripted models inside them) resets, on them alone. ``names`` are
+    the only names it leaves out, so the print asks it about those alone."""
 
-    def left_out(owner: Any, name: str) -> bool:
-        if name in _RESTARTED and id(owner) in restarted:
+    names = _RESTARTED | frozenset(_PURE_MEMOS)
+
+    def __init__(self, models: dict[str, RecordingChatModel]) -> None:
+        self.restarted = frozenset(id(m) for model in models.values() for m in (model, model.inner))
+
+    def __call__(self, owner: Any, name: str) -> bool:
+        if name in _RESTARTED and id(owner) in self.restarted:
             return True
         return is_pure_memo(owner, name)
 
-    return left_out
+
+def _left_out(models: dict[str, RecordingChatModel]) -> Callable[[Any, str], bool]:
+    """The print's filter for a build run with ``models`` (see ``_LeftOut``)."""
+    return _LeftOut(models)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ The engine, its order of hooks, its checks and its trace stay the same for both 
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -23,11 +24,12 @@ from hookproof.adapters.langchain.bridge._channels import (
     joined_update,
     node_channels,
 )
+from hookproof.adapters.langchain.bridge._hook_scope import HookScope
 from hookproof.adapters.langchain.bridge._langgraph_context import (
     MODEL_NODE,
     TOOLS_NODE,
+    langchain_interrupt,
     langgraph_node,
-    to_langchain,
 )
 from hookproof.adapters.langchain.bridge._model import ChatModelCaller
 from hookproof.adapters.langchain.bridge._node_trace import node_span
@@ -49,7 +51,7 @@ from hookproof.adapters.langchain.bridge._views import (
     lc_state,
     unreturned_edit,
 )
-from hookproof.errors import UsageError
+from hookproof.errors import InterruptRaised, UsageError
 from hookproof.tools import Tool
 
 __all__ = ["BRIDGE", "LangChainBridge"]
@@ -71,12 +73,18 @@ class TranslatedMiddleware:
         return f"<LangChain middleware {self.name!r} on the reference runtime>"
 
 
-def _overridden(middleware: Any, hook: str) -> Any:
-    """The bound hook when the middleware's class defines it (LangChain's own test)."""
-    if getattr(type(middleware), hook, None) is _BASE_HOOKS[hook]:
-        return None
-    found = getattr(middleware, hook, None)
-    return found if callable(found) else None
+def _class_hooks(cls: type) -> tuple[str, ...]:
+    """The hooks ``cls`` defines (LangChain's own test: not the base class's), in the order
+    the bridge sets them; read once per class."""
+    found = _CLASS_HOOKS.get(cls)
+    if found is None:
+        found = _CLASS_HOOKS[cls] = tuple(
+            hook for hook, base in _BASE_HOOKS.items() if getattr(cls, hook, None) is not base
+        )
+    return found
+
+
+_CLASS_HOOKS: WeakKeyDictionary[type, tuple[str, ...]] = WeakKeyDictionary()
 
 
 _BASE_HOOKS = {
@@ -202,16 +210,14 @@ def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) 
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with (
-            node_channels(request.state) as channels,
-            explained(where),
-            langgraph_node(node, _request_runtime(request)),
-        ):
+        with HookScope(request.state, where, node, _request_runtime(request)) as channels:
             crossing = crossing_of(request)
 
             def lc_handler(changed: Any) -> Any:
-                with to_langchain():
+                try:
                     return crossing.outward(handler(crossing.inward(changed)))
+                except InterruptRaised as raised:
+                    raise langchain_interrupt(raised) from None
 
             result = crossing.result(method(crossing.view, lc_handler))
         return joined_result(result, channels)
@@ -223,16 +229,14 @@ def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str)
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with (
-            node_channels(request.state) as channels,
-            explained(where),
-            langgraph_node(node, _request_runtime(request)),
-        ):
+        with HookScope(request.state, where, node, _request_runtime(request)) as channels:
             crossing = crossing_of(request)
 
             async def lc_handler(changed: Any) -> Any:
-                with to_langchain():
+                try:
                     return crossing.outward(await handler(crossing.inward(changed)))
+                except InterruptRaised as raised:
+                    raise langchain_interrupt(raised) from None
 
             result = crossing.result(await method(crossing.view, lc_handler))
         return joined_result(result, channels)
@@ -260,24 +264,41 @@ _CROSSINGS: dict[str, Callable[[Any], Crossing]] = {
 }
 
 
+def _translations() -> dict[str, Callable[[str, Any], Any]]:
+    """How each hook a LangChain middleware defines becomes the runtime's, by hook name."""
+    made: dict[str, Callable[[str, Any], Any]] = {}
+    for hook in _NODE_HOOKS:
+        made[hook] = functools.partial(_named_node, _sync_node, hook)
+        made[f"a{hook}"] = functools.partial(_named_node, _async_node, hook)
+    for hook, crossing_of in _CROSSINGS.items():
+        made[hook] = functools.partial(_named_wrap, _sync_wrap, crossing_of, hook)
+        made[f"a{hook}"] = functools.partial(_named_wrap, _async_wrap, crossing_of, f"a{hook}")
+    return made
+
+
+def _named_node(make: Callable[..., Any], hook: str, name: str, method: Any) -> Any:
+    return make(name, hook, method)
+
+
+def _named_wrap(
+    make: Callable[..., Any], crossing_of: Any, hook: str, name: str, method: Any
+) -> Any:
+    return make(crossing_of, method, f"{name}.{hook}")
+
+
+_TRANSLATIONS = _translations()
+
+
 def translate_middleware(middleware: Any) -> TranslatedMiddleware:
     name = str(middleware.name)
     tools = tuple(
         hp_tool(item, f"middleware {name!r}") for item in getattr(middleware, "tools", ()) or ()
     )
     translated = TranslatedMiddleware(middleware, tools, state_schema_of(middleware))
-    for hook in _NODE_HOOKS:
-        sync, async_ = _overridden(middleware, hook), _overridden(middleware, f"a{hook}")
-        if sync is not None:
-            setattr(translated, hook, _sync_node(name, hook, sync))
-        if async_ is not None:
-            setattr(translated, f"a{hook}", _async_node(name, hook, async_))
-    for hook, crossing_of in _CROSSINGS.items():
-        sync, async_ = _overridden(middleware, hook), _overridden(middleware, f"a{hook}")
-        if sync is not None:
-            setattr(translated, hook, _sync_wrap(crossing_of, sync, f"{name}.{hook}"))
-        if async_ is not None:
-            setattr(translated, f"a{hook}", _async_wrap(crossing_of, async_, f"{name}.a{hook}"))
+    for hook in _class_hooks(type(middleware)):
+        method = getattr(middleware, hook, None)
+        if callable(method):
+            setattr(translated, hook, _TRANSLATIONS[hook](name, method))
     return translated
 
 

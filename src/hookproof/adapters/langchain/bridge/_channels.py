@@ -24,7 +24,15 @@ from langgraph._internal._constants import CONFIG_KEY_READ, CONFIG_KEY_SEND
 from hookproof.adapters.langchain.bridge._views import lc_state
 from hookproof.requests import Command, ExtendedModelResponse, ModelResponse
 
-__all__ = ["NodeChannels", "channel_functions", "joined_result", "joined_update", "node_channels"]
+__all__ = [
+    "NodeChannels",
+    "channel_functions",
+    "close_channels",
+    "joined_result",
+    "joined_update",
+    "node_channels",
+    "open_channels",
+]
 
 
 def _folded(current: Any, written: Any) -> Any:
@@ -82,12 +90,21 @@ _CURRENT: contextvars.ContextVar[NodeChannels | None] = contextvars.ContextVar(
 @contextlib.contextmanager
 def node_channels(state: Mapping[str, Any]) -> Iterator[NodeChannels]:
     """The channels of the hook or tool run in the block, over its state."""
-    channels = NodeChannels(state)
-    token = _CURRENT.set(channels)
+    channels, token = open_channels(state)
     try:
         yield channels
     finally:
-        _CURRENT.reset(token)
+        close_channels(token)
+
+
+def open_channels(state: Mapping[str, Any]) -> tuple[NodeChannels, Any]:
+    """``node_channels`` entered: the channels, and the token ``close_channels`` takes."""
+    channels = NodeChannels(state)
+    return channels, _CURRENT.set(channels)
+
+
+def close_channels(token: Any) -> None:
+    _CURRENT.reset(token)
 
 
 def _nowhere(_writes: Sequence[tuple[str, Any]]) -> None:

@@ -44,8 +44,12 @@ __all__ = [
     "AGENT_DEFAULTS",
     "MODEL_NODE",
     "TOOLS_NODE",
+    "engine_interrupt",
+    "enter_node_config",
     "graph_runtime",
+    "langchain_interrupt",
     "langgraph_node",
+    "leave_node_config",
     "node_config",
     "run_config",
     "to_engine",
@@ -149,17 +153,30 @@ def langgraph_node(node: str, runtime: LCRuntime[Any]) -> Iterator[dict[str, Any
     """Run the enclosed LangChain code as LangGraph runs node ``node``: ``get_config()`` and
     ``interrupt()`` work, and an interrupt leaves as the engine's. Outside an engine run
     nothing is set (LangGraph's own "outside of a runnable context" error stands)."""
-    answers = current_answers()
-    if answers is None:
+    entered = enter_node_config(node, runtime)
+    if entered is None:
         yield None
         return
-    config = node_config(node, runtime, answers)
-    token = var_child_runnable_config.set(config)  # type: ignore[arg-type]
+    config, token = entered
     try:
         with to_engine():
             yield config
     finally:
         var_child_runnable_config.reset(token)
+
+
+def enter_node_config(node: str, runtime: LCRuntime[Any]) -> tuple[dict[str, Any], Any] | None:
+    """``langgraph_node`` entered: the node's config and the token that resets it (None
+    outside an engine run, where nothing is set)."""
+    answers = current_answers()
+    if answers is None:
+        return None
+    config = node_config(node, runtime, answers)
+    return config, var_child_runnable_config.set(config)  # type: ignore[arg-type]
+
+
+def leave_node_config(token: Any) -> None:
+    var_child_runnable_config.reset(token)
 
 
 @contextlib.contextmanager
@@ -168,9 +185,14 @@ def to_engine() -> Iterator[None]:
     try:
         yield
     except GraphInterrupt as raised:
-        interrupts = raised.args[0] if raised.args else ()
-        first = interrupts[0] if interrupts else LCInterrupt(value=None)
-        raise InterruptRaised(first.value, response_schema=first.response_schema) from None
+        raise engine_interrupt(raised) from None
+
+
+def engine_interrupt(raised: GraphInterrupt) -> InterruptRaised:
+    """The engine's InterruptRaised for LangGraph's GraphInterrupt."""
+    interrupts = raised.args[0] if raised.args else ()
+    first = interrupts[0] if interrupts else LCInterrupt(value=None)
+    return InterruptRaised(first.value, response_schema=first.response_schema)
 
 
 @contextlib.contextmanager
@@ -180,8 +202,13 @@ def to_langchain() -> Iterator[None]:
     try:
         yield
     except InterruptRaised as raised:
-        pending = LCInterrupt(value=raised.value, response_schema=raised.response_schema)
-        raise GraphInterrupt((pending,)) from None
+        raise langchain_interrupt(raised) from None
+
+
+def langchain_interrupt(raised: InterruptRaised) -> GraphInterrupt:
+    """LangGraph's GraphInterrupt for the engine's InterruptRaised."""
+    pending = LCInterrupt(value=raised.value, response_schema=raised.response_schema)
+    return GraphInterrupt((pending,))
 
 
 def run_config() -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain._convert import to_message
 from hookproof.adapters.langchain.bridge._bound import bind_form
 from hookproof.adapters.langchain.bridge._graph_run import current_graph_run
-from hookproof.adapters.langchain.bridge._views import keep, kept_view, lc_message
+from hookproof.adapters.langchain.bridge._views import keep, kept_view, lc_message, lc_messages
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage
 from hookproof.requests import FinalRequest
@@ -69,8 +69,7 @@ class ChatModelCaller:
 
     def _prepared(self, request: FinalRequest) -> tuple[Any, list[BaseMessage]]:
         _count_step()
-        system = [] if request.system_message is None else [request.system_message]
-        messages = [_as_sent(item) for item in (*system, *request.messages)]
+        messages = _sent(request)
         settings = thaw(request.model_settings)
         tools = [bind_form(item) for item in request.tools]
         if request.response_format is not None:  # native structured output, bound as LangChain
@@ -115,11 +114,23 @@ def _count_step() -> None:
         )
 
 
-def _as_sent(message: Any) -> BaseMessage:
+def _sent(request: FinalRequest) -> list[BaseMessage]:
+    """The messages the model is sent: the system message first, then the history's (a
+    history's view is kept, and grown from the last one: see ``lc_messages``)."""
+    system = request.system_message
+    run = current_graph_run()
+    callers = None if run is None else run.callers
+    if callers:
+        every = (*([] if system is None else [system]), *request.messages)
+        return [_as_sent(item, callers) for item in every]
+    history = lc_messages(request.messages)
+    return [*history] if system is None else [lc_message(system), *history]
+
+
+def _as_sent(message: Any, callers: dict[int, tuple[Any, Any]]) -> BaseMessage:
     """The caller's own LangChain message where the engine's is the one made from it (the
     model gets the very objects, as on LangGraph), else the locked view."""
-    run = current_graph_run()
-    caller = None if run is None else run.callers.get(id(message))
+    caller = callers.get(id(message))
     if caller is not None and caller[0] is message:
         return caller[1]  # type: ignore[no-any-return]
     return lc_message(message)

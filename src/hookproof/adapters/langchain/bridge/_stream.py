@@ -42,8 +42,9 @@ from langgraph.runtime import Runtime as LGRuntime
 
 from hookproof._support.frozen import thaw
 from hookproof.adapters.langchain.bridge._graph_run import GraphRun
+from hookproof.adapters.langchain.bridge._locked import thaw_view
 from hookproof.adapters.langchain.bridge._stream_scope import Enclosing, enter_node, leave_node
-from hookproof.adapters.langchain.bridge._views import lc_message, thaw_view
+from hookproof.adapters.langchain.bridge._views import lc_message
 from hookproof.messages import Message
 from hookproof.requests import Command
 

@@ -90,14 +90,24 @@ def explained(where: str) -> Iterator[None]:
     try:
         yield
     except RuntimeError as error:
-        if _NEEDS_GRAPH not in str(error) or isinstance(error, NeedsGraphError):
+        explanation = needs_graph(error, where)
+        if explanation is None:
             raise
-        raise NeedsGraphError(
-            f"hookproof: {where} called LangGraph's interrupt() or get_config() outside an "
-            "agent run: they work in the hooks and tools the reference engine runs (an agent "
-            "from hookproof.runtime.create_agent or on_reference_engine), as in a LangGraph "
-            "graph, and nowhere else. Call it from a run: agent.invoke(...)."
-        ) from error
+        raise explanation from error
+
+
+def needs_graph(error: BaseException, where: str) -> NeedsGraphError | None:
+    """What ``explained`` raises for ``error`` (None: ``error`` itself goes on)."""
+    if not isinstance(error, RuntimeError) or isinstance(error, NeedsGraphError):
+        return None
+    if _NEEDS_GRAPH not in str(error):
+        return None
+    return NeedsGraphError(
+        f"hookproof: {where} called LangGraph's interrupt() or get_config() outside an "
+        "agent run: they work in the hooks and tools the reference engine runs (an agent "
+        "from hookproof.runtime.create_agent or on_reference_engine), as in a LangGraph "
+        "graph, and nowhere else. Call it from a run: agent.invoke(...)."
+    )
 
 
 # -- LangChain tools on the runtime -----------------------------------------------------------
@@ -279,12 +289,15 @@ def hp_tool(tool: Any, source: str) -> Tool:
     return converted
 
 
+_HOOKPROOF_TOOLS = (Tool, ToolSchema)  # a tuple: isinstance reads it without building a union
+
+
 def hp_tool_or_schema(value: Any) -> Tool | ToolSchema:
     """A tool a LangChain hook put in a request, as the runtime's request holds it."""
-    if isinstance(value, Tool | ToolSchema):
+    if isinstance(value, _HOOKPROOF_TOOLS):
         return value
     original = kept_original(value)
-    if isinstance(original, Tool | ToolSchema):
+    if isinstance(original, _HOOKPROOF_TOOLS):
         return original
     if isinstance(value, Mapping):
         return bound_as(schema_of_tool(value), value)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from langchain_core.messages import (
     AIMessage,
@@ -30,7 +30,15 @@ from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain._blocks import lc_block
 from hookproof.adapters.langchain._conversion_memo import forget_conversion, mark_unchanging
 from hookproof.adapters.langchain._convert import INVALID_TOOL_CALLS, USAGE_METADATA, to_message
-from hookproof.errors import ImmutableError
+from hookproof.adapters.langchain.bridge._history_views import grown_view
+from hookproof.adapters.langchain.bridge._kept import keep, kept_original, kept_view
+from hookproof.adapters.langchain.bridge._locked import (
+    LockedList,
+    lock,
+    refuse_edit,
+    thaw_view,
+)
+from hookproof.adapters.langchain.bridge._quick_views import quick_view
 from hookproof.messages import (
     AssistantMessage,
     Message,
@@ -48,6 +56,9 @@ __all__ = [
     "hp_message",
     "hp_messages",
     "hp_state",
+    "keep",
+    "kept_original",
+    "kept_view",
     "lc_message",
     "lc_messages",
     "lc_state",
@@ -55,99 +66,6 @@ __all__ = [
     "refuse_edit",
     "unreturned_edit",
 ]
-
-
-def refuse_edit(self: object, *_args: object, **_kwargs: object) -> NoReturn:
-    raise ImmutableError(
-        f"hookproof: this {type(self).__name__} is shared with other hooks, so changing it in "
-        "place would change what they see. Build a new value instead: request.override(...), "
-        "message.model_copy(update=...), [*messages, new] or {**mapping, key: value}."
-    )
-
-
-class LockedList(list[Any]):
-    """A list (so LangChain's isinstance checks hold) whose mutators raise ImmutableError."""
-
-    __slots__ = ()
-    append = extend = insert = remove = pop = clear = sort = reverse = refuse_edit
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = refuse_edit
-
-    def __copy__(self) -> list[Any]:
-        return list(self)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
-        import copy
-
-        return [copy.deepcopy(item, memo) for item in self]
-
-    def __reduce_ex__(self, _protocol: object) -> tuple[Any, ...]:
-        return (list, (list(self),))
-
-
-def lock(value: Any) -> Any:
-    """``value`` with every list and dict inside it locked (tuples become locked lists, as
-    LangChain holds lists where hookproof holds tuples)."""
-    kind = type(value)
-    if kind in _SCALARS:  # the common exact types first; their subclasses take the long way
-        return value
-    if kind is dict or kind is FrozenDict:
-        return FrozenDict({key: lock(item) for key, item in value.items()})
-    if kind is list or kind is tuple or kind is LockedList:
-        return LockedList(lock(item) for item in value)
-    if isinstance(value, str | bytes | int | float | type(None)):
-        return value
-    if isinstance(value, Mapping):
-        return FrozenDict({key: lock(item) for key, item in value.items()})
-    if isinstance(value, list | tuple):
-        return LockedList(lock(item) for item in value)
-    return value
-
-
-_SCALARS = frozenset({str, bytes, int, float, bool, type(None)})
-
-
-def thaw_view(value: Any) -> Any:
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if isinstance(value, Mapping):
-        return {key: thaw_view(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [thaw_view(item) for item in value]
-    return value
-
-
-# -- kept views ------------------------------------------------------------------------------
-
-_KEPT_MAX = 20_000
-# id(original) -> (original, view), and id(view) -> (view, original): holding both keeps the
-# ids from being reused while the entry lives.
-_views: dict[int, tuple[Any, Any]] = {}
-_originals: dict[int, tuple[Any, Any]] = {}
-
-
-def _keep(original: Any, view: Any) -> Any:
-    if len(_views) > _KEPT_MAX:
-        _views.clear()
-        _originals.clear()
-    _views[id(original)] = (original, view)
-    _originals[id(view)] = (view, original)
-    return view
-
-
-def kept_view(original: Any) -> Any:
-    entry = _views.get(id(original))
-    return None if entry is None or entry[0] is not original else entry[1]
-
-
-def kept_original(view: Any) -> Any:
-    entry = _originals.get(id(view))
-    return None if entry is None or entry[0] is not view else entry[1]
-
-
-def keep(original: Any, view: Any) -> Any:
-    """Remember ``view`` as the view of ``original`` (and the way back); returns ``view``."""
-    return _keep(original, view)
 
 
 # -- messages --------------------------------------------------------------------------------
@@ -298,20 +216,30 @@ def lc_message(message: Message) -> BaseMessage:
     view = kept_view(message)
     if view is not None:
         return view  # type: ignore[no-any-return]
+    view = quick_view(message, _locked_class)
+    if view is None:
+        view = validated_view(message)
+    mark_unchanging(view)
+    return keep(message, view)  # type: ignore[no-any-return]
+
+
+def validated_view(message: Message) -> BaseMessage:
+    """A locked view of ``message`` made through LangChain's constructor (every shape)."""
     cls, fields = _fields(message)
     view = _locked_class(cls)(**fields)
     stored = view.__dict__
     for key in _LOCKED_FIELDS:
         if key in stored:
             stored[key] = lock(stored[key])
-    mark_unchanging(view)
-    return keep(message, view)  # type: ignore[no-any-return]
+    return view
 
 
 def lc_messages(messages: Sequence[Message]) -> LockedList:
     view = kept_view(messages)
     if view is None:
-        view = keep(messages, LockedList(lc_message(item) for item in messages))
+        grown = grown_view(messages, lc_message, LockedList)
+        made = LockedList(map(lc_message, messages)) if grown is None else grown
+        view = keep(messages, made)
     return view  # type: ignore[no-any-return]
 
 
