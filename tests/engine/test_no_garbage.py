@@ -86,3 +86,37 @@ def test_a_run_that_kept_its_handle_is_caught(monkeypatch: pytest.MonkeyPatch) -
 def test_an_eino_run_that_kept_its_handle_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(RunExec, "finish", lambda self: setattr(self, "finished", True))
     assert left_for_the_collector(eino_run()) > 0
+
+
+def build_and_drop() -> int:
+    """Garbage left by building an agent, running it once and dropping it (the tool and
+    middleware are defined at module level: classes made inside a factory are cycles)."""
+    model = ScriptedModel(["done"])
+    create_agent(model, [lookup], middleware=[Passing()])  # warm: first builds fill caches
+    gc.collect()
+    agent = create_agent(ScriptedModel(["done"]), [lookup], middleware=[Passing()])
+    assert agent.invoke({"messages": [("user", "hi")]}).text == "done"
+    del agent
+    return gc.collect()
+
+
+@pytest.mark.usefixtures("collector_off")
+def test_a_dropped_agent_leaves_nothing_to_the_garbage_collector() -> None:
+    """A contract check builds an agent per example: its chains must not hold themselves."""
+    assert build_and_drop() == 0
+
+
+@pytest.mark.usefixtures("collector_off")
+def test_an_agent_that_refers_to_itself_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The buggy twin: an engine that holds itself (as its chains did through their bound
+    methods) is left to the collector."""
+    from hookproof._engine import Engine
+
+    built = Engine.__init__
+
+    def holding_itself(self: Any, *args: Any, **kwargs: Any) -> None:
+        built(self, *args, **kwargs)
+        self.itself = self
+
+    monkeypatch.setattr(Engine, "__init__", holding_itself)
+    assert build_and_drop() > 0

@@ -32,24 +32,34 @@ AsyncLink = Callable[[Run, Any], Coroutine[Any, Any, Any]]
 
 
 class Chains:
-    """The model and tool chains of one agent, for invoke() and for ainvoke()."""
+    """The model and tool chains of one agent, for invoke() and for ainvoke(). Their
+    innermost calls are another object's methods: chains holding this one's bound methods
+    would make every agent a reference cycle, left to the garbage collector."""
 
-    __slots__ = ("_dialect", "_tool_names", "async_model", "async_tool", "sync_model", "sync_tool")
+    __slots__ = ("async_model", "async_tool", "sync_model", "sync_tool")
 
     def __init__(self, dialect: Dialect) -> None:
-        stack = dialect.stack
+        stack, inner = dialect.stack, _Innermost(dialect)
+        self.sync_model = _sync_chain(stack.model_layers, inner.model, observed=True)
+        self.async_model = _async_chain(
+            stack.model_layers, inner.amodel, inner.model, observed=True
+        )
+        self.sync_tool = _sync_chain(stack.tool_layers, inner.tool)
+        self.async_tool = _async_chain(stack.tool_layers, inner.atool, inner.tool)
+
+
+class _Innermost:
+    """The innermost model and tool calls of one agent's chains."""
+
+    __slots__ = ("_dialect", "_tool_names")
+
+    def __init__(self, dialect: Dialect) -> None:
         self._dialect = dialect
         self._tool_names: tuple[Any, tuple[str, ...]] = (None, ())
-        self.sync_model = _sync_chain(stack.model_layers, self._model, observed=True)
-        self.async_model = _async_chain(
-            stack.model_layers, self._amodel, self._model, observed=True
-        )
-        self.sync_tool = _sync_chain(stack.tool_layers, self._tool)
-        self.async_tool = _async_chain(stack.tool_layers, self._atool, self._tool)
 
     # -- the innermost model call -----------------------------------------------------------
 
-    def _model(self, run: Run, call: Any) -> Any:
+    def model(self, run: Run, call: Any) -> Any:
         """The model call under invoke(), and under ainvoke() on a sync wrap hook's helper
         thread (``run.loop`` set): there a model whose ``ainvoke`` does more than ``invoke``
         is awaited on the event loop."""
@@ -71,7 +81,7 @@ class Chains:
             raise
         return self._dialect.model_answer(call, _model_exit(run, reply, final.model))
 
-    async def _amodel(self, run: Run, call: Any) -> Any:
+    async def amodel(self, run: Run, call: Any) -> Any:
         request, final = self._model_enter(run, call)
         if run.probe is not None:
             await run.probe.areached(f"model {final.model}")
@@ -107,7 +117,7 @@ class Chains:
 
     # -- the innermost tool call ------------------------------------------------------------
 
-    def _tool(self, run: Run, value: Any) -> Any:
+    def tool(self, run: Run, value: Any) -> Any:
         """The tool call under invoke(), and under ainvoke() on a sync wrap hook's helper
         thread (``run.loop`` set): there an async tool is awaited on the event loop."""
         dialect = self._dialect
@@ -127,7 +137,7 @@ class Chains:
             raise
         return _tool_exit(run, data, result)
 
-    async def _atool(self, run: Run, value: Any) -> Any:
+    async def atool(self, run: Run, value: Any) -> Any:
         data = self._tool_enter(run, value)
         if run.probe is not None:
             await run.probe.areached(run.source)
