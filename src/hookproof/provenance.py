@@ -133,7 +133,8 @@ class ProvenanceNotes:
         self._edits.pop()
 
     def model_called(self, call: Any, request: Any) -> PendingProvenance:
-        start, prior = self._prior(call)
+        prior_of = self._prior
+        start, prior = (None, ()) if prior_of is _no_prior_edits else prior_of(call)
         edits = self._edits
         base = start if start is not None else edits[0][1] if edits else call
         return PendingProvenance(

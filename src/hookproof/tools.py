@@ -159,7 +159,10 @@ class Tool:
         kwargs = dict(args)
         if self.args_model is not None:
             validated = self.args_model.model_validate(kwargs)
-            kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+            model = type(validated)
+            # The dict model_fields returns, without that property's two Python calls.
+            fields = getattr(model, "__pydantic_fields__", None) or model.model_fields
+            kwargs = {name: getattr(validated, name) for name in fields}
         kwargs.update(dict.fromkeys(self.runtime_params, runtime))
         kwargs.update(dict.fromkeys(self.context_params, runtime.context))
         if self.state_params:

@@ -133,6 +133,25 @@ class TraceRecorder:
             self.depth -= 1
         self.rows.append((kind, hook, phase, middleware, self.depth, data))
 
+    # The engine's steps know their phase: these skip ``record``'s dispatch on it.
+
+    def enter(
+        self, kind: EventKind, hook: str, middleware: str | None, data: Mapping[str, Any] | None
+    ) -> None:
+        self.rows.append((kind, hook, "enter", middleware, self.depth, data))
+        self.depth += 1
+
+    def exit(
+        self, kind: EventKind, hook: str, middleware: str | None, data: Mapping[str, Any] | None
+    ) -> None:
+        self.depth = depth = self.depth - 1
+        self.rows.append((kind, hook, "exit", middleware, depth, data))
+
+    def update(
+        self, kind: EventKind, hook: str, middleware: str | None, data: Mapping[str, Any] | None
+    ) -> None:
+        self.rows.append((kind, hook, "update", middleware, self.depth, data))
+
     def freeze(self) -> Trace:
         return Trace(
             tuple(

@@ -32,31 +32,44 @@ AsyncLink = Callable[[Run, Any], Coroutine[Any, Any, Any]]
 
 
 class Chains:
-    """The model and tool chains of one agent, for invoke() and for ainvoke()."""
+    """The model and tool chains of one agent, for invoke() and for ainvoke(). Their
+    innermost calls are another object's methods: chains holding this one's bound methods
+    would make every agent a reference cycle, left to the garbage collector."""
 
-    __slots__ = ("_dialect", "_tool_names", "async_model", "async_tool", "sync_model", "sync_tool")
+    __slots__ = ("async_model", "async_tool", "sync_model", "sync_tool")
 
     def __init__(self, dialect: Dialect) -> None:
-        stack = dialect.stack
+        stack, inner = dialect.stack, _Innermost(dialect)
+        self.sync_model = _sync_chain(stack.model_layers, inner.model, observed=True)
+        self.async_model = _async_chain(
+            stack.model_layers, inner.amodel, inner.model, observed=True
+        )
+        self.sync_tool = _sync_chain(stack.tool_layers, inner.tool)
+        self.async_tool = _async_chain(stack.tool_layers, inner.atool, inner.tool)
+
+
+class _Innermost:
+    """The innermost model and tool calls of one agent's chains."""
+
+    __slots__ = ("_dialect", "_tool_names")
+
+    def __init__(self, dialect: Dialect) -> None:
         self._dialect = dialect
         self._tool_names: tuple[Any, tuple[str, ...]] = (None, ())
-        self.sync_model = _sync_chain(stack.model_layers, self._model, observed=True)
-        self.async_model = _async_chain(
-            stack.model_layers, self._amodel, self._model, observed=True
-        )
-        self.sync_tool = _sync_chain(stack.tool_layers, self._tool)
-        self.async_tool = _async_chain(stack.tool_layers, self._atool, self._tool)
 
     # -- the innermost model call -----------------------------------------------------------
 
-    def _model(self, run: Run, call: Any) -> Any:
+    def model(self, run: Run, call: Any) -> Any:
         """The model call under invoke(), and under ainvoke() on a sync wrap hook's helper
         thread (``run.loop`` set): there a model whose ``ainvoke`` does more than ``invoke``
         is awaited on the event loop."""
         request, final = self._model_enter(run, call)
         if run.probe is not None:
             run.probe.reached(f"model {final.model}")
-        self._trace_model(run, request, final)
+        tools, names = self._tool_names  # _trace_model inline: every model call passes here
+        if request.tools is not tools:
+            names = self._names(request.tools)
+        run.trace.enter("model", "model", None, {"model": final.model, "tools": names})
         model = request.model
         try:
             if run.loop is None or answers_synchronously(model):
@@ -68,7 +81,7 @@ class Chains:
             raise
         return self._dialect.model_answer(call, _model_exit(run, reply, final.model))
 
-    async def _amodel(self, run: Run, call: Any) -> Any:
+    async def amodel(self, run: Run, call: Any) -> Any:
         request, final = self._model_enter(run, call)
         if run.probe is not None:
             await run.probe.areached(f"model {final.model}")
@@ -91,26 +104,29 @@ class Chains:
         return request, final
 
     def _trace_model(self, run: Run, request: ModelRequest, final: FinalRequest) -> None:
-        data = {"model": final.model, "tools": self._names(request)}
-        run.trace.record("model", "model", "enter", None, data)
-
-    def _names(self, request: ModelRequest) -> tuple[str, ...]:
         tools, names = self._tool_names
         if request.tools is not tools:  # most calls show the agent's own (same) list
-            names = tuple(sorted(item.name for item in request.tools))
-            self._tool_names = (request.tools, names)
+            names = self._names(request.tools)
+        run.trace.enter("model", "model", None, {"model": final.model, "tools": names})
+
+    def _names(self, tools: Any) -> tuple[str, ...]:
+        """The sorted names of ``tools``, kept for the next call (most show the same list)."""
+        names = tuple(sorted(item.name for item in tools))
+        self._tool_names = (tools, names)
         return names
 
     # -- the innermost tool call ------------------------------------------------------------
 
-    def _tool(self, run: Run, value: Any) -> Any:
+    def tool(self, run: Run, value: Any) -> Any:
         """The tool call under invoke(), and under ainvoke() on a sync wrap hook's helper
         thread (``run.loop`` set): there an async tool is awaited on the event loop."""
-        data = self._tool_enter(run, value)
+        dialect = self._dialect
+        name, call_id = dialect.tool_called(value)  # _tool_enter inline: every tool call
+        run.source = f"tool {name}"
+        data = {"tool": name, "call_id": call_id}
         if run.probe is not None:
             run.probe.reached(run.source)
-        run.trace.record("tool", "tool", "enter", None, data)
-        dialect = self._dialect
+        run.trace.enter("tool", "tool", None, data)
         try:
             if run.loop is None or dialect.runs_tool_synchronously(value):
                 result = dialect.execute_tool(value)
@@ -121,11 +137,11 @@ class Chains:
             raise
         return _tool_exit(run, data, result)
 
-    async def _atool(self, run: Run, value: Any) -> Any:
+    async def atool(self, run: Run, value: Any) -> Any:
         data = self._tool_enter(run, value)
         if run.probe is not None:
             await run.probe.areached(run.source)
-        run.trace.record("tool", "tool", "enter", None, data)
+        run.trace.enter("tool", "tool", None, data)
         try:
             result = await self._dialect.aexecute_tool(value)
         except BaseException as error:
@@ -151,10 +167,14 @@ _name_of = attrgetter("name")
 
 
 def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
-    response = _as_model_response(reply, name)
-    message = response.message
+    message: AssistantMessage | None
+    if type(reply) is AssistantMessage:  # most models answer so: one message, the answer
+        response, message = ModelResponse(result=(reply,)), reply
+    else:
+        response = _as_model_response(reply, name)
+        message = response.message
     calls = tuple(map(_name_of, message.tool_calls)) if message else ()  # no comprehension frame
-    run.trace.record("model", "model", "exit", None, {"model": name, "tool_calls": calls})
+    run.trace.exit("model", "model", None, {"model": name, "tool_calls": calls})
     return response
 
 
@@ -171,7 +191,7 @@ def _as_model_response(reply: Any, model: str) -> ModelResponse:
 
 def _tool_exit(run: Run, data: dict[str, str], result: Any) -> Any:
     status = "command" if isinstance(result, Command) else getattr(result, "status", "success")
-    run.trace.record("tool", "tool", "exit", None, {**data, "status": status})
+    run.trace.exit("tool", "tool", None, {**data, "status": status})
     return result
 
 
@@ -240,8 +260,9 @@ def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
         run.source = label
         if run.probe is not None:
             run.probe.reached(label)
-        trace = run.trace
-        trace.record("layer", hook, "enter", owner)
+        trace = run.trace  # its rows written here (TraceRecorder.enter, .exit): the hot path
+        trace.rows.append(("layer", hook, "enter", owner, trace.depth, None))
+        trace.depth += 1
 
         def handler(changed: Any) -> Any:  # _passing and _back inline: invoke()'s hot path
             passed = observed and changed is not value
@@ -261,7 +282,8 @@ def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
         except BaseException as error:
             trace.record("layer", hook, "error", owner, error_data(error))
             raise
-        trace.record("layer", hook, "exit", owner)
+        trace.depth = depth = trace.depth - 1
+        trace.rows.append(("layer", hook, "exit", owner, depth, None))
         return outcome
 
     return link

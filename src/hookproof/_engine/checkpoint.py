@@ -135,12 +135,19 @@ class Answers:
         # ``any`` looks only at slots that can hold answers (a long run has one per task).
         self.blank: dict[str, ResumeValues] = {}
         self.task = ""
-        self.scope = ""
+        self.step: tuple[Any, int, int] | None = None  # (phase value, hook, model calls)
         self.nested: dict[str, Checkpoint] = {}  # paused runs nested in this step's tasks
         self.children = 0
 
-    def enter(self, task: str, scope: str) -> None:
-        self.task, self.scope, self.children = task, scope, 0
+    def enter(self, task: str, step: tuple[Any, int, int]) -> None:
+        self.task, self.step, self.children = task, step, 0
+
+    @property
+    def scope(self) -> str:
+        """The step the running task belongs to, as ids spell it (built only when read:
+        most tasks never interrupt)."""
+        step = self.step
+        return "" if step is None else f"{step[0]}:{step[1]}:{step[2]}"
 
     def child_thread(self) -> str:
         """The thread of the next run nested in the running task (a subagent a tool runs):

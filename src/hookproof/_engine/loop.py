@@ -10,6 +10,7 @@ order the model gave them, so the trace is the same on every run.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -29,9 +30,7 @@ from hookproof._engine.steps import (
     PhaseTable,
     TurnResults,
     after_nodes,
-    enter_node,
     fail_node,
-    leave_node,
     resuming,
     show_finished,
     tool_key,
@@ -106,6 +105,7 @@ class Engine(Generic[D]):
         finally:
             RUNNING.reset(running)
             RESUME.reset(token)
+            run.release()
         return _end(run, nested)
 
     @untimed
@@ -121,8 +121,15 @@ class Engine(Generic[D]):
     ) -> RunResult:
         """``run`` under invoke() for a run nobody streams: every step is called directly,
         so the one loop's coroutine is driven without an event loop."""
-        coroutine = self.run(
-            initial, context, sync=True, thread_id=thread_id, resume=resume, fresh=fresh, bind=bind
+        coroutine = _run_untimed(
+            self,
+            initial,
+            context,
+            sync=True,
+            thread_id=thread_id,
+            resume=resume,
+            fresh=fresh,
+            bind=bind,
         )
         return drive(coroutine)  # type: ignore[no-any-return]
 
@@ -147,6 +154,7 @@ class Engine(Generic[D]):
         run = Run(
             spec=self.dialect.state,
             checkpointer=checkpointer,
+            # A Runtime of its own: the LangChain bridge keeps its view of a run by it.
             runtime=Runtime(context=context, agent_name=self.dialect.name),
             observer=self.observe(),
             thread_id=thread_id,
@@ -156,9 +164,13 @@ class Engine(Generic[D]):
             bind(run.handle)
         if run.listened:
             listener.run_started(run.snapshot)
-        run.trace.record("agent", "run", "enter", data={"agent": self.dialect.name})
+        run.trace.enter("agent", "run", None, {"agent": self.dialect.name})
         phase, index = start(run, initial, resume, fresh)
         return run, nested, phase, index
+
+
+# run_sync books its time already: the coroutine it drives is run's own, not its wrapper's.
+_run_untimed = inspect.unwrap(Engine.run)
 
 
 def _end(run: Run, nested: bool) -> RunResult:
@@ -199,7 +211,11 @@ class _Loop:
                 run.phase, run.hook_index = phase, index
                 if self.watching:
                     self._step_started(phase, index)
-                phase, index = await self._step(phase, index), 0
+                if phase is _MODEL:  # the model step, inline: one coroutine fewer per step
+                    await self._model_step()
+                    phase, index = _AFTER_MODEL, 0
+                else:
+                    phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
                 run.record_failure(raised)
@@ -209,16 +225,15 @@ class _Loop:
         except BaseException as error:
             run.record_failure(error)
             raise
-        run.trace.record("agent", "run", "exit", data={"agent": self.dialect.name})
+        run.trace.exit("agent", "run", None, {"agent": self.dialect.name})
 
     async def _step(self, phase: Phase, index: int) -> Phase:
-        if phase is _MODEL:
-            await self._model_step()
-            return _AFTER_MODEL
+        """The tools step or a phase's node hooks (``go`` runs the model step itself)."""
         if phase is _TOOLS:
             jump = await self._tools_step()
             return _AFTER_AGENT if jump == "end" else _BEFORE_MODEL
-        return after_nodes(phase, await self._nodes(self.phases.hooks[phase], index))
+        jump = await self._nodes(self.phases.hooks[phase], index)
+        return self.phases.after[phase] if jump is None else after_nodes(phase, jump)
 
     def _step_started(self, phase: Phase, index: int) -> None:
         self.run.step_started(phase, index)
@@ -238,13 +253,18 @@ class _Loop:
         return None
 
     async def _node(self, hook: NodeHook, *, step: bool = True) -> str | None:
-        run = self.run
-        label = enter_node(run, hook)
+        """One node hook as a step: it becomes the running task, its trace rows are written
+        here (TraceRecorder.enter and .exit inline: every hook of every run passes here)."""
+        run, owner, name = self.run, hook.owner, hook.hook
+        run.source = label = hook.label
+        run.enter_task(label)
         if run.probe is not None:
             await self._pause(label)
         if step and run.listened:
             run.listener.step_started(label)
-        run.trace.record("hook", hook.hook, "enter", hook.owner)
+        trace = run.trace
+        trace.rows.append(("hook", name, "enter", owner, trace.depth, None))
+        trace.depth += 1
         try:
             if self.sync or hook.async_ is None:  # under ainvoke(), a sync hook still runs
                 if hook.sync is None:
@@ -255,7 +275,9 @@ class _Loop:
         except BaseException as error:
             fail_node(run, hook, error)
             raise
-        jump = leave_node(run, hook, outcome)
+        trace.depth = depth = trace.depth - 1
+        trace.rows.append(("hook", name, "exit", owner, depth, None))
+        jump = None if outcome is None else run.apply_node_outcome(outcome, hook)
         if step and run.listened and run.listener.step_finished(label) and self.sync:
             await _Suspended()
         return jump
@@ -314,15 +336,19 @@ class _Loop:
         """Every call runs even when an earlier one paused, as LangGraph runs each call as a
         task of its own: the turn then pauses with every call's interrupt (the calls that
         finished are kept, so a resume runs only the others). A failure is raised at once."""
-        turn = TurnResults()
+        results: list[Any] = []  # TurnResults without failures, inline: every tool turn
+        paused: InterruptRaised | None = None
         for index, call in enumerate(calls):
             try:
-                turn.finished(await self._tool_result(index, call, state))
+                results.append(await self._tool_result(index, call, state))
             except InterruptRaised as raised:
                 if not self.run.can_pause:
                     raise
-                turn.pause(raised)
-        return turn.settle()
+                paused = paused or raised
+                results.append(None)
+        if paused is not None:
+            raise paused
+        return results
 
     async def _whole_turn(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
         """Every call runs even when an earlier one failed or paused (Eino's ToolsNode);

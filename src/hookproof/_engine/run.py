@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from hookproof._engine.checkpoint import Answers, Checkpoint, Interrupt
 from hookproof._engine.observer import UNLISTENED, RunObserver, StepListener
@@ -62,13 +62,21 @@ class Run:
         self.sender = sender_of_new_run(runtime.agent_name)
         self.handle = RunHandle(self)
 
+    def release(self) -> None:
+        """The loop is over: the run lets go of its handle (a dialect keeps its own). Each
+        refers to the other, and that cycle would keep all the run made (trace, state,
+        requests) alive until the garbage collector came by: one collection every ten runs."""
+        del self.handle
+
     # -- state ------------------------------------------------------------------------------
 
     def update(self, update: Mapping[str, Any], *, source: str, owner: str | None = None) -> None:
-        where = f"{owner}.{source}" if owner else source
-        keys = self.spec.apply(self.values, update, where)
+        keys = self.spec.apply(self.values, update, source, owner)
         self._snapshot = None
-        self.trace.record("state", "update", "update", owner, {"by": source, "keys": tuple(keys)})
+        trace = self.trace  # its row written here: every update of every run passes
+        trace.rows.append(
+            ("state", "update", "update", owner, trace.depth, {"by": source, "keys": keys})
+        )
         if self.listened:
             self.listener.state_updated(update, source)
 
@@ -92,7 +100,7 @@ class Run:
             if outcome.update:
                 self.update(outcome.update, source=hook, owner=owner)
             return outcome.goto
-        if isinstance(outcome, Mapping):
+        if type(outcome) is dict or isinstance(outcome, Mapping):  # a dict skips the ABC
             update = dict(outcome)
             jump = update.pop("jump_to", None)
             if update:
@@ -124,7 +132,9 @@ class Run:
         """``task`` runs now: its ``interrupt()`` calls read its answers, and its interrupt
         ids are its own (the model-call count tells one turn's step from the next)."""
         # _value_ is the member's value as stored: .value is a property, read at every task.
-        self.answers.enter(task, f"{self.phase._value_}:{self.hook_index}:{self.model_calls}")
+        answers = self.answers  # Answers.enter inline: every step of every run is here
+        answers.task, answers.children = task, 0
+        answers.step = (self.phase._value_, self.hook_index, self.model_calls)
 
     @property
     def can_pause(self) -> bool:
@@ -204,22 +214,28 @@ class Run:
         )
 
 
+class _Update(Protocol):
+    def __call__(self, update: Mapping[str, Any], *, source: str) -> None: ...
+
+
 class RunHandle:
     """What a dialect may touch of a live run: its state, updates, counts and trace events."""
 
-    __slots__ = ("_run", "local")
+    __slots__ = ("_run", "local", "runtime", "update")
 
     def __init__(self, run: Run) -> None:
         self._run = run
         self.local: dict[str, Any] = {}  # a dialect's own data for this run (never saved)
+        self.runtime: Runtime[Any] = run.runtime  # a run's runtime never changes
+        # update(values, source=...) writes to the run's state: the run's own method, bound
+        # here (a wrapper would add a frame to every update).
+        self.update: _Update = run.update
 
     @property
     def state(self) -> FrozenDict:
-        return self._run.snapshot()
-
-    @property
-    def runtime(self) -> Runtime[Any]:
-        return self._run.runtime
+        run = self._run
+        snapshot = run._snapshot  # Run.snapshot inline: dialects read the state at every step
+        return snapshot if snapshot is not None else run.snapshot()
 
     @property
     def location(self) -> str:
@@ -234,9 +250,6 @@ class RunHandle:
     def model_calls(self) -> int:
         """Model calls this run has made (a resumed run counts those before the pause)."""
         return self._run.model_calls
-
-    def update(self, update: Mapping[str, Any], *, source: str) -> None:
-        self._run.update(update, source=source)
 
     def result(self) -> RunResult:
         """What the run produced so far (a dialect reports a failed run with its trace)."""

@@ -13,8 +13,19 @@ from hookproof.requests import Sender
 __all__ = ["RUNNING", "sender_of_new_run"]
 
 
+# The main agent's sender of the last run, reused while the same agent runs (a Sender is
+# immutable and compares by value).
+_last_main = Sender(None, 0)
+
+
 def sender_of_new_run(name: str | None) -> Sender:
     """The sender of a run of agent ``name`` starting now: the main agent unless another
     run is under way in this context, whose subagent it then is."""
+    global _last_main
     outer = RUNNING.get()
-    return Sender(name, 0 if outer is None else outer.depth + 1)
+    if outer is not None:
+        return Sender(name, outer.depth + 1)
+    main = _last_main
+    if main.name != name:
+        main = _last_main = Sender(name, 0)
+    return main

@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import threading
-import typing
-import weakref
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hookproof._support.frozen import FrozenDict, freeze
+from hookproof._engine.schemas import (
+    Reducer,
+    UntrackedValue,
+    annotations_of,
+    is_untracked,
+    keys_of,
+    replace,
+)
+from hookproof._support.frozen import FROZEN_TYPES, FrozenDict, freeze
 from hookproof._support.history import History
-from hookproof.errors import InvalidInputError, InvalidUpdateError, UsageError
-from hookproof.messages import Message, RemoveMessage, coerce_message
+from hookproof.errors import InvalidInputError, InvalidUpdateError
+from hookproof.messages import (
+    AssistantMessage,
+    Message,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    coerce_message,
+)
 
 __all__ = [
     "Reducer",
@@ -24,8 +38,6 @@ __all__ = [
     "position_of",
 ]
 
-Reducer = Callable[[Any, Any], Any]
-
 
 def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message]:
     """Append messages; a message with an existing id replaces it; RemoveMessage removes.
@@ -35,8 +47,17 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
     """
     current = () if current is None else current  # not ``or``: a History's len is a call
     items = new if isinstance(new, list | tuple | History) else [new]
-    if _only_new_messages(items):
-        return _appended(current, items)
+    for item in items:  # the engine's own steps add messages without ids: nothing to look up
+        if (type(item) not in _MESSAGE_TYPES and not isinstance(item, Message)) or (
+            item.id is not None
+        ):
+            break
+    else:  # shared storage; a long history's id index carries over (no id is added)
+        start = current if type(current) is History else History(current)
+        result = start.extended(items)
+        if _kept and len(current) >= _KEEP_INDEX_FROM:  # no index kept: none to carry over
+            _carry_index(current, result)
+        return result
     history = _History.resume(current)
     for index, item in enumerate(items):
         message = (
@@ -51,23 +72,17 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
     return history.finish()
 
 
-def _only_new_messages(items: Sequence[Any]) -> bool:
-    """Messages without ids, as the engine's own steps add: nothing to look up."""
-    for item in items:  # noqa: SIM110 - no generator frames: every model and tool step is here
-        if not isinstance(item, Message) or item.id is not None:
-            return False
-    return True
+# The message classes, tested by type before isinstance: pydantic's metaclass is an ABC, so
+# isinstance against the Message base is a Python-level call for every subclass instance.
+_MESSAGE_TYPES = frozenset({AssistantMessage, ToolMessage, UserMessage, SystemMessage})
 
 
-def _appended(current: Sequence[Message], items: Sequence[Message]) -> History[Message]:
-    """``current`` and then ``items`` (none with an id): shared storage, and a long
-    history's id index carries over unchanged, since no message moves and no id is added."""
-    result = _joined(current, items)
-    if len(current) >= _KEEP_INDEX_FROM:
-        kept = _kept_index(current)
-        if kept is not None:
-            _keep_index(result, kept)
-    return result
+def _carry_index(current: Sequence[Message], result: History[Message]) -> None:
+    """``result`` is ``current`` and then messages without ids: ``current``'s kept id index
+    holds for it unchanged, since no message moves and no id is added."""
+    kept = _kept_index(current)
+    if kept is not None:
+        _keep_index(result, kept)
 
 
 def _joined(head: Sequence[Message], tail: Sequence[Message]) -> History[Message]:
@@ -229,90 +244,6 @@ def position_of(history: Sequence[Message], key: str) -> int | None:
     return next((place for place, item in enumerate(history) if item.id == key), None)
 
 
-def _replace(_current: Any, new: Any) -> Any:
-    return new
-
-
-class UntrackedValue:
-    """Marks a state key as run-scoped: ``Annotated[int, UntrackedValue]``. A thread's
-    checkpoint never holds it, so every invoke (and every resume) starts without it, as
-    with LangGraph's marker of the same name (which the engine also recognises)."""
-
-
-def is_untracked(marker: Any) -> bool:
-    """Whether ``Annotated`` metadata ``marker`` is hookproof's or LangGraph's
-    ``UntrackedValue`` (the class or an instance; LangGraph's is recognised by name, so
-    the engine never imports it)."""
-    kind = marker if isinstance(marker, type) else type(marker)
-    if kind is UntrackedValue:
-        return True
-    return kind.__name__ == "UntrackedValue" and kind.__module__.startswith("langgraph.")
-
-
-# Each schema is read once: every middleware has one, and reading costs ~50us an agent build.
-_Keys = tuple[dict[str, Reducer], frozenset[str]]  # reducers, untracked keys
-_read: weakref.WeakKeyDictionary[type, _Keys] = weakref.WeakKeyDictionary()
-
-
-def _keys_of(schema: type | None) -> _Keys:
-    if schema is None:
-        return {}, frozenset()
-    try:
-        known = _read.get(schema)
-    except TypeError:  # not a class (so no weak reference to it): read it each time
-        return _read_keys(schema)
-    if known is None:
-        known = _read[schema] = _read_keys(schema)
-    return dict(known[0]), known[1]
-
-
-def annotations_of(schema: Any, what: str, fix: str) -> dict[str, Any]:
-    """The resolved annotations of a state schema (``what`` names it in the error, ``fix``
-    says how to make them readable)."""
-    try:
-        return typing.get_type_hints(schema, include_extras=True)
-    except (NameError, TypeError) as error:
-        problem = str(error).rstrip(".")
-        raise UsageError(f"hookproof: cannot read {what}: {problem}. {fix}") from error
-
-
-def _read_keys(schema: type) -> _Keys:
-    hints = annotations_of(
-        schema,
-        f"the annotations of state schema {getattr(schema, '__name__', repr(schema))}",
-        "Define it at module level with resolvable types.",
-    )
-    reducers = {key: _reducer_of(hint) for key, hint in hints.items()}
-    untracked = frozenset(key for key, hint in hints.items() if _is_untracked_key(hint))
-    return reducers, untracked
-
-
-def _unqualified(hint: Any) -> Any:
-    while typing.get_origin(hint) in _QUALIFIERS:
-        hint = typing.get_args(hint)[0]
-    return hint
-
-
-def _is_untracked_key(hint: Any) -> bool:
-    return any(map(is_untracked, getattr(_unqualified(hint), "__metadata__", ())))
-
-
-# Required[...] and NotRequired[...] wrap a TypedDict key's Annotated type; ReadOnly too (3.13).
-_QUALIFIERS = tuple(
-    qualifier
-    for qualifier in (typing.Required, typing.NotRequired, getattr(typing, "ReadOnly", None))
-    if qualifier is not None
-)
-
-
-def _reducer_of(hint: Any) -> Reducer:
-    metadata = getattr(_unqualified(hint), "__metadata__", ())
-    # A class in the metadata is a marker (LangGraph's channel types), not a reducer.
-    return next(
-        (item for item in metadata if callable(item) and not isinstance(item, type)), _replace
-    )
-
-
 # A node hook's jump_to is read by the loop and never stored, whichever schema declares it.
 _LOOP_KEYS = frozenset({"jump_to"})
 
@@ -333,17 +264,17 @@ class StateSpec:
         messages_reducer: Reducer = add_messages,
         base: type | None = None,
     ) -> None:
-        self.reducers, self.untracked = _keys_of(base)
+        self.reducers, self.untracked = keys_of(base)
         self.base = frozenset({*self.reducers, "messages"}) | _LOOP_KEYS
         for schema in schemas:
-            reducers, untracked = _keys_of(schema)
+            reducers, untracked = keys_of(schema)
             self.reducers.update(reducers)
             self.untracked |= untracked
         self.reducers["messages"] = messages_reducer
         self.strict = any(key not in self.base for key in self.reducers)
         # Keys written as given: a second write in one step would make the order decide.
         self.single_write = (
-            frozenset(key for key, reducer in self.reducers.items() if reducer is _replace)
+            frozenset(key for key, reducer in self.reducers.items() if reducer is replace)
             - _LOOP_KEYS
         )
 
@@ -364,20 +295,27 @@ class StateSpec:
                 )
             written[key] = source
 
-    def apply(self, state: dict[str, Any], update: Mapping[str, Any], source: str) -> list[str]:
+    def apply(
+        self, state: dict[str, Any], update: Mapping[str, Any], source: str, owner: str | None
+    ) -> tuple[str, ...]:
         """Apply an update in place on the run's private state; returns the keys written.
+        ``owner`` wrote it (None: the engine's step ``source``).
 
         The first write of a key sets it as given; later writes go through its reducer.
         """
+        reducers = self.reducers
         for key, value in update.items():
-            reducer = self.reducers.get(key)
+            reducer = reducers.get(key)
             if reducer is None:
                 if self.strict:
-                    raise self._undeclared(key, source)
-                reducer = _replace
-            first_write = key not in state and key != "messages"
-            state[key] = freeze(value if first_write else reducer(state[key], value))
-        return list(update)
+                    raise self._undeclared(key, f"{owner}.{source}" if owner else source)
+                reducer = replace
+            if reducer is replace or (key not in state and key != "messages"):
+                written = value  # a first write, or a key without reducer: as given
+            else:
+                written = reducer(state[key], value)
+            state[key] = written if type(written) in FROZEN_TYPES else freeze(written)
+        return tuple(update)
 
     def _undeclared(self, key: str, source: str) -> InvalidInputError:
         declared = sorted(k for k in self.reducers if k not in self.base or k == "messages")

@@ -16,9 +16,7 @@ __all__ = [
     "PhaseTable",
     "TurnResults",
     "after_nodes",
-    "enter_node",
     "fail_node",
-    "leave_node",
     "node_hooks",
     "resuming",
     "show_finished",
@@ -55,10 +53,11 @@ class PhaseTable:
     of node hooks, and ``skip``, where a phase without hooks leads (following every phase
     without hooks after it), so a run passes such a phase without a step."""
 
-    __slots__ = ("hooks", "skip")
+    __slots__ = ("after", "hooks", "skip")
 
     def __init__(self, stack: Stack) -> None:
         self.hooks = {phase: node_hooks(stack, phase) for phase in _AFTER}
+        self.after = {phase: default for phase, (_, default) in _AFTER.items()}  # no jump
         self.skip: dict[Phase, Phase] = {}
         for phase in _AFTER:
             target = phase
@@ -74,21 +73,8 @@ def resuming(run: Run) -> bool:
     return run.resume_step is not None or bool(run.answers.by_task)
 
 
-def enter_node(run: Run, hook: NodeHook) -> str:
-    """A node hook starts: it becomes the running task. Returns its label."""
-    run.source = label = f"{hook.owner}.{hook.hook}"
-    run.enter_task(label)
-    return label
-
-
 def fail_node(run: Run, hook: NodeHook, error: BaseException) -> None:
     run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
-
-
-def leave_node(run: Run, hook: NodeHook, outcome: Any) -> str | None:
-    """A node hook returned ``outcome``: apply it; returns the jump it asked for."""
-    run.trace.record("hook", hook.hook, "exit", hook.owner)
-    return run.apply_node_outcome(outcome, hook)
 
 
 def tool_key(index: int, call: ToolCall) -> str:

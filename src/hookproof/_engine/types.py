@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hookproof._engine.checkpoint import Interrupt
@@ -44,6 +44,10 @@ class NodeHook:
     sync: Callable[..., Any] | None
     async_: Callable[..., Awaitable[Any]] | None
     jumps: frozenset[str] | None = None
+    label: str = field(init=False, repr=False, compare=False)  # owner.hook, made once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", f"{self.owner}.{self.hook}")
 
 
 @dataclass(frozen=True, slots=True)

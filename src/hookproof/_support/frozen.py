@@ -88,12 +88,21 @@ def _hashable(value: Any) -> Any:
 
 
 _ALREADY_FROZEN = (FrozenDict, FrozenList, History, str, bytes, int, float, bool, type(None))
-_EXACTLY_FROZEN = frozenset(_ALREADY_FROZEN)  # a set lookup beats isinstance on most leaves
+# A set lookup beats isinstance on most leaves; hot paths test ``type(v) in FROZEN_TYPES``
+# before they call freeze (which returns such a value as it is).
+FROZEN_TYPES = _EXACTLY_FROZEN = frozenset(_ALREADY_FROZEN)
 
 
 def freeze(value: Any) -> Any:
     """Return value with every dict, list and tuple inside it made immutable."""
-    if type(value) in _EXACTLY_FROZEN or isinstance(value, _ALREADY_FROZEN):
+    kind = type(value)
+    if kind in _EXACTLY_FROZEN:
+        return value
+    if kind is dict:  # before the isinstance tests below, which call the ABCs' Python code
+        return FrozenDict({str(key): freeze(item) for key, item in value.items()})
+    if kind is list or kind is tuple:
+        return FrozenList([freeze(item) for item in value])
+    if isinstance(value, _ALREADY_FROZEN):
         return value
     if isinstance(value, Mapping):
         if type(value) is not dict and getattr(value, "__hookproof_frozen__", False):

@@ -35,6 +35,9 @@ _IMMUTABLE = (
 _log_lock = threading.Lock()
 
 
+_new_history = object.__new__
+
+
 def _refuse(self: object, *_args: object, **_kwargs: object) -> NoReturn:
     raise ImmutableError(_IMMUTABLE)
 
@@ -66,8 +69,11 @@ class History(Sequence[T]):
         with _log_lock:
             if len(log) == size:
                 log.extend(items)
-                return History._view(log, size + len(items))
-        return History._view([*log[:size], *items], size + len(items))
+            else:
+                log = [*log[:size], *items]
+        history = _new_history(History)  # History._view inline: every update is here
+        history._log, history._size = log, size + len(items)
+        return history
 
     def shares_prefix(self, other: object) -> bool:
         """Whether ``other`` is a History on the same log no longer than this one, so its
@@ -83,8 +89,8 @@ class History(Sequence[T]):
         return itertools.islice(self._log, self._size)
 
     def __reversed__(self) -> Iterator[T]:
-        log = self._log
-        return (log[index] for index in range(self._size - 1, -1, -1))
+        # Backwards from this version's last item, by position (a longer log is fine): in C.
+        return map(self._log.__getitem__, range(self._size - 1, -1, -1))
 
     @overload
     def __getitem__(self, index: int) -> T: ...

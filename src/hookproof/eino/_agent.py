@@ -332,7 +332,7 @@ class ChatModelAgent:
                 if result.interrupts:
                     run.emit_interrupts(result)
         finally:
-            run.exec.finished = True
+            run.exec.finish()
         return AgentRun(run.exec.events, result, checkpoint_id=checkpoint_id)
 
     def _failed(self, run: EinoRun, error: BaseException) -> RunResult:

@@ -28,6 +28,13 @@ class RunExec:
     def bind(self, handle: RunHandle) -> None:
         self.handle = handle
 
+    def finish(self) -> None:
+        """The run is over: nothing sends events any more, and its handle is let go (the
+        handle's runtime holds this run's data, which holds this: a cycle that would leave
+        every run to the garbage collector)."""
+        self.finished = True
+        self.handle = None
+
     def emit(self, event: AgentEvent, owner: str | None = None, kind: str | None = None) -> None:
         """Send ``event`` (``kind``: its kind, when the sender knows it already)."""
         if not event.agent_name:

@@ -30,7 +30,7 @@ def call(
     """A scripted tool call: ``call("search", {"query": "x"})``."""
     if not isinstance(name, str) or not name:
         raise UsageError(f"hookproof: call() needs a tool name, got {name!r}.")
-    if args is not None and not isinstance(args, Mapping):
+    if args is not None and type(args) is not dict and not isinstance(args, Mapping):
         raise UsageError(
             f"hookproof: call({name!r}, ...) takes the arguments as a dict, got "
             f"{type(args).__name__}."

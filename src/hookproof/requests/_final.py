@@ -84,12 +84,15 @@ class FinalRequest(ImmutableModel):
     ) -> FinalRequest:
         """The request's schemas and settings; ``provenance`` (a Provenance, or the engine's
         pending one) and ``sender`` travel beside them, outside equality."""
+        tools = request.tools
+        seen, schemas = _last_schemas  # _schemas' answer for the agent's own list, inline
+        name = getattr(request.model, "name", None)  # model_name, inline: every model call
         final = construct(
             cls,
-            model=model_name(request.model),
+            model=name if isinstance(name, str) and name else type(request.model).__name__,
             system_message=request.system_message,
             messages=request.messages,
-            tools=_schemas(request.tools),
+            tools=schemas if seen is tools else _schemas(tools),
             tool_choice=request.tool_choice,
             response_format=request.response_format,
             model_settings=request.model_settings,

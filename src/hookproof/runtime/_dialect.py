@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hookproof._engine import Dialect, RunHandle, Stack, StateSpec, position_of, run_tool
+from hookproof._engine import Dialect, RunHandle, Stack, StateSpec, run_tool
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.context import ToolRuntime
 from hookproof.errors import (
@@ -40,10 +40,12 @@ from hookproof.runtime._structured import (
     bind_call,
     output_answer,
 )
+from hookproof.runtime._turns import check_no_call_lost, last_turn
 from hookproof.tools import Tool, ToolSchema, tool_result_text, validation_message
 
 __all__ = ["LangChainDialect"]
 
+_tuple_new = tuple.__new__  # an Answer without NamedTuple's Python-level __new__
 _TOOL_STEP = "tool_step_writes"  # RunHandle.local key: what this tools step wrote so far
 _REPAIRED = "repaired_history"  # RunHandle.local key: the history with invalid calls answered
 _SETTLED = "settled_history"  # RunHandle.local key: the last history with none to answer
@@ -132,8 +134,9 @@ class LangChainDialect(Dialect):
         )
 
     def final_request(self, call: ModelRequest) -> ModelRequest:
-        self._check_executable(call)
-        structured = self._structured_for(call)
+        if call.tools is not self.request_tools:  # the agent's own tools are all executable
+            self._check_executable(call)
+        structured = None if call.response_format is None else self._structured_for(call)
         request = call if structured is None else bind_call(structured, call)
         if request.model is self._native_own_model and request.model is not None:
             return request
@@ -143,10 +146,10 @@ class LangChainDialect(Dialect):
     def model_answer(self, call: ModelRequest, response: ModelResponse) -> Answer:
         if self.message_name is not None:  # before the structured answer, as LangChain
             response = _named(response, self.message_name)
-        structured = self._structured_for(call)
+        structured = None if call.response_format is None else self._structured_for(call)
         if structured is not None:
             response = output_answer(structured, call, response)
-        return Answer(response, ())
+        return _tuple_new(Answer, (response, ()))
 
     def _structured_for(self, call: ModelRequest) -> StructuredOutput | None:
         """The rules of the request's response format: the agent's own, or (a middleware set
@@ -163,13 +166,17 @@ class LangChainDialect(Dialect):
         if commands:
             check_commands(commands)
         response = outcome.response
-        _check_no_call_lost(run.state["messages"], response.result)
+        check_no_call_lost(run.state["messages"], response.result)
         written: dict[str, Any] = {"messages": _written_messages(run, response.result)}
         # None leaves an earlier value, as LangChain does, unless the agent has a response
         # format: then every call clears it, so an answer is always this call's.
         if response.structured_response is not None or self.structured is not None:
             written["structured_response"] = response.structured_response
-        said = [(c.update, f"{owner}.wrap_model_call") for c, owner in commands if c.update]
+        said = (
+            [(c.update, f"{owner}.wrap_model_call") for c, owner in commands if c.update]
+            if commands
+            else ()  # most responses carry no Command: no comprehension frame
+        )
         if said:  # one step: a key without reducer is written once, checked before any write
             step: dict[str, str] = {}
             for update, source in [(written, "the model's response"), *said]:
@@ -207,7 +214,7 @@ class LangChainDialect(Dialect):
         run.local[_TOOL_STEP] = {}  # a tools step starts: tool_output claims its writes here
         if self.output_tools and not self._runs_tools:
             return self._until_answered(run)
-        last_ai, answered = _last_turn(messages)
+        last_ai, answered = last_turn(messages)
         if last_ai is None or not last_ai.tool_calls:
             return None
         outputs = self.output_tools
@@ -327,33 +334,6 @@ def _ran_name(call: ToolCall, result: Any, tools: Mapping[str, Tool]) -> str:
     return name if name is not None and name in tools else call.name
 
 
-def _check_no_call_lost(history: Sequence[Message], response: Sequence[Message]) -> None:
-    """A response message with an earlier message's id replaces it in place (add_messages):
-    the messages after that place then decide its calls (a ToolMessage there answers a call
-    of the same id; a later assistant message leaves them behind), so some would never run.
-    Refuse that instead of losing them."""
-    for message in response:
-        if not isinstance(message, AssistantMessage) or not message.tool_calls or not message.id:
-            continue
-        place = position_of(history, message.id)
-        if place is None:
-            continue
-        last_ai, answered = _last_turn([*history[:place], message, *history[place + 1 :]])
-        calls = message.tool_calls
-        if last_ai is not message:
-            lost = [c.id or c.name for c in calls]
-        else:
-            lost = [c.id for c in calls if c.id is not None and c.id in answered]
-        if lost:
-            raise InvalidInputError(
-                f"hookproof: the model's response has message id {message.id!r}, the id of "
-                f"message [{place}] of the history, so it would replace that message in place, "
-                f"and its tool calls {lost} would never run: the messages after that place "
-                "already answer them or end that turn. Give each model response its own "
-                "message id (or none)."
-            )
-
-
 def _written_messages(run: RunHandle, result: Sequence[Message]) -> list[Any]:
     """The response's messages; after invalid calls were answered, the whole repaired history
     before them (as LangChain's model node writes it), so the answers stay in the state."""
@@ -365,18 +345,6 @@ def _written_messages(run: RunHandle, result: Sequence[Message]) -> list[Any]:
 
 def _request_of(value: Any) -> ModelRequest | None:
     return value if isinstance(value, ModelRequest) else None
-
-
-def _last_turn(messages: Sequence[Message]) -> tuple[AssistantMessage | None, set[str]]:
-    """The last assistant message and the call ids the ToolMessages after it answer (read
-    from the end, so a long history costs only its last turn)."""
-    answered: set[str] = set()
-    for item in reversed(messages):
-        if isinstance(item, AssistantMessage):
-            return item, answered
-        if isinstance(item, ToolMessage):
-            answered.add(item.tool_call_id)
-    return None, answered
 
 
 def _tool_message(value: Any, call_id: str, name: str) -> ToolMessage | Command:

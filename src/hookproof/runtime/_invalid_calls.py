@@ -54,8 +54,7 @@ def _begins_with(messages: Sequence[Message], head: Sequence[Message]) -> bool:
 
 
 def _any_invalid_calls(messages: Sequence[Message], start: int) -> bool:
-    for index in range(start, len(messages)):
-        message = messages[index]
+    for message in messages[start:]:  # a History slices to a tuple of those messages
         # Most messages carry no additional_kwargs: only those that do are read further.
         if message.additional_kwargs and _invalid_calls(message):
             return True

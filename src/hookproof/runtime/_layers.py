@@ -43,7 +43,8 @@ def model_layer(owner: str, sync: Any, async_: Any) -> Layer:
         said: list[tuple[Said, ...]] = [()]
 
         def handler(changed: Any) -> ModelResponse:
-            _check_request(changed, ModelRequest, owner, hook)
+            if type(changed) is not ModelRequest:  # a subclass is checked by isinstance
+                _check_request(changed, ModelRequest, owner, hook)
             said[0] = ()  # a retry discards what inner layers said during the failed attempt
             answer = inner(changed)
             said[0] = answer.commands
@@ -71,7 +72,8 @@ def tool_layer(owner: str, sync: Any, async_: Any) -> Layer:
 
     def checked(request: ToolCallRequest, inner: Callable[[Any], Any]) -> Any:
         def handler(changed: Any) -> Any:
-            _check_request(changed, ToolCallRequest, owner, hook)
+            if type(changed) is not ToolCallRequest:  # a subclass is checked by isinstance
+                _check_request(changed, ToolCallRequest, owner, hook)
             return inner(changed)
 
         return _tool_result(sync(request, handler), owner)
@@ -94,9 +96,13 @@ def _check_request(request: Any, expected: type, owner: str, hook: str) -> None:
         )
 
 
+# An Answer built as the tuple it is: NamedTuple's __new__ is a Python function.
+_tuple_new = tuple.__new__
+
+
 def _answer(outcome: Any, inner_commands: tuple[Said, ...], owner: str) -> Answer:
     if isinstance(outcome, ModelResponse):
-        return Answer(outcome, inner_commands)
+        return _tuple_new(Answer, (outcome, inner_commands))
     if isinstance(outcome, AssistantMessage):
         return Answer(ModelResponse(result=(outcome,)), inner_commands)
     if isinstance(outcome, ExtendedModelResponse):
