@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from copy import copy
 from typing import Any, Generic, TypeVar
 
 from hookproof._engine.chain import Chains
@@ -71,7 +72,11 @@ class Engine(Generic[D]):
         self.phases = PhaseTable(dialect.stack)
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
-        return Engine(self.dialect, checkpointer=checkpointer, observe=self.observe)
+        """This engine saving its threads in ``checkpointer``; its chains and phase table,
+        which depend on the dialect alone, are shared, not compiled again."""
+        engine = copy(self)
+        engine.checkpointer = checkpointer
+        return engine
 
     @untimed
     async def run(
