@@ -103,14 +103,12 @@ class _Job:
         return self.awaited()
 
     def outcome(self) -> Any:
-        result, error = self.result, self.error
+        return _raised(self._taken())
+
+    def _taken(self) -> tuple[Any, BaseException | None]:
+        taken = self.result, self.error
         self.result = self.error = None
-        if error is None:
-            return result
-        try:
-            raise error
-        finally:
-            error = None  # no reference cycle through this frame
+        return taken
 
 
 class _Helper:
@@ -219,4 +217,4 @@ def _raised(outcome: tuple[Any, BaseException | None]) -> Any:
     try:
         raise error
     finally:
-        error = None  # no reference cycle through this frame
+        error = outcome = None  # no reference cycle through this frame
