@@ -212,9 +212,10 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
 
 def _raised(outcome: tuple[Any, BaseException | None]) -> Any:
     result, error = outcome
+    del outcome  # the error's traceback holds this frame: no cycle through it
     if error is None:
         return result
     try:
         raise error
     finally:
-        error = outcome = None  # no reference cycle through this frame
+        error = None  # no reference cycle through this frame
