@@ -72,8 +72,7 @@ class Engine(Generic[D]):
         self.phases = PhaseTable(dialect.stack)
 
     def with_checkpointer(self, checkpointer: Any) -> Engine[D]:
-        """This engine saving its threads in ``checkpointer``; its chains and phase table,
-        which depend on the dialect alone, are shared, not compiled again."""
+        """This engine saving its threads in ``checkpointer``, sharing its chains and phases."""
         engine = copy(self)
         engine.checkpointer = checkpointer
         return engine
