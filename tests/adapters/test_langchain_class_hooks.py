@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run these")
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run these")
+
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langgraph.store.memory import InMemoryStore
