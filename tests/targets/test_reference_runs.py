@@ -73,14 +73,12 @@ class AskFirst(AgentMiddleware):
 
 
 class Ledger:
-    """A factory whose tool notes each call, counting its builds."""
+    """A factory whose tool counts its calls."""
 
     def __init__(self) -> None:
-        self.builds, self.calls = 0, 0
+        self.calls = 0
 
     def __call__(self, model: Any) -> Any:
-        self.builds += 1
-
         @tool
         def pay(amount: int) -> str:
             """Pay an amount."""
