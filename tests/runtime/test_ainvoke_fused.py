@@ -213,3 +213,31 @@ def test_without_its_gate_a_cancelled_visit_would_run_the_tool(
     monkeypatch.setattr(fused_module._Gate, "abandon", lambda self: None)
     ran = cancelled_during_the_first_model_call()
     assert "block.tool" in ran and "tool" in ran
+
+
+def test_the_differential_catches_a_visit_that_lets_the_model_hook_context_leak(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The differential above can fail: a visit that runs the model chain in its own context
+    (not a copy) lets what the model's hook set reach the tool's hook."""
+    from hookproof._engine import fused as fused_module
+
+    def leaky_visit(self: Any, loop: Any, value: Any, step: Any, gate: Any) -> Any:
+        run = loop.run
+        outcome = self._model(run, value)  # the bug: no copy of the context
+        try:
+            gate.enter()
+            run.model_calls += 1
+            loop.dialect.model_output(run.handle, outcome)
+            run.phase, run.hook_index = fused_module.Phase.TOOLS, 0
+            return self._tools_step(loop, step, gate)
+        finally:
+            gate.leave()
+
+    expected = seen(("sync",), "scripted", "sync", "", fuse=False)
+    assert seen(("sync",), "scripted", "sync", "", fuse=True) == expected
+    monkeypatch.setattr(fused_module.FusedTurn, "_visit", leaky_visit)
+    leaked = seen(("sync",), "scripted", "sync", "", fuse=True)
+    assert leaked[0] == expected[0]  # the same messages: only what the hooks saw differs
+    assert leaked != expected
+    assert ("sync0.tool", "sync0.model") in leaked[2]  # the tool's hook saw the model's mark
