@@ -26,7 +26,7 @@ import os
 import select
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import asyncio
@@ -37,7 +37,32 @@ IDLE_SECONDS = 30.0  # how long an idle thread waits for another run before it e
 BRIEF_SECONDS = 0.001  # how long the loop's thread waits for a brief job before freeing the loop
 
 
-class _Bell:
+class _LockBell:
+    """A lock one thread rings (releases) and another waits on (acquires): where there is no
+    ``select.poll`` (Windows). A ring wakes the waiter while the ringer still holds the GIL."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def ring(self) -> None:
+        self._lock.release()
+
+    def wait(self, seconds: float) -> bool:
+        """Whether it rang within ``seconds``; the ring is taken."""
+        return self._lock.acquire(timeout=seconds)
+
+    def take(self) -> None:
+        """Take a ring that has come or is on its way."""
+        self._lock.acquire()
+
+    def close(self) -> None:
+        return None
+
+
+class _PipeBell:
     """A pipe one thread rings and another waits on. Its calls let go of the GIL around the
     system call, so a thread woken by ``ring`` does not wake into a GIL the ringer holds."""
 
@@ -73,13 +98,22 @@ class _Bell:
             self.close()
 
 
+class _Bell(Protocol):
+    def ring(self) -> None: ...
+    def wait(self, seconds: float) -> bool: ...
+    def take(self) -> None: ...
+    def close(self) -> None: ...
+
+
+_new_bell: Callable[[], _Bell] = _PipeBell if hasattr(select, "poll") else _LockBell
+
 _HERE = threading.local()  # a thread's own bell, rung when a job it waits for is done
 
 
 def _bell_here() -> _Bell:
     bell: _Bell | None = getattr(_HERE, "bell", None)
     if bell is None:
-        bell = _HERE.bell = _Bell()
+        bell = _HERE.bell = _new_bell()
     return bell
 
 
@@ -187,7 +221,7 @@ class _Helper:
 
     def __init__(self) -> None:
         self.job: _Job | None = None
-        self.bell = _Bell()
+        self.bell = _new_bell()
 
 
 _RUNNING = threading.local()  # on a helper thread, ``job``: the one it runs
@@ -259,7 +293,8 @@ def _forget_after_fork() -> None:
         _HERE.bell = None
 
 
-os.register_at_fork(after_in_child=_forget_after_fork)
+if hasattr(os, "register_at_fork"):  # where processes fork (not on Windows)
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 async def in_thread(
