@@ -16,6 +16,8 @@ awaited there as before: the loop is never held longer than ``BRIEF_SECONDS`` pe
 Each thread wakes the other by writing a byte to a pipe (``_Bell``), not by releasing a
 lock: a write lets go of the GIL first, so the woken thread finds it free. Woken by a lock,
 it would wake while the waker still held the GIL, wait for it, and be woken once more.
+At most ``MAX_PIPE_BELLS`` pipes are open at once; past that, or when the process has no file
+descriptor to spare, bells are locks: slower, never wrong.
 """
 
 from __future__ import annotations
@@ -35,11 +37,13 @@ __all__ = ["BRIEF_SECONDS", "in_thread", "wants_loop"]
 
 IDLE_SECONDS = 30.0  # how long an idle thread waits for another run before it ends
 BRIEF_SECONDS = 0.001  # how long the loop's thread waits for a brief job before freeing the loop
+MAX_PIPE_BELLS = 32  # pipes kept open for bells at most (two file descriptors each)
 
 
 class _LockBell:
     """A lock one thread rings (releases) and another waits on (acquires): where there is no
-    ``select.poll`` (Windows). A ring wakes the waiter while the ringer still holds the GIL."""
+    ``select.poll`` (Windows), or no pipe to spare. A ring wakes the waiter while the ringer
+    still holds the GIL."""
 
     __slots__ = ("_lock",)
 
@@ -69,6 +73,7 @@ class _PipeBell:
     __slots__ = ("_poll", "_read", "_write")
 
     def __init__(self) -> None:
+        self._read = self._write = -1  # what close() and __del__ see if os.pipe() fails
         self._read, self._write = os.pipe()
         self._poll = select.poll()
         self._poll.register(self._read, select.POLLIN)
@@ -88,10 +93,13 @@ class _PipeBell:
         os.read(self._read, 1)
 
     def close(self) -> None:
+        if self._read < 0:
+            return
         for fd in (self._read, self._write):
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._read = self._write = -1
+        _PIPES.closed()
 
     def __del__(self) -> None:
         if self._read >= 0:
@@ -105,7 +113,41 @@ class _Bell(Protocol):
     def close(self) -> None: ...
 
 
-_new_bell: Callable[[], _Bell] = _PipeBell if hasattr(select, "poll") else _LockBell
+class _PipeCount:
+    """How many pipe bells are open. Past ``MAX_PIPE_BELLS``, or when the process cannot open
+    another pipe, new bells are lock bells: many runs blocked in sync hooks at once must not
+    use up the file descriptors the application needs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.open = 0
+
+    def opened(self) -> bool:
+        with self._lock:
+            if self.open >= MAX_PIPE_BELLS:
+                return False
+            self.open += 1
+            return True
+
+    def closed(self) -> None:
+        with self._lock:
+            self.open -= 1
+
+
+_PIPES = _PipeCount()
+
+
+def _new_bell() -> _Bell:
+    if not _POLL or not _PIPES.opened():
+        return _LockBell()
+    try:
+        return _PipeBell()
+    except OSError:  # out of file descriptors: a lock bell is slower, never wrong
+        _PIPES.closed()
+        return _LockBell()
+
+
+_POLL = hasattr(select, "poll")
 
 _HERE = threading.local()  # a thread's own bell, rung when a job it waits for is done
 
