@@ -69,7 +69,11 @@ class _Innermost:
         tools, names = self._tool_names  # _trace_model inline: every model call passes here
         if request.tools is not tools:
             names = self._names(request.tools)
-        run.trace.enter("model", "model", None, {"model": final.model, "tools": names})
+        trace = run.trace  # TraceRecorder.enter inline
+        trace.rows.append(
+            ("model", "model", "enter", None, trace.depth, {"model": final.model, "tools": names})
+        )
+        trace.depth += 1
         model = request.model
         try:
             if run.loop is None or answers_synchronously(model):
@@ -126,7 +130,9 @@ class _Innermost:
         data = {"tool": name, "call_id": call_id}
         if run.probe is not None:
             run.probe.reached(run.source)
-        run.trace.enter("tool", "tool", None, data)
+        trace = run.trace  # TraceRecorder.enter inline
+        trace.rows.append(("tool", "tool", "enter", None, trace.depth, data))
+        trace.depth += 1
         try:
             if run.loop is None or dialect.runs_tool_synchronously(value):
                 result = dialect.execute_tool(value)
@@ -174,7 +180,9 @@ def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
         response = _as_model_response(reply, name)
         message = response.message
     calls = tuple(map(_name_of, message.tool_calls)) if message else ()  # no comprehension frame
-    run.trace.exit("model", "model", None, {"model": name, "tool_calls": calls})
+    trace = run.trace  # TraceRecorder.exit inline: every model call
+    trace.depth = depth = trace.depth - 1
+    trace.rows.append(("model", "model", "exit", None, depth, {"model": name, "tool_calls": calls}))
     return response
 
 
@@ -191,7 +199,9 @@ def _as_model_response(reply: Any, model: str) -> ModelResponse:
 
 def _tool_exit(run: Run, data: dict[str, str], result: Any) -> Any:
     status = "command" if isinstance(result, Command) else getattr(result, "status", "success")
-    run.trace.exit("tool", "tool", None, {**data, "status": status})
+    trace = run.trace  # TraceRecorder.exit inline: every tool call
+    trace.depth = depth = trace.depth - 1
+    trace.rows.append(("tool", "tool", "exit", None, depth, {**data, "status": status}))
     return result
 
 

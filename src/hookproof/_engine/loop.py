@@ -261,7 +261,9 @@ class _Loop:
         here (TraceRecorder.enter and .exit inline: every hook of every run passes here)."""
         run, owner, name = self.run, hook.owner, hook.hook
         run.source = label = hook.label
-        run.enter_task(label)
+        answers = run.answers  # Run.enter_task inline: every hook of every run
+        answers.task, answers.children = label, 0
+        answers.step = (run.phase._value_, run.hook_index, run.model_calls)
         if run.probe is not None:
             await self._pause(label)
         if step and run.listened:
@@ -299,7 +301,9 @@ class _Loop:
     async def _model_step(self) -> None:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
-        run.enter_task("model")
+        answers = run.answers  # Run.enter_task inline: every model step
+        answers.task, answers.children = "model", 0
+        answers.step = (run.phase._value_, run.hook_index, run.model_calls)
         if run.listened:
             run.listener.step_started("model")
         value = dialect.model_input(run.handle)

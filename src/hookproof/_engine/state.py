@@ -29,6 +29,8 @@ from hookproof.messages import (
 )
 
 __all__ = [
+    "KEEP_INDEX_FROM",
+    "MESSAGE_TYPES",
     "Reducer",
     "StateSpec",
     "UntrackedValue",
@@ -74,7 +76,9 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
 
 # The message classes, tested by type before isinstance: pydantic's metaclass is an ABC, so
 # isinstance against the Message base is a Python-level call for every subclass instance.
-_MESSAGE_TYPES = frozenset({AssistantMessage, ToolMessage, UserMessage, SystemMessage})
+MESSAGE_TYPES = _MESSAGE_TYPES = frozenset(
+    {AssistantMessage, ToolMessage, UserMessage, SystemMessage}
+)
 
 
 def _carry_index(current: Sequence[Message], result: History[Message]) -> None:
@@ -92,7 +96,7 @@ def _joined(head: Sequence[Message], tail: Sequence[Message]) -> History[Message
 
 # Histories at least this long keep their id index between updates (see _History.finish);
 # shorter than _SCAN_BELOW, a lookup scans, which is cheaper than building an index.
-_KEEP_INDEX_FROM = 256
+KEEP_INDEX_FROM = _KEEP_INDEX_FROM = 256
 _SCAN_BELOW = 16
 _KEPT_MAX = 16
 
@@ -271,6 +275,8 @@ class StateSpec:
             self.reducers.update(reducers)
             self.untracked |= untracked
         self.reducers["messages"] = messages_reducer
+        # add_messages' common case (messages without ids appended) is inlined in Run.update.
+        self.appends = messages_reducer is add_messages
         self.strict = any(key not in self.base for key in self.reducers)
         # Keys written as given: a second write in one step would make the order decide.
         self.single_write = (

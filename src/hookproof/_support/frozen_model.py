@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from hookproof._secrets.reprs import redacted_repr
 from hookproof._support.frozen import freeze
 
-__all__ = ["FrozenMap", "ImmutableModel", "construct", "set_private"]
+__all__ = ["FrozenMap", "ImmutableModel", "construct", "construct_whole", "set_private"]
 
 M = TypeVar("M", bound=BaseModel)
 FrozenMap = Annotated[Mapping[str, Any], AfterValidator(freeze)]
@@ -77,4 +77,18 @@ def construct(cls: type[M], **values: Any) -> M:
     _set_fields_set(instance, set(values))
     _set_extra(instance, None)
     set_private(instance, None)
+    return instance
+
+
+def construct_whole(
+    cls: type[M], fields: dict[str, Any], private: dict[str, Any] | None = None
+) -> M:
+    """``construct`` for a caller that gives every field, in declaration order: ``fields``
+    becomes the instance's own dict (no merge with the defaults). ``private`` sets its
+    private attributes (None: none)."""
+    instance = _new_instance(cls)
+    _set_dict(instance, fields)
+    _set_fields_set(instance, set(fields))
+    _set_extra(instance, None)
+    set_private(instance, private)
     return instance
