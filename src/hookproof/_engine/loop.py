@@ -23,7 +23,13 @@ from hookproof._engine.checkpoint import (
 )
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import drive, missing_sync
-from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
+from hookproof._engine.observer import (
+    UNLISTENED,
+    RunObserver,
+    StepListener,
+    Suspended,
+    Unobserved,
+)
 from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle
 from hookproof._engine.senders import RUNNING
@@ -285,7 +291,7 @@ class _Loop:
         trace.rows.append(("hook", name, "exit", owner, depth, None))
         jump = None if outcome is None else run.apply_node_outcome(outcome, hook)
         if step and run.listened and run.listener.step_finished(label) and self.sync:
-            await _Suspended()
+            await Suspended()
         return jump
 
     async def _pause(self, label: str) -> None:
@@ -301,9 +307,7 @@ class _Loop:
     async def _model_step(self) -> None:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
-        answers = run.answers  # Run.enter_task inline: every model step
-        answers.task, answers.children = "model", 0
-        answers.step = (run.phase._value_, run.hook_index, run.model_calls)
+        run.enter_task("model")
         if run.listened:
             run.listener.step_started("model")
         value = dialect.model_input(run.handle)
@@ -314,7 +318,7 @@ class _Loop:
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
         if run.listened and run.listener.step_finished("model") and self.sync:
-            await _Suspended()
+            await Suspended()
 
     async def _tools_step(self) -> str | None:
         run, dialect = self.run, self.dialect
@@ -337,7 +341,7 @@ class _Loop:
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
         if run.listened and run.listener.step_finished("tools") and self.sync:
-            await _Suspended()
+            await Suspended()
         return "end" if dialect.ends_turn(calls, results) else jump
 
     async def _each_call(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
@@ -393,12 +397,3 @@ class _Loop:
             if run.listened:
                 run.listener.tool_finished(call, run.finished_tools[key])
         return run.finished_tools[key]
-
-
-class _Suspended:
-    """Suspends a synchronous run at a step's end; its listening driver resumes it."""
-
-    __slots__ = ()
-
-    def __await__(self) -> Any:
-        yield STEP
