@@ -221,11 +221,14 @@ class _Loop:
                 run.phase, run.hook_index = phase, index
                 if self.watching:
                     self._step_started(phase, index)
-                if phase is _MODEL:  # the model step, inline: one coroutine fewer per step
+                if phase is _MODEL:  # the model and tools steps inline: a coroutine fewer
                     await self._model_step()
                     phase, index = _AFTER_MODEL, 0
+                elif phase is _TOOLS:
+                    jump = await self._tools_step()
+                    phase, index = _AFTER_AGENT if jump == "end" else _BEFORE_MODEL, 0
                 else:
-                    phase, index = await self._step(phase, index), 0
+                    phase, index = await self._nodes(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
                 run.record_failure(raised)
@@ -237,30 +240,24 @@ class _Loop:
             raise
         run.trace.exit("agent", "run", None, {"agent": self.dialect.name})
 
-    async def _step(self, phase: Phase, index: int) -> Phase:
-        """The tools step or a phase's node hooks (``go`` runs the model step itself)."""
-        if phase is _TOOLS:
-            jump = await self._tools_step()
-            return _AFTER_AGENT if jump == "end" else _BEFORE_MODEL
-        jump = await self._nodes(self.phases.hooks[phase], index)
-        return self.phases.after[phase] if jump is None else after_nodes(phase, jump)
-
     def _step_started(self, phase: Phase, index: int) -> None:
         self.run.step_started(phase, index)
         self.watching = resuming(self.run)
 
     # -- node hooks -------------------------------------------------------------------------
 
-    async def _nodes(self, hooks: tuple[NodeHook, ...], start: int) -> str | None:
-        run = self.run
+    async def _nodes(self, phase: Phase, start: int) -> Phase:
+        """A phase's node hooks from ``start``, and the phase after them: a jump leaves the
+        phase (later hooks of this phase do not run)."""
+        run, hooks = self.run, self.phases.hooks[phase]
         for index in range(start, len(hooks)):
             run.hook_index = index
             if self.watching:
-                self._step_started(run.phase, index)
+                self._step_started(phase, index)
             jump = await self._node(hooks[index])
             if jump is not None:
-                return jump  # a jump leaves the phase: later hooks of this phase do not run
-        return None
+                return after_nodes(phase, jump)
+        return self.phases.after[phase]
 
     async def _node(self, hook: NodeHook, *, step: bool = True) -> str | None:
         """One node hook as a step: it becomes the running task, its trace rows are written
@@ -307,7 +304,9 @@ class _Loop:
     async def _model_step(self) -> None:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
-        run.enter_task("model")
+        answers = run.answers  # Run.enter_task inline: every model step
+        answers.task, answers.children = "model", 0
+        answers.step = (run.phase._value_, run.hook_index, run.model_calls)
         if run.listened:
             run.listener.step_started("model")
         value = dialect.model_input(run.handle)
