@@ -15,6 +15,7 @@ from typing import Any
 
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import missing_sync
+from hookproof._engine.links import contract_link
 from hookproof._engine.run import Run, error_data
 from hookproof._engine.threaded import in_copied_context, on_loop
 from hookproof._engine.types import Layer
@@ -261,6 +262,8 @@ def _back(run: Run, label: str, passed: bool) -> None:
 
 
 def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
+    if layer.contract is not None:
+        return contract_link(layer, layer.contract, inner, observed)
     owner, hook, func, when = layer.owner, layer.hook, layer.sync, layer.when
     label = f"{owner}.{hook}"
 

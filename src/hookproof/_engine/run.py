@@ -9,7 +9,13 @@ from hookproof._engine.checkpoint import Answers, Checkpoint, Interrupt
 from hookproof._engine.observer import UNLISTENED, RunObserver, StepListener
 from hookproof._engine.probe import PROBE
 from hookproof._engine.senders import sender_of_new_run
-from hookproof._engine.state import KEEP_INDEX_FROM, MESSAGE_TYPES, StateSpec
+from hookproof._engine.state import (
+    KEEP_INDEX_FROM,
+    KEPT_INDEXES,
+    MESSAGE_TYPES,
+    StateSpec,
+    carry_index,
+)
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof._support.history import History
@@ -85,15 +91,16 @@ class Run:
 
     def append_messages(self, items: list[Any], *, source: str) -> None:
         """``update({"messages": items}, source=source)``, with add_messages' common case
-        inline (every model and tool step writes one): messages without ids appended to a
-        short history, which keeps no id index."""
+        inline (every model and tool step writes one): messages without ids appended."""
         current = self.values["messages"]
-        if self.spec.appends and type(current) is History and len(current) < KEEP_INDEX_FROM:
+        if self.spec.appends and type(current) is History:
             for item in items:
                 if type(item) not in MESSAGE_TYPES or item.id is not None:
                     break
             else:
-                self.values["messages"] = current.extended(items)
+                self.values["messages"] = result = current.extended(items)
+                if KEPT_INDEXES and len(current) >= KEEP_INDEX_FROM:  # as add_messages does
+                    carry_index(current, result)
                 self._snapshot = None
                 trace = self.trace
                 data = {"by": source, "keys": _MESSAGES_ONLY}

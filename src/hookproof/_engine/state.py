@@ -30,12 +30,14 @@ from hookproof.messages import (
 
 __all__ = [
     "KEEP_INDEX_FROM",
+    "KEPT_INDEXES",
     "MESSAGE_TYPES",
     "Reducer",
     "StateSpec",
     "UntrackedValue",
     "add_messages",
     "annotations_of",
+    "carry_index",
     "is_untracked",
     "position_of",
 ]
@@ -58,7 +60,7 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
         start = current if type(current) is History else History(current)
         result = start.extended(items)
         if _kept and len(current) >= _KEEP_INDEX_FROM:  # no index kept: none to carry over
-            _carry_index(current, result)
+            carry_index(current, result)
         return result
     history = _History.resume(current)
     for index, item in enumerate(items):
@@ -81,7 +83,7 @@ MESSAGE_TYPES = _MESSAGE_TYPES = frozenset(
 )
 
 
-def _carry_index(current: Sequence[Message], result: History[Message]) -> None:
+def carry_index(current: Sequence[Message], result: History[Message]) -> None:
     """``result`` is ``current`` and then messages without ids: ``current``'s kept id index
     holds for it unchanged, since no message moves and no id is added."""
     kept = _kept_index(current)
@@ -221,7 +223,7 @@ def _index_of(slots: Sequence[Message | None]) -> _Index:
 # A history's index, kept for the next update of that same history object. An entry is
 # taken out when used and a new one stored for the result, so an index is never shared:
 # an update of an older history, or two updates of one history, build their own.
-_kept: dict[int, tuple[History[Message], _Index]] = {}
+KEPT_INDEXES = _kept = dict[int, tuple[History[Message], _Index]]()
 _kept_lock = threading.Lock()
 
 

@@ -83,11 +83,11 @@ class History(Sequence[T]):
     def since(self, head: Sequence[T]) -> list[T] | None:
         """This history's items after ``head`` when ``head`` is known to be its beginning
         (empty, or an earlier version of the same log); None when that is not known."""
-        if not head:
-            return self._log[: self._size]
-        if type(head) is History and head._log is self._log and head._size <= self._size:
-            return self._log[head._size : self._size]
-        return None
+        if type(head) is History:
+            if head._log is self._log and head._size <= self._size:
+                return self._log[head._size : self._size]
+            return None
+        return None if head else self._log[: self._size]
 
     # -- reading --------------------------------------------------------------------------
 
