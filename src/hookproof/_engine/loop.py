@@ -278,7 +278,8 @@ class _Loop:
             if self.sync or hook.async_ is None:  # under ainvoke(), a sync hook still runs
                 if hook.sync is None:
                     raise missing_sync(hook.owner, hook.hook)
-                outcome = hook.sync(run.snapshot(), run.runtime)
+                state = run._snapshot  # Run.snapshot inline: every hook of every run
+                outcome = hook.sync(state if state is not None else run.snapshot(), run.runtime)
             else:
                 outcome = await hook.async_(run.snapshot(), run.runtime)
         except BaseException as error:
