@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import operator
 from typing import Annotated, Any, TypedDict
 
@@ -243,6 +244,31 @@ def test_a_retry_discards_state_updates_of_the_failed_attempt() -> None:
 
     result = create_agent(ScriptedModel(["a", "b"]), middleware=[retry, flaky, note]).invoke(HI)
     assert [m.text for m in result.messages].count("note") == 1
+
+
+def test_a_second_attempt_that_fails_forgets_what_the_first_one_said() -> None:
+    """A hook that calls its handler again and swallows that attempt's failure returns the
+    first response alone: the inner layers' Command of the first attempt is not kept (the
+    attempt it came with was retried), under invoke() and under ainvoke() alike."""
+
+    @wrap_model_call
+    def second_opinion(request: Any, handler: Any) -> Any:
+        first = handler(request)
+        with contextlib.suppress(ConnectionError):
+            handler(request)
+        return first
+
+    @wrap_model_call
+    def note(request: Any, handler: Any) -> Any:
+        response = handler(request)
+        return ExtendedModelResponse(response, Command(update={"messages": [("user", "note")]}))
+
+    def build() -> Any:
+        model = ScriptedModel(["a", ConnectionError("503")])
+        return create_agent(model, middleware=[second_opinion, note])
+
+    for result in (build().invoke(HI), asyncio.run(build().ainvoke(HI))):
+        assert [m.text for m in result.messages] == ["hi", "a"]
 
 
 def test_goto_from_a_wrap_model_call_command_is_refused() -> None:

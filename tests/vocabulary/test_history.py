@@ -193,3 +193,20 @@ def test_a_run_and_its_requests_share_one_history_that_dumps_as_tuples() -> None
         assert request.model_dump() == plain.model_dump()
         assert request.model_dump_json() == plain.model_dump_json()
         assert request == plain and hash(request) == hash(plain)
+
+
+@given(start=st.lists(messages, max_size=4), plan=steps)
+def test_since_gives_the_items_after_a_known_beginning_and_none_otherwise(
+    start: list[Message], plan: list[tuple[int, list[Message]]]
+) -> None:
+    versions = [history for history, _ in versions_both_ways(start, plan)]
+    for history in versions:
+        assert history.since(()) == list(history)
+        for head in versions:
+            found = history.since(head)
+            if found is None:  # not known to begin the history: not an earlier version on its log
+                assert not history.shares_prefix(head)
+            else:
+                assert list(head) + found == list(history)
+        if history:  # a plain list is not known to begin it, even with the same items
+            assert history.since(list(history)) is None

@@ -30,7 +30,7 @@ from hookproof._engine.state import (
     is_untracked,
     position_of,
 )
-from hookproof._engine.types import Layer, NodeHook, Phase, RunResult, Stack
+from hookproof._engine.types import Layer, LayerContract, NodeHook, Phase, RunResult, Stack
 from hookproof._engine.workers import in_thread
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "Interrupt",
     "InterruptRaised",
     "Layer",
+    "LayerContract",
     "NodeHook",
     "Phase",
     "RunHandle",

@@ -17,6 +17,7 @@ from typing import Any
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import drive, missing_sync
 from hookproof._engine.fused import fused_turn
+from hookproof._engine.links import contract_link
 from hookproof._engine.run import Run, error_data
 from hookproof._engine.threaded import in_copied_context, on_loop
 from hookproof._engine.types import Layer
@@ -77,7 +78,11 @@ class _Innermost:
         tools, names = self._tool_names  # _trace_model inline: every model call passes here
         if request.tools is not tools:
             names = self._names(request.tools)
-        run.trace.enter("model", "model", None, {"model": final.model, "tools": names})
+        trace = run.trace  # TraceRecorder.enter inline
+        trace.rows.append(
+            ("model", "model", "enter", None, trace.depth, {"model": final.model, "tools": names})
+        )
+        trace.depth += 1
         model = request.model
         try:
             if run.loop is None or answers_synchronously(model):
@@ -134,7 +139,9 @@ class _Innermost:
         data = {"tool": name, "call_id": call_id}
         if run.probe is not None:
             run.probe.reached(run.source)
-        run.trace.enter("tool", "tool", None, data)
+        trace = run.trace  # TraceRecorder.enter inline
+        trace.rows.append(("tool", "tool", "enter", None, trace.depth, data))
+        trace.depth += 1
         try:
             if run.loop is None or dialect.runs_tool_synchronously(value):
                 result = dialect.execute_tool(value)
@@ -182,7 +189,9 @@ def _model_exit(run: Run, reply: Any, name: str) -> ModelResponse:
         response = _as_model_response(reply, name)
         message = response.message
     calls = tuple(map(_name_of, message.tool_calls)) if message else ()  # no comprehension frame
-    run.trace.exit("model", "model", None, {"model": name, "tool_calls": calls})
+    trace = run.trace  # TraceRecorder.exit inline: every model call
+    trace.depth = depth = trace.depth - 1
+    trace.rows.append(("model", "model", "exit", None, depth, {"model": name, "tool_calls": calls}))
     return response
 
 
@@ -199,7 +208,9 @@ def _as_model_response(reply: Any, model: str) -> ModelResponse:
 
 def _tool_exit(run: Run, data: dict[str, str], result: Any) -> Any:
     status = "command" if isinstance(result, Command) else getattr(result, "status", "success")
-    run.trace.exit("tool", "tool", None, {**data, "status": status})
+    trace = run.trace  # TraceRecorder.exit inline: every tool call
+    trace.depth = depth = trace.depth - 1
+    trace.rows.append(("tool", "tool", "exit", None, depth, {**data, "status": status}))
     return result
 
 
@@ -281,6 +292,8 @@ def _back(run: Run, label: str, passed: bool) -> None:
 
 
 def _sync_link(layer: Layer, inner: SyncLink, observed: bool) -> SyncLink:
+    if layer.contract is not None:
+        return contract_link(layer, layer.contract, inner, observed)
     owner, hook, func, when = layer.owner, layer.hook, layer.sync, layer.when
     label = f"{owner}.{hook}"
 

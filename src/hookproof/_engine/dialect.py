@@ -114,7 +114,7 @@ class Dialect(ABC):
             if result.update:
                 run.update(result.update, source="tool")
             return result.goto
-        run.update({"messages": [result]}, source="tool")
+        run.append_messages([result], source="tool")
         return None
 
     @abstractmethod

@@ -41,7 +41,7 @@ __all__ = ["FusedTurn", "TurnLoop", "fused_turn"]
 _OWN_REDUCERS = (add_messages, replace)
 
 SyncLink = Callable[[Run, Any], Any]
-Step = Callable[[Phase, int], Coroutine[Any, Any, Phase]]
+Step = Callable[[], Coroutine[Any, Any, str | None]]  # the loop's tools step: its jump
 AsyncTool = Callable[[Run, Any], Coroutine[Any, Any, Any]]
 
 
@@ -150,6 +150,7 @@ class FusedTurn:
 
         loop.async_tool = on_helper
         try:
-            return drive(step(Phase.TOOLS, 0))  # type: ignore[no-any-return]
+            jump = drive(step())
+            return Phase.AFTER_AGENT if jump == "end" else Phase.BEFORE_MODEL
         finally:
             loop.async_tool = awaited

@@ -19,7 +19,13 @@ from hookproof._engine.chain import Chains
 from hookproof._engine.checkpoint import RESUME, InterruptRaised, NestedCheckpointer
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import drive, missing_sync
-from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
+from hookproof._engine.observer import (
+    UNLISTENED,
+    RunObserver,
+    StepListener,
+    Suspended,
+    Unobserved,
+)
 from hookproof._engine.resume import nested_resume, start
 from hookproof._engine.run import Run, RunHandle
 from hookproof._engine.senders import RUNNING
@@ -212,10 +218,13 @@ class _Loop:
                 run.phase, run.hook_index = phase, index
                 if self.watching:
                     self._step_started(phase, index)
-                if phase is _MODEL:  # the model step, inline: one coroutine fewer per step
+                if phase is _MODEL:  # the model and tools steps inline: a coroutine fewer
                     phase, index = await self._model_step(), 0
+                elif phase is _TOOLS:
+                    jump = await self._tools_step()
+                    phase, index = _AFTER_AGENT if jump == "end" else _BEFORE_MODEL, 0
                 else:
-                    phase, index = await self._step(phase, index), 0
+                    phase, index = await self._nodes(phase, index), 0
         except InterruptRaised as raised:
             if not run.can_pause:
                 run.record_failure(raised)
@@ -227,37 +236,33 @@ class _Loop:
             raise
         run.trace.exit("agent", "run", None, {"agent": self.dialect.name})
 
-    async def _step(self, phase: Phase, index: int) -> Phase:
-        """The tools step or a phase's node hooks (``go`` runs the model step itself)."""
-        if phase is _TOOLS:
-            jump = await self._tools_step()
-            return _AFTER_AGENT if jump == "end" else _BEFORE_MODEL
-        jump = await self._nodes(self.phases.hooks[phase], index)
-        return self.phases.after[phase] if jump is None else after_nodes(phase, jump)
-
     def _step_started(self, phase: Phase, index: int) -> None:
         self.run.step_started(phase, index)
         self.watching = resuming(self.run)
 
     # -- node hooks -------------------------------------------------------------------------
 
-    async def _nodes(self, hooks: tuple[NodeHook, ...], start: int) -> str | None:
-        run = self.run
+    async def _nodes(self, phase: Phase, start: int) -> Phase:
+        """A phase's node hooks from ``start``, and the phase after them: a jump leaves the
+        phase (later hooks of this phase do not run)."""
+        run, hooks = self.run, self.phases.hooks[phase]
         for index in range(start, len(hooks)):
             run.hook_index = index
             if self.watching:
-                self._step_started(run.phase, index)
+                self._step_started(phase, index)
             jump = await self._node(hooks[index])
             if jump is not None:
-                return jump  # a jump leaves the phase: later hooks of this phase do not run
-        return None
+                return after_nodes(phase, jump)
+        return self.phases.after[phase]
 
     async def _node(self, hook: NodeHook, *, step: bool = True) -> str | None:
         """One node hook as a step: it becomes the running task, its trace rows are written
         here (TraceRecorder.enter and .exit inline: every hook of every run passes here)."""
         run, owner, name = self.run, hook.owner, hook.hook
         run.source = label = hook.label
-        run.enter_task(label)
+        answers = run.answers  # Run.enter_task inline: every hook of every run
+        answers.task, answers.children = label, 0
+        answers.step = (run.phase._value_, run.hook_index, run.model_calls)
         if run.probe is not None:
             await self._pause(label)
         if step and run.listened:
@@ -269,7 +274,8 @@ class _Loop:
             if self.sync or hook.async_ is None:  # under ainvoke(), a sync hook still runs
                 if hook.sync is None:
                     raise missing_sync(hook.owner, hook.hook)
-                outcome = hook.sync(run.snapshot(), run.runtime)
+                state = run._snapshot  # Run.snapshot inline: every hook of every run
+                outcome = hook.sync(state if state is not None else run.snapshot(), run.runtime)
             else:
                 outcome = await hook.async_(run.snapshot(), run.runtime)
         except BaseException as error:
@@ -279,7 +285,7 @@ class _Loop:
         trace.rows.append(("hook", name, "exit", owner, depth, None))
         jump = None if outcome is None else run.apply_node_outcome(outcome, hook)
         if step and run.listened and run.listener.step_finished(label) and self.sync:
-            await _Suspended()
+            await Suspended()
         return jump
 
     async def _pause(self, label: str) -> None:
@@ -295,20 +301,22 @@ class _Loop:
     async def _model_step(self) -> Phase:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
-        run.enter_task("model")
+        answers = run.answers  # Run.enter_task inline: every model step
+        answers.task, answers.children = "model", 0
+        answers.step = (run.phase._value_, run.hook_index, run.model_calls)
         if run.listened:
             run.listener.step_started("model")
         value = dialect.model_input(run.handle)
         if self.sync:
             outcome = self.chains.sync_model(run, value)
         elif (fused := self.chains.fused) is not None and fused.applies(self):
-            return await fused.turn(self, value, self._step)  # and the tools step (fused.py)
+            return await fused.turn(self, value, self._tools_step)  # and the tools (fused.py)
         else:
             outcome = await self.chains.async_model(run, value)
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
         if run.listened and run.listener.step_finished("model") and self.sync:
-            await _Suspended()
+            await Suspended()
         return _AFTER_MODEL
 
     async def _tools_step(self) -> str | None:
@@ -332,7 +340,7 @@ class _Loop:
         for call, result in zip(calls, results, strict=True):
             jump = dialect.tool_output(run.handle, call, result) or jump
         if run.listened and run.listener.step_finished("tools") and self.sync:
-            await _Suspended()
+            await Suspended()
         return "end" if dialect.ends_turn(calls, results) else jump
 
     async def _each_call(self, calls: Sequence[ToolCall], state: FrozenDict) -> list[Any]:
@@ -388,12 +396,3 @@ class _Loop:
             if run.listened:
                 run.listener.tool_finished(call, run.finished_tools[key])
         return run.finished_tools[key]
-
-
-class _Suspended:
-    """Suspends a synchronous run at a step's end; its listening driver resumes it."""
-
-    __slots__ = ()
-
-    def __await__(self) -> Any:
-        yield STEP

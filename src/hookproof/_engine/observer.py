@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from hookproof.requests import ModelRequest
 
-__all__ = ["STEP", "RunObserver", "StepListener", "Unlistened", "Unobserved"]
+__all__ = ["STEP", "RunObserver", "StepListener", "Suspended", "Unlistened", "Unobserved"]
 
 
 class RunObserver(Protocol):
@@ -100,3 +100,12 @@ class Unlistened:
 
 
 UNLISTENED = Unlistened()
+
+
+class Suspended:
+    """Suspends a synchronous run at a step's end; its listening driver resumes it."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Any:
+        yield STEP

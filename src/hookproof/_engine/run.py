@@ -9,15 +9,24 @@ from hookproof._engine.checkpoint import Answers, Checkpoint, Interrupt
 from hookproof._engine.observer import UNLISTENED, RunObserver, StepListener
 from hookproof._engine.probe import PROBE
 from hookproof._engine.senders import sender_of_new_run
-from hookproof._engine.state import StateSpec
+from hookproof._engine.state import (
+    KEEP_INDEX_FROM,
+    KEPT_INDEXES,
+    MESSAGE_TYPES,
+    StateSpec,
+    carry_index,
+)
 from hookproof._engine.types import NodeHook, Phase, RunResult
 from hookproof._support.frozen import FrozenDict, FrozenList
+from hookproof._support.history import History
 from hookproof.context import Runtime
 from hookproof.errors import InterruptRaised, ParentCommandError, UsageError
 from hookproof.requests import Command, FinalRequest
 from hookproof.trace import TraceRecorder
 
 __all__ = ["Run", "RunHandle", "error_data"]
+
+_MESSAGES_ONLY = ("messages",)
 
 
 def error_data(error: BaseException) -> dict[str, str]:
@@ -79,6 +88,27 @@ class Run:
         )
         if self.listened:
             self.listener.state_updated(update, source)
+
+    def append_messages(self, items: list[Any], *, source: str) -> None:
+        """``update({"messages": items}, source=source)``, with add_messages' common case
+        inline (every model and tool step writes one): messages without ids appended."""
+        current = self.values["messages"]
+        if self.spec.appends and type(current) is History:
+            for item in items:
+                if type(item) not in MESSAGE_TYPES or item.id is not None:
+                    break
+            else:
+                self.values["messages"] = result = current.extended(items)
+                if KEPT_INDEXES and len(current) >= KEEP_INDEX_FROM:  # as add_messages does
+                    carry_index(current, result)
+                self._snapshot = None
+                trace = self.trace
+                data = {"by": source, "keys": _MESSAGES_ONLY}
+                trace.rows.append(("state", "update", "update", None, trace.depth, data))
+                if self.listened:
+                    self.listener.state_updated({"messages": items}, source)
+                return
+        self.update({"messages": items}, source=source)
 
     def forget_snapshot(self) -> None:
         self._snapshot = None
@@ -218,10 +248,14 @@ class _Update(Protocol):
     def __call__(self, update: Mapping[str, Any], *, source: str) -> None: ...
 
 
+class _Append(Protocol):
+    def __call__(self, items: list[Any], *, source: str) -> None: ...
+
+
 class RunHandle:
     """What a dialect may touch of a live run: its state, updates, counts and trace events."""
 
-    __slots__ = ("_run", "local", "runtime", "update")
+    __slots__ = ("_run", "append_messages", "local", "runtime", "update")
 
     def __init__(self, run: Run) -> None:
         self._run = run
@@ -230,6 +264,7 @@ class RunHandle:
         # update(values, source=...) writes to the run's state: the run's own method, bound
         # here (a wrapper would add a frame to every update).
         self.update: _Update = run.update
+        self.append_messages: _Append = run.append_messages
 
     @property
     def state(self) -> FrozenDict:

@@ -29,11 +29,15 @@ from hookproof.messages import (
 )
 
 __all__ = [
+    "KEEP_INDEX_FROM",
+    "KEPT_INDEXES",
+    "MESSAGE_TYPES",
     "Reducer",
     "StateSpec",
     "UntrackedValue",
     "add_messages",
     "annotations_of",
+    "carry_index",
     "is_untracked",
     "position_of",
 ]
@@ -56,7 +60,7 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
         start = current if type(current) is History else History(current)
         result = start.extended(items)
         if _kept and len(current) >= _KEEP_INDEX_FROM:  # no index kept: none to carry over
-            _carry_index(current, result)
+            carry_index(current, result)
         return result
     history = _History.resume(current)
     for index, item in enumerate(items):
@@ -74,10 +78,12 @@ def add_messages(current: Sequence[Message] | None, new: Any) -> History[Message
 
 # The message classes, tested by type before isinstance: pydantic's metaclass is an ABC, so
 # isinstance against the Message base is a Python-level call for every subclass instance.
-_MESSAGE_TYPES = frozenset({AssistantMessage, ToolMessage, UserMessage, SystemMessage})
+MESSAGE_TYPES = _MESSAGE_TYPES = frozenset(
+    {AssistantMessage, ToolMessage, UserMessage, SystemMessage}
+)
 
 
-def _carry_index(current: Sequence[Message], result: History[Message]) -> None:
+def carry_index(current: Sequence[Message], result: History[Message]) -> None:
     """``result`` is ``current`` and then messages without ids: ``current``'s kept id index
     holds for it unchanged, since no message moves and no id is added."""
     kept = _kept_index(current)
@@ -92,7 +98,7 @@ def _joined(head: Sequence[Message], tail: Sequence[Message]) -> History[Message
 
 # Histories at least this long keep their id index between updates (see _History.finish);
 # shorter than _SCAN_BELOW, a lookup scans, which is cheaper than building an index.
-_KEEP_INDEX_FROM = 256
+KEEP_INDEX_FROM = _KEEP_INDEX_FROM = 256
 _SCAN_BELOW = 16
 _KEPT_MAX = 16
 
@@ -217,7 +223,7 @@ def _index_of(slots: Sequence[Message | None]) -> _Index:
 # A history's index, kept for the next update of that same history object. An entry is
 # taken out when used and a new one stored for the result, so an index is never shared:
 # an update of an older history, or two updates of one history, build their own.
-_kept: dict[int, tuple[History[Message], _Index]] = {}
+KEPT_INDEXES = _kept = dict[int, tuple[History[Message], _Index]]()
 _kept_lock = threading.Lock()
 
 
@@ -271,6 +277,8 @@ class StateSpec:
             self.reducers.update(reducers)
             self.untracked |= untracked
         self.reducers["messages"] = messages_reducer
+        # add_messages' common case (messages without ids appended) is inlined in Run.update.
+        self.appends = messages_reducer is add_messages
         self.strict = any(key not in self.base for key in self.reducers)
         # Keys written as given: a second write in one step would make the order decide.
         self.single_write = (

@@ -14,7 +14,7 @@ from hookproof.messages import Message
 from hookproof.requests import FinalRequest
 from hookproof.trace import Trace, TraceRecorder
 
-__all__ = ["Layer", "NodeHook", "Phase", "RunResult", "Stack"]
+__all__ = ["Layer", "LayerContract", "NodeHook", "Phase", "RunResult", "Stack"]
 
 
 class Phase(enum.Enum):
@@ -51,6 +51,23 @@ class NodeHook:
 
 
 @dataclass(frozen=True, slots=True)
+class LayerContract:
+    """A sync wrap hook with the checks its dialect makes at its boundary, for the engine to
+    call the hook itself (a checking wrapper around it would be two more calls per layer).
+
+    The engine hands ``hook(value, handler)`` a handler that checks what it is given
+    (``check(changed)``, unless its type is exactly ``passes``), runs the inner layers and
+    returns ``shown(inner result)`` (None: the inner result as it is). The layer's result is
+    ``result(the hook's outcome, the last inner result, or None when none came back)``."""
+
+    hook: Callable[[Any, Callable[[Any], Any]], Any]
+    passes: type
+    check: Callable[[Any], None]
+    shown: Callable[[Any], Any] | None
+    result: Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Layer:
     """A layer around the model or tool call: ``(value, handler) -> result``.
 
@@ -64,6 +81,9 @@ class Layer:
     sync: Callable[..., Any] | None
     async_: Callable[..., Awaitable[Any]] | None
     when: Callable[[Any], bool] | None = None
+    # The sync hook and its checks, for the engine to call under invoke() (``sync`` is the
+    # same hook with the checks wrapped around it).
+    contract: LayerContract | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,16 @@ from typing import Annotated, Any, Self, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from hookproof._secrets.reprs import redacted_repr
-from hookproof._support.frozen import freeze
+from hookproof._support.frozen import FrozenList, freeze
 
-__all__ = ["FrozenMap", "ImmutableModel", "construct", "set_private"]
+__all__ = [
+    "FrozenMap",
+    "ImmutableModel",
+    "construct",
+    "construct_text",
+    "construct_whole",
+    "set_private",
+]
 
 M = TypeVar("M", bound=BaseModel)
 FrozenMap = Annotated[Mapping[str, Any], AfterValidator(freeze)]
@@ -45,6 +52,7 @@ _UNSET: Any = _Unset()
 # Per class, every field in declaration order with its default (_UNSET when required): a
 # merge with the given values then keeps the order validation gives (model_dump, repr).
 _TEMPLATES: dict[type[BaseModel], dict[str, Any]] = {}
+_NO_BLOCKS: FrozenList[Any] = FrozenList()
 # BaseModel keeps these in slots; setting them through their descriptors is what
 # model_construct does, minus its per-call field bookkeeping.
 _new_instance = object.__new__
@@ -74,6 +82,41 @@ def construct(cls: type[M], **values: Any) -> M:
     template = _TEMPLATES.get(cls) or _template(cls)
     instance = _new_instance(cls)
     _set_dict(instance, {**template, **values})
+    _set_fields_set(instance, set(values))
+    _set_extra(instance, None)
+    set_private(instance, None)
+    return instance
+
+
+def construct_whole(
+    cls: type[M], fields: dict[str, Any], private: dict[str, Any] | None = None
+) -> M:
+    """``construct`` for a caller that gives every field, in declaration order: ``fields``
+    becomes the instance's own dict (no merge with the defaults). ``private`` sets its
+    private attributes (None: none)."""
+    instance = _new_instance(cls)
+    _set_dict(instance, fields)
+    _set_fields_set(instance, set(fields))
+    _set_extra(instance, None)
+    set_private(instance, private)
+    return instance
+
+
+def construct_text(cls: type[M], block: type[BaseModel], text: str, values: dict[str, Any]) -> M:
+    """``construct(cls, content=FrozenList((construct(block, text=text),)), **values)``
+    (``content`` empty for an empty text) in one call: the engine and the scripted model
+    make a text message at every model and tool call."""
+    if text:
+        made = _new_instance(block)
+        _set_dict(made, {**(_TEMPLATES.get(block) or _template(block)), "text": text})
+        _set_fields_set(made, {"text"})
+        _set_extra(made, None)
+        set_private(made, None)
+        values["content"] = FrozenList((made,))
+    else:
+        values["content"] = _NO_BLOCKS
+    instance = _new_instance(cls)
+    _set_dict(instance, {**(_TEMPLATES.get(cls) or _template(cls)), **values})
     _set_fields_set(instance, set(values))
     _set_extra(instance, None)
     set_private(instance, None)

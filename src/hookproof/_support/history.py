@@ -80,6 +80,15 @@ class History(Sequence[T]):
         items are this history's first items (O(1); False means "not known", not "no")."""
         return type(other) is History and other._log is self._log and other._size <= self._size
 
+    def since(self, head: Sequence[T]) -> list[T] | None:
+        """This history's items after ``head`` when ``head`` is known to be its beginning
+        (empty, or an earlier version of the same log); None when that is not known."""
+        if type(head) is History:
+            if head._log is self._log and head._size <= self._size:
+                return self._log[head._size : self._size]
+            return None
+        return None if head else self._log[: self._size]
+
     # -- reading --------------------------------------------------------------------------
 
     def __len__(self) -> int:

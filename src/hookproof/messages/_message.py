@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, TypeVar
 from pydantic import Field, ValidationError, field_validator
 
 from hookproof._support.frozen import FrozenDict, FrozenList
-from hookproof._support.frozen_model import FrozenMap, ImmutableModel, construct
+from hookproof._support.frozen_model import FrozenMap, ImmutableModel, construct_text
 from hookproof.errors import InvalidInputError
 from hookproof.messages._blocks import ContentBlock, TextBlock
 from hookproof.messages._problems import LISTED_AT_MOST, problem
@@ -158,13 +158,9 @@ class RemoveMessage(ImmutableModel):
     ALL: ClassVar[str] = "*"
 
 
-_NO_BLOCKS: FrozenList[Any] = FrozenList()
-
-
 def text_message(cls: type[MessageT], text: str, **values: Any) -> MessageT:
     """A message whose content is one text block (none for an empty text), unvalidated.
 
     Same contract as ``construct``: ``values`` are the message's other fields, already final.
     """
-    content = FrozenList((construct(TextBlock, text=text),)) if text else _NO_BLOCKS
-    return construct(cls, content=content, **values)
+    return construct_text(cls, TextBlock, text, values)

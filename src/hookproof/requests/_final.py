@@ -9,7 +9,13 @@ from pydantic import Field, SerializeAsAny, SerializerFunctionWrapHandler, model
 
 from hookproof._secrets.installed import redact_installed as redact_text
 from hookproof._support.frozen import FrozenDict, FrozenList
-from hookproof._support.frozen_model import FrozenMap, ImmutableModel, construct, set_private
+from hookproof._support.frozen_model import (
+    FrozenMap,
+    ImmutableModel,
+    construct,
+    construct_whole,
+    set_private,
+)
 from hookproof._support.history import History
 from hookproof.errors import UsageError
 from hookproof.messages import AssistantMessage, Message, SystemMessage
@@ -87,19 +93,25 @@ class FinalRequest(ImmutableModel):
         tools = request.tools
         seen, schemas = _last_schemas  # _schemas' answer for the agent's own list, inline
         name = getattr(request.model, "name", None)  # model_name, inline: every model call
-        final = construct(
-            cls,
-            model=name if isinstance(name, str) and name else type(request.model).__name__,
-            system_message=request.system_message,
-            messages=request.messages,
-            tools=schemas if seen is tools else _schemas(tools),
-            tool_choice=request.tool_choice,
-            response_format=request.response_format,
-            model_settings=request.model_settings,
+        fields = {  # every field, in declaration order
+            "model": name if isinstance(name, str) and name else type(request.model).__name__,
+            "system_message": request.system_message,
+            "messages": request.messages,
+            "tools": schemas if seen is tools else _schemas(tools),
+            "tool_choice": request.tool_choice,
+            "response_format": request.response_format,
+            "model_settings": request.model_settings,
+        }
+        private = (
+            None
+            if provenance is None and sender is None
+            else {"_provenance": provenance, "_sender": sender}
         )
-        if provenance is not None or sender is not None:
-            set_private(final, {"_provenance": provenance, "_sender": sender})
-        return final
+        if cls is not FinalRequest:  # a subclass may declare more fields, with defaults
+            final = construct(cls, **fields)
+            set_private(final, private)
+            return final
+        return construct_whole(cls, fields, private)
 
     # Provenance says how the request came to be, not what the model received: two requests
     # with the same fields are equal whatever their provenance.

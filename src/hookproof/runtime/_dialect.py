@@ -168,7 +168,11 @@ class LangChainDialect(Dialect):
             check_commands(commands)
         response = outcome.response
         check_no_call_lost(run.state["messages"], response.result)
-        written: dict[str, Any] = {"messages": _written_messages(run, response.result)}
+        messages = _written_messages(run, response.result)
+        if not commands and response.structured_response is None and self.structured is None:
+            run.append_messages(messages, source="model")  # the common case: messages only
+            return
+        written: dict[str, Any] = {"messages": messages}
         # None leaves an earlier value, as LangChain does, unless the agent has a response
         # format: then every call clears it, so an answer is always this call's.
         if response.structured_response is not None or self.structured is not None:

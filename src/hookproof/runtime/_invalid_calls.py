@@ -30,8 +30,17 @@ def answer_invalid_calls(
     object when there is none to answer. ``settled`` is an earlier history that had none to
     answer: when ``messages`` begins with it, only the messages after it are read (appending
     never takes an answer away), so a run's model calls read each message once."""
-    start = len(settled) if _begins_with(messages, settled) else 0
-    if not _any_invalid_calls(messages, start):
+    history: Sequence[Message] = messages  # the engine's is a History (typed as a FrozenList)
+    fresh: Sequence[Message] | None = None
+    if type(history) is History:
+        fresh = history.since(settled)
+    if fresh is None:
+        fresh = messages[len(settled) if _begins_with(messages, settled) else 0 :]
+    for message in fresh:
+        # Most messages carry no additional_kwargs: only those that do are read further.
+        if message.additional_kwargs and _invalid_calls(message):
+            break
+    else:
         return messages
     answered = {item.tool_call_id for item in messages if isinstance(item, ToolMessage)}
     repaired: list[Message] = []
@@ -51,14 +60,6 @@ def _begins_with(messages: Sequence[Message], head: Sequence[Message]) -> bool:
         return len(head) > 0  # a later version of the same shared history: O(1)
     # A C-level pass: the same message objects compare by identity before any field.
     return 0 < len(head) <= len(messages) and messages[: len(head)] == head
-
-
-def _any_invalid_calls(messages: Sequence[Message], start: int) -> bool:
-    for message in messages[start:]:  # a History slices to a tuple of those messages
-        # Most messages carry no additional_kwargs: only those that do are read further.
-        if message.additional_kwargs and _invalid_calls(message):
-            return True
-    return False
 
 
 def _invalid_calls(message: Message) -> Sequence[Mapping[str, Any]]:

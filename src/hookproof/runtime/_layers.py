@@ -4,9 +4,10 @@ checked at each hook's boundary: what it passes to its handler and what it retur
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from operator import itemgetter
 from typing import Any, NamedTuple
 
-from hookproof._engine import Layer
+from hookproof._engine import Layer, LayerContract
 from hookproof.errors import UnsupportedCommandError, UsageError
 from hookproof.messages import AssistantMessage, ToolMessage
 from hookproof.requests import (
@@ -64,7 +65,22 @@ def model_layer(owner: str, sync: Any, async_: Any) -> Layer:
 
         return _answer(await async_(request, handler), said[0], owner)
 
-    return Layer(owner, hook, checked if sync else None, achecked if async_ else None)
+    def check(changed: Any) -> None:
+        _check_request(changed, ModelRequest, owner, hook)
+
+    def result(outcome: Any, last: Answer | None) -> Answer:
+        commands = () if last is None else last[1]
+        if type(outcome) is ModelResponse:  # _answer's common case, inline
+            return _tuple_new(Answer, (outcome, commands))
+        return _answer(outcome, commands, owner)
+
+    contract = None if not sync else LayerContract(sync, ModelRequest, check, _response, result)
+    return Layer(
+        owner, hook, checked if sync else None, achecked if async_ else None, contract=contract
+    )
+
+
+_response = itemgetter(0)  # an Answer's response, read in C
 
 
 def tool_layer(owner: str, sync: Any, async_: Any) -> Layer:
@@ -85,7 +101,16 @@ def tool_layer(owner: str, sync: Any, async_: Any) -> Layer:
 
         return _tool_result(await async_(request, handler), owner)
 
-    return Layer(owner, hook, checked if sync else None, achecked if async_ else None)
+    def check(changed: Any) -> None:
+        _check_request(changed, ToolCallRequest, owner, hook)
+
+    def result(outcome: Any, _last: Any) -> ToolMessage | Command:
+        return outcome if type(outcome) is ToolMessage else _tool_result(outcome, owner)
+
+    contract = None if not sync else LayerContract(sync, ToolCallRequest, check, None, result)
+    return Layer(
+        owner, hook, checked if sync else None, achecked if async_ else None, contract=contract
+    )
 
 
 def _check_request(request: Any, expected: type, owner: str, hook: str) -> None:
