@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import replace
 from operator import attrgetter
 from typing import Any
 
 from hookproof._engine.dialect import Dialect
-from hookproof._engine.executors import drive, missing_sync
-from hookproof._engine.fused import fused_turn
+from hookproof._engine.executors import missing_sync
+from hookproof._engine.fused import as_awaited, fused_turn
 from hookproof._engine.links import contract_link
 from hookproof._engine.run import Run, error_data
 from hookproof._engine.threaded import in_copied_context, on_loop
@@ -239,26 +238,11 @@ def _async_chain(
     for layer in reversed(layers):
         link = _async_link(layer, chain, threaded, observed)
         if layer.sync is not None and layer.async_ is None and layer.when is None:
-            on_helper = _sync_link(_as_awaited(layer), in_copied_context(threaded), observed)
+            on_helper = _sync_link(as_awaited(layer), in_copied_context(threaded), observed)
         else:
             on_helper = None
         chain, threaded = link, _threaded_link(layer, threaded, link, observed)
     return chain, on_helper
-
-
-def _as_awaited(layer: Layer) -> Layer:
-    """``layer`` whose sync hook fails as it fails when awaited from a helper thread: a
-    StopIteration it raises becomes the RuntimeError a coroutine makes of it."""
-    sync = layer.sync
-    assert sync is not None
-
-    async def awaited(value: Any, handler: Any) -> Any:
-        return sync(value, handler)
-
-    def hook(value: Any, handler: Any) -> Any:
-        return drive(awaited(value, handler))
-
-    return replace(layer, sync=hook)
 
 
 def _threaded_link(layer: Layer, inner: SyncLink, own_async: AsyncLink, observed: bool) -> SyncLink:

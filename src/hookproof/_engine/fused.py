@@ -22,6 +22,7 @@ always did).
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
@@ -30,13 +31,13 @@ from hookproof._engine.executors import drive
 from hookproof._engine.run import Run
 from hookproof._engine.schemas import replace
 from hookproof._engine.state import add_messages
-from hookproof._engine.types import Phase
+from hookproof._engine.types import Layer, Phase
 from hookproof._engine.workers import in_thread
 
 if TYPE_CHECKING:
     from hookproof._engine.dialect import Dialect
 
-__all__ = ["FusedTurn", "TurnLoop", "fused_turn"]
+__all__ = ["FusedTurn", "TurnLoop", "as_awaited", "fused_turn"]
 
 _OWN_REDUCERS = (add_messages, replace)
 
@@ -154,3 +155,18 @@ class FusedTurn:
             return Phase.AFTER_AGENT if jump == "end" else Phase.BEFORE_MODEL
         finally:
             loop.async_tool = awaited
+
+
+def as_awaited(layer: Layer) -> Layer:
+    """``layer`` whose sync hook fails as it fails when awaited from a helper thread: a
+    StopIteration it raises becomes the RuntimeError a coroutine makes of it."""
+    sync = layer.sync
+    assert sync is not None
+
+    async def awaited(value: Any, handler: Any) -> Any:
+        return sync(value, handler)
+
+    def hook(value: Any, handler: Any) -> Any:
+        return drive(awaited(value, handler))
+
+    return dataclasses.replace(layer, sync=hook)
