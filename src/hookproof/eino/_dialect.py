@@ -9,7 +9,7 @@ from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._model_call import ChatModelInput, ModelCall, model_answer, model_request
 from hookproof.eino._provenance import RequestShape
-from hookproof.eino._run import EinoRun, eino_messages
+from hookproof.eino._run import EinoRun, appended_messages, eino_messages
 from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
@@ -30,7 +30,7 @@ class EinoDialect(Dialect):
     runs_whole_tool_turn: ClassVar[bool] = True  # the ToolsNode runs every call, then fails
 
     def __init__(self, *, name: str, model: Any, stack: Stack) -> None:
-        state = StateSpec([], messages_reducer=eino_messages)
+        state = StateSpec([], messages_reducer=eino_messages, append=appended_messages)
         super().__init__(name=name, model=model, stack=stack, state=state)
 
     @staticmethod
@@ -51,7 +51,7 @@ class EinoDialect(Dialect):
     model_answer = staticmethod(model_answer)
 
     def model_output(self, run: RunHandle, outcome: AssistantMessage) -> None:
-        run.update({"messages": [outcome]}, source="model")
+        run.append_messages([outcome], source="model")
 
     def pending_calls(self, run: RunHandle, messages: Sequence[Message]) -> list[ToolCall] | None:
         for index in range(len(messages) - 1, -1, -1):

@@ -25,7 +25,7 @@ from hookproof.messages import AssistantMessage, Message, ToolMessage
 if TYPE_CHECKING:
     from hookproof.eino._tools import EndpointKind
 
-__all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
+__all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "appended_messages", "eino_messages"]
 
 _NONE = FrozenDict()
 _ABSENT: Any = object()
@@ -47,7 +47,12 @@ def eino_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Mes
     """Eino's messages: a hook's state replaces them; a model or tool result is appended."""
     if isinstance(new, ReplaceMessages):
         return FrozenList(new.messages)
-    items = new if isinstance(new, list | tuple) else [new]
+    return appended_messages(current, new if isinstance(new, list | tuple) else [new])
+
+
+def appended_messages(current: Sequence[Message] | None, items: Sequence[Any]) -> FrozenList[Any]:
+    """``eino_messages`` for a list of new messages (the engine appends a model's or a tool's
+    result with it, one call)."""
     return FrozenList([*(current or ()), *items])
 
 
@@ -213,7 +218,7 @@ class EinoRun:
         handle = self.exec.handle
         assert handle is not None
         self.message_seq += 1
-        handle.update({MSG_SEQ_KEY: self.message_seq}, source="message_id")
+        handle.set_value(MSG_SEQ_KEY, self.message_seq, source="message_id")
         return f"msg-{self.message_seq}"
 
     def initial_state(self, system: Message | None) -> dict[str, Any]:
