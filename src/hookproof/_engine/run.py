@@ -320,4 +320,5 @@ class RunHandle:
 
     def record(self, hook: str, owner: str | None, data: Mapping[str, Any]) -> None:
         """Record a dialect event (an emitted agent event, a retry) in the trace."""
-        self._run.trace.record("event", hook, "update", owner, data)
+        trace = self._run.trace  # TraceRecorder.record inline: a dialect's every event
+        trace.rows.append(("event", hook, "update", owner, trace.depth, data))

@@ -44,7 +44,8 @@ class EinoDialect(Dialect):
         of before_model), against the same count of model calls."""
 
     def model_input(self, run: RunHandle) -> ChatModelInput:
-        return ChatModelInput(_eino_run(run), run.state, self.model)
+        eino: EinoRun = run.runtime.context  # type: ignore[assignment]  # _eino_run inline
+        return ChatModelInput(eino, run.state, self.model)
 
     # the engine calls these once per model call: the functions themselves, no method between
     final_request = staticmethod(model_request)
@@ -74,7 +75,8 @@ class EinoDialect(Dialect):
         return pending
 
     def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolsNodeInput:
-        return ToolsNodeInput(_eino_run(run), call, state)
+        eino: EinoRun = run.runtime.context  # type: ignore[assignment]  # _eino_run inline
+        return ToolsNodeInput(eino, call, state)
 
     def tool_called(self, value: EinoToolCall) -> tuple[str, str]:
         return value.name, value.call_id

@@ -209,7 +209,15 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
         run: EinoRun = runtime.context
         before = run.state(state)
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
-        ctx, after = _pair(returned, ChatModelAgentState, method)
+        if (
+            type(returned) is tuple
+            and len(returned) == 2
+            and type(returned[0]) is RunContext
+            and type(returned[1]) is ChatModelAgentState
+        ):
+            ctx, after = returned  # _pair's usual case, without its call
+        else:
+            ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = ctx if ctx._exec is run.exec else run.bind(ctx)
         if after is before:
             return _chained(run, state, MODEL_CTX_KEY, ctx) or None

@@ -116,13 +116,17 @@ class _InnerModel:
         return "<inner model chain>"
 
 
+_new = object.__new__
+
+
 def _wrap_model_layer(handler: Any, owner: str) -> Layer:
     def wrap(call: ModelCall, inner: Inner) -> Any:
         options = call.options  # an outer wrapper that dropped the tools: Eino shows the run's
         model_ctx = call.run.model_context(
             options if "tools" in options else {"tools": call.run.tool_infos}
         )
-        given = _InnerModel(call, inner, owner)
+        given = _new(_InnerModel)  # _InnerModel(call, inner, owner) without an __init__ call
+        given._call, given._inner, given._owner = call, inner, owner
         wrapped = handler.wrap_model(call.ctx, given, model_ctx)
         if wrapped is given:  # not wrapped: what given.generate/stream would do with the call
             return replay(tuple(inner(call))) if call.streaming else inner(call)
