@@ -98,8 +98,7 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
         # Eino hands the run's tools to the model and the ToolsNode only when there are
         # some: with every tool removed by before_agent, the agent's own tools stay
         index = run.agent.tool_index
-    run.tools, run.tool_infos, run.tool_kinds = index.by_name, index.infos, index.kinds
-    run.frozen_tool_infos = index.frozen_infos
+    run.use_tools(index)
     _note_start(run)
     # On resume the chains continue from what the hooks before the pause had added.
     model_delta, after_delta = state.get(MODEL_CTX_KEY), state.get(AFTER_CTX_KEY)

@@ -23,7 +23,7 @@ from hookproof.errors import safe_repr
 from hookproof.messages import AssistantMessage, Message, ToolMessage
 
 if TYPE_CHECKING:
-    from hookproof.eino._tools import EndpointKind
+    from hookproof.eino._tools import EndpointKind, ToolIndex
 
 __all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "appended_messages", "eino_messages"]
 
@@ -129,6 +129,16 @@ class EinoRun:
         values = handle.state if handle is not None else FrozenDict()
         keys = ("messages", "tool_infos", "deferred_tool_infos")
         return {key: values[key] for key in keys if key in values}
+
+    def use_tools(self, index: ToolIndex) -> None:
+        """The run's tools (after before_agent). With the agent's own, the hooks are shown
+        the agent's ModelContext for both lists a run passes them (the state's and the
+        model call's): what model_context would find on its first calls."""
+        self.tools, self.tool_infos, self.tool_kinds = index.by_name, index.infos, index.kinds
+        self.frozen_tool_infos = index.frozen_infos
+        if index is self.agent.tool_index:
+            self._model_context = self.agent.model_context
+            self._context_sources = (index.frozen_infos, index.infos)
 
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
