@@ -108,19 +108,16 @@ class Run:
                 if self.listened:
                     self.listener.state_updated({"messages": items}, source)
                 return
-        elif self.spec.append is not None:  # a dialect's reducer: its own append
-            self._appended(self.spec.append(current, items), items, source)
+        elif self.spec.append is not None:  # a dialect's reducer: its own append, inline
+            self.values["messages"] = self.spec.append(current, items)
+            self._snapshot = None
+            trace = self.trace
+            data = {"by": source, "keys": _MESSAGES_ONLY}
+            trace.rows.append(("state", "update", "update", None, trace.depth, data))
+            if self.listened:
+                self.listener.state_updated({"messages": items}, source)
             return
         self.update({"messages": items}, source=source)
-
-    def _appended(self, messages: Any, items: list[Any], source: str) -> None:
-        self.values["messages"] = messages
-        self._snapshot = None
-        trace = self.trace
-        data = {"by": source, "keys": _MESSAGES_ONLY}
-        trace.rows.append(("state", "update", "update", None, trace.depth, data))
-        if self.listened:
-            self.listener.state_updated({"messages": items}, source)
 
     def forget_snapshot(self) -> None:
         self._snapshot = None

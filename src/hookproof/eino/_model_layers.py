@@ -78,7 +78,14 @@ def _event_sender(call: ModelCall, inner: Inner) -> Any:
         return replay(chunks)
     if type(result) is not AssistantMessage:  # else it is what message_of gives back
         result = message_of(result, False, "the model chain")
-    _send_model_event(call.run, result, (), False)
+    run = call.run  # _send_model_event inline: every model call of a run without streaming
+    event = AgentEvent.trusted(
+        agent_name=run.exec.agent_name, message=result, is_streaming=False, chunks=()
+    )
+    if run.exec.hold_depth:
+        run.exec.held_event = event
+    else:
+        run.exec.emit(event, owner="eino:event_sender", kind="model_output")
     return result
 
 
