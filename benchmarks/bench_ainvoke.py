@@ -13,9 +13,10 @@ each agent; per call, the median and range of the rounds' process CPU time is pr
 ratio ainvoke / invoke (goal: at most 1.5). ``--count`` prints instead what does not depend on
 the machine's load, per ``ainvoke``: the calls handed to a helper thread (each a round trip
 between two threads), the times a helper thread woke the event loop (a round trip through
-the loop: a hook that outlasted the brief wait, or an asynchronous inside), and the Python
+the loop: a hook that outlasted the brief wait, or an asynchronous inside), the Python
 function calls made on every thread (a profile hook counting ``call`` events, coroutine
-resumptions included). Usage::
+resumptions included), and the context switches of the process (``getrusage``: voluntary
+and involuntary, every thread; the load moves them a little). Usage::
 
     python benchmarks/bench_ainvoke.py [--quick] [--json] [--count]
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import statistics
 import sys
 import threading
@@ -157,10 +159,23 @@ def counted_per_run(agents: dict[str, Any], runs: int) -> dict[str, dict[str, fl
             sync_calls(agent, runs)
             sys.setprofile(None)
             found[name]["invoke_python_calls"] = calls[0] / runs
+            found[name]["context_switches"] = _switches(loop, agent, runs * 10)
     finally:
         threading.setprofile(None)  # type: ignore[arg-type]
         loop.close()
     return found
+
+
+def _switches(loop: asyncio.AbstractEventLoop, agent: Any, runs: int) -> float:
+    """Context switches of the process per ``ainvoke`` (no profile hook set)."""
+
+    def switches() -> int:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_nvcsw + usage.ru_nivcsw
+
+    before = switches()
+    loop.run_until_complete(async_calls(agent, runs))
+    return (switches() - before) / runs
 
 
 def _summary(samples: list[float]) -> dict[str, float]:
@@ -187,7 +202,8 @@ def main() -> None:
                 f"{name}: {numbers['helper_calls']:.0f} calls on helper threads, "
                 f"{numbers['loop_wakeups']:.0f} event-loop wake-ups from helper "
                 f"threads, {numbers['python_calls']:.0f} Python calls per ainvoke "
-                f"({numbers['invoke_python_calls']:.0f} per invoke)"
+                f"({numbers['invoke_python_calls']:.0f} per invoke), "
+                f"{numbers['context_switches']:.1f} context switches per ainvoke"
             )
         return
     loop = asyncio.new_event_loop()

@@ -755,6 +755,7 @@ PROMISED = {
 
 # Private exceptions that never leave the module that raises them (control flow only).
 PRIVATE_CONTROL_FLOW = {
+    "hookproof._engine.fused._Abandoned",  # ends a helper visit nobody awaits any more
     "hookproof.contracts._allowed_calls._CallFailed",
     "hookproof.contracts._bounded_retry._Budget",
 }

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import replace
 from operator import attrgetter
 from typing import Any
 
 from hookproof._engine.dialect import Dialect
-from hookproof._engine.executors import missing_sync
+from hookproof._engine.executors import drive, missing_sync
+from hookproof._engine.fused import fused_turn
 from hookproof._engine.run import Run, error_data
 from hookproof._engine.threaded import in_copied_context, on_loop
 from hookproof._engine.types import Layer
@@ -32,20 +34,26 @@ AsyncLink = Callable[[Run, Any], Coroutine[Any, Any, Any]]
 
 
 class Chains:
-    """The model and tool chains of one agent, for invoke() and for ainvoke(). Their
-    innermost calls are another object's methods: chains holding this one's bound methods
-    would make every agent a reference cycle, left to the garbage collector."""
+    """The model and tool chains of one agent, for invoke() and for ainvoke(), and the fused
+    turn that runs a model call and its tool calls in one helper visit (None when it must
+    not: fused.py). Their innermost calls are another object's methods: chains holding this
+    one's bound methods would make every agent a reference cycle, left to the garbage
+    collector."""
 
-    __slots__ = ("async_model", "async_tool", "sync_model", "sync_tool")
+    __slots__ = (
+        *("async_model", "async_tool", "fused", "helper_model", "helper_tool"),
+        *("sync_model", "sync_tool"),
+    )
 
     def __init__(self, dialect: Dialect) -> None:
         stack, inner = dialect.stack, _Innermost(dialect)
         self.sync_model = _sync_chain(stack.model_layers, inner.model, observed=True)
-        self.async_model = _async_chain(
+        self.async_model, self.helper_model = _async_chain(
             stack.model_layers, inner.amodel, inner.model, observed=True
         )
         self.sync_tool = _sync_chain(stack.tool_layers, inner.tool)
-        self.async_tool = _async_chain(stack.tool_layers, inner.atool, inner.tool)
+        self.async_tool, self.helper_tool = _async_chain(stack.tool_layers, inner.atool, inner.tool)
+        self.fused = fused_turn(dialect, self.helper_model, self.helper_tool)
 
 
 class _Innermost:
@@ -210,14 +218,36 @@ def _async_chain(
     innermost: AsyncLink,
     threaded_innermost: SyncLink,
     observed: bool = False,
-) -> AsyncLink:
+) -> tuple[AsyncLink, SyncLink | None]:
     """The chain under ainvoke(), built with its threaded twin: what a sync hook's handler
-    runs on the hook's helper thread, from each layer inward."""
+    runs on the hook's helper thread, from each layer inward. And the whole chain as a sync
+    hook's helper thread runs it (fused.py) when its outermost layer is a sync-only hook
+    that is always entered (else None)."""
     chain, threaded = innermost, threaded_innermost
+    on_helper: SyncLink | None = None
     for layer in reversed(layers):
         link = _async_link(layer, chain, threaded, observed)
+        if layer.sync is not None and layer.async_ is None and layer.when is None:
+            on_helper = _sync_link(_as_awaited(layer), in_copied_context(threaded), observed)
+        else:
+            on_helper = None
         chain, threaded = link, _threaded_link(layer, threaded, link, observed)
-    return chain
+    return chain, on_helper
+
+
+def _as_awaited(layer: Layer) -> Layer:
+    """``layer`` whose sync hook fails as it fails when awaited from a helper thread: a
+    StopIteration it raises becomes the RuntimeError a coroutine makes of it."""
+    sync = layer.sync
+    assert sync is not None
+
+    async def awaited(value: Any, handler: Any) -> Any:
+        return sync(value, handler)
+
+    def hook(value: Any, handler: Any) -> Any:
+        return drive(awaited(value, handler))
+
+    return replace(layer, sync=hook)
 
 
 def _threaded_link(layer: Layer, inner: SyncLink, own_async: AsyncLink, observed: bool) -> SyncLink:

@@ -38,6 +38,9 @@ class Dialect(ABC):
     # A failing tool call stops the turn at once (LangChain, one call after another), or
     # every call of the turn runs first and the first failure is raised after (Eino).
     runs_whole_tool_turn: ClassVar[bool] = False
+    # Whether model_output, pending_calls, tool_input, checked_tool_result, tool_output and
+    # ends_turn run only hookproof's code: ainvoke() may then run them on a helper (fused.py).
+    plain_bookkeeping: ClassVar[bool] = False
 
     def __init__(self, *, name: str, model: Any, stack: Stack, state: StateSpec) -> None:
         self.name = name

@@ -16,11 +16,7 @@ from copy import copy
 from typing import Any, Generic, TypeVar
 
 from hookproof._engine.chain import Chains
-from hookproof._engine.checkpoint import (
-    RESUME,
-    InterruptRaised,
-    NestedCheckpointer,
-)
+from hookproof._engine.checkpoint import RESUME, InterruptRaised, NestedCheckpointer
 from hookproof._engine.dialect import Dialect
 from hookproof._engine.executors import drive, missing_sync
 from hookproof._engine.observer import STEP, UNLISTENED, RunObserver, StepListener, Unobserved
@@ -190,13 +186,14 @@ def _end(run: Run, nested: bool) -> RunResult:
 class _Loop:
     """The phases of one run as a coroutine; each returns the next phase."""
 
-    __slots__ = ("chains", "dialect", "phases", "run", "stack", "sync", "watching")
+    __slots__ = ("async_tool", "chains", "dialect", "phases", "run", "stack", "sync", "watching")
 
     def __init__(self, run: Run, engine: Engine[Any], sync: bool) -> None:
         self.run = run
         self.dialect = engine.dialect
         self.stack = engine.dialect.stack
         self.chains = engine.chains
+        self.async_tool = engine.chains.async_tool  # a fused turn's visit runs its own
         self.phases = engine.phases
         self.sync = sync  # plain calls, no coroutines
         # Whether the run may still hold answers of a paused step (only a resume starts
@@ -216,8 +213,7 @@ class _Loop:
                 if self.watching:
                     self._step_started(phase, index)
                 if phase is _MODEL:  # the model step, inline: one coroutine fewer per step
-                    await self._model_step()
-                    phase, index = _AFTER_MODEL, 0
+                    phase, index = await self._model_step(), 0
                 else:
                     phase, index = await self._step(phase, index), 0
         except InterruptRaised as raised:
@@ -296,7 +292,7 @@ class _Loop:
 
     # -- the model and the tools ------------------------------------------------------------
 
-    async def _model_step(self) -> None:
+    async def _model_step(self) -> Phase:
         run, dialect = self.run, self.dialect
         dialect.before_model_call(run.handle)
         run.enter_task("model")
@@ -305,12 +301,15 @@ class _Loop:
         value = dialect.model_input(run.handle)
         if self.sync:
             outcome = self.chains.sync_model(run, value)
+        elif (fused := self.chains.fused) is not None and fused.applies(self):
+            return await fused.turn(self, value, self._step)  # and the tools step (fused.py)
         else:
             outcome = await self.chains.async_model(run, value)
         run.model_calls += 1
         dialect.model_output(run.handle, outcome)
         if run.listened and run.listener.step_finished("model") and self.sync:
             await _Suspended()
+        return _AFTER_MODEL
 
     async def _tools_step(self) -> str | None:
         run, dialect = self.run, self.dialect
@@ -381,7 +380,7 @@ class _Loop:
                 if self.sync:
                     result = self.chains.sync_tool(run, value)
                 else:
-                    result = await self.chains.async_tool(run, value)
+                    result = await self.async_tool(run, value)
             except InterruptRaised as raised:
                 run.interrupted(raised)
                 raise

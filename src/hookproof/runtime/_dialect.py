@@ -64,6 +64,7 @@ class LangChainDialect(Dialect):
     ``structured_response`` (None when it produced none), calls of its artificial tools are
     answers rather than tools to run, and the run ends once an answer is in."""
 
+    plain_bookkeeping = True  # given the engine's own reducers (fused.py checks them)
     structured: StructuredOutput | None = None
     output_tools: frozenset[str] = frozenset()
 
