@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 __all__ = [
     "COUNTS",
+    "FOLD_AT",
     "PROPERTY",
     "collecting",
     "current_test_memo",
@@ -49,12 +50,33 @@ _ACTIVE: list[_Collected] = []
 _LOCK = threading.Lock()
 
 
+# Reports a test keeps before they are folded into one count: a property test or a fuzz
+# campaign records one per example, and only their total is read.
+FOLD_AT = 256
+
+
 class _Collected(list[Any]):
-    """One test's reports, and ``memo``: what a check may reuse within that test only."""
+    """One test's reports (the older ones folded into their total), and ``memo``: what a
+    check may reuse within that test only."""
 
     def __init__(self) -> None:
         super().__init__()
         self.memo: dict[Any, Any] = {}
+
+    def add(self, report: Countable) -> None:
+        self.append(report)
+        if len(self) >= FOLD_AT:
+            self[:] = [_Folded(totals(item.counts() for item in self))]
+
+
+class _Folded:
+    """Reports folded into their total: counted as they were."""
+
+    def __init__(self, summed: Mapping[str, int]) -> None:
+        self.summed = dict(summed)
+
+    def counts(self) -> Mapping[str, int]:
+        return self.summed
 
 
 def current_test_memo() -> dict[Any, Any] | None:
@@ -69,7 +91,7 @@ def record(report: Countable) -> None:
     """Keep ``report`` for the test that is running (if any test is collecting)."""
     with _LOCK:
         if _ACTIVE:
-            _ACTIVE[-1].append(report)
+            _ACTIVE[-1].add(report)
 
 
 @contextmanager

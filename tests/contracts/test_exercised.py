@@ -126,3 +126,34 @@ def test_hookproof_check_runs_the_suites_without_hypothesis_deadlines() -> None:
     assert suite_environment({"HYPOTHESIS_PROFILE": "deep"}) == {"HYPOTHESIS_PROFILE": "deep"}
     worker = {"CI": "1", "PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "2"}
     assert suite_environment(worker) == {"CI": "1"}  # the suites are no xdist worker
+
+
+class _Report:
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+    def counts(self) -> dict[str, int]:
+        return {"checks": 1, "runs": self.number, "untested": self.number % 2}
+
+
+def test_a_long_property_test_keeps_a_bounded_number_of_reports_and_their_exact_totals() -> None:
+    # One report per example: a fuzz campaign's hundred thousand examples must not keep
+    # them all (memory, and every full garbage collection walks them), nor lose a count.
+    examples = 5 * _exercised.FOLD_AT + 7
+    with _exercised.collecting() as reports:
+        for number in range(examples):
+            _exercised.record(_Report(number))
+            assert len(reports) < _exercised.FOLD_AT
+        summed = _exercised.totals(report.counts() for report in reports)
+    assert summed["checks"] == examples
+    assert summed["runs"] == examples * (examples - 1) // 2
+    assert summed["untested"] == examples // 2
+    assert summed["contexts"] == 0
+
+
+def test_a_short_test_keeps_its_reports_as_they_were_recorded() -> None:
+    kept = [_Report(number) for number in range(3)]
+    with _exercised.collecting() as reports:
+        for report in kept:
+            _exercised.record(report)
+        assert reports == kept

@@ -89,3 +89,18 @@ def test_past_the_limit_bells_are_locks(monkeypatch: pytest.MonkeyPatch) -> None
     first.close()
     first.close()  # a second close changes nothing
     assert isinstance(workers._new_bell(), workers._PipeBell)  # the closed pipe's place is free
+
+
+def test_a_pipe_closed_at_shutdown_needs_none_of_its_modules_globals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At interpreter shutdown a module's underscored globals are set to None before the
+    objects they hold die: a bell closed then still counts itself out, and says nothing."""
+    from hookproof._engine import workers
+
+    bell = workers._new_bell()
+    assert isinstance(bell, workers._PipeBell)
+    before = workers._PipeBell.count.open
+    monkeypatch.setattr(workers, "_PIPES", None)
+    bell.__del__()
+    assert workers._PipeBell.count.open == before - 1

@@ -28,7 +28,7 @@ import os
 import select
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     import asyncio
@@ -71,6 +71,7 @@ class _PipeBell:
     system call, so a thread woken by ``ring`` does not wake into a GIL the ringer holds."""
 
     __slots__ = ("_poll", "_read", "_write")
+    count: ClassVar[_PipeCount]  # how many are open (set below)
 
     def __init__(self) -> None:
         self._read = self._write = -1  # what close() and __del__ see if os.pipe() fails
@@ -99,11 +100,15 @@ class _PipeBell:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._read = self._write = -1
-        _PIPES.closed()
+        self.count.closed()  # not the global: at shutdown module globals may be gone
 
     def __del__(self) -> None:
         if self._read >= 0:
-            self.close()
+            # At interpreter shutdown this module's globals (contextlib too) may be gone.
+            try:  # noqa: SIM105
+                self.close()
+            except Exception:  # noqa: BLE001
+                pass
 
 
 class _Bell(Protocol):
@@ -134,7 +139,7 @@ class _PipeCount:
             self.open -= 1
 
 
-_PIPES = _PipeCount()
+_PIPES = _PipeBell.count = _PipeCount()
 
 
 def _new_bell() -> _Bell:

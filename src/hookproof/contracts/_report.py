@@ -201,9 +201,10 @@ class Exercise:
         was seen running outside the trace), hooks and interrupts."""
         self.runs += 1
         self.attempted += [call.name for call in attempted_calls(run)]
-        self.executed += sorted(executed_tools(run) | ran)
+        hooks, executed = _read_trace(run)
+        self.executed += sorted(executed | ran)
         self.resumed += run.interrupts_resumed
-        self.hooks += hook_labels(run.trace)
+        self.hooks += hooks
 
     def report(self) -> CheckReport:
         return CheckReport(
@@ -307,6 +308,23 @@ def executed_tools(run: TargetRun) -> set[str]:
         and event.phase in ("exit", "error")
         and not _unknown_tool_answer(run, event.data.get("call_id"))
     }
+
+
+def _read_trace(run: TargetRun) -> tuple[list[str], set[str]]:
+    """``hook_labels(run.trace)`` and ``executed_tools(run)``, in one pass over the trace."""
+    if run.trace is None:
+        return [], executed_tools(run)
+    hooks, executed = [], set()
+    for event in run.trace:
+        kind = event.kind
+        if kind == "tool":
+            if event.phase in ("exit", "error"):
+                data = event.data
+                if not _unknown_tool_answer(run, data.get("call_id")):
+                    executed.add(str(data.get("tool")))
+        elif kind in ("hook", "layer") and event.phase == "enter" and event.middleware:
+            hooks.append(f"{event.middleware}.{event.hook}")
+    return hooks, executed
 
 
 def _unknown_tool_answer(run: TargetRun, call_id: object) -> bool:

@@ -36,7 +36,8 @@ class RecordingModel:
         self.inner = inner
         self.name = name if name is not None else model_name(inner)
         self.provider: str | None = getattr(inner, "provider", None)
-        self.profile: dict[str, Any] = dict(getattr(inner, "profile", None) or {})
+        profile = getattr(inner, "profile", None)
+        self.profile: dict[str, Any] = dict(profile) if profile else {}
         self._requests: list[FinalRequest] = []
         self._responses: list[AssistantMessage] = []
         self._lock = threading.Lock()

@@ -88,7 +88,7 @@ class ScriptedModel:
             self._turns = tuple(turns)
         self.name = name
         self.provider = provider
-        self.profile = dict(profile or {})
+        self.profile = dict(profile) if profile else {}
         self.calls = 0
         self._next_id = 0
         self._lock = threading.Lock()

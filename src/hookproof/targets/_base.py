@@ -16,6 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 from hookproof._support.untimed import untimed
@@ -57,9 +58,11 @@ class TargetRun:
     paused: str | None = None
     reached: tuple[str, ...] = ()  # the run's boundaries ("tool lookup", ...), when known
 
-    @property
-    def visible_tools(self) -> set[str]:
-        return {name for request in self.final_requests for name in request.tool_names}
+    @cached_property
+    def visible_tools(self) -> frozenset[str]:
+        """Every tool name some model call showed (made once: a check compares a test's
+        cached baseline run with each example's)."""
+        return frozenset([name for request in self.final_requests for name in request.tool_names])
 
 
 @dataclass(frozen=True)

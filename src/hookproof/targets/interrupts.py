@@ -9,6 +9,8 @@ interrupt your own hooks raise.
 
 from __future__ import annotations
 
+import itertools
+import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
@@ -93,9 +95,32 @@ def thread_id(config: Mapping[str, Any] | None = None) -> str:
     """The run's thread: the one ``config["configurable"]["thread_id"]`` names, else one no
     other check run uses, in this process or any other (a checkpointer may outlive the
     process), so a check never resumes another run's checkpoint."""
-    configurable = (config or {}).get("configurable") or {}
+    if config is None:
+        return _fresh_thread_id()
+    configurable = config.get("configurable") or {}
     given = configurable.get("thread_id") if isinstance(configurable, Mapping) else None
-    return str(given) if given is not None else f"hookproof-check-{uuid.uuid4().hex}"
+    return str(given) if given is not None else _fresh_thread_id()
+
+
+class _ThreadIds:
+    """Thread ids unique across processes without a random draw per run (a system call):
+    a random prefix per process, drawn again in a forked child, then a counter."""
+
+    def __init__(self) -> None:
+        self.renew()
+        if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+            os.register_at_fork(after_in_child=self.renew)
+
+    def renew(self) -> None:
+        self.prefix = f"hookproof-check-{uuid.uuid4().hex}-"
+        self.numbers = itertools.count()
+
+    def next(self) -> str:
+        return f"{self.prefix}{next(self.numbers)}"
+
+
+_THREAD_IDS = _ThreadIds()
+_fresh_thread_id = _THREAD_IDS.next
 
 
 def check_config(config: Mapping[str, Any] | None, where: str) -> None:
