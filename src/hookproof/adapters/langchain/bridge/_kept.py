@@ -46,13 +46,13 @@ def _forget(held: _Held) -> None:
 def keep(original: Any, view: Any) -> Any:
     """Remember ``view`` as the view of ``original`` (and the way back); returns ``view``."""
     key = id(original)
-    try:
-        held: Any = _Held(original, _forget)
-    except TypeError:
+    held: Any
+    if type(original).__weakrefoffset__:  # accepts weak references (no exception to catch)
+        held = _Held(original, _forget)
+        held.key, held.view_key = key, id(view)
+    else:
         held = original
         _hold_strongly(key)
-    else:
-        held.key, held.view_key = key, id(view)
     _views[key] = (held, view)
     _originals[id(view)] = (view, held)
     return view

@@ -132,10 +132,17 @@ class ModelCrossing(Crossing):
     lc_request: ClassVar[type] = LCModelRequest
 
     def changes(self, changed: Any) -> dict[str, Any]:
+        if type(changed) not in _PLAIN_REQUESTS:  # a subclass may compute a field
+            return {
+                name: convert(getattr(changed, name))
+                for name, convert in _MODEL_FIELDS.items()
+                if getattr(changed, name) is not getattr(self.view, name)
+            }
+        new, old = changed.__dict__, self.view.__dict__
         return {
-            name: convert(getattr(changed, name))
+            name: convert(new[name])
             for name, convert in _MODEL_FIELDS.items()
-            if getattr(changed, name) is not getattr(self.view, name)
+            if new[name] is not old[name]
         }
 
     def outward(self, answer: Any) -> Any:
@@ -146,6 +153,11 @@ class ModelCrossing(Crossing):
 
     def result(self, outcome: Any) -> Any:
         return hp_model_result(outcome)
+
+
+# Requests whose fields are plain instance attributes (the view, what override() makes of it,
+# LangChain's own): their changes are read from the instance's dict.
+_PLAIN_REQUESTS = frozenset({LockedModelRequest, LCModelRequest})
 
 
 def _same(value: Any) -> Any:
