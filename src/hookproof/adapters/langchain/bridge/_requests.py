@@ -148,7 +148,7 @@ class ModelCrossing(Crossing):
     def outward(self, answer: Any) -> Any:
         if not isinstance(answer, ModelResponse):
             return answer
-        messages = LockedList(lc_message(item) for item in answer.result)
+        messages = LockedList(map(lc_message, answer.result))
         return LCModelResponse(result=messages, structured_response=answer.structured_response)
 
     def result(self, outcome: Any) -> Any:
@@ -199,7 +199,7 @@ def model_request_crossing(request: ModelRequest) -> ModelCrossing:
 def _lc_tools(tools: Any) -> LockedList:
     view = kept_view(tools)
     if view is None:
-        view = keep(tools, LockedList(lc_tool(item) for item in tools))
+        view = keep(tools, LockedList(map(lc_tool, tools)))
     return view  # type: ignore[no-any-return]
 
 
