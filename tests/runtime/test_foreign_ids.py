@@ -85,3 +85,35 @@ def test_the_comparison_catches_ids_kept_after_a_removal(monkeypatch: pytest.Mon
     monkeypatch.setattr(foreign, "_keep_ids", keeps_any)
 
     assert _ids(identified_messages, UPDATES) != _ids(_afresh, UPDATES)
+
+
+# Short histories take the plain path (new messages without ids, appended): ids in use are
+# skipped, and the updates that carry the history past the length from which ids are kept
+# hand the kept ids on as the general path does.
+PLAIN_UPDATES: list[Any] = [
+    [UserMessage(content="taken", id="m3")],
+    [AssistantMessage(content="a")],
+    [AssistantMessage(content="b"), AssistantMessage(content="c")],
+    *[[AssistantMessage(content=f"p{index}")] for index in range(35)],
+    [UserMessage(content="late", id="m45")],
+    *[[AssistantMessage(content=f"q{index}")] for index in range(4)],
+]
+
+
+def test_plain_updates_of_short_histories_give_the_ids_collected_afresh() -> None:
+    assert _ids(identified_messages, PLAIN_UPDATES) == _ids(_afresh, PLAIN_UPDATES)
+
+
+def test_the_comparison_catches_a_plain_path_that_reuses_an_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def numbered_blindly(current: Any, items: list[Any]) -> list[Any]:
+        start = len(current)
+        return [
+            item.model_copy(update={"id": f"m{start + offset}"})
+            for offset, item in enumerate(items, 1)
+        ]
+
+    monkeypatch.setattr(foreign, "_numbered", numbered_blindly)
+
+    assert _ids(identified_messages, PLAIN_UPDATES) != _ids(_afresh, PLAIN_UPDATES)

@@ -41,3 +41,10 @@ def test_a_forked_child_never_draws_a_thread_id_its_parent_draws() -> None:
     assert len(in_child) == 3
     assert not set(in_child) & set(in_parent)
     assert in_child[0].rsplit("-", 1)[0] != before.rsplit("-", 1)[0]  # a prefix of its own
+
+
+def test_an_empty_config_of_any_kind_gets_a_fresh_thread_as_no_config_does() -> None:
+    from hookproof.targets.interrupts import thread_id
+
+    ids = [thread_id(empty) for empty in (None, {}, [], ())]  # type: ignore[arg-type]
+    assert len(set(ids)) == len(ids) and all(i.startswith("hookproof-check-") for i in ids)

@@ -169,4 +169,4 @@ def as_awaited(layer: Layer) -> Layer:
     def hook(value: Any, handler: Any) -> Any:
         return drive(awaited(value, handler))
 
-    return dataclasses.replace(layer, sync=hook)
+    return dataclasses.replace(layer, sync=hook, contract=None)  # the engine calls ``sync``

@@ -48,7 +48,9 @@ def _refuse(self: object, *_args: object, **_kwargs: object) -> NoReturn:
 class History(Sequence[T]):
     """The first ``size`` items of a shared append-only ``log``."""
 
-    __slots__ = ("_log", "_size")
+    # Weakly referable: a bridge that keeps a view per history keeps it as long as the
+    # history lives, not in a bounded strong cache.
+    __slots__ = ("__weakref__", "_log", "_size")
 
     def __init__(self, items: Iterable[T] = ()) -> None:
         self._log: list[T] = list(items)

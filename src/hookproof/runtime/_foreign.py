@@ -107,9 +107,11 @@ def identified_messages(current: Any, new: Any) -> Any:
     skipping ids in use). LangChain gives every message an id, and its middleware replaces a
     message by returning one with the same id; deterministic ids keep that working without
     LangChain's random ones."""
-    items = list(new) if isinstance(new, list | tuple) else [new]
+    items = list(new) if isinstance(new, (list, tuple)) else [new]
     current = current or ()
     long = len(current) >= _KEPT_FROM
+    if len(current) + len(items) < _KEPT_FROM and _plain_new(items):
+        return _appended(current, _numbered(current, items))
     if all(getattr(item, "id", None) is not None for item in items):
         result = add_messages(current, new)
         kept = _taken_ids(current) if long else None
@@ -142,6 +144,25 @@ def identified_messages(current: Any, new: Any) -> Any:
     if len(result) >= _KEPT_FROM:
         _keep_ids(result, current, named, known)
     return result
+
+
+def _plain_new(items: list[Any]) -> bool:
+    """Whether every item is a hookproof message without an id (a step's own new messages,
+    the common update): they are numbered and appended, as the general path would."""
+    return all(isinstance(item, Message) and item.id is None for item in items)
+
+
+def _numbered(current: Any, items: list[Any]) -> list[Any]:
+    """``items`` (messages without ids) with the ids the general path gives them."""
+    known = {message.id for message in current}
+    number = len(current)
+    named: list[Any] = []
+    for item in items:
+        number += 1
+        while f"m{number}" in known:
+            number += 1
+        named.append(_with_id(item, f"m{number}"))
+    return named
 
 
 # add_messages keeps an index by id for histories this long; a shorter one has none.

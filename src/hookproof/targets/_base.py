@@ -58,10 +58,14 @@ class TargetRun:
     paused: str | None = None
     reached: tuple[str, ...] = ()  # the run's boundaries ("tool lookup", ...), when known
 
+    @property
+    def visible_tools(self) -> set[str]:
+        """Every tool name some model call showed: a set of your own to change as you like."""
+        return set(self._visible_tools)
+
     @cached_property
-    def visible_tools(self) -> frozenset[str]:
-        """Every tool name some model call showed (made once: a check compares a test's
-        cached baseline run with each example's)."""
+    def _visible_tools(self) -> frozenset[str]:
+        # Made once: a check compares a test's cached baseline run with each example's.
         return frozenset([name for request in self.final_requests for name in request.tool_names])
 
 

@@ -95,7 +95,7 @@ def thread_id(config: Mapping[str, Any] | None = None) -> str:
     """The run's thread: the one ``config["configurable"]["thread_id"]`` names, else one no
     other check run uses, in this process or any other (a checkpointer may outlive the
     process), so a check never resumes another run's checkpoint."""
-    if config is None:
+    if not config:  # None or empty, as ``(config or {})`` read it
         return _fresh_thread_id()
     configurable = config.get("configurable") or {}
     given = configurable.get("thread_id") if isinstance(configurable, Mapping) else None

@@ -34,25 +34,33 @@ class _Held(weakref.ref):  # type: ignore[type-arg]
     view_key: int
 
 
-def _forget(held: _Held) -> None:
+def _forget(
+    held: _Held,
+    views: dict[int, tuple[Any, Any]] = _views,
+    originals: dict[int, tuple[Any, Any]] = _originals,
+) -> None:
     """The value ``held`` referred to is gone: so are its entries (``pop``, not ``del``: a
-    callback may run on any thread, while another forgets the same entry)."""
-    entry = _views.get(held.key)
+    callback may run on any thread, while another forgets the same entry). The tables are
+    bound here: a history still alive when the interpreter clears this module's globals
+    calls back after that."""
+    entry = views.get(held.key)
     if entry is not None and entry[0] is held:
-        _views.pop(held.key, None)
-    _forget_view(held.view_key, held)
+        views.pop(held.key, None)
+    found = originals.get(held.view_key)
+    if found is not None and found[1] is held:
+        originals.pop(held.view_key, None)
 
 
 def keep(original: Any, view: Any) -> Any:
     """Remember ``view`` as the view of ``original`` (and the way back); returns ``view``."""
     key = id(original)
-    try:
-        held: Any = _Held(original, _forget)
-    except TypeError:
+    held: Any
+    if type(original).__weakrefoffset__:  # accepts weak references (no exception to catch)
+        held = _Held(original, _forget)
+        held.key, held.view_key = key, id(view)
+    else:
         held = original
         _hold_strongly(key)
-    else:
-        held.key, held.view_key = key, id(view)
     _views[key] = (held, view)
     _originals[id(view)] = (view, held)
     return view

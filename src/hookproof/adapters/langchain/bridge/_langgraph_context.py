@@ -95,8 +95,21 @@ def _scratchpad(answers: Answers) -> PregelScratchpad:
 
 def _task_id(answers: Answers) -> str:
     """A uuid-shaped, deterministic id for the running task (LangGraph's are uuid-shaped)."""
-    digest = task_hash(f"{answers.thread_id}|{answers.scope}|{answers.task}")
-    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:]}"
+    key = f"{answers.thread_id}|{answers.scope}|{answers.task}"
+    found = _TASK_IDS.get(key)
+    if found is None:
+        digest = task_hash(key)
+        found = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:]}"
+        if len(_TASK_IDS) >= _TASK_IDS_MAX:
+            _TASK_IDS.clear()
+        _TASK_IDS[key] = found
+    return found
+
+
+# The ids of the tasks seen lately: a function of the task's name alone, and every run of a
+# property test's agent names the same few tasks, so the hash is worked out once per name.
+_TASK_IDS: dict[str, str] = {}
+_TASK_IDS_MAX = 1024
 
 
 def graph_runtime(runtime: LCRuntime[Any], run: GraphRun | None) -> LCRuntime[Any]:
@@ -117,12 +130,14 @@ def node_config(node: str, runtime: LCRuntime[Any], answers: Answers) -> dict[st
         **channel_functions(),
         CONFIG_KEY_SCRATCHPAD: _scratchpad(answers),
     }
-    if run is not None and run.node_config is not None:
+    if run is None:
+        return _outside_run(node, task_id, task_keys, answers.thread_id or None)
+    if run.node_config is not None:
         return _within_stream(run.node_config, task_keys)
-    caller = dict(run.config) if run is not None else {}
-    thread_id = run.thread_id if run is not None else answers.thread_id or None
+    caller = dict(run.config)
+    thread_id = run.thread_id
     namespace = f"{node}:{task_id}"
-    configurable = dict(run.configurable) if run is not None else {}
+    configurable = dict(run.configurable)
     if thread_id is not None:
         configurable.setdefault("thread_id", thread_id)
     configurable.update({**task_keys, CONFIG_KEY_CHECKPOINT_NS: namespace})
@@ -135,6 +150,29 @@ def node_config(node: str, runtime: LCRuntime[Any], answers: Answers) -> dict[st
         "callbacks": None,
         "recursion_limit": AGENT_DEFAULTS["recursion_limit"],
         **caller,
+        "metadata": metadata,
+        "configurable": configurable,
+    }
+
+
+def _outside_run(
+    node: str, task_id: str, task_keys: dict[str, Any], thread_id: str | None
+) -> dict[str, Any]:
+    """``node_config`` of an agent run without a LangChain-shaped run around it (an engine
+    agent with LangChain middleware): no caller config, the agent's defaults."""
+    namespace = f"{node}:{task_id}"
+    configurable: dict[str, Any] = {} if thread_id is None else {"thread_id": thread_id}
+    configurable.update(task_keys)
+    configurable[CONFIG_KEY_CHECKPOINT_NS] = namespace
+    metadata: dict[str, Any] = {**AGENT_DEFAULTS["metadata"]}
+    if thread_id is not None:
+        metadata["thread_id"] = thread_id
+    metadata["langgraph_node"] = node
+    metadata["langgraph_checkpoint_ns"] = namespace
+    return {
+        "tags": [],
+        "callbacks": None,
+        "recursion_limit": AGENT_DEFAULTS["recursion_limit"],
         "metadata": metadata,
         "configurable": configurable,
     }

@@ -132,20 +132,32 @@ class ModelCrossing(Crossing):
     lc_request: ClassVar[type] = LCModelRequest
 
     def changes(self, changed: Any) -> dict[str, Any]:
+        if type(changed) not in _PLAIN_REQUESTS:  # a subclass may compute a field
+            return {
+                name: convert(getattr(changed, name))
+                for name, convert in _MODEL_FIELDS.items()
+                if getattr(changed, name) is not getattr(self.view, name)
+            }
+        new, old = changed.__dict__, self.view.__dict__
         return {
-            name: convert(getattr(changed, name))
+            name: convert(new[name])
             for name, convert in _MODEL_FIELDS.items()
-            if getattr(changed, name) is not getattr(self.view, name)
+            if new[name] is not old[name]
         }
 
     def outward(self, answer: Any) -> Any:
         if not isinstance(answer, ModelResponse):
             return answer
-        messages = LockedList(lc_message(item) for item in answer.result)
+        messages = LockedList(map(lc_message, answer.result))
         return LCModelResponse(result=messages, structured_response=answer.structured_response)
 
     def result(self, outcome: Any) -> Any:
         return hp_model_result(outcome)
+
+
+# Requests whose fields are plain instance attributes (the view, what override() makes of it,
+# LangChain's own): their changes are read from the instance's dict.
+_PLAIN_REQUESTS = frozenset({LockedModelRequest, LCModelRequest})
 
 
 def _same(value: Any) -> Any:
@@ -187,7 +199,7 @@ def model_request_crossing(request: ModelRequest) -> ModelCrossing:
 def _lc_tools(tools: Any) -> LockedList:
     view = kept_view(tools)
     if view is None:
-        view = keep(tools, LockedList(lc_tool(item) for item in tools))
+        view = keep(tools, LockedList(map(lc_tool, tools)))
     return view  # type: ignore[no-any-return]
 
 
