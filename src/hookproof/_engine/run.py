@@ -17,7 +17,7 @@ from hookproof._engine.state import (
     carry_index,
 )
 from hookproof._engine.types import NodeHook, Phase, RunResult
-from hookproof._support.frozen import FrozenDict, FrozenList
+from hookproof._support.frozen import FROZEN_TYPES, FrozenDict, FrozenList
 from hookproof._support.history import History
 from hookproof.context import Runtime
 from hookproof.errors import InterruptRaised, ParentCommandError, UsageError
@@ -108,6 +108,15 @@ class Run:
                 if self.listened:
                     self.listener.state_updated({"messages": items}, source)
                 return
+        elif self.spec.append is not None:  # a dialect's reducer: its own append, inline
+            self.values["messages"] = self.spec.append(current, items)
+            self._snapshot = None
+            trace = self.trace
+            data = {"by": source, "keys": _MESSAGES_ONLY}
+            trace.rows.append(("state", "update", "update", None, trace.depth, data))
+            if self.listened:
+                self.listener.state_updated({"messages": items}, source)
+            return
         self.update({"messages": items}, source=source)
 
     def forget_snapshot(self) -> None:
@@ -266,6 +275,22 @@ class RunHandle:
         self.update: _Update = run.update
         self.append_messages: _Append = run.append_messages
 
+    def set_value(self, key: str, value: Any, *, source: str) -> None:
+        """``update({key: value}, source=source)``, inline for a key the run writes as given
+        (no reducer, an open state, a frozen value): a dialect's own counter, say."""
+        run = self._run
+        if key in run.spec.reducers or run.spec.strict or type(value) not in FROZEN_TYPES:
+            run.update({key: value}, source=source)
+            return
+        run.values[key] = value
+        run._snapshot = None
+        trace = run.trace
+        trace.rows.append(
+            ("state", "update", "update", None, trace.depth, {"by": source, "keys": (key,)})
+        )
+        if run.listened:
+            run.listener.state_updated({key: value}, source)
+
     @property
     def state(self) -> FrozenDict:
         run = self._run
@@ -292,4 +317,5 @@ class RunHandle:
 
     def record(self, hook: str, owner: str | None, data: Mapping[str, Any]) -> None:
         """Record a dialect event (an emitted agent event, a retry) in the trace."""
-        self._run.trace.record("event", hook, "update", owner, data)
+        trace = self._run.trace  # TraceRecorder.record inline: a dialect's every event
+        trace.rows.append(("event", hook, "update", owner, trace.depth, data))

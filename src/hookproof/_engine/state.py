@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hookproof._engine.schemas import (
@@ -269,6 +269,7 @@ class StateSpec:
         *,
         messages_reducer: Reducer = add_messages,
         base: type | None = None,
+        append: Callable[[Any, list[Any]], Any] | None = None,
     ) -> None:
         self.reducers, self.untracked = keys_of(base)
         self.base = frozenset({*self.reducers, "messages"}) | _LOOP_KEYS
@@ -279,6 +280,9 @@ class StateSpec:
         self.reducers["messages"] = messages_reducer
         # add_messages' common case (messages without ids appended) is inlined in Run.update.
         self.appends = messages_reducer is add_messages
+        # Another reducer's own append, for Run.append_messages: what it gives for a list of
+        # messages, frozen (a dialect's reducer whose common case is an append).
+        self.append = append
         self.strict = any(key not in self.base for key in self.reducers)
         # Keys written as given: a second write in one step would make the order decide.
         self.single_write = (

@@ -9,7 +9,7 @@ from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._model_call import ChatModelInput, ModelCall, model_answer, model_request
 from hookproof.eino._provenance import RequestShape
-from hookproof.eino._run import EinoRun, eino_messages
+from hookproof.eino._run import EinoRun, appended_messages, eino_messages
 from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
@@ -30,7 +30,7 @@ class EinoDialect(Dialect):
     runs_whole_tool_turn: ClassVar[bool] = True  # the ToolsNode runs every call, then fails
 
     def __init__(self, *, name: str, model: Any, stack: Stack) -> None:
-        state = StateSpec([], messages_reducer=eino_messages)
+        state = StateSpec([], messages_reducer=eino_messages, append=appended_messages)
         super().__init__(name=name, model=model, stack=stack, state=state)
 
     @staticmethod
@@ -44,14 +44,15 @@ class EinoDialect(Dialect):
         of before_model), against the same count of model calls."""
 
     def model_input(self, run: RunHandle) -> ChatModelInput:
-        return ChatModelInput(_eino_run(run), run.state, self.model)
+        eino: EinoRun = run.runtime.context  # type: ignore[assignment]  # _eino_run inline
+        return ChatModelInput(eino, run.state, self.model)
 
     # the engine calls these once per model call: the functions themselves, no method between
     final_request = staticmethod(model_request)
     model_answer = staticmethod(model_answer)
 
     def model_output(self, run: RunHandle, outcome: AssistantMessage) -> None:
-        run.update({"messages": [outcome]}, source="model")
+        run.append_messages([outcome], source="model")
 
     def pending_calls(self, run: RunHandle, messages: Sequence[Message]) -> list[ToolCall] | None:
         for index in range(len(messages) - 1, -1, -1):
@@ -74,7 +75,8 @@ class EinoDialect(Dialect):
         return pending
 
     def tool_input(self, run: RunHandle, call: ToolCall, state: FrozenDict) -> ToolsNodeInput:
-        return ToolsNodeInput(_eino_run(run), call, state)
+        eino: EinoRun = run.runtime.context  # type: ignore[assignment]  # _eino_run inline
+        return ToolsNodeInput(eino, call, state)
 
     def tool_called(self, value: EinoToolCall) -> tuple[str, str]:
         return value.name, value.call_id

@@ -98,8 +98,7 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
         # Eino hands the run's tools to the model and the ToolsNode only when there are
         # some: with every tool removed by before_agent, the agent's own tools stay
         index = run.agent.tool_index
-    run.tools, run.tool_infos, run.tool_kinds = index.by_name, index.infos, index.kinds
-    run.frozen_tool_infos = index.frozen_infos
+    run.use_tools(index)
     _note_start(run)
     # On resume the chains continue from what the hooks before the pause had added.
     model_delta, after_delta = state.get(MODEL_CTX_KEY), state.get(AFTER_CTX_KEY)
@@ -209,7 +208,15 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
         run: EinoRun = runtime.context
         before = run.state(state)
         returned = getattr(handler, method)(run.model_ctx, before, run.model_context(state))
-        ctx, after = _pair(returned, ChatModelAgentState, method)
+        if (
+            type(returned) is tuple
+            and len(returned) == 2
+            and type(returned[0]) is RunContext
+            and type(returned[1]) is ChatModelAgentState
+        ):
+            ctx, after = returned  # _pair's usual case, without its call
+        else:
+            ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = ctx if ctx._exec is run.exec else run.bind(ctx)
         if after is before:
             return _chained(run, state, MODEL_CTX_KEY, ctx) or None

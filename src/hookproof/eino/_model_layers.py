@@ -78,7 +78,14 @@ def _event_sender(call: ModelCall, inner: Inner) -> Any:
         return replay(chunks)
     if type(result) is not AssistantMessage:  # else it is what message_of gives back
         result = message_of(result, False, "the model chain")
-    _send_model_event(call.run, result, (), False)
+    run = call.run  # _send_model_event inline: every model call of a run without streaming
+    event = AgentEvent.trusted(
+        agent_name=run.exec.agent_name, message=result, is_streaming=False, chunks=()
+    )
+    if run.exec.hold_depth:
+        run.exec.held_event = event
+    else:
+        run.exec.emit(event, owner="eino:event_sender", kind="model_output")
     return result
 
 
@@ -116,13 +123,17 @@ class _InnerModel:
         return "<inner model chain>"
 
 
+_new = object.__new__
+
+
 def _wrap_model_layer(handler: Any, owner: str) -> Layer:
     def wrap(call: ModelCall, inner: Inner) -> Any:
         options = call.options  # an outer wrapper that dropped the tools: Eino shows the run's
         model_ctx = call.run.model_context(
             options if "tools" in options else {"tools": call.run.tool_infos}
         )
-        given = _InnerModel(call, inner, owner)
+        given = _new(_InnerModel)  # _InnerModel(call, inner, owner) without an __init__ call
+        given._call, given._inner, given._owner = call, inner, owner
         wrapped = handler.wrap_model(call.ctx, given, model_ctx)
         if wrapped is given:  # not wrapped: what given.generate/stream would do with the call
             return replay(tuple(inner(call))) if call.streaming else inner(call)

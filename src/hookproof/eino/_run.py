@@ -23,9 +23,9 @@ from hookproof.errors import safe_repr
 from hookproof.messages import AssistantMessage, Message, ToolMessage
 
 if TYPE_CHECKING:
-    from hookproof.eino._tools import EndpointKind
+    from hookproof.eino._tools import EndpointKind, ToolIndex
 
-__all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "eino_messages"]
+__all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "appended_messages", "eino_messages"]
 
 _NONE = FrozenDict()
 _ABSENT: Any = object()
@@ -47,7 +47,12 @@ def eino_messages(current: Sequence[Message] | None, new: Any) -> FrozenList[Mes
     """Eino's messages: a hook's state replaces them; a model or tool result is appended."""
     if isinstance(new, ReplaceMessages):
         return FrozenList(new.messages)
-    items = new if isinstance(new, list | tuple) else [new]
+    return appended_messages(current, new if isinstance(new, list | tuple) else [new])
+
+
+def appended_messages(current: Sequence[Message] | None, items: Sequence[Any]) -> FrozenList[Any]:
+    """``eino_messages`` for a list of new messages (the engine appends a model's or a tool's
+    result with it, one call)."""
     return FrozenList([*(current or ()), *items])
 
 
@@ -124,6 +129,16 @@ class EinoRun:
         values = handle.state if handle is not None else FrozenDict()
         keys = ("messages", "tool_infos", "deferred_tool_infos")
         return {key: values[key] for key in keys if key in values}
+
+    def use_tools(self, index: ToolIndex) -> None:
+        """The run's tools (after before_agent). With the agent's own, the hooks are shown
+        the agent's ModelContext for both lists a run passes them (the state's and the
+        model call's): what model_context would find on its first calls."""
+        self.tools, self.tool_infos, self.tool_kinds = index.by_name, index.infos, index.kinds
+        self.frozen_tool_infos = index.frozen_infos
+        if index is self.agent.tool_index:
+            self._model_context = self.agent.model_context
+            self._context_sources = (index.frozen_infos, index.infos)
 
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
@@ -213,7 +228,7 @@ class EinoRun:
         handle = self.exec.handle
         assert handle is not None
         self.message_seq += 1
-        handle.update({MSG_SEQ_KEY: self.message_seq}, source="message_id")
+        handle.set_value(MSG_SEQ_KEY, self.message_seq, source="message_id")
         return f"msg-{self.message_seq}"
 
     def initial_state(self, system: Message | None) -> dict[str, Any]:

@@ -107,7 +107,8 @@ def _tools_node(request: ToolsNodeInput, inner: Inner) -> ToolMessage | Command:
     except Exception as error:
         raise _tool_error(call, error) from error
     message = _node_message(call, result)
-    if index == return_directly_index(messages, run.agent_ctx.return_directly) and call_id:
+    names = run.agent_ctx.return_directly  # none: no call ends the run
+    if names and index == return_directly_index(messages, names) and call_id:
         return Command(update={"messages": [message]}, goto="end")  # Eino needs its id
     return message
 
@@ -196,7 +197,7 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     )
     handle = run.exec.handle
     assert handle is not None
-    if _held(call, handle):
+    if (call.call_id == "") if not run.agent_ctx.return_directly else _held(call, handle):
         # Eino holds by call id: a call sharing the return-directly call's id is held too,
         # and the later one replaces its event, which is never sent
         handle.update({HELD_KEY: event}, source="return_directly")
