@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 __all__ = ["AGENT", "Provenance", "Section", "ToolOrigin"]
@@ -173,14 +175,16 @@ class PendingProvenance:
     ) -> None:
         kind = type(final)
         self._arguments: tuple[Any, ...] | None = (
-            _kept(base, kind, request_of),
+            None if base is None else _kept(base, kind, request_of),
             tuple(
-                (owner, _kept(old, kind, request_of), _kept(new, kind, request_of))
-                for owner, old, new in edits
+                [
+                    (owner, _kept(old, kind, request_of), _kept(new, kind, request_of))
+                    for owner, old, new in edits
+                ]
             ),
-            _Read(final.tools, final.system_message),
+            _Read(tools=final.tools, system_message=final.system_message),
             origins,
-            _Reader(request_of),
+            partial(_read_request, request_of),
             tuple(system_origins),
             agent_edits_last,
         )
@@ -204,38 +208,26 @@ class PendingProvenance:
         return (Provenance, (result.tools, result.system))
 
 
-class _Read:
-    """What the computation reads of a request: its tools and its system message."""
-
-    __slots__ = ("system_message", "tools")
-
-    def __init__(self, tools: Sequence[Any], system_message: Any) -> None:
-        self.tools = tools
-        self.system_message = system_message
-
-
-_HOLDS_NONE = _Read((), None)  # a value of the request's kind that holds no request
+# What the computation reads of a request: its tools and its system message (a namespace:
+# made in C, once per request a run keeps).
+_Read = SimpleNamespace
+_HOLDS_NONE = _Read(tools=(), system_message=None)  # a value of the request's kind holding none
 
 
 def _kept(value: Any, kind: type, request_of: Callable[[Any], Any]) -> Any:
     if type(value) is not kind:
         return value  # a dialect's own value (Eino's state): read on first use
     request = request_of(value)
-    return _HOLDS_NONE if request is None else _Read(request.tools, request.system_message)
+    if request is None:
+        return _HOLDS_NONE
+    return _Read(tools=request.tools, system_message=request.system_message)
 
 
-class _Reader:
+def _read_request(request_of: Callable[[Any], Any], value: Any) -> Any:
     """``request_of`` for values kept as they were, what was read already for the others."""
-
-    __slots__ = ("_request_of",)
-
-    def __init__(self, request_of: Callable[[Any], Any]) -> None:
-        self._request_of = request_of
-
-    def __call__(self, value: Any) -> Any:
-        if type(value) is not _Read:
-            return self._request_of(value)
-        return None if value is _HOLDS_NONE else value
+    if type(value) is not _Read:
+        return request_of(value)
+    return None if value is _HOLDS_NONE else value
 
 
 def compute(

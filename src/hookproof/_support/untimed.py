@@ -123,18 +123,14 @@ def _build_context(control: Any) -> Any:
     asked through its public accessor, which raises InvalidArgument outside an example."""
     variable = getattr(control, _CONTEXT_VARIABLE, None)
     context = getattr(variable, "value", _UNREAD)
-    if context is None or _is_build_context(control, context):
+    kind = getattr(control, "BuildContext", None)
+    if context is None or (isinstance(kind, type) and isinstance(context, kind)):
         return context
     errors = sys.modules["hypothesis.errors"]  # hypothesis.control imports it
     try:
         return control.current_build_context()
     except errors.InvalidArgument:  # hypothesis' answer when no example is running
         return None
-
-
-def _is_build_context(control: Any, context: object) -> bool:
-    kind = getattr(control, "BuildContext", None)
-    return isinstance(kind, type) and isinstance(context, kind)
 
 
 def _ledger_honoured(data: object) -> bool:
