@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 __all__ = ["AGENT", "Provenance", "Section", "ToolOrigin"]
@@ -137,6 +139,8 @@ class ProvenanceNotes:
         start, prior = (None, ()) if prior_of is _no_prior_edits else prior_of(call)
         edits = self._edits
         base = start if start is not None else edits[0][1] if edits else call
+        if base is call and not prior and not edits:
+            base = None  # nothing changed it: the request the model receives is where it starts
         return PendingProvenance(
             base,
             [*prior, *edits],
@@ -150,7 +154,12 @@ class ProvenanceNotes:
 
 class PendingProvenance:
     """Provenance computed on first use: most FinalRequests are never rendered, so a run
-    only keeps the requests it would be computed from. A copy or a pickle holds the result."""
+    only keeps what it would be computed from. A copy or a pickle holds the result.
+
+    A request of the final one's own kind is read at once, down to the tools and system
+    message the computation reads: a request holds its model, and a recording model holds
+    its FinalRequests and so this, a cycle that would leave every run to the garbage
+    collector."""
 
     __slots__ = ("_arguments", "_result")
 
@@ -164,12 +173,18 @@ class PendingProvenance:
         system_origins: Sequence[str] = (),
         agent_edits_last: bool = False,
     ) -> None:
+        kind = type(final)
         self._arguments: tuple[Any, ...] | None = (
-            base,
-            tuple(edits),
-            final,
+            None if base is None else _kept(base, kind, request_of),
+            tuple(
+                [
+                    (owner, _kept(old, kind, request_of), _kept(new, kind, request_of))
+                    for owner, old, new in edits
+                ]
+            ),
+            _Read(tools=final.tools, system_message=final.system_message),
             origins,
-            request_of,
+            partial(_read_request, request_of),
             tuple(system_origins),
             agent_edits_last,
         )
@@ -191,6 +206,28 @@ class PendingProvenance:
     def __reduce__(self) -> tuple[Any, ...]:
         result = self.resolve()
         return (Provenance, (result.tools, result.system))
+
+
+# What the computation reads of a request: its tools and its system message (a namespace:
+# made in C, once per request a run keeps).
+_Read = SimpleNamespace
+_HOLDS_NONE = _Read(tools=(), system_message=None)  # a value of the request's kind holding none
+
+
+def _kept(value: Any, kind: type, request_of: Callable[[Any], Any]) -> Any:
+    if type(value) is not kind:
+        return value  # a dialect's own value (Eino's state): read on first use
+    request = request_of(value)
+    if request is None:
+        return _HOLDS_NONE
+    return _Read(tools=request.tools, system_message=request.system_message)
+
+
+def _read_request(request_of: Callable[[Any], Any], value: Any) -> Any:
+    """``request_of`` for values kept as they were, what was read already for the others."""
+    if type(value) is not _Read:
+        return request_of(value)
+    return None if value is _HOLDS_NONE else value
 
 
 def compute(

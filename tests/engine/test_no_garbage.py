@@ -120,3 +120,50 @@ def test_an_agent_that_refers_to_itself_is_caught(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(Engine, "__init__", holding_itself)
     assert build_and_drop() > 0
+
+
+def recorded_agent_runs(times: int) -> int:
+    """Garbage left by ``times`` runs of a fresh agent on a fresh RecordingModel, each dropped
+    after the run (what a contract check does per example)."""
+    from hookproof.models import RecordingModel
+
+    def once() -> None:
+        model = RecordingModel(
+            ScriptedModel(
+                lambda request: (
+                    "done" if len(request.messages) > 1 else call("lookup", {"query": "x"})
+                )
+            )
+        )
+        agent = create_agent(model, [lookup], middleware=[Passing()])
+        agent.invoke({"messages": [("user", "hi")]})
+        assert len(model.requests) == 2  # both model calls recorded, with their provenance
+
+    once()  # warm: first runs fill caches
+    gc.collect()
+    for _ in range(times):
+        once()
+    return gc.collect()
+
+
+@pytest.mark.usefixtures("collector_off")
+def test_a_dropped_recording_model_leaves_nothing_to_the_garbage_collector() -> None:
+    """A recorded request's pending provenance keeps only what it reads of the requests, not
+    the requests (each holds the model, which holds the recorded requests)."""
+    assert recorded_agent_runs(5) == 0
+
+
+@pytest.mark.usefixtures("collector_off")
+def test_provenance_that_keeps_the_requests_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The buggy twin: pending provenance that holds the final request closes the cycle
+    model -> recorded request -> provenance -> request -> model."""
+    from hookproof import provenance
+
+    kept = provenance.PendingProvenance.__init__
+
+    def holding_the_request(self: Any, base: Any, edits: Any, final: Any, *rest: Any) -> None:
+        kept(self, base, edits, final, *rest)
+        self._arguments = (*self._arguments[:2], final, *self._arguments[3:])
+
+    monkeypatch.setattr(provenance.PendingProvenance, "__init__", holding_the_request)
+    assert recorded_agent_runs(5) > 0

@@ -13,7 +13,7 @@ from hookproof._secrets.reprs import redacted_repr
 from hookproof._support.frozen import FrozenDict, FrozenList, freeze
 from hookproof.context import Runtime, ToolRuntime
 from hookproof.errors import InvalidInputError, UsageError, safe_repr
-from hookproof.messages import Message, SystemMessage, ToolCall, coerce_message
+from hookproof.messages import Message, SystemMessage, ToolCall, coerce_message, text_message
 from hookproof.requests._immutability import check_override_keys, immutable, replaced
 from hookproof.tools import Tool, ToolSchema
 
@@ -41,6 +41,8 @@ def as_system_message(value: object, what: str = "system_message") -> SystemMess
     """A SystemMessage from a str, a SystemMessage or None; anything else is an error."""
     if value is None or isinstance(value, SystemMessage):
         return value
+    if type(value) is str:  # every str is valid text: the validated message, built directly
+        return text_message(SystemMessage, value)
     if isinstance(value, str):
         return SystemMessage(content=value)
     raise UsageError(
