@@ -101,23 +101,22 @@ class Run:
                 self.values["messages"] = result = current.extended(items)
                 if KEPT_INDEXES and len(current) >= KEEP_INDEX_FROM:  # as add_messages does
                     carry_index(current, result)
-                self._snapshot = None
-                trace = self.trace
-                data = {"by": source, "keys": _MESSAGES_ONLY}
-                trace.rows.append(("state", "update", "update", None, trace.depth, data))
-                if self.listened:
-                    self.listener.state_updated({"messages": items}, source)
+                self._messages_appended(items, source)
                 return
         elif self.spec.append is not None:  # a dialect's reducer: its own append, inline
             self.values["messages"] = self.spec.append(current, items)
-            self._snapshot = None
-            trace = self.trace
-            data = {"by": source, "keys": _MESSAGES_ONLY}
-            trace.rows.append(("state", "update", "update", None, trace.depth, data))
-            if self.listened:
-                self.listener.state_updated({"messages": items}, source)
+            self._messages_appended(items, source)
             return
         self.update({"messages": items}, source=source)
+
+    def _messages_appended(self, items: list[Any], source: str) -> None:
+        """What ``update`` records after an append of ``items`` to the messages."""
+        self._snapshot = None
+        trace = self.trace
+        data = {"by": source, "keys": _MESSAGES_ONLY}
+        trace.rows.append(("state", "update", "update", None, trace.depth, data))
+        if self.listened:
+            self.listener.state_updated({"messages": items}, source)
 
     def forget_snapshot(self) -> None:
         self._snapshot = None

@@ -145,14 +145,7 @@ def node_config(node: str, runtime: LCRuntime[Any], answers: Answers) -> dict[st
     if thread_id is not None:
         metadata["thread_id"] = thread_id
     metadata.update({"langgraph_node": node, "langgraph_checkpoint_ns": namespace})
-    return {
-        "tags": [],
-        "callbacks": None,
-        "recursion_limit": AGENT_DEFAULTS["recursion_limit"],
-        **caller,
-        "metadata": metadata,
-        "configurable": configurable,
-    }
+    return _config(caller, metadata, configurable)
 
 
 def _outside_run(
@@ -169,10 +162,17 @@ def _outside_run(
         metadata["thread_id"] = thread_id
     metadata["langgraph_node"] = node
     metadata["langgraph_checkpoint_ns"] = namespace
+    return _config({}, metadata, configurable)
+
+
+def _config(
+    caller: Mapping[str, Any], metadata: dict[str, Any], configurable: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "tags": [],
         "callbacks": None,
         "recursion_limit": AGENT_DEFAULTS["recursion_limit"],
+        **caller,
         "metadata": metadata,
         "configurable": configurable,
     }
