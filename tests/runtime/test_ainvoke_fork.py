@@ -33,13 +33,13 @@ def shown(result: Any) -> Any:
 
 
 def child_status(built: Any, expected: Any) -> int:
-    """The exit status of a forked child that runs ``built`` once (killed after 5 s): 0 when
-    its run showed ``expected``."""
+    """The exit status of a forked child that runs ``built`` once (killed after 15 s, which
+    only a hang takes, however busy the machine): 0 when its run showed ``expected``."""
     with warnings.catch_warnings():  # fork() in a process with threads warns on 3.12+
         warnings.simplefilter("ignore", DeprecationWarning)
         pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports by its exit status only
-        signal.alarm(5)
+        signal.alarm(15)
         try:
             ok = shown(asyncio.run(built.ainvoke(HI))) == expected
         except BaseException:  # noqa: BLE001 - anything but the answer is a failure

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Annotated, Any
 
 import pytest
@@ -157,9 +156,21 @@ class Blocking(SyncWrap):
         return super()._wrapped(kind, request, handler)
 
 
-def cancelled_during_the_first_model_call() -> list[str]:
+def cancelled_during_the_first_model_call(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What ran of a run cancelled while its first wrap_model_call blocked, once that hook
-    finished apart: no tool call and no state written after the cancellation."""
+    and the helper visit around it finished apart: no tool call and no state written after
+    the cancellation."""
+    from hookproof._engine import fused as fused_module
+
+    visited, visit = threading.Event(), fused_module.FusedTurn._visit
+
+    def visit_then_say_so(self: Any, *args: Any) -> Any:
+        try:
+            return visit(self, *args)
+        finally:
+            visited.set()
+
+    monkeypatch.setattr(fused_module.FusedTurn, "_visit", visit_then_say_so)
     places, entered, release = Places(), threading.Event(), threading.Event()
     agent = create_agent(
         ScriptedModel(turn_noting(places)),
@@ -180,9 +191,8 @@ def cancelled_during_the_first_model_call() -> list[str]:
         asyncio.run(main())
     finally:
         release.set()
-    deadline = time.monotonic() + 0.5  # the helper finishes the hook and whatever follows
-    while time.monotonic() < deadline:
-        time.sleep(0.01)
+    # Waits for the visit itself, not for a time: a busy machine only makes it later.
+    assert visited.wait(WAIT_SECONDS), "the helper's visit never ended"
     return [label for label, _ in places.places()]
 
 
@@ -198,7 +208,7 @@ def test_a_cancelled_run_starts_no_tool_call_after_the_model_call_it_was_cancell
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     keeping_the_run(monkeypatch)
-    ran = cancelled_during_the_first_model_call()
+    ran = cancelled_during_the_first_model_call(monkeypatch)
     assert "block.model after" in ran  # the blocked hook finished apart, as it always did
     assert "tool" not in ran and "block.tool" not in ran
 
@@ -211,7 +221,7 @@ def test_without_its_gate_a_cancelled_visit_would_run_the_tool(
 
     keeping_the_run(monkeypatch)
     monkeypatch.setattr(fused_module._Gate, "abandon", lambda self: None)
-    ran = cancelled_during_the_first_model_call()
+    ran = cancelled_during_the_first_model_call(monkeypatch)
     assert "block.tool" in ran and "tool" in ran
 
 
