@@ -23,7 +23,7 @@ __all__ = ["RequestShape", "note_agent_change", "note_state_change", "shape"]
 class RequestShape:
     """The two parts of a request provenance follows: the tools and the system message."""
 
-    tools: tuple[Any, ...]
+    tools: Sequence[Any]
     system_message: SystemMessage | None
 
 
