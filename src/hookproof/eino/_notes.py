@@ -39,19 +39,17 @@ class EinoNotes:
         self._edits.pop()
 
     def model_called(self, call: Any, request: ModelRequest) -> PendingProvenance:
-        base, edits = None, self._edits
-        if isinstance(call, ModelCall) and call.run.provenance_base is not None:
-            base = call.run.provenance_base
-            edits = [*call.run.provenance_edits, *edits]
-        if base is None and edits:
-            base = edits[0][1]
-        plain = [
-            (owner, _plain(old, call, request), _plain(new, call, request))
-            for owner, old, new in edits
-        ]
-        if base is not None:
-            base = _plain(base, call, request)
-        return PendingProvenance(base, plain, request, {}, _as_read)
+        base, edits = None, []
+        if type(call) is ModelCall and call.run.provenance_base is not None:
+            base, edits = call.run.provenance_base, [*call.run.provenance_edits]
+        for owner, old, new in self._edits:
+            received = _plain(old, call, request)
+            if received is None and base is not None:
+                continue  # provenance skips a change from a value that holds no request
+            edits.append((owner, received, _plain(new, call, request)))
+        if base is None and self._edits:
+            base = _plain(self._edits[0][1], call, request)
+        return PendingProvenance(base, edits, request, {}, _as_read)
 
 
 def _plain(value: Any, call: Any, request: ModelRequest) -> RequestShape | None:
