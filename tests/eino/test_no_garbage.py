@@ -11,44 +11,17 @@ from typing import Any
 
 import pytest
 
-from hookproof.eino import BaseChatModelAgentMiddleware, ChatModelAgent, ModelWrapper
-from hookproof.messages import SystemMessage, text_message
+from hookproof.eino import ChatModelAgent
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import ToolMessage, tool
 from hookproof.snapshot import render
+from tests.eino.helpers import Annotating, Briefing
 
 
 @tool
 def lookup(query: str) -> str:
     """Look something up."""
     return f"found:{query}"
-
-
-class _Annotated(ModelWrapper):
-    """Shows the model another system prompt: the model layers pass on a new model call."""
-
-    def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
-        system = text_message(SystemMessage, messages[0].text + "\n(wrapped)")
-        return self.inner.generate(ctx, (system, *messages[1:]), **options)
-
-    def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
-        system = text_message(SystemMessage, messages[0].text + "\n(wrapped)")
-        return self.inner.stream(ctx, (system, *messages[1:]), **options)
-
-
-class Annotating(BaseChatModelAgentMiddleware):
-    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
-        return _Annotated(model)
-
-
-class Briefing(BaseChatModelAgentMiddleware):
-    """Rewrites the state's system prompt before every model call."""
-
-    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
-        if state.messages[0].text.endswith("Be brief."):
-            return ctx, state
-        system = text_message(SystemMessage, state.messages[0].text + "\nBe brief.")
-        return ctx, state.override(messages=(system, *state.messages[1:]))
 
 
 def _turn(request: Any) -> Any:
@@ -108,18 +81,44 @@ def test_a_dropped_recording_model_leaves_nothing_to_the_garbage_collector(
     assert left_after_runs(build, streaming) == 0
 
 
+class _KeepingTheCall:
+    """Provenance that also keeps the model call it was read from (session 14's did)."""
+
+    def __init__(self, pending: Any, call: Any) -> None:
+        self.pending, self.call = pending, call
+
+    def resolve(self) -> Any:
+        return self.pending.resolve()
+
+
 @AGENTS
 @pytest.mark.usefixtures("collector_off")
-def test_provenance_that_keeps_the_model_calls_is_caught(
+def test_provenance_that_keeps_the_model_call_is_caught(
     build: Callable[[RecordingModel], ChatModelAgent], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The buggy twin: provenance that keeps the values passed between the model layers
-    as they are (session 14's) closes the cycle model -> recorded request -> provenance ->
-    model call -> model."""
+    """The buggy twin: provenance that keeps the value passed to the innermost model step
+    closes the cycle model -> recorded request -> provenance -> model call -> model."""
+    from hookproof.eino._notes import EinoNotes
+
+    read = EinoNotes.model_called
+    monkeypatch.setattr(
+        EinoNotes,
+        "model_called",
+        lambda self, call, request: _KeepingTheCall(read(self, call, request), call),
+    )
+    assert left_after_runs(build, streaming=False) > 0
+
+
+@pytest.mark.usefixtures("collector_off")
+def test_provenance_that_keeps_the_layers_values_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The buggy twin of a run whose handlers change the model call: provenance that keeps
+    the values passed between the model layers as they are closes the same cycle."""
     from hookproof.eino import _notes
 
     monkeypatch.setattr(_notes, "_plain", lambda value, call, request: value)
-    assert left_after_runs(build, streaming=False) > 0
+    assert left_after_runs(agent_with_handlers, streaming=False) > 0
 
 
 def test_the_provenance_read_after_the_run_names_each_change() -> None:
