@@ -10,6 +10,7 @@ import pytest
 
 from hookproof.eino import ChatModelAgent
 from hookproof.eino._notes import EinoNotes
+from hookproof.eino._provenance import AgentProvenance
 from hookproof.messages import SystemMessage, text_message
 from hookproof.models import RecordingModel, ScriptedModel, call
 from hookproof.runtime import ToolMessage
@@ -80,14 +81,16 @@ def provenance_shown(settings: dict[str, Any], streaming: bool) -> list[str]:
 
 
 def counting_shared(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each model call got its agent's shared provenance, from now on."""
     found: list[bool] = []
-    unchanged = EinoNotes._unchanged
+    read = EinoNotes.model_called
 
-    def counted(self: EinoNotes, *args: Any) -> bool:
-        found.append(unchanged(self, *args))
-        return found[-1]
+    def counted(self: EinoNotes, *args: Any) -> Any:
+        provenance = read(self, *args)
+        found.append(type(provenance) is AgentProvenance)
+        return provenance
 
-    monkeypatch.setattr(EinoNotes, "_unchanged", counted)
+    monkeypatch.setattr(EinoNotes, "model_called", counted)
     return found
 
 
@@ -99,7 +102,7 @@ def test_a_shared_provenance_is_what_reading_the_changes_gives(
     shared = counting_shared(monkeypatch)
     found = provenance_shown(AGENTS[name], streaming)
     assert shared == [name not in CHANGED] * 2  # each model call took the path the test is about
-    monkeypatch.setattr(EinoNotes, "_unchanged", lambda self, *args: False)
+    monkeypatch.setattr(EinoNotes, "model_called", EinoNotes.pending)
     assert provenance_shown(AGENTS[name], streaming) == found
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._support.frozen import FrozenDict, FrozenList, freeze, freeze_list
+from hookproof._support.frozen_model import construct_whole
 from hookproof.eino._callbacks import RunInfo, around
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderModelWrapper, overrides
@@ -28,7 +29,7 @@ from hookproof.eino._run import EinoRun
 from hookproof.eino._settings import AgentSettings
 from hookproof.eino._streams import collect, concat_messages, replay
 from hookproof.errors import EinoError, UsageError
-from hookproof.messages import AssistantMessage, Message, construct
+from hookproof.messages import AssistantMessage, Message
 from hookproof.requests import model_name
 
 __all__ = ["model_layers"]
@@ -165,12 +166,13 @@ def _with_id(message: AssistantMessage, msg_id: str) -> AssistantMessage:
     kwargs = FrozenDict({**message.additional_kwargs, "_eino_msg_id": msg_id})
     if type(message) is not AssistantMessage:  # a subclass may validate more
         return message.override(additional_kwargs=kwargs)
-    # the message is valid already: what override() gives (which freezes every sequence,
-    # construct()'s defaults included), without validating it again
+    # the message is valid already, with every field in its __dict__: what override() gives
+    # (which freezes every sequence, construct()'s defaults included), without validating it
+    # again or merging in the defaults
     content, calls, metadata = message.content, message.tool_calls, message.response_metadata
-    return construct(
+    return construct_whole(
         AssistantMessage,
-        **{
+        {
             **message.__dict__,
             "content": content if type(content) is FrozenList else freeze_list(content),
             "tool_calls": calls if type(calls) is FrozenList else freeze_list(calls),

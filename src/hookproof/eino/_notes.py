@@ -39,8 +39,23 @@ class EinoNotes:
         self._edits.pop()
 
     def model_called(self, call: Any, request: ModelRequest) -> Any:
-        if type(call) is ModelCall and self._unchanged(call, request):
-            return call.run.agent.unchanged_provenance
+        edits = self._edits
+        if len(edits) == 1 and edits[0][2] is call and type(edits[0][1]) is ChatModelInput:
+            # Only the chat-model step passed on another value (the call, from the state,
+            # which holds no request): the agent's own request, unless the state's tools or
+            # system message are not the agent's or a handler's state rewrite changed them.
+            run = call.run
+            agent = run.agent
+            if (
+                request.tools is agent.tool_index.frozen_infos
+                and request.system_message is agent.system_message
+                and not run.provenance_edits
+            ):
+                return agent.unchanged_provenance
+        return self.pending(call, request)
+
+    def pending(self, call: Any, request: ModelRequest) -> PendingProvenance:
+        """The provenance read from the handlers' state rewrites and the layers' changes."""
         base, edits = None, []
         if type(call) is ModelCall and call.run.provenance_base is not None:
             base, edits = call.run.provenance_base, [*call.run.provenance_edits]
@@ -52,21 +67,6 @@ class EinoNotes:
         if base is None and self._edits:
             base = _plain(self._edits[0][1], call, request)
         return PendingProvenance(base, edits, request, {}, _as_read)
-
-    def _unchanged(self, call: ModelCall, request: ModelRequest) -> bool:
-        """Whether the model receives the agent's own tools and system message, changed by
-        no handler: only the chat-model step passed on another value (the call, from the
-        state, which holds no request)."""
-        edits, run = self._edits, call.run
-        agent = run.agent
-        return (
-            len(edits) == 1
-            and request.tools is agent.tool_index.frozen_infos
-            and request.system_message is agent.system_message
-            and not run.provenance_edits
-            and edits[0][2] is call
-            and type(edits[0][1]) is ChatModelInput
-        )
 
 
 def _plain(value: Any, call: Any, request: ModelRequest) -> RequestShape | None:

@@ -25,9 +25,16 @@ from hookproof.messages import AssistantMessage, Message, ToolMessage
 if TYPE_CHECKING:
     from hookproof.eino._tools import EndpointKind, ToolIndex
 
-__all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "appended_messages", "eino_messages"]
+__all__ = [
+    "NO_SETTINGS",
+    "AgentRun",
+    "EinoRun",
+    "ReplaceMessages",
+    "appended_messages",
+    "eino_messages",
+]
 
-_NONE = FrozenDict()
+NO_SETTINGS = FrozenDict()  # a model call's settings when its options have none but tools
 _ABSENT: Any = object()
 _NO_INFOS: FrozenList[Any] = FrozenList()
 MSG_SEQ_KEY = "_eino_msg_seq"
@@ -93,8 +100,8 @@ class EinoRun:
         self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
         self._model_context: ModelContext | None = None
         self._context_sources: tuple[Any, Any] = (_ABSENT, _ABSENT)  # tuples it matches
-        self._options_without_settings: Any = None
-        self._invokable_model = invokable_model  # the last model found to have invoke()
+        self.options_without_settings: Any = None
+        self.invokable_model = invokable_model  # the last model found to have invoke()
         # provenance (see eino._provenance): who changed tools and instruction, and how
         self.agent_changers: list[str] = []
         self.provenance_base: Any = None
@@ -133,12 +140,17 @@ class EinoRun:
     def use_tools(self, index: ToolIndex) -> None:
         """The run's tools (after before_agent). With the agent's own, the hooks are shown
         the agent's ModelContext for both lists a run passes them (the state's and the
-        model call's): what model_context would find on its first calls."""
+        model call's), and the model call's options: what model_context and model_options
+        would find on their first calls."""
         self.tools, self.tool_infos, self.tool_kinds = index.by_name, index.infos, index.kinds
         self.frozen_tool_infos = index.frozen_infos
         if index is self.agent.tool_index:
             self._model_context = self.agent.model_context
             self._context_sources = (index.frozen_infos, index.infos)
+            # what model_options makes of the agent's own tools, with no deferred tools and
+            # no tool-search tool (as an agent-wide constant: the same value in every run)
+            self._model_options = self.agent.model_options
+            self.options_without_settings = self.agent.model_options[1]
 
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
@@ -188,7 +200,7 @@ class EinoRun:
             found["tool_search_tool"] = search
         options = FrozenDict(found)
         if len(found) == 1:
-            self._options_without_settings = options
+            self.options_without_settings = options
         self._model_options = ((infos, deferred, search), options)
         return options
 
@@ -202,25 +214,25 @@ class EinoRun:
 
     def invokable(self, model: Any) -> bool:
         """Whether ``model`` has invoke(FinalRequest) (else it is written Eino's way)."""
-        if model is not self._invokable_model:
+        if model is not self.invokable_model:
             if not callable(getattr(model, "invoke", None)):
                 return False
-            self._invokable_model = model
+            self.invokable_model = model
         return True
 
     def request_settings(self, options: FrozenDict) -> FrozenDict:
         """A model call's options other than ``tools`` as the ModelRequest's settings (new
         each call: they hold lists; the empty one is shared)."""
-        if options is self._options_without_settings:
-            return _NONE
+        if options is self.options_without_settings:
+            return NO_SETTINGS
         settings = {
             key: plain_setting(value)
             for key, value in options.items()
             if value is not None and key != "tools"
         }
         if not settings:
-            self._options_without_settings = options
-        return FrozenDict(settings) if settings else _NONE
+            self.options_without_settings = options
+        return FrozenDict(settings) if settings else NO_SETTINGS
 
     def next_message_id(self) -> str:
         """Deterministic message ids (Eino uses UUIDs): msg-1, msg-2, ... per run. The count

@@ -47,6 +47,8 @@ class AgentSettings:
     provenance_base: RequestShape
     unchanged_provenance: AgentProvenance  # of a model call nothing changed on the way
     model_context: ModelContext  # what hooks are shown while the run has the agent's tools
+    # a model call's options (and the state's tool infos they come from) while it has them
+    model_options: tuple[tuple[Any, None, None], FrozenDict]
     # what before_agent receives: the agent's instruction, tools and return_directly
     run_config: ChatModelAgentContext
 
@@ -93,6 +95,7 @@ class AgentSettings:
             run_config=ChatModelAgentContext.trusted(
                 instruction=checked_instruction, tools=collected, return_directly=flags
             ),
+            model_options=((index.frozen_infos, None, None), FrozenDict({"tools": index.infos})),
             model_context=ModelContext.trusted(
                 tools=index.infos,
                 model_retry_config=model_retry_config,
