@@ -79,14 +79,16 @@ def _event_sender(call: ModelCall, inner: Inner) -> Any:
         return replay(chunks)
     if type(result) is not AssistantMessage:  # else it is what message_of gives back
         result = message_of(result, False, "the model chain")
-    run = call.run  # _send_model_event inline: every model call of a run without streaming
+    sender = call.run.exec  # _send_model_event inline: every model call without streaming
     event = AgentEvent.trusted(
-        agent_name=run.exec.agent_name, message=result, is_streaming=False, chunks=()
+        agent_name=sender.agent_name, message=result, is_streaming=False, chunks=()
     )
-    if run.exec.hold_depth:
-        run.exec.held_event = event
-    else:
-        run.exec.emit(event, owner="eino:event_sender", kind="model_output")
+    if sender.hold_depth:
+        sender.held_event = event
+        return result
+    sender.events.append(event)  # RunExec.emit inline: the event is named and its kind known
+    if sender.handle is not None:
+        sender.handle.record("agent_event", "eino:event_sender", {"kind": "model_output"})
     return result
 
 
