@@ -172,16 +172,19 @@ def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
 def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
     run: EinoRun = runtime.context
-    assert run.exec.handle is not None
+    handle = run.exec.handle
+    assert handle is not None
     # the last tool step's held event goes out first
     held = _send_held(state, run) if state.get(HELD_KEY) is not None else None
-    if run.exec.handle.model_calls >= run.agent.max_iterations:
+    if handle.model_calls >= run.agent.max_iterations:
         raise ExceedMaxIterationsError(
             f"exceeds max iterations: agent {run.agent.name!r} already called the model "
             f"max_iterations={run.agent.max_iterations} times and the model still asks for "
             "tools. Check the script or raise max_iterations."
         )
     run.model_ctx = run.ctx
+    if held is None and state.get("tool_infos") is not None and not state.get(MODEL_CTX_KEY):
+        return None  # nothing to write: every model call after the first, usually
     update: dict[str, Any] = held or {}
     if state.get(MODEL_CTX_KEY):
         update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx

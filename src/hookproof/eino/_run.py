@@ -37,6 +37,8 @@ __all__ = [
 NO_SETTINGS = FrozenDict()  # a model call's settings when its options have none but tools
 _ABSENT: Any = object()
 _NO_INFOS: FrozenList[Any] = FrozenList()
+_NO_OPTIONS: tuple[None, FrozenDict] = (None, FrozenDict())  # nothing known yet
+_NO_REQUEST_TOOLS: tuple[None, FrozenList[Any]] = (None, _NO_INFOS)
 MSG_SEQ_KEY = "_eino_msg_seq"
 HELD_KEY = "_eino_return_directly_event"
 MODEL_CTX_KEY = "_eino_model_ctx"  # what the current model call's hooks added to the ctx
@@ -96,8 +98,8 @@ class EinoRun:
         self.model_chunks: tuple[Any, ...] = ()  # an Eino-style model's streamed chunks
         # the tools shown to the model: the same values while the infos stay the same, so
         # that the engine names them once
-        self._model_options: tuple[tuple[Any, Any, Any] | None, FrozenDict] = (None, FrozenDict())
-        self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
+        self._model_options: tuple[tuple[Any, Any, Any] | None, FrozenDict] = _NO_OPTIONS
+        self._request_tools: tuple[Any, FrozenList[Any]] = _NO_REQUEST_TOOLS
         self._model_context: ModelContext | None = None
         self._context_sources: tuple[Any, Any] = (_ABSENT, _ABSENT)  # tuples it matches
         self.options_without_settings: Any = None
@@ -117,16 +119,19 @@ class EinoRun:
     def state(self, values: FrozenDict) -> ChatModelAgentState:
         messages = tuple(values.get("messages", ()))
         tool_infos, deferred = values.get("tool_infos"), values.get("deferred_tool_infos")
-        if tool_infos is not None:
+        if tool_infos is self.frozen_tool_infos:
+            tool_infos = self.tool_infos  # the same infos as the agent's one tuple
+        elif tool_infos is not None:
             tool_infos = tuple(tool_infos)
         if deferred is not None:
             deferred = tuple(deferred)
-        if _all_messages(messages):
-            # infos in the state come from checked records or the tools' own info()
-            return ChatModelAgentState.trusted(
-                messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
-            )
-        return ChatModelAgentState(  # a retry persisted its own input: check it
+        for item in messages:  # all() over a generator costs a frame per item
+            if not isinstance(item, Message):  # a retry persisted its own input: check it
+                return ChatModelAgentState(
+                    messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
+                )
+        # infos in the state come from checked records or the tools' own info()
+        return ChatModelAgentState.trusted(
             messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
         )
 
@@ -259,13 +264,6 @@ class EinoRun:
         if result.interrupts:
             action = AgentAction(interrupted=result.interrupts[0], interrupts=result.interrupts)
             self.exec.emit(AgentEvent(action=action))
-
-
-def _all_messages(items: tuple[Any, ...]) -> bool:
-    for item in items:  # noqa: SIM110 - all() over a generator costs a frame per item
-        if not isinstance(item, Message):
-            return False
-    return True
 
 
 class AgentRun:
