@@ -172,19 +172,16 @@ def start_hooks(handlers: Sequence[tuple[str, Any]]) -> tuple[NodeHook, ...]:
 def _prepare(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     """Spec section 3, steps 0 and 1: the iteration check, then default tool infos."""
     run: EinoRun = runtime.context
-    handle = run.exec.handle
-    assert handle is not None
+    assert run.exec.handle is not None
     # the last tool step's held event goes out first
     held = _send_held(state, run) if state.get(HELD_KEY) is not None else None
-    if handle.model_calls >= run.agent.max_iterations:
+    if run.exec.handle.model_calls >= run.agent.max_iterations:
         raise ExceedMaxIterationsError(
             f"exceeds max iterations: agent {run.agent.name!r} already called the model "
             f"max_iterations={run.agent.max_iterations} times and the model still asks for "
             "tools. Check the script or raise max_iterations."
         )
     run.model_ctx = run.ctx
-    if held is None and state.get("tool_infos") is not None and not state.get(MODEL_CTX_KEY):
-        return None  # nothing to write: every model call after the first, usually
     update: dict[str, Any] = held or {}
     if state.get(MODEL_CTX_KEY):
         update[MODEL_CTX_KEY] = {}  # a new model call starts from the run's ctx
@@ -222,6 +219,8 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
             ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = ctx if ctx._exec is run.exec else run.bind(ctx)
         if after is before:
+            if ctx._values is run.ctx._values and not state.get(MODEL_CTX_KEY):
+                return None  # _chained's usual answer, without its call
             return _chained(run, state, MODEL_CTX_KEY, ctx) or None
         note_state_change(run, owner, before, after)
         return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}
