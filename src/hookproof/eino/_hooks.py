@@ -105,7 +105,7 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     run.model_ctx = _with_delta(run, model_delta) if model_delta else run.ctx
     run.after_ctx = _with_delta(run, after_delta) if after_delta else run.ctx
     run.exec.state_ready = True
-    if run.resuming:
+    if run.input_messages is None:  # resuming
         run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
         return _as_checkpointed(state)
     instruction = run.agent_ctx.instruction

@@ -162,9 +162,11 @@ class EinoRun:
         source = values.get("tool_infos", _ABSENT)
         if source is _ABSENT:
             source = values.get("tools")
-        last, known = self._model_context, self._context_sources
-        if last is not None and (source is known[0] or source is known[1]):
-            return last  # an immutable list it was built from, or found equal to, before
+        known = self._context_sources  # set with the context, never matching before it is
+        if source is known[0] or source is known[1]:
+            # an immutable list it was built from, or found equal to, before
+            return self._model_context  # type: ignore[return-value]
+        last = self._model_context
         tools = tuple(source or ())
         if last is None or last.tools != tools:
             self._model_context = last = self._context_for(tools)
