@@ -184,12 +184,13 @@ def _switches(loop: asyncio.AbstractEventLoop, agent: Any, runs: int) -> float:
 
 
 def handoffs_per_run(agent: Any, loop: asyncio.AbstractEventLoop, runs: int) -> float:
-    """The hand-offs to a helper thread per ``ainvoke`` (calls of the engine's ``in_thread``
-    on the loop's thread)."""
-    from hookproof._engine.workers import in_thread
+    """The hand-offs to a helper thread per ``ainvoke``: the jobs the engine's helper pool
+    was given (a plain function, called once per job; ``in_thread`` is a coroutine, which a
+    profile hook sees again each time it resumes)."""
+    from hookproof._engine.workers import _Workers
 
     found = [0]
-    code = in_thread.__code__
+    code = _Workers.submit.__code__
 
     def profile(frame: Any, event: str, arg: Any) -> None:
         if event == "call" and frame.f_code is code:
