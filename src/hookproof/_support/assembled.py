@@ -11,6 +11,7 @@ class. Only for dataclasses without ``__slots__`` or ``__post_init__``.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 __all__ = ["assembled"]
@@ -19,7 +20,7 @@ T = TypeVar("T")
 
 # Per class: its fields' plain defaults, the fields whose default is a factory, and how many
 # fields it has.
-_Defaults = tuple[dict[str, Any], tuple[dataclasses.Field[Any], ...], int]
+_Defaults = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...], int]
 _DEFAULTS: dict[type, _Defaults] = {}
 
 
@@ -27,9 +28,9 @@ def assembled(cls: type[T], **values: Any) -> T:
     """``cls(**values)`` for a frozen dataclass ``cls``, without its per-field setattr."""
     plain, factories, count = _DEFAULTS.get(cls) or _defaults_of(cls)
     fields = {**plain, **values}
-    for field in factories:
-        if field.name not in values:
-            fields[field.name] = field.default_factory()
+    for name, factory in factories:
+        if name not in values:
+            fields[name] = factory()
     if len(fields) != count:  # a required field missing, or a name that is no field
         return cls(**values)  # raises the constructor's own TypeError
     instance = object.__new__(cls)
@@ -42,6 +43,8 @@ def _defaults_of(cls: type) -> _Defaults:
         raise TypeError(f"{cls.__name__} cannot be assembled: it has __slots__ or __post_init__")
     fields = dataclasses.fields(cls)
     plain = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
-    factories = tuple(f for f in fields if f.default_factory is not dataclasses.MISSING)
+    factories = tuple(
+        (f.name, f.default_factory) for f in fields if f.default_factory is not dataclasses.MISSING
+    )
     _DEFAULTS[cls] = (plain, factories, len(fields))
     return _DEFAULTS[cls]
