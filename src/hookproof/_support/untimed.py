@@ -61,10 +61,27 @@ def untimed(function: F) -> F:
         # an agent's hot path: no example runs, or an outer section books this time already
         if _HYPOTHESIS_CONTROL not in sys.modules or _booked():
             return function(*args, **kwargs)
-        with untimed_section(name):
+        data = _running_example_data(name)
+        if data is None or _booking.get() is data:
             return function(*args, **kwargs)
+        return _booked_call(data, name, function, args, kwargs)
 
     return cast(F, _marked(wrapper))
+
+
+def _booked_call(
+    data: object, name: str, function: Callable[..., Any], args: Any, kwargs: Any
+) -> Any:
+    """``function(*args, **kwargs)`` with its run time booked into ``data``'s ledger:
+    ``untimed_section`` without a generator's frames (a check's every call comes here)."""
+    outer = _booking.get()
+    _booking.set(data)
+    start = time.perf_counter()
+    try:
+        return function(*args, **kwargs)
+    finally:
+        _book(data, name, time.perf_counter() - start)
+        _booking.set(outer)  # not reset(token): an agent's coroutine may finish elsewhere
 
 
 def _marked(wrapper: Callable[..., Any]) -> Callable[..., Any]:
@@ -95,10 +112,14 @@ def untimed_section(name: str) -> Iterator[None]:
     try:
         yield
     finally:
-        ledger: dict[str, float] = getattr(data, _LEDGER)
-        key = f"execute:hookproof:{name}"
-        ledger[key] = ledger.get(key, 0.0) + time.perf_counter() - start
+        _book(data, name, time.perf_counter() - start)
         _booking.set(outer)  # not reset(token): an agent's coroutine may finish elsewhere
+
+
+def _book(data: object, name: str, spent: float) -> None:
+    ledger: dict[str, float] = getattr(data, _LEDGER)
+    key = f"execute:hookproof:{name}"
+    ledger[key] = ledger.get(key, 0.0) + spent
 
 
 def _running_example_data(name: str) -> object | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hookproof import _exercised
+from hookproof._support.assembled import assembled
 from hookproof._support.docs import docs_link
 from hookproof._support.frozen import FrozenDict
 from hookproof.contracts._violation import excerpt
@@ -207,7 +208,8 @@ class Exercise:
         self.hooks += hooks
 
     def report(self) -> CheckReport:
-        return CheckReport(
+        return assembled(
+            CheckReport,
             check=self.check,
             runs=self.runs,
             contexts=_distinct(self.contexts),

@@ -17,7 +17,7 @@ from hookproof.targets import OnInterrupt, Target, TargetRun
 __all__ = ["Runner", "ToolCallRun"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a check makes two per example, and nothing changes them
 class Runner:
     """Runs one target for the check's context, interrupt answer and config."""
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
 
+from hookproof._support.assembled import assembled
 from hookproof._support.untimed import untimed
 from hookproof.errors import UsageError
 from hookproof.messages import Message
@@ -218,7 +219,14 @@ class RunWithTarget(Target):
     ) -> TargetRun:
         answer = check_on_interrupt(on_interrupt)
         chosen = dict(models) if models is not None else self.models(script)
-        return self.run_with(chosen, RunSettings(context, input or DEFAULT_INPUT, answer, config))
+        settings = assembled(
+            RunSettings,
+            context=context,
+            input=input or DEFAULT_INPUT,
+            on_interrupt=answer,
+            config=config,
+        )
+        return self.run_with(chosen, settings)
 
     @abstractmethod
     def run_with(self, models: dict[str, Any], settings: RunSettings) -> TargetRun:

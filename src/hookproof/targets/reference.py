@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from hookproof._engine.probe import PROBE
+from hookproof._support.assembled import assembled
 from hookproof.errors import UsageError
 from hookproof.harness import HarnessProfile, create_deep_agent, isolated_profiles
 from hookproof.messages import AssistantMessage, Message
@@ -161,7 +162,8 @@ class ReferenceTarget(NativeTarget):
                 parts,
             )
         except Exception as error:  # noqa: BLE001 - a crash is an observation the check judges
-            return TargetRun(
+            return assembled(
+                TargetRun,
                 final_requests=recorded(models),
                 called=called(models),
                 error=error,
@@ -171,7 +173,8 @@ class ReferenceTarget(NativeTarget):
             )
         finally:
             PROBE.reset(token)
-        return TargetRun(
+        return assembled(
+            TargetRun,
             messages=parts[-1].messages,
             trace=joined([part.trace for part in parts]),
             final_requests=final_requests(parts),
