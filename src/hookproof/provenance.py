@@ -93,23 +93,21 @@ def _no_prior_edits(call: Any) -> tuple[Any, Sequence[Edit]]:
     return None, ()
 
 
-class ProvenanceNotes:
-    """The observer of one run that records provenance: the engine reports each model layer
-    that handed its inner handler another request (``request_passed``) until that inner
-    call returns, and asks for the provenance of every request the model receives.
-
-    ``origins``: who registered each tool, by name (absent: AGENT); ``request_of``: the
-    request a layer's value holds, read without checks (None for a value that holds none);
-    ``system_origins``: the origin of each line of the agent's own system prompt, where not
-    all AGENT's; ``prior``: the dialect's own changes before its model layers."""
+class ProvenanceSource:
+    """What the provenance of every request of one agent's runs is read with, beside the
+    requests (made once per agent). ``origins``: who registered each tool, by name (absent:
+    AGENT); ``request_of``: the request a layer's value holds, read without checks (None for
+    a value that holds none); ``system_origins``: the origin of each line of the agent's own
+    system prompt, where not all AGENT's; ``prior``: the dialect's own changes before its
+    model layers; ``agent_edits_last``: see ``compute``."""
 
     __slots__ = (
-        "_agent_edits_last",
-        "_edits",
-        "_origins",
-        "_prior",
-        "_request_of",
-        "_system_origins",
+        "agent_edits_last",
+        "origins",
+        "prior",
+        "read_request",
+        "request_of",
+        "system_origins",
     )
 
     def __init__(
@@ -121,81 +119,114 @@ class ProvenanceNotes:
         prior: PriorEdits = _no_prior_edits,
         agent_edits_last: bool = False,
     ) -> None:
-        self._origins = origins
-        self._request_of = request_of
-        self._system_origins = system_origins
-        self._prior = prior
-        self._agent_edits_last = agent_edits_last
-        self._edits: list[Edit] = []
+        self.origins = origins
+        self.request_of = request_of
+        self.read_request = partial(_read_request, request_of)
+        self.system_origins = tuple(system_origins)
+        self.prior = prior
+        self.agent_edits_last = agent_edits_last
+
+
+def provenance_observer(
+    origins: Mapping[str, str],
+    *,
+    request_of: Callable[[Any], Any],
+    system_origins: Sequence[str] = (),
+    prior: PriorEdits = _no_prior_edits,
+    agent_edits_last: bool = False,
+) -> Callable[[], ProvenanceNotes]:
+    """What an agent's engine calls to make each run's provenance observer (arguments as
+    ``ProvenanceSource``'s). The observer is made in C: a run pays no Python call for it."""
+    source = ProvenanceSource(
+        origins,
+        request_of=request_of,
+        system_origins=system_origins,
+        prior=prior,
+        agent_edits_last=agent_edits_last,
+    )
+    return partial(ProvenanceNotes, source=source)
+
+
+# A namespace (made in C, and whose attributes need no __init__) for the two values the
+# engine makes at every run and every model call: ProvenanceNotes and Pending.
+
+
+class ProvenanceNotes(SimpleNamespace):
+    """The observer of one run that records provenance (``source``: its agent's
+    ProvenanceSource): the engine reports each model layer that handed its inner handler
+    another request (``request_passed``) until that inner call returns, and asks for the
+    provenance of every request the model receives."""
+
+    source: ProvenanceSource
+    edits: tuple[Edit, ...] = ()  # the changes under way, outermost first (immutable: shared)
 
     def request_passed(self, owner: str, received: Any, passed: Any) -> None:
-        self._edits.append((owner, received, passed))
+        self.edits = (*self.edits, (owner, received, passed))
 
     def request_returned(self) -> None:
-        self._edits.pop()
+        self.edits = self.edits[:-1]
 
-    def model_called(self, call: Any, request: Any) -> PendingProvenance:
-        prior_of = self._prior
-        start, prior = (None, ()) if prior_of is _no_prior_edits else prior_of(call)
-        edits = self._edits
+    def model_called(self, call: Any, request: Any) -> Pending:
+        source, edits = self.source, self.edits
+        prior_of = source.prior
+        prior: Sequence[Edit] = ()
+        if prior_of is _no_prior_edits:
+            if not edits:  # nothing changed it: the request the model receives is where it starts
+                return Pending(arguments=(source, None, (), request.tools, request.system_message))
+            start = None
+        else:
+            start, prior = prior_of(call)
         base = start if start is not None else edits[0][1] if edits else call
         if base is call and not prior and not edits:
-            base = None  # nothing changed it: the request the model receives is where it starts
-        return PendingProvenance(
-            base,
-            [*prior, *edits],
-            request,
-            self._origins,
-            self._request_of,
-            self._system_origins,
-            self._agent_edits_last,
-        )
+            base = None
+        kind, request_of = type(request), source.request_of
+        if base is not None and type(base) is kind:
+            base = _read_of(base, request_of)
+        steps = []
+        for owner, old, new in (*prior, *edits):  # _kept inline: Eino passes here every call
+            if type(old) is kind:
+                old = _read_of(old, request_of)
+            if type(new) is kind:
+                new = _read_of(new, request_of)
+            steps.append((owner, old, new))
+        arguments = (source, base, tuple(steps), request.tools, request.system_message)
+        return Pending(arguments=arguments)
 
 
-class PendingProvenance:
+class Pending(SimpleNamespace):
     """Provenance computed on first use: most FinalRequests are never rendered, so a run
-    only keeps what it would be computed from. A copy or a pickle holds the result.
+    only keeps what it would be computed from (``arguments``: the ProvenanceSource, the
+    base and edits as ``compute`` takes them, the final request's tools and system message).
+    A copy or a pickle holds the result.
 
     A request of the final one's own kind is read at once, down to the tools and system
     message the computation reads: a request holds its model, and a recording model holds
     its FinalRequests and so this, a cycle that would leave every run to the garbage
     collector."""
 
-    __slots__ = ("_arguments", "_result")
-
-    def __init__(
-        self,
-        base: Any,
-        edits: Sequence[Edit],
-        final: Any,
-        origins: Mapping[str, str],
-        request_of: Callable[[Any], Any],
-        system_origins: Sequence[str] = (),
-        agent_edits_last: bool = False,
-    ) -> None:
-        kind = type(final)
-        self._arguments: tuple[Any, ...] | None = (
-            None if base is None else _kept(base, kind, request_of),
-            tuple(
-                [
-                    (owner, _kept(old, kind, request_of), _kept(new, kind, request_of))
-                    for owner, old, new in edits
-                ]
-            ),
-            _Read(tools=final.tools, system_message=final.system_message),
-            origins,
-            partial(_read_request, request_of),
-            tuple(system_origins),
-            agent_edits_last,
-        )
-        self._result: Provenance | None = None
+    arguments: tuple[Any, ...] | None
+    result: Provenance | None = None
 
     def resolve(self) -> Provenance:
-        if self._result is None:
-            assert self._arguments is not None
-            self._result = compute(*self._arguments)
-            self._arguments = None  # let the requests go
-        return self._result
+        result = self.result
+        if result is not None:
+            return result
+        arguments = self.arguments
+        if arguments is None:  # another thread resolved it meanwhile
+            assert self.result is not None
+            return self.result
+        source, base, edits, tools, system_message = arguments
+        result = self.result = compute(
+            base,
+            edits,
+            _Read(tools=tools, system_message=system_message),
+            source.origins,
+            source.read_request,
+            source.system_origins,
+            source.agent_edits_last,
+        )
+        self.arguments = None  # let the requests go
+        return result
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Provenance:
         return self.resolve()
@@ -208,6 +239,43 @@ class PendingProvenance:
         return (Provenance, (result.tools, result.system))
 
 
+class PendingProvenance(Pending):
+    """A ``Pending`` made from ``compute``'s own arguments (``final``: the request the model
+    received), for a caller other than the engine."""
+
+    def __init__(
+        self,
+        base: Any,
+        edits: Sequence[Edit],
+        final: Any,
+        origins: Mapping[str, str],
+        request_of: Callable[[Any], Any],
+        system_origins: Sequence[str] = (),
+        agent_edits_last: bool = False,
+    ) -> None:
+        kind = type(final)
+        source = ProvenanceSource(
+            origins,
+            request_of=request_of,
+            system_origins=system_origins,
+            agent_edits_last=agent_edits_last,
+        )
+        super().__init__(
+            arguments=(
+                source,
+                None if base is None else _kept(base, kind, request_of),
+                tuple(
+                    [
+                        (owner, _kept(old, kind, request_of), _kept(new, kind, request_of))
+                        for owner, old, new in edits
+                    ]
+                ),
+                final.tools,
+                final.system_message,
+            )
+        )
+
+
 # What the computation reads of a request: its tools and its system message (a namespace:
 # made in C, once per request a run keeps).
 _Read = SimpleNamespace
@@ -217,6 +285,10 @@ _HOLDS_NONE = _Read(tools=(), system_message=None)  # a value of the request's k
 def _kept(value: Any, kind: type, request_of: Callable[[Any], Any]) -> Any:
     if type(value) is not kind:
         return value  # a dialect's own value (Eino's state): read on first use
+    return _read_of(value, request_of)
+
+
+def _read_of(value: Any, request_of: Callable[[Any], Any]) -> Any:
     request = request_of(value)
     if request is None:
         return _HOLDS_NONE

@@ -13,9 +13,9 @@ from hookproof.eino._run import EinoRun, appended_messages, eino_messages
 from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
-from hookproof.provenance import Edit, ProvenanceNotes
+from hookproof.provenance import Edit, provenance_observer
 
-__all__ = ["EinoDialect"]
+__all__ = ["EINO_PROVENANCE", "EinoDialect"]
 
 
 class EinoDialect(Dialect):
@@ -32,12 +32,6 @@ class EinoDialect(Dialect):
     def __init__(self, *, name: str, model: Any, stack: Stack) -> None:
         state = StateSpec([], messages_reducer=eino_messages, append=appended_messages)
         super().__init__(name=name, model=model, stack=stack, state=state)
-
-    @staticmethod
-    def provenance_notes() -> ProvenanceNotes:
-        """The provenance observer of one run: the tools are all the agent's, and the
-        handlers' state rewrites before the model layers count as changes."""
-        return ProvenanceNotes({}, request_of=_request_of, prior=_prior_edits)
 
     def before_model_call(self, run: RunHandle) -> None:
         """Eino checks max_iterations before the model hooks run (the ``eino:prepare`` step
@@ -103,6 +97,11 @@ def _prior_edits(call: Any) -> tuple[Any, Sequence[Edit]]:
     if not isinstance(call, ModelCall) or call.run.provenance_base is None:
         return None, ()
     return call.run.provenance_base, tuple(call.run.provenance_edits)
+
+
+# What makes each run's provenance observer: the tools are all the agent's, and the
+# handlers' state rewrites before the model layers count as changes.
+EINO_PROVENANCE = provenance_observer({}, request_of=_request_of, prior=_prior_edits)
 
 
 def _eino_run(run: RunHandle) -> EinoRun:
