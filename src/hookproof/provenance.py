@@ -20,9 +20,16 @@ from functools import partial
 from types import SimpleNamespace
 from typing import Any
 
-__all__ = ["AGENT", "Provenance", "Section", "ToolOrigin"]
+from hookproof._support.origins import (
+    AGENT,
+    prompt_lines,
+    relabel,
+    schemas_by_name,
+    tool_events,
+)
+from hookproof._support.origins import map_lines as map_lines  # where snapshots import it
 
-AGENT = "agent"
+__all__ = ["AGENT", "Provenance", "Section", "ToolOrigin"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,113 +336,25 @@ def compute(
     if agent_edits_last and not steps:
         start = final
     history = {
-        name: [f"registered by {origins.get(name, AGENT)}"] for name in _schemas(start.tools)
+        name: [f"registered by {origins.get(name, AGENT)}"] for name in schemas_by_name(start.tools)
     }
-    given = _lines(start)
+    given = prompt_lines(start)
     first = system_origins if len(system_origins) == len(given) else [AGENT] * len(given)
     lines = list(zip(given, first, strict=True))
     last = start
     for owner, old, new in steps:
         if old is None or new is None:
             continue
-        _tool_events(history, _schemas(old.tools), _schemas(new.tools), owner)
-        lines = _relabel(lines, _lines(new), owner)
+        tool_events(history, schemas_by_name(old.tools), schemas_by_name(new.tools), owner)
+        lines = relabel(lines, prompt_lines(new), owner)
         last = new
     # What the dialect itself set after every layer, if anything (LangChain's artificial
     # structured-output tools, say).
     if agent_edits_last:
-        _tool_events(history, _schemas(last.tools), _schemas(final.tools), AGENT)
-    lines = _relabel(lines, _lines(final), AGENT)
-    visible = set(_schemas(final.tools))
+        tool_events(history, schemas_by_name(last.tools), schemas_by_name(final.tools), AGENT)
+    lines = relabel(lines, prompt_lines(final), AGENT)
+    visible = set(schemas_by_name(final.tools))
     tools = tuple(
         ToolOrigin(name, tuple(events), name in visible) for name, events in sorted(history.items())
     )
     return Provenance(tools, tuple(origin for _, origin in lines))
-
-
-def _schemas(tools: Sequence[Any]) -> dict[str, Any]:
-    from hookproof.tools import schema_of
-
-    found: dict[str, Any] = {}
-    for item in tools:
-        schema = schema_of(item)
-        found.setdefault(schema.name, schema)
-    return found
-
-
-def _lines(request: Any) -> list[str]:
-    system = request.system_message
-    return [] if system is None else system.text.split("\n")
-
-
-def _tool_events(
-    history: dict[str, list[str]], old: Mapping[str, Any], new: Mapping[str, Any], owner: str
-) -> None:
-    for name in old.keys() - new.keys():
-        _event(history, name, f"removed by {owner}")
-    for name in new.keys() - old.keys():
-        _event(history, name, f"added by {owner}")
-    for name in old.keys() & new.keys():
-        before, after = old[name], new[name]
-        changed = [
-            part
-            for part, differs in (
-                ("description", before.description != after.description),
-                ("parameters", before.parameters != after.parameters),
-            )
-            if differs
-        ]
-        if changed:
-            _event(history, name, f"{' and '.join(changed)} changed by {owner}")
-
-
-def _event(history: dict[str, list[str]], name: str, event: str) -> None:
-    """Add ``event`` to a tool's history, once: a layer or hook that does the same again on a
-    later model call (a wrapper runs on every call; an Eino rewrite may act on a list that
-    was refilled with the run's tools) is no new origin."""
-    events = history.setdefault(name, [])
-    if not events or events[-1] != event:
-        events.append(event)
-
-
-def _relabel(lines: list[tuple[str, str]], new: list[str], owner: str) -> list[tuple[str, str]]:
-    """``new``'s lines, each keeping its origin where it was already there unchanged, and
-    ``owner`` where it is new."""
-    old = [text for text, _ in lines]
-    if old == new:
-        return lines
-    from hookproof._support.line_match import LineMatcher  # difflib's answers, near-linear
-
-    kept: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in LineMatcher(old, new).get_opcodes():
-        if tag == "equal":
-            kept += lines[i1:i2]
-        else:
-            kept += [(text, owner) for text in new[j1:j2]]
-    return kept
-
-
-def map_lines(source: Sequence[str], origins: Sequence[str], shown: Sequence[str]) -> list[str]:
-    """The origins of ``shown`` lines (a rendering of ``source``, perhaps normalised or
-    redacted): a line found unchanged keeps its origin, any other takes its neighbour's."""
-    from hookproof._support.line_match import LineMatcher  # difflib's answers, near-linear
-
-    mapped: list[str | None] = [None] * len(shown)
-    matcher = LineMatcher(list(source), list(shown))
-    for block in matcher.get_matching_blocks():
-        for offset in range(block.size):
-            mapped[block.b + offset] = origins[block.a + offset]
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert") and i2 > i1:
-            for index in range(j1, j2):
-                mapped[index] = origins[min(i1 + index - j1, i2 - 1)]
-    return _filled(mapped)
-
-
-def _filled(mapped: list[str | None]) -> list[str]:
-    last = next((item for item in mapped if item is not None), AGENT)
-    filled = []
-    for item in mapped:
-        last = item if item is not None else last
-        filled.append(last)
-    return filled
