@@ -16,9 +16,14 @@ between two threads), the times a helper thread woke the event loop (a round tri
 the loop: a hook that outlasted the brief wait, or an asynchronous inside), the Python
 function calls made on every thread (a profile hook counting ``call`` events, coroutine
 resumptions included), and the context switches of the process (``getrusage``: voluntary
-and involuntary, every thread; the load moves them a little). Usage::
+and involuntary, every thread; the load moves them a little). ``--floor`` prints what the
+hand-offs alone cost: an asyncio program making exactly the run's hand-offs (as many per run
+as an ``ainvoke`` of the sync-hooks agent makes, counted first) with the engine's own helper
+threads and bells, each around a call that does nothing, timed in rounds interleaved with
+``invoke``, ``ainvoke`` and the async twins' ``ainvoke``; each as a fraction of ``invoke``,
+with what is left of the 1.5x budget once the hand-offs are paid. Usage::
 
-    python benchmarks/bench_ainvoke.py [--quick] [--json] [--count]
+    python benchmarks/bench_ainvoke.py [--quick] [--json] [--count | --floor]
 """
 
 from __future__ import annotations
@@ -178,6 +183,136 @@ def _switches(loop: asyncio.AbstractEventLoop, agent: Any, runs: int) -> float:
     return (switches() - before) / runs
 
 
+def handoffs_per_run(agent: Any, loop: asyncio.AbstractEventLoop, runs: int) -> float:
+    """The hand-offs to a helper thread per ``ainvoke``: the jobs the engine's helper pool
+    was given (a plain function, called once per job; ``in_thread`` is a coroutine, which a
+    profile hook sees again each time it resumes)."""
+    from hookproof._engine.workers import _Workers
+
+    found = [0]
+    code = _Workers.submit.__code__
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code is code:
+            found[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        loop.run_until_complete(async_calls(agent, runs))
+    finally:
+        sys.setprofile(None)
+    return found[0] / runs
+
+
+async def bare_handoffs(handoffs: int, count: int) -> float:
+    """Process CPU µs per "run" of ``handoffs`` bare hand-offs: the engine's own hand-off
+    (``in_thread``, brief wait on) loop -> helper -> loop, around a call that does nothing."""
+    from hookproof._engine.workers import in_thread  # the engine's own machinery, on purpose
+
+    loop = asyncio.get_running_loop()
+    start = time.process_time_ns()
+    for _ in range(count):
+        for _ in range(handoffs):
+            await in_thread(_nothing, loop=loop, brief=True)
+    return (time.process_time_ns() - start) / count / 1e3
+
+
+def _nothing() -> int:
+    return threading.get_ident()
+
+
+def checked_floor(handoffs: int, loop: asyncio.AbstractEventLoop) -> None:
+    """The floor would be no floor if the scenario made no hand-off, or if its calls ran on
+    the loop's own thread."""
+    from hookproof._engine.workers import in_thread
+
+    if handoffs < 1 or handoffs != int(handoffs):
+        raise RuntimeError(
+            f"the sync-hooks agent made {handoffs} hand-offs per ainvoke: no whole number of "
+            "hand-offs to measure the floor with (did the engine stop handing off?)"
+        )
+    helper = loop.run_until_complete(in_thread(_nothing, loop=loop, brief=True))
+    if helper == threading.get_ident():
+        raise RuntimeError("the bare hand-off ran on the loop's own thread: no hand-off timed")
+
+
+def measure_floor(agents: dict[str, Any], rounds: int, count: int) -> dict[str, Any]:
+    """Interleaved rounds: invoke, ainvoke (sync wrap hooks), the bare hand-offs of one
+    such ainvoke, ainvoke (async twins); each against invoke, per round."""
+    sync_agent, twins = agents["sync wrap hooks"], agents["async twins"]
+    loop = asyncio.new_event_loop()
+    try:
+        checked(sync_agent, loop)
+        checked(twins, loop)
+        handoffs = handoffs_per_run(sync_agent, loop, 20)
+        checked_floor(handoffs, loop)
+        calls = {
+            "invoke": lambda n: sync_calls(sync_agent, n),
+            "ainvoke": lambda n: loop.run_until_complete(async_calls(sync_agent, n)),
+            "handoffs": lambda n: loop.run_until_complete(bare_handoffs(int(handoffs), n)),
+            "twins": lambda n: loop.run_until_complete(async_calls(twins, n)),
+        }
+        for call in calls.values():
+            call(count // 4)
+        samples: dict[str, list[float]] = {name: [] for name in calls}
+        for _ in range(rounds):
+            for name, call in calls.items():
+                samples[name].append(call(count))
+    finally:
+        loop.close()
+    return _floor_summary(handoffs, samples)
+
+
+def _floor_summary(handoffs: float, samples: dict[str, list[float]]) -> dict[str, Any]:
+    invoke = samples["invoke"]
+
+    def over_invoke(values: list[float]) -> dict[str, float]:
+        ratios = [value / base for value, base in zip(values, invoke, strict=True)]
+        return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios)}
+
+    own = [a - h for a, h in zip(samples["ainvoke"], samples["handoffs"], strict=True)]
+    return {
+        "handoffs_per_ainvoke": handoffs,
+        "us": {name: _summary(values) for name, values in samples.items()},
+        "over_invoke": {
+            "ainvoke": over_invoke(samples["ainvoke"]),
+            "handoffs": over_invoke(samples["handoffs"]),
+            "ainvoke_without_handoffs": over_invoke(own),
+            "async_twins": over_invoke(samples["twins"]),
+        },
+    }
+
+
+def report_floor(found: dict[str, Any]) -> None:
+    us, over = found["us"], found["over_invoke"]
+
+    def line(label: str, name: str, ratio: str) -> str:
+        value, share = us[name], over[ratio]
+        return (
+            f"{label}: {value['median']:.0f} µs [{value['min']:.0f}–{value['max']:.0f}], "
+            f"{share['median']:.2f}x invoke [rounds {share['min']:.2f}–{share['max']:.2f}]"
+        )
+
+    handoffs = over["handoffs"]["median"]
+    print(
+        f"invoke: {us['invoke']['median']:.0f} µs [{us['invoke']['min']:.0f}–"
+        f"{us['invoke']['max']:.0f}]"
+    )
+    print(line("ainvoke, sync wrap hooks", "ainvoke", "ainvoke"))
+    print(line(f"  its {found['handoffs_per_ainvoke']:.0f} bare hand-offs", "handoffs", "handoffs"))
+    own = over["ainvoke_without_handoffs"]
+    print(
+        f"  the rest (ainvoke minus its hand-offs): {own['median']:.2f}x invoke "
+        f"[rounds {own['min']:.2f}–{own['max']:.2f}]"
+    )
+    print(line("ainvoke, async twins (no hand-off)", "twins", "async_twins"))
+    print(
+        f"budget of {GOAL}x: the hand-offs take {handoffs:.2f}x, which leaves "
+        f"{GOAL - handoffs:.2f}x for invoke's work and the async path's own "
+        f"({GOAL - 1 - handoffs:+.2f}x over invoke)"
+    )
+
+
 def _summary(samples: list[float]) -> dict[str, float]:
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
 
@@ -186,12 +321,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Time ainvoke against invoke.")
     parser.add_argument("--quick", action="store_true", help="3 rounds of 50 calls")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
-    parser.add_argument(
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument(
         "--count", action="store_true", help="count loop wake-ups and Python calls per ainvoke"
+    )
+    chosen.add_argument(
+        "--floor", action="store_true", help="what the hand-offs alone cost, against invoke"
     )
     args = parser.parse_args()
     rounds, count = (3, 50) if args.quick else (7, 300)
     agents = {"sync wrap hooks": base.build_hookproof(), "async twins": build_with_async_twins()}
+    if args.floor:
+        floor = measure_floor(agents, rounds, count)
+        print(json.dumps(floor, indent=2)) if args.json else report_floor(floor)
+        return
     if args.count:
         counted = counted_per_run(agents, 20)
         if args.json:

@@ -179,8 +179,17 @@ def bare_loop() -> str:
 
 
 def build_hookproof() -> Any:
+    from hookproof.runtime import create_agent
+
+    model, tools, middleware = hookproof_parts()
+    return create_agent(model, tools, middleware=middleware)
+
+
+def hookproof_parts() -> tuple[Any, list[Any], list[Any]]:
+    """The scenario's model, tools and middleware (wrap_model_call, before_model,
+    wrap_tool_call), each made anew."""
     from hookproof.models import ScriptedModel, call
-    from hookproof.runtime import AgentMiddleware, ToolMessage, create_agent, tool
+    from hookproof.runtime import AgentMiddleware, ToolMessage, tool
 
     @tool
     def lookup(query: str) -> str:
@@ -204,8 +213,7 @@ def build_hookproof() -> Any:
             return "done"
         return call("lookup", {"query": "x"}, id="call_0")
 
-    model = ScriptedModel(turn)
-    return create_agent(model, [lookup], middleware=[WrapModel(), BeforeModel(), WrapTool()])
+    return ScriptedModel(turn), [lookup], [WrapModel(), BeforeModel(), WrapTool()]
 
 
 def hookproof_answer(agent: Any) -> str:

@@ -15,7 +15,7 @@ from hookproof.eino import (
     ToolOutput,
     ToolResult,
 )
-from hookproof.messages import AssistantMessage, text_message
+from hookproof.messages import AssistantMessage, SystemMessage, text_message
 from hookproof.models import RecordingModel, ScriptedModel
 from hookproof.tools import tool
 from hookproof.trace import Trace
@@ -252,3 +252,32 @@ class Upper(BaseChatModelAgentMiddleware):
                 return text_message(AssistantMessage, message.text.upper())
 
         return Shout(model)
+
+
+class _Annotated(ModelWrapper):
+    """Shows the model another system prompt: the model layers pass on a new model call."""
+
+    def generate(self, ctx: Any, messages: Any, **options: Any) -> Any:
+        system = text_message(SystemMessage, messages[0].text + "\n(wrapped)")
+        return self.inner.generate(ctx, (system, *messages[1:]), **options)
+
+    def stream(self, ctx: Any, messages: Any, **options: Any) -> Any:
+        system = text_message(SystemMessage, messages[0].text + "\n(wrapped)")
+        return self.inner.stream(ctx, (system, *messages[1:]), **options)
+
+
+class Annotating(BaseChatModelAgentMiddleware):
+    """Its wrap_model adds a line to the system prompt the model is shown."""
+
+    def wrap_model(self, ctx: Any, model: Any, model_ctx: Any) -> Any:
+        return _Annotated(model)
+
+
+class Briefing(BaseChatModelAgentMiddleware):
+    """Adds a line to the state's system prompt before every model call (once)."""
+
+    def before_model_rewrite_state(self, ctx: Any, state: Any, model_ctx: Any) -> Any:
+        if state.messages[0].text.endswith("Be brief."):
+            return ctx, state
+        system = text_message(SystemMessage, state.messages[0].text + "\nBe brief.")
+        return ctx, state.override(messages=(system, *state.messages[1:]))

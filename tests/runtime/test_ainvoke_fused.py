@@ -235,14 +235,14 @@ def test_the_differential_catches_a_visit_that_lets_the_model_hook_context_leak(
     def leaky_visit(self: Any, loop: Any, value: Any, step: Any, gate: Any) -> Any:
         run = loop.run
         outcome = self._model(run, value)  # the bug: no copy of the context
+        gate.lock.acquire()
         try:
-            gate.enter()
             run.model_calls += 1
             loop.dialect.model_output(run.handle, outcome)
             run.phase, run.hook_index = fused_module.Phase.TOOLS, 0
             return self._tools_step(loop, step, gate)
         finally:
-            gate.leave()
+            gate.lock.release()
 
     expected = seen(("sync",), "scripted", "sync", "", fuse=False)
     assert seen(("sync",), "scripted", "sync", "", fuse=True) == expected

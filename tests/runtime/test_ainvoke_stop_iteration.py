@@ -47,3 +47,39 @@ def test_ainvoke_fails_as_invoke_does_on_either_way_back(
     monkeypatch.setattr(workers, "BRIEF_SECONDS", brief)
     with pytest.raises(RuntimeError, match="StopIteration"):
         asyncio.run(_ainvoke(_agent(0.0)))
+
+
+def _fused_agent() -> Any:
+    """Outermost wrap hooks sync-only on both chains: ainvoke's turn takes one helper visit
+    (fused.py), which turns the hook's StopIteration into RuntimeError itself."""
+    from hookproof.runtime import tool
+
+    @tool
+    def lookup(query: str) -> str:
+        """Look something up."""
+        return query
+
+    class Stops(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            raise StopIteration("no more")
+
+    class Passes(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+    return create_agent(ScriptedModel(["ok"]), [lookup], middleware=[Stops(), Passes()])
+
+
+def _failure(run: Any) -> tuple[Any, ...]:
+    with pytest.raises(RuntimeError) as raised:
+        run()
+    cause = raised.value.__cause__
+    return str(raised.value), type(cause), str(cause), raised.value.__suppress_context__
+
+
+def test_a_fused_turn_fails_as_a_coroutine_does_cause_included() -> None:
+    agent = _fused_agent()
+    assert agent._engine.chains.fused is not None  # the fused turn is what this test runs
+    awaited = _failure(lambda: asyncio.run(_ainvoke(agent)))
+    assert awaited == ("coroutine raised StopIteration", StopIteration, "no more", True)
+    assert awaited == _failure(lambda: asyncio.run(_ainvoke(_agent(0.0))))

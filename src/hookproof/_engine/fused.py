@@ -73,22 +73,16 @@ class _Abandoned(BaseException):
 
 
 class _Gate:
-    """Held by the visit while it does bookkeeping, taken by its task when cancelled."""
+    """Held by the visit while it does bookkeeping, taken by its task when cancelled. The
+    visit takes it with ``lock.acquire`` and then checks ``abandoned`` (it stays held when
+    the visit was abandoned, until the visit's ``finally`` lets go); ``lock.release``
+    lets go of it (inline where the visit does: no method call per piece)."""
 
     __slots__ = ("abandoned", "lock")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.abandoned = False
-
-    def enter(self) -> None:
-        """Bookkeeping starts (the lock stays held when the visit was abandoned: ``leave``)."""
-        self.lock.acquire()
-        if self.abandoned:
-            raise _Abandoned
-
-    def leave(self) -> None:
-        self.lock.release()
 
     def abandon(self) -> None:
         with self.lock:
@@ -129,25 +123,30 @@ class FusedTurn:
     def _visit(self, loop: TurnLoop, value: Any, step: Step, gate: _Gate) -> Phase:
         run = loop.run
         outcome = contextvars.copy_context().run(self._model, run, value)
+        lock = gate.lock
+        lock.acquire()
         try:
-            gate.enter()
+            if gate.abandoned:
+                raise _Abandoned
             run.model_calls += 1
             loop.dialect.model_output(run.handle, outcome)
             run.phase, run.hook_index = Phase.TOOLS, 0
             return self._tools_step(loop, step, gate)
         finally:
-            gate.leave()
+            lock.release()
 
     def _tools_step(self, loop: TurnLoop, step: Step, gate: _Gate) -> Phase:
         """The loop's own tools step, each tool call through this visit's own chain."""
-        awaited, tool = loop.async_tool, self._tool
+        awaited, tool, lock = loop.async_tool, self._tool, gate.lock
 
         async def on_helper(run: Run, value: Any) -> Any:
-            gate.leave()
+            lock.release()
             try:
                 return contextvars.copy_context().run(tool, run, value)
             finally:
-                gate.enter()
+                lock.acquire()
+                if gate.abandoned:
+                    raise _Abandoned
 
         loop.async_tool = on_helper
         try:
@@ -159,14 +158,15 @@ class FusedTurn:
 
 def as_awaited(layer: Layer) -> Layer:
     """``layer`` whose sync hook fails as it fails when awaited from a helper thread: a
-    StopIteration it raises becomes the RuntimeError a coroutine makes of it."""
+    StopIteration it raises becomes the RuntimeError a coroutine makes of it (the same
+    message, the StopIteration as its cause), with no coroutine to build per call."""
     sync = layer.sync
     assert sync is not None
 
-    async def awaited(value: Any, handler: Any) -> Any:
-        return sync(value, handler)
-
     def hook(value: Any, handler: Any) -> Any:
-        return drive(awaited(value, handler))
+        try:
+            return sync(value, handler)
+        except StopIteration as error:
+            raise RuntimeError("coroutine raised StopIteration") from error
 
     return dataclasses.replace(layer, sync=hook, contract=None)  # the engine calls ``sync``

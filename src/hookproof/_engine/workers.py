@@ -195,16 +195,6 @@ class _Job:
 
     # -- on the helper thread ---------------------------------------------------------------
 
-    def run(self) -> None:
-        """The call; its function, arguments and context are dropped after."""
-        func, context = self.func, self.context
-        assert func is not None and context is not None
-        try:
-            self.result = context.run(func, *self.args)
-        except BaseException as error:  # noqa: BLE001 - handed to the awaiting coroutine
-            self.error = error
-        self.func = self.args = self.context = None
-
     def hand_back(self) -> None:
         with self.lock:
             self.finished = True
@@ -245,20 +235,24 @@ class _Job:
         bell = self.bell
         assert bell is not None
         rang = bell.wait(seconds)
-        with self.lock:
+        with self.lock:  # _awaited inline: every brief job passes here
             late = not rang and self.rung  # it rang as the wait ended
-            future = self._awaited()
+            future = None if self.finished else self.loop.create_future()
+            self.future = future
         if late:
             bell.take()
         return future
 
     def outcome(self) -> Any:
-        return _raised(self._taken())
-
-    def _taken(self) -> tuple[Any, BaseException | None]:
-        taken = self.result, self.error
+        """The result, or the error raised (taken: the job keeps neither)."""
+        result, error = self.result, self.error
         self.result = self.error = None
-        return taken
+        if error is None:
+            return result
+        try:
+            raise error
+        finally:
+            error = None  # no reference cycle through this frame
 
 
 class _Helper:
@@ -316,10 +310,17 @@ class _Workers:
         job, helper.job = helper.job, None
         assert job is not None
         _RUNNING.job = job
+        # The call (its function, arguments and context are dropped: the outcome is kept).
+        func, args, context = job.func, job.args, job.context
+        job.func = job.args = job.context = None
+        assert func is not None and context is not None
         try:
-            job.run()
+            job.result = context.run(func, *args)
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting coroutine
+            job.error = error
         finally:
             _RUNNING.job = None
+            del func, args, context  # not kept while the caller hears back
         with self._lock:  # idle before the caller hears back: its next call reuses us
             self._idle.append(helper)
         job.hand_back()
@@ -358,7 +359,10 @@ async def in_thread(
 
         loop = asyncio.get_running_loop()
     wait = BRIEF_SECONDS if brief else 0.0  # read per call: 0 turns brief waits off
-    job = _Job(loop, func, args, _bell_here() if wait > 0 else None)
+    bell = None
+    if wait > 0:
+        bell = getattr(_HERE, "bell", None) or _bell_here()  # _bell_here's lookup inline
+    job = _Job(loop, func, args, bell)
     future = job.awaited() if wait <= 0 else None
     _WORKERS.submit(job)
     if wait > 0:

@@ -19,7 +19,10 @@ def answers_synchronously(model: Any) -> bool:
     ainvoke = getattr(kind, "ainvoke", None)
     if ainvoke is None and getattr(model, "ainvoke", None) is None:
         return True
-    declaring = next((k for k in kind.__mro__ if FLAG in vars(k)), None)
+    if FLAG in vars(kind):  # the usual case (the model's own class says it): no MRO walk
+        declaring: type | None = kind
+    else:
+        declaring = next((k for k in kind.__mro__ if FLAG in vars(k)), None)
     if declaring is None or ainvoke is not vars(declaring).get("ainvoke"):
         return False
     return getattr(model, FLAG, False) is True

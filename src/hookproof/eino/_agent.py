@@ -12,7 +12,7 @@ from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._support.frozen import FrozenDict
 from hookproof._support.untimed import untimed
 from hookproof.eino._context import RunContext
-from hookproof.eino._dialect import EINO_PROVENANCE, EinoDialect
+from hookproof.eino._dialect import EinoDialect
 from hookproof.eino._handlers import (
     AgentMiddleware,
     ToolMiddleware,
@@ -154,7 +154,9 @@ class ChatModelAgent:
             callbacks=callbacks,
             clock=clock,
         )
-        self._engine = Engine(self._dialect(), checkpointer=checkpointer, observe=EINO_PROVENANCE)
+        self._engine = Engine(
+            self._dialect(), checkpointer=checkpointer, observe=EinoDialect.provenance_notes
+        )
 
     @property
     def checkpointer(self) -> Any:

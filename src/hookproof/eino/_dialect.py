@@ -7,15 +7,14 @@ from typing import Any, ClassVar
 
 from hookproof._engine import Dialect, RunHandle, Stack, StateSpec
 from hookproof._support.frozen import FrozenDict
-from hookproof.eino._model_call import ChatModelInput, ModelCall, model_answer, model_request
-from hookproof.eino._provenance import RequestShape
+from hookproof.eino._model_call import ChatModelInput, model_answer, model_request
+from hookproof.eino._notes import EinoNotes
 from hookproof.eino._run import EinoRun, appended_messages, eino_messages
 from hookproof.eino._tool_layers import ToolsNodeInput, check_known_tools, execute_tool
 from hookproof.eino._tools import ToolCall as EinoToolCall
 from hookproof.messages import AssistantMessage, Message, ToolCall, ToolMessage
-from hookproof.provenance import Edit, provenance_observer
 
-__all__ = ["EINO_PROVENANCE", "EinoDialect"]
+__all__ = ["EinoDialect"]
 
 
 class EinoDialect(Dialect):
@@ -32,6 +31,8 @@ class EinoDialect(Dialect):
     def __init__(self, *, name: str, model: Any, stack: Stack) -> None:
         state = StateSpec([], messages_reducer=eino_messages, append=appended_messages)
         super().__init__(name=name, model=model, stack=stack, state=state)
+
+    provenance_notes = EinoNotes  # the provenance observer of one run
 
     def before_model_call(self, run: RunHandle) -> None:
         """Eino checks max_iterations before the model hooks run (the ``eino:prepare`` step
@@ -85,23 +86,6 @@ class EinoDialect(Dialect):
 
     def ends_run(self, calls: Sequence[ToolCall]) -> bool:
         return False  # the ToolsNode ends the run with Command(goto="end") itself
-
-
-def _request_of(call: Any) -> Any:
-    if isinstance(call, RequestShape):  # a handler's state rewrite, noted by the run
-        return call
-    return model_request(call) if isinstance(call, ModelCall) else None
-
-
-def _prior_edits(call: Any) -> tuple[Any, Sequence[Edit]]:
-    if not isinstance(call, ModelCall) or call.run.provenance_base is None:
-        return None, ()
-    return call.run.provenance_base, tuple(call.run.provenance_edits)
-
-
-# What makes each run's provenance observer: the tools are all the agent's, and the
-# handlers' state rewrites before the model layers count as changes.
-EINO_PROVENANCE = provenance_observer({}, request_of=_request_of, prior=_prior_edits)
 
 
 def _eino_run(run: RunHandle) -> EinoRun:

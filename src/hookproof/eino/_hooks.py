@@ -105,7 +105,7 @@ def _init(state: FrozenDict, runtime: Any) -> dict[str, Any] | None:
     run.model_ctx = _with_delta(run, model_delta) if model_delta else run.ctx
     run.after_ctx = _with_delta(run, after_delta) if after_delta else run.ctx
     run.exec.state_ready = True
-    if run.resuming:
+    if run.input_messages is None:  # resuming
         run.message_seq = int(state.get(MSG_SEQ_KEY, 0))
         return _as_checkpointed(state)
     instruction = run.agent_ctx.instruction
@@ -219,6 +219,8 @@ def _rewrite(index: int, handler: Any, method: str, owner: str) -> Hook:
             ctx, after = _pair(returned, ChatModelAgentState, method)
         run.model_ctx = ctx if ctx._exec is run.exec else run.bind(ctx)
         if after is before:
+            if ctx._values is run.ctx._values and not state.get(MODEL_CTX_KEY):
+                return None  # _chained's usual answer, without its call
             return _chained(run, state, MODEL_CTX_KEY, ctx) or None
         note_state_change(run, owner, before, after)
         return {**_state_update(before, after), **_chained(run, state, MODEL_CTX_KEY, ctx)}

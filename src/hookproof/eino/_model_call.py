@@ -10,7 +10,7 @@ from typing import Any
 from hookproof._engine import Layer
 from hookproof._support.frozen import FrozenDict, FrozenList
 from hookproof.eino._context import RunContext
-from hookproof.eino._run import EinoRun
+from hookproof.eino._run import NO_SETTINGS, EinoRun
 from hookproof.eino._streams import collect, concat_messages
 from hookproof.errors import UsageError
 from hookproof.guard import check_model
@@ -114,18 +114,24 @@ def model_request(call: ModelCall) -> ModelRequest:
     system = None
     if messages and isinstance(messages[0], SystemMessage):
         system, messages = messages[0], messages[1:]
-    options = call.options
-    tools = call.run.request_tools(options.get("tools") or ())
-    model = call.model
-    if not call.run.invokable(model):
+    run, options, model = call.run, call.options, call.model
+    # EinoRun.request_tools, .invokable and .request_settings: their usual answers inline
+    given = options.get("tools") or ()
+    tools: FrozenList[Any] = (
+        run.frozen_tool_infos if given is run.tool_infos else run.request_tools(given)
+    )
+    if model is not run.invokable_model and not run.invokable(model):
         model = EinoStyleModel(model, call)
+    settings = (
+        NO_SETTINGS if options is run.options_without_settings else run.request_settings(options)
+    )
     return ModelRequest(
         model=model,
         messages=FrozenList(messages),
         system_message=system,
         tools=tools,
         state=call.state,
-        model_settings=call.run.request_settings(options),
+        model_settings=settings,
     )
 
 

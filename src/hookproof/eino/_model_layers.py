@@ -11,6 +11,7 @@ from typing import Any
 
 from hookproof._engine import Layer
 from hookproof._support.frozen import FrozenDict, FrozenList, freeze, freeze_list
+from hookproof._support.frozen_model import construct_whole
 from hookproof.eino._callbacks import RunInfo, around
 from hookproof.eino._context import RunContext
 from hookproof.eino._handlers import EventSenderModelWrapper, overrides
@@ -28,7 +29,7 @@ from hookproof.eino._run import EinoRun
 from hookproof.eino._settings import AgentSettings
 from hookproof.eino._streams import collect, concat_messages, replay
 from hookproof.errors import EinoError, UsageError
-from hookproof.messages import AssistantMessage, Message, construct
+from hookproof.messages import AssistantMessage, Message
 from hookproof.requests import model_name
 
 __all__ = ["model_layers"]
@@ -78,14 +79,16 @@ def _event_sender(call: ModelCall, inner: Inner) -> Any:
         return replay(chunks)
     if type(result) is not AssistantMessage:  # else it is what message_of gives back
         result = message_of(result, False, "the model chain")
-    run = call.run  # _send_model_event inline: every model call of a run without streaming
+    sender = call.run.exec  # _send_model_event inline: every model call without streaming
     event = AgentEvent.trusted(
-        agent_name=run.exec.agent_name, message=result, is_streaming=False, chunks=()
+        agent_name=sender.agent_name, message=result, is_streaming=False, chunks=()
     )
-    if run.exec.hold_depth:
-        run.exec.held_event = event
-    else:
-        run.exec.emit(event, owner="eino:event_sender", kind="model_output")
+    if sender.hold_depth:
+        sender.held_event = event
+        return result
+    sender.events.append(event)  # RunExec.emit inline: the event is named and its kind known
+    if sender.handle is not None:
+        sender.handle.record("agent_event", "eino:event_sender", {"kind": "model_output"})
     return result
 
 
@@ -165,12 +168,13 @@ def _with_id(message: AssistantMessage, msg_id: str) -> AssistantMessage:
     kwargs = FrozenDict({**message.additional_kwargs, "_eino_msg_id": msg_id})
     if type(message) is not AssistantMessage:  # a subclass may validate more
         return message.override(additional_kwargs=kwargs)
-    # the message is valid already: what override() gives (which freezes every sequence,
-    # construct()'s defaults included), without validating it again
+    # the message is valid already, with every field in its __dict__: what override() gives
+    # (which freezes every sequence, construct()'s defaults included), without validating it
+    # again or merging in the defaults
     content, calls, metadata = message.content, message.tool_calls, message.response_metadata
-    return construct(
+    return construct_whole(
         AssistantMessage,
-        **{
+        {
             **message.__dict__,
             "content": content if type(content) is FrozenList else freeze_list(content),
             "tool_calls": calls if type(calls) is FrozenList else freeze_list(calls),

@@ -15,15 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookproof.messages import Message, SystemMessage
+from hookproof.provenance import Provenance, compute
 
-__all__ = ["RequestShape", "note_agent_change", "note_state_change", "shape"]
+__all__ = ["AgentProvenance", "RequestShape", "note_agent_change", "note_state_change", "shape"]
 
 
 @dataclass(frozen=True, slots=True)
 class RequestShape:
     """The two parts of a request provenance follows: the tools and the system message."""
 
-    tools: tuple[Any, ...]
+    tools: Sequence[Any]
     system_message: SystemMessage | None
 
 
@@ -47,3 +48,32 @@ def note_agent_change(run: Any, owner: str, before: Any, after: Any) -> None:
     """before_agent returned other tools or another instruction."""
     if after.tools is not before.tools or after.instruction != before.instruction:
         run.agent_changers.append(owner)
+
+
+class AgentProvenance:
+    """The provenance of every model call that receives the agent's own tools and
+    instruction with no change on the way: a function of the agent alone, so one value per
+    agent, computed on first use (most FinalRequests are never rendered). A copy or a pickle
+    holds the result, as for the engine's pending provenance."""
+
+    __slots__ = ("_base", "_result")
+
+    def __init__(self, base: RequestShape) -> None:
+        self._base = base
+        self._result: Provenance | None = None
+
+    def resolve(self) -> Provenance:
+        result = self._result
+        if result is None:  # two threads may both compute it: the same value
+            result = self._result = compute(self._base, (), self._base, {})
+        return result
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Provenance:
+        return self.resolve()
+
+    def __copy__(self) -> Provenance:
+        return self.resolve()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        result = self.resolve()
+        return (Provenance, (result.tools, result.system))

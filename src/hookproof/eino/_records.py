@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 R = TypeVar("R")
+_new, _set = object.__new__, object.__setattr__  # what a frozen record is built with
 ToolInfo = ToolSchema  # Eino's schema.ToolInfo: name, description, JSON Schema parameters
 
 
@@ -61,8 +62,8 @@ class _Record:
         """A record from values already in their final form (tuples, checked messages and
         infos, a FrozenDict of flags), built without the checks: for the dialect's own hot
         paths. Equal to, and printed like, the checked record of the same values."""
-        record = object.__new__(cls)
-        record.__dict__.update({**cls._defaults, **values})  # type: ignore[attr-defined]
+        record = _new(cls)
+        _set(record, "__dict__", {**cls._defaults, **values})  # type: ignore[attr-defined]
         return record
 
     def override(self, **changes: Any) -> Any:

@@ -25,11 +25,20 @@ from hookproof.messages import AssistantMessage, Message, ToolMessage
 if TYPE_CHECKING:
     from hookproof.eino._tools import EndpointKind, ToolIndex
 
-__all__ = ["AgentRun", "EinoRun", "ReplaceMessages", "appended_messages", "eino_messages"]
+__all__ = [
+    "NO_SETTINGS",
+    "AgentRun",
+    "EinoRun",
+    "ReplaceMessages",
+    "appended_messages",
+    "eino_messages",
+]
 
-_NONE = FrozenDict()
+NO_SETTINGS = FrozenDict()  # a model call's settings when its options have none but tools
 _ABSENT: Any = object()
 _NO_INFOS: FrozenList[Any] = FrozenList()
+_NO_OPTIONS: tuple[None, FrozenDict] = (None, FrozenDict())  # nothing known yet
+_NO_REQUEST_TOOLS: tuple[None, FrozenList[Any]] = (None, _NO_INFOS)
 MSG_SEQ_KEY = "_eino_msg_seq"
 HELD_KEY = "_eino_return_directly_event"
 MODEL_CTX_KEY = "_eino_model_ctx"  # what the current model call's hooks added to the ctx
@@ -89,12 +98,12 @@ class EinoRun:
         self.model_chunks: tuple[Any, ...] = ()  # an Eino-style model's streamed chunks
         # the tools shown to the model: the same values while the infos stay the same, so
         # that the engine names them once
-        self._model_options: tuple[tuple[Any, Any, Any] | None, FrozenDict] = (None, FrozenDict())
-        self._request_tools: tuple[Any, FrozenList[Any]] = (None, FrozenList())
+        self._model_options: tuple[tuple[Any, Any, Any] | None, FrozenDict] = _NO_OPTIONS
+        self._request_tools: tuple[Any, FrozenList[Any]] = _NO_REQUEST_TOOLS
         self._model_context: ModelContext | None = None
         self._context_sources: tuple[Any, Any] = (_ABSENT, _ABSENT)  # tuples it matches
-        self._options_without_settings: Any = None
-        self._invokable_model = invokable_model  # the last model found to have invoke()
+        self.options_without_settings: Any = None
+        self.invokable_model = invokable_model  # the last model found to have invoke()
         # provenance (see eino._provenance): who changed tools and instruction, and how
         self.agent_changers: list[str] = []
         self.provenance_base: Any = None
@@ -110,16 +119,19 @@ class EinoRun:
     def state(self, values: FrozenDict) -> ChatModelAgentState:
         messages = tuple(values.get("messages", ()))
         tool_infos, deferred = values.get("tool_infos"), values.get("deferred_tool_infos")
-        if tool_infos is not None:
+        if tool_infos is self.frozen_tool_infos:
+            tool_infos = self.tool_infos  # the same infos as the agent's one tuple
+        elif tool_infos is not None:
             tool_infos = tuple(tool_infos)
         if deferred is not None:
             deferred = tuple(deferred)
-        if _all_messages(messages):
-            # infos in the state come from checked records or the tools' own info()
-            return ChatModelAgentState.trusted(
-                messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
-            )
-        return ChatModelAgentState(  # a retry persisted its own input: check it
+        for item in messages:  # all() over a generator costs a frame per item
+            if not isinstance(item, Message):  # a retry persisted its own input: check it
+                return ChatModelAgentState(
+                    messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
+                )
+        # infos in the state come from checked records or the tools' own info()
+        return ChatModelAgentState.trusted(
             messages=messages, tool_infos=tool_infos, deferred_tool_infos=deferred
         )
 
@@ -133,21 +145,28 @@ class EinoRun:
     def use_tools(self, index: ToolIndex) -> None:
         """The run's tools (after before_agent). With the agent's own, the hooks are shown
         the agent's ModelContext for both lists a run passes them (the state's and the
-        model call's): what model_context would find on its first calls."""
+        model call's), and the model call's options: what model_context and model_options
+        would find on their first calls."""
         self.tools, self.tool_infos, self.tool_kinds = index.by_name, index.infos, index.kinds
         self.frozen_tool_infos = index.frozen_infos
         if index is self.agent.tool_index:
             self._model_context = self.agent.model_context
             self._context_sources = (index.frozen_infos, index.infos)
+            # what model_options makes of the agent's own tools, with no deferred tools and
+            # no tool-search tool (as an agent-wide constant: the same value in every run)
+            self._model_options = self.agent.model_options
+            self.options_without_settings = self.agent.model_options[1]
 
     def model_context(self, values: Mapping[str, Any]) -> ModelContext:
         """From the state (hooks) or a model call's options (wrap_model): the tools shown."""
         source = values.get("tool_infos", _ABSENT)
         if source is _ABSENT:
             source = values.get("tools")
-        last, known = self._model_context, self._context_sources
-        if last is not None and (source is known[0] or source is known[1]):
-            return last  # an immutable list it was built from, or found equal to, before
+        known = self._context_sources  # set with the context, never matching before it is
+        if source is known[0] or source is known[1]:
+            # an immutable list it was built from, or found equal to, before
+            return self._model_context  # type: ignore[return-value]
+        last = self._model_context
         tools = tuple(source or ())
         if last is None or last.tools != tools:
             self._model_context = last = self._context_for(tools)
@@ -188,7 +207,7 @@ class EinoRun:
             found["tool_search_tool"] = search
         options = FrozenDict(found)
         if len(found) == 1:
-            self._options_without_settings = options
+            self.options_without_settings = options
         self._model_options = ((infos, deferred, search), options)
         return options
 
@@ -202,25 +221,25 @@ class EinoRun:
 
     def invokable(self, model: Any) -> bool:
         """Whether ``model`` has invoke(FinalRequest) (else it is written Eino's way)."""
-        if model is not self._invokable_model:
+        if model is not self.invokable_model:
             if not callable(getattr(model, "invoke", None)):
                 return False
-            self._invokable_model = model
+            self.invokable_model = model
         return True
 
     def request_settings(self, options: FrozenDict) -> FrozenDict:
         """A model call's options other than ``tools`` as the ModelRequest's settings (new
         each call: they hold lists; the empty one is shared)."""
-        if options is self._options_without_settings:
-            return _NONE
+        if options is self.options_without_settings:
+            return NO_SETTINGS
         settings = {
             key: plain_setting(value)
             for key, value in options.items()
             if value is not None and key != "tools"
         }
         if not settings:
-            self._options_without_settings = options
-        return FrozenDict(settings) if settings else _NONE
+            self.options_without_settings = options
+        return FrozenDict(settings) if settings else NO_SETTINGS
 
     def next_message_id(self) -> str:
         """Deterministic message ids (Eino uses UUIDs): msg-1, msg-2, ... per run. The count
@@ -247,13 +266,6 @@ class EinoRun:
         if result.interrupts:
             action = AgentAction(interrupted=result.interrupts[0], interrupts=result.interrupts)
             self.exec.emit(AgentEvent(action=action))
-
-
-def _all_messages(items: tuple[Any, ...]) -> bool:
-    for item in items:  # noqa: SIM110 - all() over a generator costs a frame per item
-        if not isinstance(item, Message):
-            return False
-    return True
 
 
 class AgentRun:

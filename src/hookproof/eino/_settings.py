@@ -9,7 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from hookproof._support.frozen import FrozenDict
 from hookproof.eino._handlers import AgentMiddleware
-from hookproof.eino._provenance import RequestShape, shape
+from hookproof.eino._provenance import AgentProvenance, RequestShape, shape
 from hookproof.eino._records import ChatModelAgentContext, ModelContext, return_directly_flags
 from hookproof.eino._retry import Clock, ModelFailoverConfig, ModelRetryConfig, SystemClock
 from hookproof.eino._tools import ToolIndex, as_eino_tool, index_tools
@@ -45,7 +45,10 @@ class AgentSettings:
     # built once per agent: a run that keeps the agent's instruction and tools reuses them
     system_message: SystemMessage | None
     provenance_base: RequestShape
+    unchanged_provenance: AgentProvenance  # of a model call nothing changed on the way
     model_context: ModelContext  # what hooks are shown while the run has the agent's tools
+    # a model call's options (and the state's tool infos they come from) while it has them
+    model_options: tuple[tuple[Any, None, None], FrozenDict]
     # what before_agent receives: the agent's instruction, tools and return_directly
     run_config: ChatModelAgentContext
 
@@ -72,6 +75,7 @@ class AgentSettings:
         index = index_tools(collected, "tools[{index}]", _TOOLS_WHERE)
         system = system_message(checked_instruction)
         flags = return_directly_flags(return_directly)
+        base = shape(index.infos, [system] if system is not None else [])
         return cls(
             name=name,
             instruction=checked_instruction,
@@ -86,10 +90,12 @@ class AgentSettings:
             callbacks=tuple(callbacks),
             clock=clock or SystemClock(),
             system_message=system,
-            provenance_base=shape(index.infos, [system] if system is not None else []),
+            provenance_base=base,
+            unchanged_provenance=AgentProvenance(base),
             run_config=ChatModelAgentContext.trusted(
                 instruction=checked_instruction, tools=collected, return_directly=flags
             ),
+            model_options=((index.frozen_infos, None, None), FrozenDict({"tools": index.infos})),
             model_context=ModelContext.trusted(
                 tools=index.infos,
                 model_retry_config=model_retry_config,

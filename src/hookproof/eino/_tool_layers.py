@@ -67,7 +67,8 @@ def return_directly_index(messages: Sequence[Message], names: Any) -> int | None
 
 
 def _position(messages: Sequence[Message], model_call: Any) -> int:
-    calls = _calls_of(messages)
+    last = messages[-1] if messages else None  # _calls_of inline: every tool call
+    calls = last.tool_calls if isinstance(last, AssistantMessage) else ()
     for index, candidate in enumerate(calls):
         if candidate is model_call:
             return index
@@ -178,11 +179,12 @@ def _event_sender(call: ToolCall, inner: Inner) -> Any:
     """Sends the tool-result event; none on error; the return-directly call's is held back
     and sent after the others, when the run finishes."""
     result = inner(call)
-    streamable = call.kind in STREAMABLE
-    chunks = as_stream(call.kind, result)
-    content = result_content(call.kind, chunks if streamable else result, call.name)
-    message = tool_message(call, content, _message_id(call))
     run: EinoRun = call.run
+    streamable = call.kind in STREAMABLE
+    chunks = as_stream(call.kind, result) if streamable else ()
+    content = result_content(call.kind, chunks if streamable else result, call.name)
+    msg_id = run.tool_msg_ids[call.index] = run.next_message_id()  # for the ToolsNode's own
+    message = tool_message(call, content, msg_id)
     if not streamable:
         run.sent_tool_messages[call.index] = (result, message)
     # The event is sent where the tool's own endpoint runs: an invokable tool's result is one
@@ -217,13 +219,6 @@ def _held(call: ToolCall, handle: RunHandle) -> bool:
     index = return_directly_index(messages, names)
     held_id = (_calls_of(messages)[index].id or "") if index is not None else ""
     return call.call_id == held_id
-
-
-def _message_id(call: ToolCall) -> str:
-    run: EinoRun = call.run
-    msg_id = run.next_message_id()
-    run.tool_msg_ids[call.index] = msg_id
-    return msg_id
 
 
 def _chunk_messages(call: ToolCall, chunks: tuple[Any, ...]) -> tuple[Message, ...]:

@@ -340,6 +340,8 @@ def result_content(kind: EndpointKind, result: Any, where: str) -> tuple[Content
         result = collect(result, where)
         parts = [_content_of(kind, item, where) for item in result]
         return _joined(parts)
+    if type(result) is str and kind not in ENHANCED:  # an invokable tool's text: the usual
+        return (construct(TextBlock, text=result),)
     return _content_of(kind, result, where)
 
 
