@@ -20,9 +20,16 @@ from functools import partial
 from types import SimpleNamespace
 from typing import Any
 
-__all__ = ["AGENT", "Provenance", "Section", "ToolOrigin"]
+from hookproof._support.origins import (
+    AGENT,
+    prompt_lines,
+    relabel,
+    schemas_by_name,
+    tool_events,
+)
+from hookproof._support.origins import map_lines as map_lines  # where snapshots import it
 
-AGENT = "agent"
+__all__ = ["AGENT", "Provenance", "Section", "ToolOrigin"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,23 +100,21 @@ def _no_prior_edits(call: Any) -> tuple[Any, Sequence[Edit]]:
     return None, ()
 
 
-class ProvenanceNotes:
-    """The observer of one run that records provenance: the engine reports each model layer
-    that handed its inner handler another request (``request_passed``) until that inner
-    call returns, and asks for the provenance of every request the model receives.
-
-    ``origins``: who registered each tool, by name (absent: AGENT); ``request_of``: the
-    request a layer's value holds, read without checks (None for a value that holds none);
-    ``system_origins``: the origin of each line of the agent's own system prompt, where not
-    all AGENT's; ``prior``: the dialect's own changes before its model layers."""
+class ProvenanceSource:
+    """What the provenance of every request of one agent's runs is read with, beside the
+    requests (made once per agent). ``origins``: who registered each tool, by name (absent:
+    AGENT); ``request_of``: the request a layer's value holds, read without checks (None for
+    a value that holds none); ``system_origins``: the origin of each line of the agent's own
+    system prompt, where not all AGENT's; ``prior``: the dialect's own changes before its
+    model layers; ``agent_edits_last``: see ``compute``."""
 
     __slots__ = (
-        "_agent_edits_last",
-        "_edits",
-        "_origins",
-        "_prior",
-        "_request_of",
-        "_system_origins",
+        "agent_edits_last",
+        "origins",
+        "prior",
+        "read_request",
+        "request_of",
+        "system_origins",
     )
 
     def __init__(
@@ -121,81 +126,114 @@ class ProvenanceNotes:
         prior: PriorEdits = _no_prior_edits,
         agent_edits_last: bool = False,
     ) -> None:
-        self._origins = origins
-        self._request_of = request_of
-        self._system_origins = system_origins
-        self._prior = prior
-        self._agent_edits_last = agent_edits_last
-        self._edits: list[Edit] = []
+        self.origins = origins
+        self.request_of = request_of
+        self.read_request = partial(_read_request, request_of)
+        self.system_origins = tuple(system_origins)
+        self.prior = prior
+        self.agent_edits_last = agent_edits_last
+
+
+def provenance_observer(
+    origins: Mapping[str, str],
+    *,
+    request_of: Callable[[Any], Any],
+    system_origins: Sequence[str] = (),
+    prior: PriorEdits = _no_prior_edits,
+    agent_edits_last: bool = False,
+) -> Callable[[], ProvenanceNotes]:
+    """What an agent's engine calls to make each run's provenance observer (arguments as
+    ``ProvenanceSource``'s). The observer is made in C: a run pays no Python call for it."""
+    source = ProvenanceSource(
+        origins,
+        request_of=request_of,
+        system_origins=system_origins,
+        prior=prior,
+        agent_edits_last=agent_edits_last,
+    )
+    return partial(ProvenanceNotes, source=source)
+
+
+# A namespace (made in C, and whose attributes need no __init__) for the two values the
+# engine makes at every run and every model call: ProvenanceNotes and Pending.
+
+
+class ProvenanceNotes(SimpleNamespace):
+    """The observer of one run that records provenance (``source``: its agent's
+    ProvenanceSource): the engine reports each model layer that handed its inner handler
+    another request (``request_passed``) until that inner call returns, and asks for the
+    provenance of every request the model receives."""
+
+    source: ProvenanceSource
+    edits: tuple[Edit, ...] = ()  # the changes under way, outermost first (immutable: shared)
 
     def request_passed(self, owner: str, received: Any, passed: Any) -> None:
-        self._edits.append((owner, received, passed))
+        self.edits = (*self.edits, (owner, received, passed))
 
     def request_returned(self) -> None:
-        self._edits.pop()
+        self.edits = self.edits[:-1]
 
-    def model_called(self, call: Any, request: Any) -> PendingProvenance:
-        prior_of = self._prior
-        start, prior = (None, ()) if prior_of is _no_prior_edits else prior_of(call)
-        edits = self._edits
+    def model_called(self, call: Any, request: Any) -> Pending:
+        source, edits = self.source, self.edits
+        prior_of = source.prior
+        prior: Sequence[Edit] = ()
+        if prior_of is _no_prior_edits:
+            if not edits:  # nothing changed it: the request the model receives is where it starts
+                return Pending(arguments=(source, None, (), request.tools, request.system_message))
+            start = None
+        else:
+            start, prior = prior_of(call)
         base = start if start is not None else edits[0][1] if edits else call
         if base is call and not prior and not edits:
-            base = None  # nothing changed it: the request the model receives is where it starts
-        return PendingProvenance(
-            base,
-            [*prior, *edits],
-            request,
-            self._origins,
-            self._request_of,
-            self._system_origins,
-            self._agent_edits_last,
-        )
+            base = None
+        kind, request_of = type(request), source.request_of
+        if base is not None and type(base) is kind:
+            base = _read_of(base, request_of)
+        steps = []
+        for owner, old, new in (*prior, *edits):  # _kept inline: Eino passes here every call
+            if type(old) is kind:
+                old = _read_of(old, request_of)
+            if type(new) is kind:
+                new = _read_of(new, request_of)
+            steps.append((owner, old, new))
+        arguments = (source, base, tuple(steps), request.tools, request.system_message)
+        return Pending(arguments=arguments)
 
 
-class PendingProvenance:
+class Pending(SimpleNamespace):
     """Provenance computed on first use: most FinalRequests are never rendered, so a run
-    only keeps what it would be computed from. A copy or a pickle holds the result.
+    only keeps what it would be computed from (``arguments``: the ProvenanceSource, the
+    base and edits as ``compute`` takes them, the final request's tools and system message).
+    A copy or a pickle holds the result.
 
     A request of the final one's own kind is read at once, down to the tools and system
     message the computation reads: a request holds its model, and a recording model holds
     its FinalRequests and so this, a cycle that would leave every run to the garbage
     collector."""
 
-    __slots__ = ("_arguments", "_result")
-
-    def __init__(
-        self,
-        base: Any,
-        edits: Sequence[Edit],
-        final: Any,
-        origins: Mapping[str, str],
-        request_of: Callable[[Any], Any],
-        system_origins: Sequence[str] = (),
-        agent_edits_last: bool = False,
-    ) -> None:
-        kind = type(final)
-        self._arguments: tuple[Any, ...] | None = (
-            None if base is None else _kept(base, kind, request_of),
-            tuple(
-                [
-                    (owner, _kept(old, kind, request_of), _kept(new, kind, request_of))
-                    for owner, old, new in edits
-                ]
-            ),
-            _Read(tools=final.tools, system_message=final.system_message),
-            origins,
-            partial(_read_request, request_of),
-            tuple(system_origins),
-            agent_edits_last,
-        )
-        self._result: Provenance | None = None
+    arguments: tuple[Any, ...] | None
+    result: Provenance | None = None
 
     def resolve(self) -> Provenance:
-        if self._result is None:
-            assert self._arguments is not None
-            self._result = compute(*self._arguments)
-            self._arguments = None  # let the requests go
-        return self._result
+        result = self.result
+        if result is not None:
+            return result
+        arguments = self.arguments
+        if arguments is None:  # another thread resolved it meanwhile
+            assert self.result is not None
+            return self.result
+        source, base, edits, tools, system_message = arguments
+        result = self.result = compute(
+            base,
+            edits,
+            _Read(tools=tools, system_message=system_message),
+            source.origins,
+            source.read_request,
+            source.system_origins,
+            source.agent_edits_last,
+        )
+        self.arguments = None  # let the requests go
+        return result
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Provenance:
         return self.resolve()
@@ -208,6 +246,43 @@ class PendingProvenance:
         return (Provenance, (result.tools, result.system))
 
 
+class PendingProvenance(Pending):
+    """A ``Pending`` made from ``compute``'s own arguments (``final``: the request the model
+    received), for a caller other than the engine."""
+
+    def __init__(
+        self,
+        base: Any,
+        edits: Sequence[Edit],
+        final: Any,
+        origins: Mapping[str, str],
+        request_of: Callable[[Any], Any],
+        system_origins: Sequence[str] = (),
+        agent_edits_last: bool = False,
+    ) -> None:
+        kind = type(final)
+        source = ProvenanceSource(
+            origins,
+            request_of=request_of,
+            system_origins=system_origins,
+            agent_edits_last=agent_edits_last,
+        )
+        super().__init__(
+            arguments=(
+                source,
+                None if base is None else _kept(base, kind, request_of),
+                tuple(
+                    [
+                        (owner, _kept(old, kind, request_of), _kept(new, kind, request_of))
+                        for owner, old, new in edits
+                    ]
+                ),
+                final.tools,
+                final.system_message,
+            )
+        )
+
+
 # What the computation reads of a request: its tools and its system message (a namespace:
 # made in C, once per request a run keeps).
 _Read = SimpleNamespace
@@ -217,6 +292,10 @@ _HOLDS_NONE = _Read(tools=(), system_message=None)  # a value of the request's k
 def _kept(value: Any, kind: type, request_of: Callable[[Any], Any]) -> Any:
     if type(value) is not kind:
         return value  # a dialect's own value (Eino's state): read on first use
+    return _read_of(value, request_of)
+
+
+def _read_of(value: Any, request_of: Callable[[Any], Any]) -> Any:
     request = request_of(value)
     if request is None:
         return _HOLDS_NONE
@@ -257,113 +336,25 @@ def compute(
     if agent_edits_last and not steps:
         start = final
     history = {
-        name: [f"registered by {origins.get(name, AGENT)}"] for name in _schemas(start.tools)
+        name: [f"registered by {origins.get(name, AGENT)}"] for name in schemas_by_name(start.tools)
     }
-    given = _lines(start)
+    given = prompt_lines(start)
     first = system_origins if len(system_origins) == len(given) else [AGENT] * len(given)
     lines = list(zip(given, first, strict=True))
     last = start
     for owner, old, new in steps:
         if old is None or new is None:
             continue
-        _tool_events(history, _schemas(old.tools), _schemas(new.tools), owner)
-        lines = _relabel(lines, _lines(new), owner)
+        tool_events(history, schemas_by_name(old.tools), schemas_by_name(new.tools), owner)
+        lines = relabel(lines, prompt_lines(new), owner)
         last = new
     # What the dialect itself set after every layer, if anything (LangChain's artificial
     # structured-output tools, say).
     if agent_edits_last:
-        _tool_events(history, _schemas(last.tools), _schemas(final.tools), AGENT)
-    lines = _relabel(lines, _lines(final), AGENT)
-    visible = set(_schemas(final.tools))
+        tool_events(history, schemas_by_name(last.tools), schemas_by_name(final.tools), AGENT)
+    lines = relabel(lines, prompt_lines(final), AGENT)
+    visible = set(schemas_by_name(final.tools))
     tools = tuple(
         ToolOrigin(name, tuple(events), name in visible) for name, events in sorted(history.items())
     )
     return Provenance(tools, tuple(origin for _, origin in lines))
-
-
-def _schemas(tools: Sequence[Any]) -> dict[str, Any]:
-    from hookproof.tools import schema_of
-
-    found: dict[str, Any] = {}
-    for item in tools:
-        schema = schema_of(item)
-        found.setdefault(schema.name, schema)
-    return found
-
-
-def _lines(request: Any) -> list[str]:
-    system = request.system_message
-    return [] if system is None else system.text.split("\n")
-
-
-def _tool_events(
-    history: dict[str, list[str]], old: Mapping[str, Any], new: Mapping[str, Any], owner: str
-) -> None:
-    for name in old.keys() - new.keys():
-        _event(history, name, f"removed by {owner}")
-    for name in new.keys() - old.keys():
-        _event(history, name, f"added by {owner}")
-    for name in old.keys() & new.keys():
-        before, after = old[name], new[name]
-        changed = [
-            part
-            for part, differs in (
-                ("description", before.description != after.description),
-                ("parameters", before.parameters != after.parameters),
-            )
-            if differs
-        ]
-        if changed:
-            _event(history, name, f"{' and '.join(changed)} changed by {owner}")
-
-
-def _event(history: dict[str, list[str]], name: str, event: str) -> None:
-    """Add ``event`` to a tool's history, once: a layer or hook that does the same again on a
-    later model call (a wrapper runs on every call; an Eino rewrite may act on a list that
-    was refilled with the run's tools) is no new origin."""
-    events = history.setdefault(name, [])
-    if not events or events[-1] != event:
-        events.append(event)
-
-
-def _relabel(lines: list[tuple[str, str]], new: list[str], owner: str) -> list[tuple[str, str]]:
-    """``new``'s lines, each keeping its origin where it was already there unchanged, and
-    ``owner`` where it is new."""
-    old = [text for text, _ in lines]
-    if old == new:
-        return lines
-    from hookproof._support.line_match import LineMatcher  # difflib's answers, near-linear
-
-    kept: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in LineMatcher(old, new).get_opcodes():
-        if tag == "equal":
-            kept += lines[i1:i2]
-        else:
-            kept += [(text, owner) for text in new[j1:j2]]
-    return kept
-
-
-def map_lines(source: Sequence[str], origins: Sequence[str], shown: Sequence[str]) -> list[str]:
-    """The origins of ``shown`` lines (a rendering of ``source``, perhaps normalised or
-    redacted): a line found unchanged keeps its origin, any other takes its neighbour's."""
-    from hookproof._support.line_match import LineMatcher  # difflib's answers, near-linear
-
-    mapped: list[str | None] = [None] * len(shown)
-    matcher = LineMatcher(list(source), list(shown))
-    for block in matcher.get_matching_blocks():
-        for offset in range(block.size):
-            mapped[block.b + offset] = origins[block.a + offset]
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert") and i2 > i1:
-            for index in range(j1, j2):
-                mapped[index] = origins[min(i1 + index - j1, i2 - 1)]
-    return _filled(mapped)
-
-
-def _filled(mapped: list[str | None]) -> list[str]:
-    last = next((item for item in mapped if item is not None), AGENT)
-    filled = []
-    for item in mapped:
-        last = item if item is not None else last
-        filled.append(last)
-    return filled

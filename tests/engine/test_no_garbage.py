@@ -159,11 +159,12 @@ def test_provenance_that_keeps_the_requests_is_caught(monkeypatch: pytest.Monkey
     model -> recorded request -> provenance -> request -> model."""
     from hookproof import provenance
 
-    kept = provenance.PendingProvenance.__init__
+    kept = provenance.ProvenanceNotes.model_called
 
-    def holding_the_request(self: Any, base: Any, edits: Any, final: Any, *rest: Any) -> None:
-        kept(self, base, edits, final, *rest)
-        self._arguments = (*self._arguments[:2], final, *self._arguments[3:])
+    def holding_the_request(self: Any, call: Any, request: Any) -> Any:
+        pending = kept(self, call, request)
+        pending.request = request
+        return pending
 
-    monkeypatch.setattr(provenance.PendingProvenance, "__init__", holding_the_request)
+    monkeypatch.setattr(provenance.ProvenanceNotes, "model_called", holding_the_request)
     assert recorded_agent_runs(5) > 0

@@ -33,7 +33,9 @@ from hookproof._engine.steps import (
     PhaseTable,
     TurnResults,
     after_nodes,
+    end_run,
     fail_node,
+    plain_node,
     resuming,
     show_finished,
     tool_key,
@@ -112,7 +114,7 @@ class Engine(Generic[D]):
             RUNNING.reset(running)
             RESUME.reset(token)
             run.release()
-        return _end(run, nested)
+        return end_run(run, nested)
 
     @untimed
     def run_sync(
@@ -179,20 +181,13 @@ class Engine(Generic[D]):
 _run_untimed = inspect.unwrap(Engine.run)
 
 
-def _end(run: Run, nested: bool) -> RunResult:
-    """Save a finished run; a nested run that paused pauses the outer run's task."""
-    if not run.interrupts:
-        run.save()
-    elif nested:
-        first = run.interrupts[0]
-        raise InterruptRaised(first.value, response_schema=first.response_schema)
-    return run.result()
-
-
 class _Loop:
     """The phases of one run as a coroutine; each returns the next phase."""
 
-    __slots__ = ("async_tool", "chains", "dialect", "phases", "run", "stack", "sync", "watching")
+    __slots__ = (
+        *("async_tool", "chains", "dialect", "phases", "plain", "run", "stack", "sync"),
+        "watching",
+    )
 
     def __init__(self, run: Run, engine: Engine[Any], sync: bool) -> None:
         self.run = run
@@ -202,6 +197,8 @@ class _Loop:
         self.async_tool = engine.chains.async_tool  # a fused turn's visit runs its own
         self.phases = engine.phases
         self.sync = sync  # plain calls, no coroutines
+        # Node hooks as plain calls (steps.plain_node): no probe to pause at, nobody to tell.
+        self.plain = sync and run.probe is None and not run.listened
         # Whether the run may still hold answers of a paused step (only a resume starts
         # with some; once a step leaves them behind, none come back).
         self.watching = resuming(run)
@@ -210,7 +207,10 @@ class _Loop:
         run, skip = self.run, self.phases.skip
         try:
             for hook in self.stack.on_start:  # every run and resume; never pause or jump
-                await self._node(hook, step=False)
+                if self.plain:
+                    plain_node(run, hook)
+                else:
+                    await self._node(hook, step=False)
             while phase is not _DONE:
                 if phase in skip and not self.watching:  # no hooks: nothing to run or record
                     phase = skip[phase]
@@ -250,7 +250,8 @@ class _Loop:
             run.hook_index = index
             if self.watching:
                 self._step_started(phase, index)
-            jump = await self._node(hooks[index])
+            hook = hooks[index]
+            jump = plain_node(run, hook) if self.plain else await self._node(hook)
             if jump is not None:
                 return after_nodes(phase, jump)
         return self.phases.after[phase]

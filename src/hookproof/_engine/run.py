@@ -242,13 +242,8 @@ class Run:
 
     def result(self) -> RunResult:
         state = self.snapshot() if self.shown is None else self.shown
-        return RunResult(
-            messages=tuple(state["messages"]),
-            state=state,
-            trace=self.trace,
-            final_requests=tuple(self.final_requests),
-            interrupts=self.interrupts,
-            thread_id=self.thread_id,
+        return RunResult.of_state(
+            state, self.trace, tuple(self.final_requests), self.interrupts, self.thread_id
         )
 
 

@@ -1,5 +1,6 @@
-"""The loop's steps (``loop.py``): where a phase leads, how a node hook is entered and left,
-how a tool turn's calls are keyed, settled and shown when it pauses."""
+"""The loop's steps (``loop.py``): where a phase leads, how a node hook is entered and left
+(as a plain call where nothing needs a coroutine), how a run ends, how a tool turn's calls
+are keyed, settled and shown when it pauses."""
 
 from __future__ import annotations
 
@@ -8,16 +9,19 @@ from typing import Any
 
 from hookproof._engine.checkpoint import InterruptRaised
 from hookproof._engine.dialect import Dialect
+from hookproof._engine.executors import missing_sync
 from hookproof._engine.run import Run, error_data
-from hookproof._engine.types import NodeHook, Phase, Stack
+from hookproof._engine.types import NodeHook, Phase, RunResult, Stack
 from hookproof.messages import ToolCall
 
 __all__ = [
     "PhaseTable",
     "TurnResults",
     "after_nodes",
+    "end_run",
     "fail_node",
     "node_hooks",
+    "plain_node",
     "resuming",
     "show_finished",
     "tool_key",
@@ -73,8 +77,44 @@ def resuming(run: Run) -> bool:
     return run.resume_step is not None or bool(run.answers.by_task)
 
 
+def end_run(run: Run, nested: bool) -> RunResult:
+    """Save a finished run; a nested run that paused pauses the outer run's task."""
+    if not run.interrupts:
+        if run.checkpointer is not None:  # a run with nowhere to save skips save()'s checks
+            run.save()
+    elif nested:
+        first = run.interrupts[0]
+        raise InterruptRaised(first.value, response_schema=first.response_schema)
+    return run.result()
+
+
 def fail_node(run: Run, hook: NodeHook, error: BaseException) -> None:
     run.trace.record("hook", hook.hook, "error", hook.owner, error_data(error))
+
+
+def plain_node(run: Run, hook: NodeHook) -> str | None:
+    """One node hook as a step of a plain run (invoke() with no probe, nobody listening):
+    ``_Loop._node``'s synchronous path as one call, with no coroutine to make and await.
+    Its trace rows are written here (TraceRecorder.enter and .exit inline)."""
+    owner, name = hook.owner, hook.hook
+    run.source = label = hook.label
+    answers = run.answers  # Run.enter_task inline
+    answers.task, answers.children = label, 0
+    answers.step = (run.phase._value_, run.hook_index, run.model_calls)
+    trace = run.trace
+    trace.rows.append(("hook", name, "enter", owner, trace.depth, None))
+    trace.depth += 1
+    try:
+        if hook.sync is None:
+            raise missing_sync(owner, name)
+        state = run._snapshot  # Run.snapshot inline
+        outcome = hook.sync(state if state is not None else run.snapshot(), run.runtime)
+    except BaseException as error:
+        fail_node(run, hook, error)
+        raise
+    trace.depth = depth = trace.depth - 1
+    trace.rows.append(("hook", name, "exit", owner, depth, None))
+    return None if outcome is None else run.apply_node_outcome(outcome, hook)
 
 
 def tool_key(index: int, call: ToolCall) -> str:

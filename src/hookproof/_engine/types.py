@@ -102,15 +102,16 @@ class Stack:
 class RunResult:
     """What a run produced: final messages, final state, the trace and the final requests.
 
-    The trace is recorded as plain rows during the run and turned into a Trace on first use.
+    The trace is recorded as plain rows during the run and turned into a Trace on first use;
+    the engine's ``messages`` are read from the final state on first use.
     """
 
     __slots__ = (
+        "_messages",
         "_trace",
         "_trace_source",
         "final_requests",
         "interrupts",
-        "messages",
         "state",
         "thread_id",
     )
@@ -127,11 +128,38 @@ class RunResult:
         """``interrupts`` is non-empty when the run paused; resume it on ``thread_id``."""
         self.interrupts = interrupts
         self.thread_id = thread_id
-        self.messages = messages
+        self._messages: tuple[Message, ...] | None = messages
         self.state = state
         self.final_requests = final_requests
         self._trace_source: TraceRecorder | None = trace
         self._trace: Trace | None = None
+
+    @classmethod
+    def of_state(
+        cls,
+        state: FrozenDict,
+        trace: TraceRecorder,
+        final_requests: tuple[FinalRequest, ...],
+        interrupts: tuple[Interrupt, ...],
+        thread_id: str | None,
+    ) -> RunResult:
+        """The result whose ``messages`` are ``state["messages"]``, read when first used."""
+        result = _new_result(cls)
+        result.interrupts, result.thread_id, result.state = interrupts, thread_id, state
+        result.final_requests, result._messages = final_requests, None
+        result._trace_source, result._trace = trace, None
+        return result
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        messages = self._messages
+        if messages is None:
+            messages = self._messages = tuple(self.state["messages"])
+        return messages
+
+    @messages.setter
+    def messages(self, messages: tuple[Message, ...]) -> None:
+        self._messages = messages
 
     @property
     def trace(self) -> Trace:
@@ -148,3 +176,6 @@ class RunResult:
 
     def __repr__(self) -> str:
         return f"RunResult(messages={len(self.messages)}, text={safe_repr(self.text, 60)})"
+
+
+_new_result = object.__new__

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Coroutine, Mapping, Sequence
-from functools import partial
 from typing import Any, Self
 
 from pydantic import ValidationError
@@ -89,7 +88,7 @@ class Agent:
         """The same agent whose FinalRequests' provenance names ``origins[i]`` as the author
         of line ``i`` of its system prompt (a harness that builds the prompt from parts names
         each part's author); this agent is left as it is."""
-        observe = partial(self._dialect.provenance_notes, tuple(origins))
+        observe = self._dialect.provenance_observer(tuple(origins))
         return self._with_engine(
             Engine(self._dialect, checkpointer=self.checkpointer, observe=observe)
         )
@@ -377,6 +376,8 @@ def create_agent(
         structured=_structured_output(response_format, model),
     )
     engine = Engine(
-        dialect, checkpointer=native_checkpointer(checkpointer), observe=dialect.provenance_notes
+        dialect,
+        checkpointer=native_checkpointer(checkpointer),
+        observe=dialect.provenance_observer(),
     )
     return Agent(engine, middleware=middleware, context_schema=context_schema)

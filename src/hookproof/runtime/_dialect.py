@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import zip_longest
 from typing import Any
 
@@ -29,7 +29,7 @@ from hookproof.messages import (
     ToolMessage,
     text_message,
 )
-from hookproof.provenance import ProvenanceNotes
+from hookproof.provenance import ProvenanceNotes, provenance_observer
 from hookproof.requests import Command, ModelRequest, ModelResponse, ToolCallRequest
 from hookproof.runtime._foreign import bridge_for, native_model, native_structured_output
 from hookproof.runtime._invalid_calls import answer_invalid_calls
@@ -96,10 +96,13 @@ class LangChainDialect(Dialect):
         # The agent's own model, when no framework's bridge runs it (the common case).
         self._native_own_model = model if bridge_for(model) is None else None
 
-    def provenance_notes(self, system_origins: tuple[str, ...] = ()) -> ProvenanceNotes:
-        """The provenance observer of one run (the engine makes one per run); ``system_origins``
-        names the author of each system-prompt line where not all the agent's (a harness)."""
-        return ProvenanceNotes(
+    def provenance_observer(
+        self, system_origins: tuple[str, ...] = ()
+    ) -> Callable[[], ProvenanceNotes]:
+        """What makes the provenance observer of each run (the engine makes one per run);
+        ``system_origins`` names the author of each system-prompt line where not all the
+        agent's (a harness)."""
+        return provenance_observer(
             self.tool_origins,
             request_of=_request_of,
             system_origins=system_origins,
