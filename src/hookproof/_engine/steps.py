@@ -111,6 +111,8 @@ def plain_node(run: Run, hook: NodeHook) -> str | None:
         outcome = hook.sync(state if state is not None else run.snapshot(), run.runtime)
     except BaseException as error:
         fail_node(run, hook, error)
+        if isinstance(error, StopIteration):  # as leaving the coroutine it replaces does
+            raise RuntimeError("coroutine raised StopIteration") from error
         raise
     trace.depth = depth = trace.depth - 1
     trace.rows.append(("hook", name, "exit", owner, depth, None))
