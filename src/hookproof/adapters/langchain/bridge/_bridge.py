@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -77,7 +79,11 @@ def _class_hooks(cls: type) -> tuple[str, ...]:
     """The hooks ``cls`` defines (LangChain's own test: not the base class's), in the order
     the bridge sets them; read on every build, as LangChain's ``create_agent`` reads them, so
     a hook set on or removed from the class later (``monkeypatch``) is seen."""
-    return tuple(hook for hook, base in _BASE_HOOKS.items() if getattr(cls, hook, None) is not base)
+    if _READ_HOOKS is None:  # a LangChain without one of the hooks on its base class
+        return tuple(
+            hook for hook, base in _BASE_HOOKS.items() if getattr(cls, hook, None) is not base
+        )
+    return tuple(compress(_BASE_HOOKS, map(is_not, _READ_HOOKS(cls), _BASE_HOOKS.values())))
 
 
 _BASE_HOOKS = {
@@ -85,6 +91,8 @@ _BASE_HOOKS = {
     for name in (*_NODE_HOOKS, "wrap_model_call", "wrap_tool_call")
     for hook in (name, f"a{name}")
 }
+# Every hook of a class read in one call (each is on the base class, so on every subclass).
+_READ_HOOKS = None if None in _BASE_HOOKS.values() else attrgetter(*_BASE_HOOKS)
 
 
 # What LangGraph passes a node function by keyword when it declares a parameter so named.
