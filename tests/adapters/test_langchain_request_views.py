@@ -9,6 +9,8 @@ caught.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +18,7 @@ import pytest
 
 pytest.importorskip("langchain.agents", reason="install hookproof[langchain] to run these")
 
+from langchain.agents import create_agent as langchain_create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain.agents.middleware import ModelRequest as LCModelRequest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -24,8 +27,10 @@ from langchain_core.tools import tool
 import hookproof.adapters.langchain.bridge._request_views as views_module
 import hookproof.adapters.langchain.bridge._requests as requests_module
 from hookproof.adapters.langchain import ScriptedChatModel
-from hookproof.adapters.langchain.bridge._request_views import LockedModelRequest
+from hookproof.adapters.langchain.bridge._request_views import DEFERRED_FIELDS, LockedModelRequest
+from hookproof.models import call
 from hookproof.runtime import create_agent
+from tests.adapters.engines import comparable, run_on_both
 
 HI = {"messages": [("user", "hi")]}
 
@@ -63,19 +68,25 @@ def _shown_request() -> Any:
     return seen.requests[0]
 
 
+def _fields(request: Any) -> dict[str, Any]:
+    return {field.name: getattr(request, field.name) for field in dataclasses.fields(request)}
+
+
 def _stored(request: Any) -> list[tuple[str, int, type]]:
-    """Each field as the instance holds it: name, in order, the value's identity and type."""
-    return [(name, id(value), type(value)) for name, value in vars(request).items()]
+    """Each field: name, in order, the value's identity and type."""
+    return [(name, id(value), type(value)) for name, value in _fields(request).items()]
 
 
 def test_the_view_holds_what_langchains_constructor_would() -> None:
     view = _shown_request()
 
-    rebuilt = LockedModelRequest(**vars(view))
+    rebuilt = LockedModelRequest(**_fields(view))
 
     assert type(view) is LockedModelRequest
     assert _stored(view) == _stored(rebuilt)
+    assert vars(view) == vars(rebuilt)  # every field made once read
     assert view == rebuilt
+    assert repr(view) == repr(rebuilt)
 
 
 OVERRIDES: dict[str, dict[str, Any]] = {
@@ -103,8 +114,8 @@ def _comparable(request: Any, view: Any, given: dict[str, Any]) -> list[tuple[st
     """Each field, in order: the view's own value or the given one (by identity), or a value
     LangChain made (an empty list, a SystemMessage from a prompt: by value)."""
     compared: list[tuple[str, Any, type]] = []
-    for name, value in vars(request).items():
-        if value is vars(view)[name]:
+    for name, value in _fields(request).items():
+        if value is getattr(view, name):
             held: Any = "the view's"
         elif name in given and value is given[name]:
             held = "given"
@@ -156,6 +167,79 @@ def test_the_comparison_catches_an_override_that_keeps_a_none(
     ours, theirs = view.override(tools=None), LCModelRequest.override(view, tools=None)
 
     assert _comparable(ours, view, {"tools": None}) != _comparable(theirs, view, {"tools": None})
+
+
+# -- fields made when first read ----------------------------------------------------------------
+
+
+def test_a_field_is_made_once_for_a_view_and_the_requests_made_from_it() -> None:
+    view = _shown_request()
+    overridden = view.override(tool_choice="any")  # before any field is read
+    copied = copy.copy(view)
+
+    for name in DEFERRED_FIELDS:
+        assert getattr(overridden, name) is getattr(view, name)
+        assert getattr(copied, name) is getattr(view, name)
+    assert vars(copied) == vars(view)
+
+
+def test_an_unknown_attribute_raises_as_on_langchains_request() -> None:
+    view = _shown_request()
+    plain = LCModelRequest(**_fields(view))
+
+    with pytest.raises(AttributeError) as ours:
+        view.temperature  # noqa: B018
+    with pytest.raises(AttributeError) as theirs:
+        plain.temperature  # type: ignore[attr-defined]  # noqa: B018
+
+    assert str(ours.value) == str(theirs.value).replace("ModelRequest", "LockedModelRequest")
+
+
+class ReplaysTheFirstRequest(AgentMiddleware):  # type: ignore[type-arg]
+    """Passes every call the first request it was shown, with the current call's model: the
+    model is sent the first call's messages again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first: Any = None
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        if self.first is None:
+            self.first = request
+        return handler(self.first.override(model=request.model))
+
+
+def _replaying_runs() -> tuple[Any, Any]:
+    script = [call("lookup", {"query": "x"}, id="c1"), "done"]
+
+    def langchain_build(model: Any) -> Any:
+        return langchain_create_agent(model, [lookup], middleware=[ReplaysTheFirstRequest()])
+
+    def reference_build(model: Any) -> Any:
+        return create_agent(model, [lookup], middleware=[ReplaysTheFirstRequest()])
+
+    return run_on_both(langchain_build, reference_build, script=script)
+
+
+def test_a_request_made_from_an_earlier_calls_view_sends_that_calls_messages() -> None:
+    langchain, reference = _replaying_runs()
+
+    assert langchain.error is None and reference.error is None
+    sent = [comparable(request) for request in reference.final_requests]
+    assert sent == list(map(comparable, langchain.final_requests))
+    assert len(sent[1].messages) == 1  # the first call's history again
+
+
+def test_the_comparison_catches_a_crossing_that_takes_any_unmade_field_as_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(requests_module, "deferred_of", lambda request: "the same for all")
+
+    langchain, reference = _replaying_runs()
+
+    assert [len(r.messages) for r in reference.final_requests] != [
+        len(r.messages) for r in langchain.final_requests
+    ]
 
 
 # -- the response handed back ------------------------------------------------------------------

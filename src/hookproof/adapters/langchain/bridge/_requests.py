@@ -7,6 +7,7 @@ engine's values as they were (same objects), changed fields are converted once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import compress
 from operator import is_not, itemgetter
 from typing import Any, ClassVar
@@ -25,6 +26,7 @@ from hookproof.adapters.langchain.bridge._graph_run import current_graph_run, wr
 from hookproof.adapters.langchain.bridge._request_views import (
     LockedModelRequest,
     LockedToolCallRequest,
+    deferred_of,
     locked_model_request,
 )
 from hookproof.adapters.langchain.bridge._tools import (
@@ -129,9 +131,30 @@ class ModelCrossing(Crossing):
                 for name, convert in _MODEL_FIELDS.items()
                 if getattr(changed, name) is not getattr(self.view, name)
             }
-        new, old = _READ_FIELDS(changed.__dict__), _READ_FIELDS(self.view.__dict__)
-        fields = compress(_converting(new), map(is_not, new, old))
-        return {name: convert(value) for name, convert, value in fields}
+        new, old = changed.__dict__, self.view.__dict__
+        if len(new) == len(old) == _FIELD_COUNT:  # every field held by both: read in one go
+            new_values, old_values = _READ_FIELDS(new), _READ_FIELDS(old)
+            fields = compress(_converting(new_values), map(is_not, new_values, old_values))
+            return {name: convert(value) for name, convert, value in fields}
+        return self._deferred_changes(changed)
+
+    def _deferred_changes(self, changed: Any) -> dict[str, Any]:
+        """``changes`` where a deferred field is not made yet: a field the request made from
+        this view never made is the view's own, unchanged."""
+        new, view = changed.__dict__, self.view
+        shared = deferred_of(changed)
+        derived = shared is not None and shared is deferred_of(view)
+        changes: dict[str, Any] = {}
+        for name, convert in _MODEL_FIELDS.items():
+            if name in new:
+                value = new[name]
+            elif derived:
+                continue
+            else:
+                value = getattr(changed, name)
+            if value is not getattr(view, name):
+                changes[name] = convert(value)
+        return changes
 
     def outward(self, answer: Any) -> Any:
         if not isinstance(answer, ModelResponse):
@@ -184,6 +207,8 @@ _MODEL_FIELDS = {
     "model_settings": _same,
 }
 _READ_FIELDS = itemgetter(*_MODEL_FIELDS)
+# A request holding every field (LangChain's own, or a view whose deferred ones were made).
+_FIELD_COUNT = len(_MODEL_FIELDS) + 1  # and its runtime
 
 
 def _converting(values: tuple[Any, ...]) -> Any:
@@ -192,21 +217,29 @@ def _converting(values: tuple[Any, ...]) -> Any:
 
 
 def model_request_crossing(request: ModelRequest) -> ModelCrossing:
-    system, runtime = request.system_message, request.runtime
-    view = locked_model_request(
-        {
-            "model": request.model,
-            "messages": lc_messages(request.messages),
-            "system_message": None if system is None else lc_message(system),
-            "tool_choice": request.tool_choice,
-            "tools": _lc_tools(request.tools),
-            "response_format": request.response_format,
-            "state": lc_state(request.state),
-            "runtime": None if runtime is None else lc_runtime(runtime),
-            "model_settings": lock(request.model_settings),
-        }
-    )
-    return ModelCrossing(request, view)
+    runtime = request.runtime
+    values = {
+        "model": request.model,
+        "tool_choice": request.tool_choice,
+        "response_format": request.response_format,
+        "runtime": None if runtime is None else lc_runtime(runtime),
+        "model_settings": lock(request.model_settings),
+    }
+    return ModelCrossing(request, locked_model_request(values, request, _DEFERRED_VIEWS))
+
+
+def _system_view(request: ModelRequest) -> Any:
+    system = request.system_message
+    return None if system is None else lc_message(system)
+
+
+# How each deferred field of a request's view is made, when a hook first reads it.
+_DEFERRED_VIEWS: dict[str, Callable[[ModelRequest], Any]] = {
+    "messages": lambda request: lc_messages(request.messages),
+    "system_message": _system_view,
+    "tools": lambda request: _lc_tools(request.tools),
+    "state": lambda request: lc_state(request.state),
+}
 
 
 def _lc_tools(tools: Any) -> LockedList:
