@@ -233,10 +233,14 @@ def test_a_request_made_from_an_earlier_calls_view_sends_that_calls_messages() -
 def test_the_comparison_catches_a_crossing_that_takes_any_unmade_field_as_unchanged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(requests_module, "deferred_of", lambda request: "the same for all")
+    class SharedByAll:
+        made: dict[str, Any] = {}
+
+    monkeypatch.setattr(requests_module, "deferred_of", lambda request: SharedByAll)
 
     langchain, reference = _replaying_runs()
 
+    assert reference.error is None
     assert [len(r.messages) for r in reference.final_requests] != [
         len(r.messages) for r in langchain.final_requests
     ]

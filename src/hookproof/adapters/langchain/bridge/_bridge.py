@@ -207,12 +207,14 @@ def _async_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
 
 
-def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) -> Any:
+def _sync_wrap(crossing_of: Callable[[Any, Any], Crossing], method: Any, where: str) -> Any:
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with HookScope(request.state, where, node, _request_runtime(request)) as channels:
-            crossing = crossing_of(request)
+        runtime = _runtime_view(request)
+        scope_runtime = LCRuntime() if runtime is None else runtime
+        with HookScope(request.state, where, node, scope_runtime) as channels:
+            crossing = crossing_of(request, runtime)
 
             def lc_handler(changed: Any) -> Any:
                 try:
@@ -226,12 +228,14 @@ def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) 
     return run
 
 
-def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) -> Any:
+def _async_wrap(crossing_of: Callable[[Any, Any], Crossing], method: Any, where: str) -> Any:
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with HookScope(request.state, where, node, _request_runtime(request)) as channels:
-            crossing = crossing_of(request)
+        runtime = _runtime_view(request)
+        scope_runtime = LCRuntime() if runtime is None else runtime
+        with HookScope(request.state, where, node, scope_runtime) as channels:
+            crossing = crossing_of(request, runtime)
 
             async def lc_handler(changed: Any) -> Any:
                 try:
@@ -245,9 +249,10 @@ def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str)
     return run
 
 
-def _request_runtime(request: Any) -> Any:
+def _runtime_view(request: Any) -> Any:
+    """The LangChain view of the request's runtime (None for a request without one)."""
     runtime = getattr(request, "runtime", None)
-    return lc_runtime(runtime) if runtime is not None else LCRuntime()
+    return None if runtime is None else lc_runtime(runtime)
 
 
 # The LangGraph node a wrap hook runs in: LangChain's model node, or its tool node.
@@ -259,7 +264,7 @@ _NODES = {
 }
 
 
-_CROSSINGS: dict[str, Callable[[Any], Crossing]] = {
+_CROSSINGS: dict[str, Callable[[Any, Any], Crossing]] = {
     "wrap_model_call": model_request_crossing,
     "wrap_tool_call": tool_request_crossing,
 }

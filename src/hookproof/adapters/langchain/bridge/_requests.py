@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import compress
-from operator import is_not, itemgetter
+from operator import is_not
 from typing import Any, ClassVar
 
 from langchain.agents.middleware import ExtendedModelResponse as LCExtendedModelResponse
@@ -131,30 +131,14 @@ class ModelCrossing(Crossing):
                 for name, convert in _MODEL_FIELDS.items()
                 if getattr(changed, name) is not getattr(self.view, name)
             }
-        new, old = changed.__dict__, self.view.__dict__
-        if len(new) == len(old) == _FIELD_COUNT:  # every field held by both: read in one go
-            new_values, old_values = _READ_FIELDS(new), _READ_FIELDS(old)
-            fields = compress(_converting(new_values), map(is_not, new_values, old_values))
-            return {name: convert(value) for name, convert, value in fields}
-        return self._deferred_changes(changed)
-
-    def _deferred_changes(self, changed: Any) -> dict[str, Any]:
-        """``changes`` where a deferred field is not made yet: a field the request made from
-        this view never made is the view's own, unchanged."""
-        new, view = changed.__dict__, self.view
+        view = self.view
         shared = deferred_of(changed)
-        derived = shared is not None and shared is deferred_of(view)
-        changes: dict[str, Any] = {}
-        for name, convert in _MODEL_FIELDS.items():
-            if name in new:
-                value = new[name]
-            elif derived:
-                continue
-            else:
-                value = getattr(changed, name)
-            if value is not getattr(view, name):
-                changes[name] = convert(value)
-        return changes
+        if shared is not None and shared is deferred_of(view):
+            # Made from this view: a deferred field neither made is the view's own, and one
+            # made is made once for both (a field the request holds alone was given to it).
+            held = {**shared.made, **view.__dict__}
+            return _changed_fields({**held, **changed.__dict__}, held)
+        return _changed_fields(_every_field(changed), _every_field(view))
 
     def outward(self, answer: Any) -> Any:
         if not isinstance(answer, ModelResponse):
@@ -206,23 +190,34 @@ _MODEL_FIELDS = {
     "state": hp_state,
     "model_settings": _same,
 }
-_READ_FIELDS = itemgetter(*_MODEL_FIELDS)
-# A request holding every field (LangChain's own, or a view whose deferred ones were made).
-_FIELD_COUNT = len(_MODEL_FIELDS) + 1  # and its runtime
+_ABSENT: Any = object()
+_ABSENTS = (_ABSENT,) * len(_MODEL_FIELDS)
 
 
-def _converting(values: tuple[Any, ...]) -> Any:
-    """(name, converter, value) of each field of a model request, given its values."""
-    return zip(_MODEL_FIELDS, _MODEL_FIELDS.values(), values, strict=True)
+def _changed_fields(given: dict[str, Any], held: dict[str, Any]) -> dict[str, Any]:
+    """The hookproof values of the fields whose value in ``given`` is not the one in
+    ``held`` (a field in neither is unchanged), in the fields' order."""
+    new = tuple(map(given.get, _MODEL_FIELDS, _ABSENTS))
+    differs = map(is_not, new, map(held.get, _MODEL_FIELDS, _ABSENTS))
+    fields = compress(zip(_MODEL_FIELDS, _MODEL_FIELDS.values(), new, strict=True), differs)
+    return {name: convert(value) for name, convert, value in fields}
 
 
-def model_request_crossing(request: ModelRequest) -> ModelCrossing:
-    runtime = request.runtime
+def _every_field(request: Any) -> dict[str, Any]:
+    """A request's fields, each made if it was deferred."""
+    held = request.__dict__
+    if _MODEL_FIELDS.keys() <= held.keys():
+        return held  # type: ignore[no-any-return]
+    return {name: getattr(request, name) for name in _MODEL_FIELDS}
+
+
+def model_request_crossing(request: ModelRequest, runtime: LCRuntime[Any] | None) -> ModelCrossing:
+    """The crossing of ``request``, whose runtime's view is ``runtime``."""
     values = {
         "model": request.model,
         "tool_choice": request.tool_choice,
         "response_format": request.response_format,
-        "runtime": None if runtime is None else lc_runtime(runtime),
+        "runtime": runtime,
         "model_settings": lock(request.model_settings),
     }
     return ModelCrossing(request, locked_model_request(values, request, _DEFERRED_VIEWS))
@@ -301,7 +296,8 @@ def _lc_call(call: ToolCall) -> FrozenDict:
     )
 
 
-def tool_request_crossing(request: ToolCallRequest) -> ToolCrossing:
+def tool_request_crossing(request: ToolCallRequest, _runtime: Any) -> ToolCrossing:
+    """The crossing of ``request`` (its tool runtime is made from its own fields)."""
     state = lc_state(request.state)
     runtime = request.runtime
     view = LockedToolCallRequest(
