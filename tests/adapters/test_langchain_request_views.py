@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -233,10 +234,8 @@ def test_a_request_made_from_an_earlier_calls_view_sends_that_calls_messages() -
 def test_the_comparison_catches_a_crossing_that_takes_any_unmade_field_as_unchanged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    class SharedByAll:
-        made: dict[str, Any] = {}
-
-    monkeypatch.setattr(requests_module, "deferred_of", lambda request: SharedByAll)
+    shared_by_all = SimpleNamespace(made={})
+    monkeypatch.setattr(requests_module, "deferred_of", lambda request: shared_by_all)
 
     langchain, reference = _replaying_runs()
 
