@@ -11,6 +11,7 @@ afterwards the engine sees only hookproof-shaped objects.
 from __future__ import annotations
 
 import contextlib
+from operator import attrgetter
 from typing import Any, Protocol
 
 from hookproof._engine import add_messages
@@ -109,9 +110,12 @@ def identified_messages(current: Any, new: Any) -> Any:
     LangChain's random ones."""
     items = list(new) if isinstance(new, (list, tuple)) else [new]
     current = current or ()
+    if len(current) + len(items) < _KEPT_FROM:
+        numbered = _numbered(current, items)
+        if numbered is not None:  # appended, as add_messages would: ids new to both
+            start = current if type(current) is History else History(current)
+            return start.extended(numbered)
     long = len(current) >= _KEPT_FROM
-    if len(current) + len(items) < _KEPT_FROM and _plain_new(items):
-        return _appended(current, _numbered(current, items))
     if all(getattr(item, "id", None) is not None for item in items):
         result = add_messages(current, new)
         kept = _taken_ids(current) if long else None
@@ -146,23 +150,27 @@ def identified_messages(current: Any, new: Any) -> Any:
     return result
 
 
-def _plain_new(items: list[Any]) -> bool:
-    """Whether every item is a hookproof message without an id (a step's own new messages,
-    the common update): they are numbered and appended, as the general path would."""
-    return all(isinstance(item, Message) and item.id is None for item in items)
-
-
-def _numbered(current: Any, items: list[Any]) -> list[Any]:
-    """``items`` (messages without ids) with the ids the general path gives them."""
-    known = {message.id for message in current}
+def _numbered(current: Any, items: list[Any]) -> list[Any] | None:
+    """``items`` with the ids the general path gives them, when each is a hookproof message
+    without an id (a step's own new messages, the common update); else None."""
+    known: set[Any] | None = None
     number = len(current)
     named: list[Any] = []
     for item in items:
+        if not isinstance(item, Message) or item.id is not None:
+            return None
+        if known is None:
+            known = set(map(_ID, current))
         number += 1
-        while f"m{number}" in known:
+        key = f"m{number}"
+        while key in known:
             number += 1
-        named.append(_with_id(item, f"m{number}"))
+            key = f"m{number}"
+        named.append(_with_id(item, key))
     return named
+
+
+_ID = attrgetter("id")
 
 
 # add_messages keeps an index by id for histories this long; a shorter one has none.

@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -77,7 +79,11 @@ def _class_hooks(cls: type) -> tuple[str, ...]:
     """The hooks ``cls`` defines (LangChain's own test: not the base class's), in the order
     the bridge sets them; read on every build, as LangChain's ``create_agent`` reads them, so
     a hook set on or removed from the class later (``monkeypatch``) is seen."""
-    return tuple(hook for hook, base in _BASE_HOOKS.items() if getattr(cls, hook, None) is not base)
+    if _READ_HOOKS is None:  # a LangChain without one of the hooks on its base class
+        return tuple(
+            hook for hook, base in _BASE_HOOKS.items() if getattr(cls, hook, None) is not base
+        )
+    return tuple(compress(_BASE_HOOKS, map(is_not, _READ_HOOKS(cls), _BASE_HOOKS.values())))
 
 
 _BASE_HOOKS = {
@@ -85,6 +91,8 @@ _BASE_HOOKS = {
     for name in (*_NODE_HOOKS, "wrap_model_call", "wrap_tool_call")
     for hook in (name, f"a{name}")
 }
+# Every hook of a class read in one call (each is on the base class, so on every subclass).
+_READ_HOOKS = None if None in _BASE_HOOKS.values() else attrgetter(*_BASE_HOOKS)
 
 
 # What LangGraph passes a node function by keyword when it declares a parameter so named.
@@ -199,12 +207,14 @@ def _async_node(name: str, hook: str, method: Any) -> Callable[..., Any]:
     return _declare_jumps(run, method)  # type: ignore[no-any-return]
 
 
-def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) -> Any:
+def _sync_wrap(crossing_of: Callable[[Any, Any], Crossing], method: Any, where: str) -> Any:
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with HookScope(request.state, where, node, _request_runtime(request)) as channels:
-            crossing = crossing_of(request)
+        runtime = _runtime_view(request)
+        scope_runtime = LCRuntime() if runtime is None else runtime
+        with HookScope(request.state, where, node, scope_runtime) as channels:
+            crossing = crossing_of(request, runtime)
 
             def lc_handler(changed: Any) -> Any:
                 try:
@@ -218,12 +228,14 @@ def _sync_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) 
     return run
 
 
-def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str) -> Any:
+def _async_wrap(crossing_of: Callable[[Any, Any], Crossing], method: Any, where: str) -> Any:
     node = _NODES[where.rsplit(".", 1)[-1]]
 
     async def run(request: Any, handler: Callable[[Any], Any]) -> Any:
-        with HookScope(request.state, where, node, _request_runtime(request)) as channels:
-            crossing = crossing_of(request)
+        runtime = _runtime_view(request)
+        scope_runtime = LCRuntime() if runtime is None else runtime
+        with HookScope(request.state, where, node, scope_runtime) as channels:
+            crossing = crossing_of(request, runtime)
 
             async def lc_handler(changed: Any) -> Any:
                 try:
@@ -237,9 +249,10 @@ def _async_wrap(crossing_of: Callable[[Any], Crossing], method: Any, where: str)
     return run
 
 
-def _request_runtime(request: Any) -> Any:
+def _runtime_view(request: Any) -> Any:
+    """The LangChain view of the request's runtime (None for a request without one)."""
     runtime = getattr(request, "runtime", None)
-    return lc_runtime(runtime) if runtime is not None else LCRuntime()
+    return None if runtime is None else lc_runtime(runtime)
 
 
 # The LangGraph node a wrap hook runs in: LangChain's model node, or its tool node.
@@ -251,7 +264,7 @@ _NODES = {
 }
 
 
-_CROSSINGS: dict[str, Callable[[Any], Crossing]] = {
+_CROSSINGS: dict[str, Callable[[Any, Any], Crossing]] = {
     "wrap_model_call": model_request_crossing,
     "wrap_tool_call": tool_request_crossing,
 }

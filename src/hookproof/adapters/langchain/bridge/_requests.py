@@ -7,7 +7,9 @@ engine's values as they were (same objects), changed fields are converted once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from itertools import compress
+from operator import is_not
 from typing import Any, ClassVar
 
 from langchain.agents.middleware import ExtendedModelResponse as LCExtendedModelResponse
@@ -21,6 +23,12 @@ from langgraph.types import Command as LCCommand
 from hookproof._support.frozen import FrozenDict
 from hookproof.adapters.langchain.bridge._commands import hp_command, hp_model_command, lc_command
 from hookproof.adapters.langchain.bridge._graph_run import current_graph_run, write_to_stream
+from hookproof.adapters.langchain.bridge._request_views import (
+    LockedModelRequest,
+    LockedToolCallRequest,
+    deferred_of,
+    locked_model_request,
+)
 from hookproof.adapters.langchain.bridge._tools import (
     hp_tool_or_schema,
     lc_tool,
@@ -37,7 +45,7 @@ from hookproof.adapters.langchain.bridge._views import (
     lc_messages,
     lc_state,
     lock,
-    refuse_edit,
+    unedited,
 )
 from hookproof.messages import Message, ToolCall
 from hookproof.requests import (
@@ -61,27 +69,6 @@ __all__ = [
 ]
 
 
-def _set_once(self: object, name: str, value: Any) -> None:
-    if name in self.__dict__:
-        refuse_edit(self)
-    object.__setattr__(self, name, value)
-
-
-class LockedModelRequest(LCModelRequest):
-    """LangChain's ModelRequest whose fields cannot be reassigned (override() still works:
-    LangChain's constructor sets fields without __setattr__)."""
-
-    __setattr__ = refuse_edit
-    __delattr__ = refuse_edit
-
-
-class LockedToolCallRequest(LCToolCallRequest):
-    """LangChain's ToolCallRequest whose fields cannot be reassigned after it is built."""
-
-    __setattr__ = _set_once
-    __delattr__ = refuse_edit
-
-
 def lc_runtime(runtime: Any) -> LCRuntime[Any]:
     """The LangChain runtime a node hook or a model request sees: the run's context and
     store."""
@@ -98,15 +85,16 @@ def lc_runtime(runtime: Any) -> LCRuntime[Any]:
 # -- model requests --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class Crossing:
     """One request crossing into a LangChain wrap hook and back: the hook sees ``view``;
     ``inward`` gives the hookproof request for what it passes its handler, ``outward`` the
     handler's answer as LangChain's, ``result`` what the hook returns as the engine's."""
 
+    __slots__ = ("original", "view")
     lc_request: ClassVar[type]
-    original: Any
-    view: Any
+
+    def __init__(self, original: Any, view: Any) -> None:
+        self.original, self.view = original, view
 
     def inward(self, changed: Any) -> Any:
         if changed is self.view:
@@ -127,9 +115,14 @@ class Crossing:
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
 class ModelCrossing(Crossing):
+    __slots__ = ("sent",)
     lc_request: ClassVar[type] = LCModelRequest
+
+    def __init__(self, original: Any, view: Any) -> None:
+        self.original, self.view = original, view
+        # The last response handed to the hook: (LangChain's, its messages, the engine's).
+        self.sent: tuple[Any, Any, ModelResponse] | None = None
 
     def changes(self, changed: Any) -> dict[str, Any]:
         if type(changed) not in _PLAIN_REQUESTS:  # a subclass may compute a field
@@ -138,21 +131,40 @@ class ModelCrossing(Crossing):
                 for name, convert in _MODEL_FIELDS.items()
                 if getattr(changed, name) is not getattr(self.view, name)
             }
-        new, old = changed.__dict__, self.view.__dict__
-        return {
-            name: convert(new[name])
-            for name, convert in _MODEL_FIELDS.items()
-            if new[name] is not old[name]
-        }
+        view = self.view
+        shared = deferred_of(changed)
+        if shared is not None and shared is deferred_of(view):
+            # Made from this view: a deferred field neither made is the view's own, and one
+            # made is made once for both (a field the request holds alone was given to it).
+            held = {**shared.made, **view.__dict__}
+            return _changed_fields({**held, **changed.__dict__}, held)
+        return _changed_fields(_every_field(changed), _every_field(view))
 
     def outward(self, answer: Any) -> Any:
         if not isinstance(answer, ModelResponse):
             return answer
         messages = LockedList(map(lc_message, answer.result))
-        return LCModelResponse(result=messages, structured_response=answer.structured_response)
+        sent = LCModelResponse(result=messages, structured_response=answer.structured_response)
+        if type(answer) is ModelResponse:
+            self.sent = (sent, messages, answer)
+        return sent
 
     def result(self, outcome: Any) -> Any:
+        sent = self.sent
+        if sent is not None and outcome is sent[0] and _untouched(outcome, sent):
+            return sent[2]  # the handler's response, handed back as it came
         return hp_model_result(outcome)
+
+
+def _untouched(response: Any, sent: tuple[Any, Any, ModelResponse]) -> bool:
+    """Whether the LangChain response made of the engine's still holds what it was made of
+    (a hook may reassign its fields, and a node hook's edits reach the messages)."""
+    _, messages, answer = sent
+    return (
+        response.result is messages
+        and response.structured_response is answer.structured_response
+        and unedited(messages)
+    )
 
 
 # Requests whose fields are plain instance attributes (the view, what override() makes of it,
@@ -178,22 +190,51 @@ _MODEL_FIELDS = {
     "state": hp_state,
     "model_settings": _same,
 }
+_ABSENT: Any = object()
+_ABSENTS = (_ABSENT,) * len(_MODEL_FIELDS)
 
 
-def model_request_crossing(request: ModelRequest) -> ModelCrossing:
+def _changed_fields(given: dict[str, Any], held: dict[str, Any]) -> dict[str, Any]:
+    """The hookproof values of the fields whose value in ``given`` is not the one in
+    ``held`` (a field in neither is unchanged), in the fields' order."""
+    new = tuple(map(given.get, _MODEL_FIELDS, _ABSENTS))
+    differs = map(is_not, new, map(held.get, _MODEL_FIELDS, _ABSENTS))
+    fields = compress(zip(_MODEL_FIELDS, _MODEL_FIELDS.values(), new, strict=True), differs)
+    return {name: convert(value) for name, convert, value in fields}
+
+
+def _every_field(request: Any) -> dict[str, Any]:
+    """A request's fields, each made if it was deferred."""
+    held = request.__dict__
+    if _MODEL_FIELDS.keys() <= held.keys():
+        return held  # type: ignore[no-any-return]
+    return {name: getattr(request, name) for name in _MODEL_FIELDS}
+
+
+def model_request_crossing(request: ModelRequest, runtime: LCRuntime[Any] | None) -> ModelCrossing:
+    """The crossing of ``request``, whose runtime's view is ``runtime``."""
+    values = {
+        "model": request.model,
+        "tool_choice": request.tool_choice,
+        "response_format": request.response_format,
+        "runtime": runtime,
+        "model_settings": lock(request.model_settings),
+    }
+    return ModelCrossing(request, locked_model_request(values, request, _DEFERRED_VIEWS))
+
+
+def _system_view(request: ModelRequest) -> Any:
     system = request.system_message
-    view = LockedModelRequest(
-        model=request.model,
-        messages=lc_messages(request.messages),
-        system_message=None if system is None else lc_message(system),  # type: ignore[arg-type]
-        tool_choice=request.tool_choice,
-        tools=_lc_tools(request.tools),
-        response_format=request.response_format,
-        state=lc_state(request.state),  # type: ignore[arg-type]
-        runtime=None if request.runtime is None else lc_runtime(request.runtime),
-        model_settings=lock(request.model_settings),
-    )
-    return ModelCrossing(request, view)
+    return None if system is None else lc_message(system)
+
+
+# How each deferred field of a request's view is made, when a hook first reads it.
+_DEFERRED_VIEWS: dict[str, Callable[[ModelRequest], Any]] = {
+    "messages": lambda request: lc_messages(request.messages),
+    "system_message": _system_view,
+    "tools": lambda request: _lc_tools(request.tools),
+    "state": lambda request: lc_state(request.state),
+}
 
 
 def _lc_tools(tools: Any) -> LockedList:
@@ -225,8 +266,8 @@ def _hp_response(response: Any) -> Any:
 # -- tool requests ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class ToolCrossing(Crossing):
+    __slots__ = ()
     lc_request: ClassVar[type] = LCToolCallRequest
 
     def changes(self, changed: Any) -> dict[str, Any]:
@@ -255,7 +296,8 @@ def _lc_call(call: ToolCall) -> FrozenDict:
     )
 
 
-def tool_request_crossing(request: ToolCallRequest) -> ToolCrossing:
+def tool_request_crossing(request: ToolCallRequest, _runtime: Any) -> ToolCrossing:
+    """The crossing of ``request`` (its tool runtime is made from its own fields)."""
     state = lc_state(request.state)
     runtime = request.runtime
     view = LockedToolCallRequest(

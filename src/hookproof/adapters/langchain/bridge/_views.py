@@ -64,6 +64,7 @@ __all__ = [
     "lc_state",
     "lock",
     "refuse_edit",
+    "unedited",
     "unreturned_edit",
 ]
 
@@ -299,3 +300,8 @@ def hp_update(update: Mapping[str, Any], where: str) -> dict[str, Any]:
         key: hp_messages(value, f"{where}['messages']") if key == "messages" else value
         for key, value in update.items()
     }
+
+
+def unedited(views: Any) -> bool:
+    """Whether none of ``views`` is being edited by the node hook running now."""
+    return _EDITS.get() is None or not any(map(_edited, views))
