@@ -200,7 +200,26 @@ class ProvenanceNotes(SimpleNamespace):
         return Pending(arguments=arguments)
 
 
-class Pending(SimpleNamespace):
+class ResolvedWhenCopied:
+    """A provenance computed on first use: a copy or a pickle holds the computed result."""
+
+    __slots__ = ()
+
+    def resolve(self) -> Provenance:
+        raise NotImplementedError
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Provenance:
+        return self.resolve()
+
+    def __copy__(self) -> Provenance:
+        return self.resolve()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        result = self.resolve()
+        return (Provenance, (result.tools, result.system))
+
+
+class Pending(ResolvedWhenCopied, SimpleNamespace):
     """Provenance computed on first use: most FinalRequests are never rendered, so a run
     only keeps what it would be computed from (``arguments``: the ProvenanceSource, the
     base and edits as ``compute`` takes them, the final request's tools and system message).
@@ -234,16 +253,6 @@ class Pending(SimpleNamespace):
         )
         self.arguments = None  # let the requests go
         return result
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Provenance:
-        return self.resolve()
-
-    def __copy__(self) -> Provenance:
-        return self.resolve()
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        result = self.resolve()
-        return (Provenance, (result.tools, result.system))
 
 
 class PendingProvenance(Pending):

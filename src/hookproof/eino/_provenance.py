@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookproof.messages import Message, SystemMessage
-from hookproof.provenance import Provenance, compute
+from hookproof.provenance import Provenance, ResolvedWhenCopied, compute
 
 __all__ = ["AgentProvenance", "RequestShape", "note_agent_change", "note_state_change", "shape"]
 
@@ -50,7 +50,7 @@ def note_agent_change(run: Any, owner: str, before: Any, after: Any) -> None:
         run.agent_changers.append(owner)
 
 
-class AgentProvenance:
+class AgentProvenance(ResolvedWhenCopied):
     """The provenance of every model call that receives the agent's own tools and
     instruction with no change on the way: a function of the agent alone, so one value per
     agent, computed on first use (most FinalRequests are never rendered). A copy or a pickle
@@ -67,13 +67,3 @@ class AgentProvenance:
         if result is None:  # two threads may both compute it: the same value
             result = self._result = compute(self._base, (), self._base, {})
         return result
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Provenance:
-        return self.resolve()
-
-    def __copy__(self) -> Provenance:
-        return self.resolve()
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        result = self.resolve()
-        return (Provenance, (result.tools, result.system))
